@@ -1,0 +1,1 @@
+//! Ledger event model, signing domain, chain hashing and verification. Pure: no I/O.

@@ -1,0 +1,1 @@
+//! The sled-backed store of the hash chain, with durable group commit.

@@ -1,0 +1,433 @@
+//! What the rules say about a round: the adjudication.
+
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
+
+use crate::{Cents, GameId, Id, LEDGER_CONVENTION, Settlement};
+
+/// Static or owned text (codes, citations, reasons). Engines use `&'static str` constants on the
+/// hot path; deserialised values are owned.
+pub type Text = Cow<'static, str>;
+
+/// The engine's verdict on one round.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Adjudication {
+    pub round_id: Id,
+    pub game: GameId,
+    /// Set when the round is void as a whole (every bet returned).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub void: Option<VoidInfo>,
+    /// One entry per bet of the round (and, for games whose bets live across rounds, per open
+    /// bet decided or still standing), in the order the bets were placed.
+    pub bets: Vec<BetOutcome>,
+    /// Jackpot-qualifying hands and what they win.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub jackpot_wins: Vec<JackpotWin>,
+    /// How the round moved the table jackpot, for tables with one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jackpot: Option<JackpotAccount>,
+    /// The house's take due (poker commission, chemin de fer cagnotte), separate from the bets.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub house: Vec<HouseTake>,
+    /// Every rule the record breaks.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub violations: Vec<Violation>,
+    /// Every bet whose reported result differs from the due one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub discrepancies: Vec<Discrepancy>,
+    /// Rule-by-rule explanation, filled only when [`crate::Options::explain`] is set.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<Note>,
+}
+
+impl Adjudication {
+    /// An empty adjudication for `round_id`.
+    pub fn new(game: GameId, round_id: Id) -> Adjudication {
+        Adjudication {
+            round_id,
+            game,
+            void: None,
+            bets: Vec::new(),
+            jackpot_wins: Vec::new(),
+            jackpot: None,
+            house: Vec::new(),
+            violations: Vec::new(),
+            discrepancies: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// Sum of the due nets of all bets (the players' result; the house's is its negation plus
+    /// any house take).
+    pub fn total_due_net_cents(&self) -> Cents {
+        self.bets.iter().map(|b| b.due_net_cents).sum()
+    }
+
+    /// The outcome of bet `bet_id`.
+    pub fn bet(&self, bet_id: &str) -> Option<&BetOutcome> {
+        self.bets.iter().find(|b| &*b.bet_id == bet_id)
+    }
+
+    /// True if a violation with `code` was recorded.
+    pub fn has_violation(&self, code: &str) -> bool {
+        self.violations.iter().any(|v| v.code == code)
+    }
+
+    /// Record a violation.
+    pub fn violation(&mut self, v: Violation) {
+        self.violations.push(v);
+    }
+
+    /// Add an explanation line (call only when explaining, or guard with `options.explain`).
+    pub fn note(&mut self, citation: impl Into<Text>, text: impl Into<String>) {
+        self.notes.push(Note {
+            citation: citation.into(),
+            text: text.into(),
+        });
+    }
+
+    /// Compare the reported settlement with the due results, bet by bet.
+    ///
+    /// * Each bet's `reported_net_cents` is filled from the settlement (a round the casino
+    ///   declared void reports 0 for every bet it does not list).
+    /// * Every bet whose reported net differs from its due net, or that the settlement leaves out
+    ///   although something is due, becomes a [`Discrepancy`] with code `wrong_payout_code` (the
+    ///   game's `XX_WRONG_PAYOUT`) and `citation`.
+    /// * A reported bet id the round does not have, or one reported twice, is a violation
+    ///   `SETTLEMENT_UNKNOWN_BET` / `SETTLEMENT_DUPLICATE_BET` (ledger convention).
+    ///
+    /// Engines call this last, after every bet's due result is known.
+    pub fn reconcile(
+        &mut self,
+        settlement: Option<&Settlement>,
+        wrong_payout_code: &'static str,
+        citation: &'static str,
+    ) {
+        let Some(s) = settlement else { return };
+        // Reported ids, checked for duplicates and unknown bets.
+        for (i, r) in s.results.iter().enumerate() {
+            if s.results[..i].iter().any(|p| p.bet_id == r.bet_id) {
+                self.violations.push(
+                    Violation::new(
+                        "SETTLEMENT_DUPLICATE_BET",
+                        Severity::High,
+                        LEDGER_CONVENTION,
+                        format!("bet `{}` is reported twice in the settlement", r.bet_id),
+                    )
+                    .bet(&r.bet_id),
+                );
+            }
+            if !self.bets.iter().any(|b| b.bet_id == r.bet_id) {
+                self.violations.push(
+                    Violation::new(
+                        "SETTLEMENT_UNKNOWN_BET",
+                        Severity::High,
+                        LEDGER_CONVENTION,
+                        format!(
+                            "the settlement pays {} cents on bet `{}`, which the round does not have",
+                            r.net_cents, r.bet_id
+                        ),
+                    )
+                    .bet(&r.bet_id),
+                );
+            }
+        }
+        for b in &mut self.bets {
+            let reported = s
+                .results
+                .iter()
+                .find(|r| r.bet_id == b.bet_id)
+                .map(|r| r.net_cents)
+                .or(if s.void { Some(0) } else { None });
+            b.reported_net_cents = reported;
+            let differs = match reported {
+                Some(r) => r != b.due_net_cents,
+                // Not reported: fine for a bet still open or with nothing due.
+                None => b.due_net_cents != 0,
+            };
+            if differs {
+                self.discrepancies.push(Discrepancy {
+                    bet_id: b.bet_id.clone(),
+                    code: Cow::Borrowed(wrong_payout_code),
+                    citation: Cow::Borrowed(citation),
+                    due_net_cents: b.due_net_cents,
+                    reported_net_cents: reported,
+                });
+            }
+        }
+    }
+}
+
+/// Why a round is void as a whole.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VoidInfo {
+    pub reason: Text,
+    pub citation: Text,
+}
+
+/// How a bet ended (or that it is still standing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Won: the net is the prize; the stake stays the player's.
+    Won,
+    /// Lost: the net is minus the stake (or the part of it at risk).
+    Lost,
+    /// Neither won nor lost (tie, push, bar): net 0.
+    Push,
+    /// Not decided because the round (or the bet) is void: net 0.
+    Void,
+    /// Withdrawn (or refused as late) before a decision: net 0.
+    Withdrawn,
+    /// Still standing after this round (craps multi-roll bets): net 0 so far.
+    Open,
+    /// Lost by a rule of conduct (e.g. a player who showed his cards): net minus the stake.
+    Forfeited,
+}
+
+/// The due result of one bet.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BetOutcome {
+    pub bet_id: Id,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seat: Option<u8>,
+    /// Stake at risk when the bet was decided (after doubles, splits, ...).
+    pub stake_cents: Cents,
+    /// Due net result in cents: +prize (the stake returned besides), −stake, or 0.
+    pub due_net_cents: Cents,
+    pub outcome: Outcome,
+    /// What the casino reported, filled by [`Adjudication::reconcile`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reported_net_cents: Option<Cents>,
+    /// One line: why this result (e.g. "straight 17 won at 35 to 1").
+    pub reason: Text,
+    /// The rule that fixes the result.
+    pub citation: Text,
+}
+
+/// How serious a finding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// Informational: a procedure the rules describe, no money at stake.
+    Info,
+    /// A breach of procedure without a settlement consequence.
+    Low,
+    /// A breach that can move money or hides a risk (limits, late bets).
+    Medium,
+    /// Money paid against the rules (wrong payout, a card drawn against the tableau).
+    High,
+    /// Evidence of tampering (equivocation, broken chain).
+    Critical,
+}
+
+/// How certain the reading behind a finding is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Confidence {
+    /// The rule's text decides the case.
+    #[default]
+    Certain,
+    /// The finding rests on an interpretation the digest marks as a reading: for human review.
+    Review,
+}
+
+fn is_certain(c: &Confidence) -> bool {
+    *c == Confidence::Certain
+}
+
+/// A rule the record breaks.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Violation {
+    /// Stable code from the digest's "What an auditor can check" table, e.g. `RL_LATE_BET`.
+    pub code: Text,
+    pub severity: Severity,
+    #[serde(default, skip_serializing_if = "is_certain")]
+    pub confidence: Confidence,
+    /// The rule enforced, e.g. `P217/2007 T.I C.I S.I r.20`.
+    pub citation: Text,
+    /// One line naming the facts, e.g. "bet b3: split 17-21 is not adjacent on the layout".
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bet_id: Option<Id>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seat: Option<u8>,
+    /// Index in `Round::events` of the event that shows the breach.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event_index: Option<u32>,
+}
+
+impl Violation {
+    pub fn new(
+        code: impl Into<Text>,
+        severity: Severity,
+        citation: impl Into<Text>,
+        message: impl Into<String>,
+    ) -> Violation {
+        Violation {
+            code: code.into(),
+            severity,
+            confidence: Confidence::Certain,
+            citation: citation.into(),
+            message: message.into(),
+            bet_id: None,
+            seat: None,
+            event_index: None,
+        }
+    }
+
+    pub fn bet(mut self, bet_id: &Id) -> Violation {
+        self.bet_id = Some(bet_id.clone());
+        self
+    }
+
+    pub fn seat(mut self, seat: u8) -> Violation {
+        self.seat = Some(seat);
+        self
+    }
+
+    pub fn event(mut self, index: usize) -> Violation {
+        self.event_index = u32::try_from(index).ok();
+        self
+    }
+
+    /// Mark as resting on a reading (for human review).
+    pub fn review(mut self) -> Violation {
+        self.confidence = Confidence::Review;
+        self
+    }
+}
+
+/// A bet whose reported result differs from the due one.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Discrepancy {
+    pub bet_id: Id,
+    /// The game's wrong-payout code, e.g. `RL_WRONG_PAYOUT`.
+    pub code: Text,
+    pub citation: Text,
+    pub due_net_cents: Cents,
+    /// `None` when the settlement does not mention the bet.
+    pub reported_net_cents: Option<Cents>,
+}
+
+/// A jackpot win.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JackpotWin {
+    /// The jackpot bet (chip) that wins.
+    pub bet_id: Id,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seat: Option<u8>,
+    /// The pay-table combination, e.g. `royal_flush`.
+    pub combination: Text,
+    /// Prize in cents (the chip itself is never returned).
+    pub prize_cents: Cents,
+    pub citation: Text,
+}
+
+/// How a round moved a table jackpot. Contributions are exact: chip × increment percentage is
+/// kept in ten-thousandths of a cent (`*_e4` fields), since the rules fix no rounding.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JackpotAccount {
+    /// Display value before the round, in cents (from [`crate::Round::jackpot_before_cents`]).
+    pub value_before_cents: Cents,
+    /// This round's contributions, in 1/10,000 cent.
+    pub contributions_e4: i64,
+    /// Prizes paid out of the jackpot this round, in cents.
+    pub prizes_cents: Cents,
+    /// True if a whole-jackpot award reset the display to its start value.
+    pub reset: bool,
+    /// Display value after the round, in 1/10,000 cent.
+    pub value_after_e4: i64,
+}
+
+/// The house's take due on a round.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HouseTake {
+    /// `commission`, `cagnotte`, ...
+    pub kind: Text,
+    pub amount_cents: Cents,
+    pub citation: Text,
+}
+
+/// One line of a rule-by-rule explanation.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Note {
+    pub citation: Text,
+    pub text: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ReportedNet;
+
+    fn outcome(id: &str, due: Cents) -> BetOutcome {
+        BetOutcome {
+            bet_id: id.into(),
+            seat: None,
+            stake_cents: 100,
+            due_net_cents: due,
+            outcome: if due > 0 { Outcome::Won } else { Outcome::Lost },
+            reported_net_cents: None,
+            reason: "test".into(),
+            citation: "test".into(),
+        }
+    }
+
+    #[test]
+    fn reconcile_finds_every_difference_with_both_amounts() {
+        let mut a = Adjudication::new(GameId::RouletteFrench, "r".into());
+        a.bets.push(outcome("b1", 3500));
+        a.bets.push(outcome("b2", -100));
+        a.bets.push(outcome("b3", -100));
+        let s = Settlement {
+            void: false,
+            results: vec![
+                ReportedNet {
+                    bet_id: "b1".into(),
+                    net_cents: 3600,
+                },
+                ReportedNet {
+                    bet_id: "b2".into(),
+                    net_cents: -100,
+                },
+                ReportedNet {
+                    bet_id: "zz".into(),
+                    net_cents: 5,
+                },
+            ],
+            house_cents: None,
+        };
+        a.reconcile(Some(&s), "RL_WRONG_PAYOUT", "P217/2007 T.I C.I S.II r.18");
+        assert_eq!(a.discrepancies.len(), 2);
+        assert_eq!(a.discrepancies[0].due_net_cents, 3500);
+        assert_eq!(a.discrepancies[0].reported_net_cents, Some(3600));
+        assert_eq!(&*a.discrepancies[1].bet_id, "b3");
+        assert_eq!(a.discrepancies[1].reported_net_cents, None);
+        assert!(a.has_violation("SETTLEMENT_UNKNOWN_BET"));
+        assert_eq!(a.bet("b2").unwrap().reported_net_cents, Some(-100));
+    }
+
+    #[test]
+    fn void_settlement_reports_zero() {
+        let mut a = Adjudication::new(GameId::Craps, "r".into());
+        a.bets.push(outcome("b1", 0));
+        a.bets.push(outcome("b2", 500));
+        let s = Settlement {
+            void: true,
+            ..Default::default()
+        };
+        a.reconcile(Some(&s), "CR_WRONG_PAYOUT", "x");
+        assert_eq!(a.discrepancies.len(), 1);
+        assert_eq!(a.discrepancies[0].reported_net_cents, Some(0));
+    }
+
+    #[test]
+    fn no_settlement_no_discrepancy() {
+        let mut a = Adjudication::new(GameId::Craps, "r".into());
+        a.bets.push(outcome("b1", 500));
+        a.reconcile(None, "CR_WRONG_PAYOUT", "x");
+        assert!(a.discrepancies.is_empty());
+    }
+}

@@ -1,0 +1,75 @@
+//! # rules-core: the one interface every rule engine serves
+//!
+//! The casino-ledger rule engines are pure, deterministic libraries: the same input gives the same
+//! output on every machine, forever. This crate holds the vocabulary they share and nothing else:
+//!
+//! * [`TableConfig`]: the table configuration in force (game id, regulation version, limits,
+//!   commission option, jackpot settings, and game-specific [`Setting`]s);
+//! * [`Round`]: the complete record of one round, as an ordered list of [`RoundEvent`]s (bets,
+//!   cards, dice, ball, decisions, faults, procedures) plus, optionally, the [`Settlement`] the
+//!   casino reported;
+//! * [`Adjudication`]: what the rules say was due: for every bet its net result in integer cents,
+//!   whether the round is void and why, jackpot wins, the house's take, and every [`Violation`]
+//!   and [`Discrepancy`], each with a stable code and the citation of the rule it enforces;
+//! * [`Engine`]: the trait every game engine implements.
+//!
+//! Money is always integer cents ([`Cents`]). No floats anywhere.
+//!
+//! What this crate must never know about: protobuf, gRPC, sled, files, clocks. The ledger turns its
+//! signed events into these types in exactly one place (the audit crate).
+
+pub mod adjudication;
+pub mod card;
+pub mod config;
+pub mod engine;
+pub mod game;
+pub mod round;
+
+pub use adjudication::{
+    Adjudication, BetOutcome, Confidence, Discrepancy, HouseTake, JackpotAccount, JackpotWin, Note,
+    Outcome, Severity, Violation, VoidInfo,
+};
+pub use card::{Card, CardCounts, Rank, Suit};
+pub use config::{Award, ChanceLimit, JackpotConfig, JackpotPrize, Setting, TableConfig};
+pub use engine::{ConfigError, Configured, Engine, Options, RoundError, RoundInput};
+pub use game::GameId;
+pub use round::{
+    Bet, Decision, Direction, EventKind, Recipient, ReportedNet, Round, RoundEvent, Settlement,
+};
+
+/// Money in integer euro cents. Signed: a net result is negative on a loss.
+pub type Cents = i64;
+
+/// Identifier of a bet, player or round. Cheap to clone (reference counted), serialised as a
+/// plain JSON string.
+pub type Id = std::sync::Arc<str>;
+
+/// The largest stake or amount any engine accepts: 10^12 cents (ten billion euros). Every payout
+/// multiple in the regulations is far below 10^6, so products of an accepted amount and a multiple
+/// never overflow `i64`. Larger amounts are a [`RoundError`], never a wrap-around.
+pub const MAX_AMOUNT_CENTS: Cents = 1_000_000_000_000;
+
+/// Check a recorded stake: positive and at most [`MAX_AMOUNT_CENTS`].
+pub fn check_stake(round: &Round, bet_id: &str, amount_cents: Cents) -> Result<(), RoundError> {
+    if amount_cents <= 0 {
+        return Err(RoundError::bet(
+            round,
+            bet_id,
+            format!("amount_cents must be positive, got {amount_cents}"),
+        ));
+    }
+    if amount_cents > MAX_AMOUNT_CENTS {
+        return Err(RoundError::bet(
+            round,
+            bet_id,
+            format!(
+                "amount_cents {amount_cents} is above the ledger's ceiling of {MAX_AMOUNT_CENTS}"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Citation of the ledger's own conventions (not a rule of the regulations), used by checks that
+/// enforce the consistency of the record itself rather than a rule of the game.
+pub const LEDGER_CONVENTION: &str = "casino-ledger record convention";
