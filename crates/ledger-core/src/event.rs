@@ -92,7 +92,8 @@ pub struct Event {
 impl Event {
     /// Decode and check an EventBody's bytes.
     pub fn decode(body: &[u8]) -> Result<Event, BodyError> {
-        let b = v1::EventBody::decode(body).map_err(|e| bad("body", format!("not an EventBody: {e}")))?;
+        let b = v1::EventBody::decode(body)
+            .map_err(|e| bad("body", format!("not an EventBody: {e}")))?;
         Event::from_proto(b)
     }
 
@@ -105,10 +106,18 @@ impl Event {
         let occurred_at = Utc
             .timestamp_millis_opt(b.occurred_at_ms)
             .single()
-            .ok_or_else(|| bad("occurred_at_ms", format!("{} is not a valid time", b.occurred_at_ms)))?;
-        let p = b
-            .payload
-            .ok_or_else(|| bad("payload", "missing (or a payload this ledger version does not know)"))?;
+            .ok_or_else(|| {
+                bad(
+                    "occurred_at_ms",
+                    format!("{} is not a valid time", b.occurred_at_ms),
+                )
+            })?;
+        let p = b.payload.ok_or_else(|| {
+            bad(
+                "payload",
+                "missing (or a payload this ledger version does not know)",
+            )
+        })?;
         let payload = check_payload(p)?;
         Ok(Event {
             device_id: b.device_id,
@@ -182,7 +191,10 @@ pub fn id(field: &str, v: &str) -> Result<(), BodyError> {
         return Err(bad(field, format!("longer than {MAX_ID_LEN} bytes")));
     }
     if let Some(c) = v.chars().find(|c| !c.is_ascii_graphic()) {
-        return Err(bad(field, format!("character {c:?} not allowed in an identifier")));
+        return Err(bad(
+            field,
+            format!("character {c:?} not allowed in an identifier"),
+        ));
     }
     Ok(())
 }
@@ -211,7 +223,10 @@ fn list<T>(field: &str, v: &[T]) -> Result<(), BodyError> {
 /// Any amount (may be negative: a net result): |v| <= MAX_AMOUNT_CENTS.
 fn cents(field: &str, v: i64) -> Result<(), BodyError> {
     if v.unsigned_abs() > MAX_AMOUNT_CENTS as u64 {
-        return Err(bad(field, format!("{v} cents is beyond the ledger's limit of ±{MAX_AMOUNT_CENTS}")));
+        return Err(bad(
+            field,
+            format!("{v} cents is beyond the ledger's limit of ±{MAX_AMOUNT_CENTS}"),
+        ));
     }
     Ok(())
 }
@@ -259,7 +274,10 @@ fn meters(field: &str, ms: &[v1::Meter]) -> Result<(), BodyError> {
         if m.rollover != 0 && m.value >= m.rollover {
             return Err(bad(
                 &format!("{field}[{i}].value"),
-                format!("{} is not below the meter's rollover {}", m.value, m.rollover),
+                format!(
+                    "{} is not below the meter's rollover {}",
+                    m.value, m.rollover
+                ),
             ));
         }
     }
@@ -304,7 +322,10 @@ fn check_payload(p: P) -> Result<Payload, BodyError> {
             }
             if let (Some(lo), Some(hi)) = (m.min_bet_cents, m.max_bet_cents) {
                 if lo > hi {
-                    return Err(bad(&f("min_bet_cents"), format!("{lo} is above max_bet_cents {hi}")));
+                    return Err(bad(
+                        &f("min_bet_cents"),
+                        format!("{lo} is above max_bet_cents {hi}"),
+                    ));
                 }
             }
             list(&f("limits"), &m.limits)?;
@@ -326,9 +347,17 @@ fn check_payload(p: P) -> Result<Payload, BodyError> {
                     nonneg(&f("jackpot.start_value_cents"), j.start_value_cents)?;
                     list(&f("jackpot.paytable"), &j.paytable)?;
                     for (i, pr) in j.paytable.iter().enumerate() {
-                        id(&f(&format!("jackpot.paytable[{i}].combination")), &pr.combination)?;
+                        id(
+                            &f(&format!("jackpot.paytable[{i}].combination")),
+                            &pr.combination,
+                        )?;
                         match pr.award {
-                            None => return Err(bad(&f(&format!("jackpot.paytable[{i}].award")), "missing")),
+                            None => {
+                                return Err(bad(
+                                    &f(&format!("jackpot.paytable[{i}].award")),
+                                    "missing",
+                                ));
+                            }
                             Some(v1::jackpot_prize::Award::PercentBp(b)) => {
                                 bp(&f(&format!("jackpot.paytable[{i}].percent_bp")), b)?
                             }
@@ -345,8 +374,12 @@ fn check_payload(p: P) -> Result<Payload, BodyError> {
                 id(&f("settings key"), k)?;
                 match &v.value {
                     None => return Err(bad(&f(&format!("settings[{k}]")), "missing value")),
-                    Some(v1::setting_value::Value::Text(t)) => text(&f(&format!("settings[{k}]")), t)?,
-                    Some(v1::setting_value::Value::List(l)) => list(&f(&format!("settings[{k}]")), &l.values)?,
+                    Some(v1::setting_value::Value::Text(t)) => {
+                        text(&f(&format!("settings[{k}]")), t)?
+                    }
+                    Some(v1::setting_value::Value::List(l)) => {
+                        list(&f(&format!("settings[{k}]")), &l.values)?
+                    }
                     Some(_) => {}
                 }
             }
@@ -391,13 +424,18 @@ fn check_payload(p: P) -> Result<Payload, BodyError> {
             m.recipient
                 .parse::<Recipient>()
                 .map_err(|e| bad(&f("recipient"), e.to_string()))?;
-            m.card.parse::<Card>().map_err(|e| bad(&f("card"), e.to_string()))?;
+            m.card
+                .parse::<Card>()
+                .map_err(|e| bad(&f("card"), e.to_string()))?;
             t
         }
         P::DiceThrown(m) => {
             let t = table!(m);
             if m.dice.is_empty() || m.dice.len() > 5 {
-                return Err(bad(&f("dice"), format!("{} dice; expected 1 to 5", m.dice.len())));
+                return Err(bad(
+                    &f("dice"),
+                    format!("{} dice; expected 1 to 5", m.dice.len()),
+                ));
             }
             if let Some(d) = m.dice.iter().find(|d| !(1..=6).contains(*d)) {
                 return Err(bad(&f("dice"), format!("face {d} is not 1-6")));
@@ -424,7 +462,10 @@ fn check_payload(p: P) -> Result<Payload, BodyError> {
         P::BallLanded(m) => {
             let t = table!(m);
             if m.pocket > 36 {
-                return Err(bad(&f("pocket"), format!("pocket {} is not 0-36", m.pocket)));
+                return Err(bad(
+                    &f("pocket"),
+                    format!("pocket {} is not 0-36", m.pocket),
+                ));
             }
             t
         }
@@ -514,48 +555,72 @@ fn check_payload(p: P) -> Result<Payload, BodyError> {
                 return Err(bad(&f("meters"), "at least one meter is required"));
             }
             meters(&f("meters"), &m.meters)?;
-            return Ok(Payload::Machine { machine_id: m.machine_id.clone(), event: p });
+            return Ok(Payload::Machine {
+                machine_id: m.machine_id.clone(),
+                event: p,
+            });
         }
         P::GamePlayed(m) => {
             id(&f("machine_id"), &m.machine_id)?;
             nonneg(&f("wager_cents"), m.wager_cents)?;
             nonneg(&f("win_cents"), m.win_cents)?;
-            return Ok(Payload::Machine { machine_id: m.machine_id.clone(), event: p });
+            return Ok(Payload::Machine {
+                machine_id: m.machine_id.clone(),
+                event: p,
+            });
         }
         P::JackpotContribution(m) => {
             id(&f("pool_id"), &m.pool_id)?;
             id(&f("machine_id"), &m.machine_id)?;
             nonneg(&f("amount_cents"), m.amount_cents)?;
-            return Ok(Payload::Machine { machine_id: m.machine_id.clone(), event: p });
+            return Ok(Payload::Machine {
+                machine_id: m.machine_id.clone(),
+                event: p,
+            });
         }
         P::CaptiveValueReported(m) => {
             id(&f("pool_id"), &m.pool_id)?;
             nonneg(&f("value_cents"), m.value_cents)?;
-            return Ok(Payload::Machine { machine_id: String::new(), event: p });
+            return Ok(Payload::Machine {
+                machine_id: String::new(),
+                event: p,
+            });
         }
         P::JackpotAwarded(m) => {
             id(&f("pool_id"), &m.pool_id)?;
             id(&f("machine_id"), &m.machine_id)?;
             stake(&f("amount_cents"), m.amount_cents)?;
             text(&f("winner"), &m.winner)?;
-            return Ok(Payload::Machine { machine_id: m.machine_id.clone(), event: p });
+            return Ok(Payload::Machine {
+                machine_id: m.machine_id.clone(),
+                event: p,
+            });
         }
         P::MachineFault(m) => {
             id(&f("machine_id"), &m.machine_id)?;
             id(&f("code"), &m.code)?;
             text(&f("detail"), &m.detail)?;
-            return Ok(Payload::Machine { machine_id: m.machine_id.clone(), event: p });
+            return Ok(Payload::Machine {
+                machine_id: m.machine_id.clone(),
+                event: p,
+            });
         }
         P::MachineRestored(m) => {
             id(&f("machine_id"), &m.machine_id)?;
             text(&f("detail"), &m.detail)?;
-            return Ok(Payload::Machine { machine_id: m.machine_id.clone(), event: p });
+            return Ok(Payload::Machine {
+                machine_id: m.machine_id.clone(),
+                event: p,
+            });
         }
         P::RamClear(m) => {
             id(&f("machine_id"), &m.machine_id)?;
             meters(&f("before"), &m.before)?;
             meters(&f("after"), &m.after)?;
-            return Ok(Payload::Machine { machine_id: m.machine_id.clone(), event: p });
+            return Ok(Payload::Machine {
+                machine_id: m.machine_id.clone(),
+                event: p,
+            });
         }
         // ------------------------------------------------------------ operator / regulator
         P::MachineModelApproved(m) => {
@@ -570,8 +635,13 @@ fn check_payload(p: P) -> Result<Payload, BodyError> {
         }
         P::PoolConfigured(m) => {
             id(&f("pool_id"), &m.pool_id)?;
-            if v1::PoolKind::try_from(m.kind).unwrap_or(v1::PoolKind::Unspecified) == v1::PoolKind::Unspecified {
-                return Err(bad(&f("kind"), format!("pool kind {} is not a known kind", m.kind)));
+            if v1::PoolKind::try_from(m.kind).unwrap_or(v1::PoolKind::Unspecified)
+                == v1::PoolKind::Unspecified
+            {
+                return Err(bad(
+                    &f("kind"),
+                    format!("pool kind {} is not a known kind", m.kind),
+                ));
             }
             for (fld, ids) in [
                 ("casino_ids", &m.casino_ids),
@@ -614,7 +684,12 @@ fn registration(r: &v1::DeviceRegistered) -> Result<DeviceRegistration, BodyErro
     let kind = match v1::DeviceKind::try_from(r.kind) {
         Ok(v1::DeviceKind::Table) => DeviceKind::Table,
         Ok(v1::DeviceKind::Machine) => DeviceKind::Machine,
-        _ => return Err(bad(&f("kind"), "must be DEVICE_KIND_TABLE or DEVICE_KIND_MACHINE")),
+        _ => {
+            return Err(bad(
+                &f("kind"),
+                "must be DEVICE_KIND_TABLE or DEVICE_KIND_MACHINE",
+            ));
+        }
     };
     id(&f("casino_id"), &r.casino_id)?;
     list(&f("table_ids"), &r.table_ids)?;
@@ -630,9 +705,16 @@ fn registration(r: &v1::DeviceRegistered) -> Result<DeviceRegistration, BodyErro
     if kind == DeviceKind::Machine {
         id(&f("model_id"), &r.model_id)?;
         if r.bet_values_cents.is_empty() {
-            return Err(bad(&f("bet_values_cents"), "a machine needs its bet values (denomination)"));
+            return Err(bad(
+                &f("bet_values_cents"),
+                "a machine needs its bet values (denomination)",
+            ));
         }
-        machine_id = if r.machine_id.is_empty() { r.device_id.clone() } else { r.machine_id.clone() };
+        machine_id = if r.machine_id.is_empty() {
+            r.device_id.clone()
+        } else {
+            r.machine_id.clone()
+        };
     } else {
         opt_id(&f("model_id"), &r.model_id)?;
     }
@@ -739,7 +821,10 @@ mod tests {
     #[test]
     fn errors_name_the_field() {
         let e = Event::decode(&body(bet(-5))).unwrap_err();
-        assert_eq!(e.to_string(), "malformed body: bet_placed.amount_cents: must be positive, got -5");
+        assert_eq!(
+            e.to_string(),
+            "malformed body: bet_placed.amount_cents: must be positive, got -5"
+        );
         let card = P::CardDealt(v1::CardDealt {
             table_id: "t1".into(),
             round_id: "r1".into(),
@@ -747,13 +832,42 @@ mod tests {
             card: "ZZ".into(),
             face_up: true,
         });
-        assert!(Event::decode(&body(card)).unwrap_err().to_string().contains("card_dealt.card"));
+        assert!(
+            Event::decode(&body(card))
+                .unwrap_err()
+                .to_string()
+                .contains("card_dealt.card")
+        );
         let e = Event::decode(&[0xff, 0xff, 0xff]).unwrap_err();
-        assert!(e.to_string().starts_with("malformed body: body: not an EventBody"), "{e}");
-        let no_payload = v1::EventBody { device_id: "d".into(), sequence: 1, occurred_at_ms: 1, payload: None };
-        assert!(Event::decode(&no_payload.encode_to_vec()).unwrap_err().to_string().contains("payload"));
-        let zero_seq = v1::EventBody { device_id: "d".into(), sequence: 0, occurred_at_ms: 1, payload: Some(bet(1)) };
-        assert!(Event::decode(&zero_seq.encode_to_vec()).unwrap_err().to_string().contains("sequence"));
+        assert!(
+            e.to_string()
+                .starts_with("malformed body: body: not an EventBody"),
+            "{e}"
+        );
+        let no_payload = v1::EventBody {
+            device_id: "d".into(),
+            sequence: 1,
+            occurred_at_ms: 1,
+            payload: None,
+        };
+        assert!(
+            Event::decode(&no_payload.encode_to_vec())
+                .unwrap_err()
+                .to_string()
+                .contains("payload")
+        );
+        let zero_seq = v1::EventBody {
+            device_id: "d".into(),
+            sequence: 0,
+            occurred_at_ms: 1,
+            payload: Some(bet(1)),
+        };
+        assert!(
+            Event::decode(&zero_seq.encode_to_vec())
+                .unwrap_err()
+                .to_string()
+                .contains("sequence")
+        );
     }
 
     #[test]
@@ -782,7 +896,12 @@ mod tests {
         );
         r.public_key = key.as_bytes().to_vec();
         r.bet_values_cents.clear();
-        assert!(Event::decode(&body(P::DeviceRegistered(r))).unwrap_err().to_string().contains("bet_values_cents"));
+        assert!(
+            Event::decode(&body(P::DeviceRegistered(r)))
+                .unwrap_err()
+                .to_string()
+                .contains("bet_values_cents")
+        );
     }
 
     #[test]
@@ -791,10 +910,17 @@ mod tests {
         let now = 1_700_000_000_000;
         assert!(p.check(now, now).is_ok());
         assert!(p.check(now + 5 * 60 * 1000, now).is_ok());
-        assert!(p.check(now + 5 * 60 * 1000 + 1, now).unwrap_err().contains("future"));
+        assert!(
+            p.check(now + 5 * 60 * 1000 + 1, now)
+                .unwrap_err()
+                .contains("future")
+        );
         assert!(p.check(0, now).unwrap_err().contains("earliest"));
         assert!(p.check(now - 86_400_000 * 365, now).is_ok());
-        let strict = TimePolicy { max_past_ms: 1000, ..p };
+        let strict = TimePolicy {
+            max_past_ms: 1000,
+            ..p
+        };
         assert!(strict.check(now - 1001, now).unwrap_err().contains("past"));
     }
 

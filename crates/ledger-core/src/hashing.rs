@@ -66,7 +66,13 @@ mod tests {
     #[test]
     fn known_answers() {
         let r = record_hash(RecordKind::Event, b"body", &[7u8; 64]);
-        let e = entry_hash(&GENESIS_PREV_HASH, 0, 1_700_000_000_000, RecordKind::Event, &r);
+        let e = entry_hash(
+            &GENESIS_PREV_HASH,
+            0,
+            1_700_000_000_000,
+            RecordKind::Event,
+            &r,
+        );
         assert_eq!(
             hex32(&r),
             "2e2cf9d7ea9a804c5b0bef7446b5d730a86c885a4f4ee1d05839e934bf4048d1"
@@ -82,9 +88,18 @@ mod tests {
         let r = record_hash(RecordKind::Event, b"body", &[7u8; 64]);
         let base = entry_hash(&GENESIS_PREV_HASH, 5, 10, RecordKind::Event, &r);
         assert_ne!(base, entry_hash(&[1; 32], 5, 10, RecordKind::Event, &r));
-        assert_ne!(base, entry_hash(&GENESIS_PREV_HASH, 6, 10, RecordKind::Event, &r));
-        assert_ne!(base, entry_hash(&GENESIS_PREV_HASH, 5, 11, RecordKind::Event, &r));
-        assert_ne!(base, entry_hash(&GENESIS_PREV_HASH, 5, 10, RecordKind::Ledger, &r));
+        assert_ne!(
+            base,
+            entry_hash(&GENESIS_PREV_HASH, 6, 10, RecordKind::Event, &r)
+        );
+        assert_ne!(
+            base,
+            entry_hash(&GENESIS_PREV_HASH, 5, 11, RecordKind::Event, &r)
+        );
+        assert_ne!(
+            base,
+            entry_hash(&GENESIS_PREV_HASH, 5, 10, RecordKind::Ledger, &r)
+        );
         assert_ne!(r, record_hash(RecordKind::Ledger, b"body", &[7u8; 64]));
         // The length prefix separates body from signature.
         assert_ne!(

@@ -20,7 +20,9 @@ pub use event::{BodyError, DeviceKind, DeviceRegistration, Event, Payload, TimeP
 pub use hashing::{GENESIS_PREV_HASH, Hash32, entry_hash, hex32, record_hash};
 pub use record::{CheckpointInfo, ENTRY_FORMAT, RecordKind, make_entry};
 pub use signers::{Signer, SignerRole};
-pub use signing::{CHECKPOINT_DOMAIN, EVENT_DOMAIN, LEDGER_RECORD_DOMAIN, SignatureCheck, verify_many};
+pub use signing::{
+    CHECKPOINT_DOMAIN, EVENT_DOMAIN, LEDGER_RECORD_DOMAIN, SignatureCheck, verify_many,
+};
 pub use verify::{ChainVerifier, PendingSignature, Summary, VerifyError};
 
 /// Re-exported so users of this crate use the same proto and key types.

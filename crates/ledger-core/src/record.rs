@@ -6,7 +6,9 @@ use ledger_proto::v1::{self, ledger_record_body::Record};
 use prost::Message;
 
 use crate::hashing::{Hash32, entry_hash, record_hash};
-use crate::signing::{CHECKPOINT_DOMAIN, LEDGER_RECORD_DOMAIN, parse_public_key, parse_signature, sign, verify_strict};
+use crate::signing::{
+    CHECKPOINT_DOMAIN, LEDGER_RECORD_DOMAIN, parse_public_key, parse_signature, sign, verify_strict,
+};
 
 /// Entry format version written by this code.
 pub const ENTRY_FORMAT: u32 = 1;
@@ -62,7 +64,11 @@ pub fn make_entry(
 }
 
 /// A ledger record body signed with the ledger key: `(body bytes, signature bytes)`.
-pub fn sign_ledger_record(key: &SigningKey, created_at_ms: i64, record: Record) -> (Vec<u8>, Vec<u8>) {
+pub fn sign_ledger_record(
+    key: &SigningKey,
+    created_at_ms: i64,
+    record: Record,
+) -> (Vec<u8>, Vec<u8>) {
     let body = v1::LedgerRecordBody {
         created_at_ms,
         record: Some(record),
@@ -74,9 +80,12 @@ pub fn sign_ledger_record(key: &SigningKey, created_at_ms: i64, record: Record) 
 
 /// Decode a ledger record body.
 pub fn decode_ledger_record(body: &[u8]) -> Result<v1::LedgerRecordBody, String> {
-    let r = v1::LedgerRecordBody::decode(body).map_err(|e| format!("not a LedgerRecordBody: {e}"))?;
+    let r =
+        v1::LedgerRecordBody::decode(body).map_err(|e| format!("not a LedgerRecordBody: {e}"))?;
     if r.record.is_none() {
-        return Err("ledger record without a record (or of a kind this version does not know)".into());
+        return Err(
+            "ledger record without a record (or of a kind this version does not know)".into(),
+        );
     }
     Ok(r)
 }
@@ -116,9 +125,14 @@ pub fn sign_checkpoint(
 
 /// Decode a checkpoint and check its signature against the key it names, and, when given, against
 /// the expected ledger key.
-pub fn check_checkpoint(cp: &v1::Checkpoint, expected_key: Option<&VerifyingKey>) -> Result<CheckpointInfo, String> {
-    let b = v1::CheckpointBody::decode(cp.body.as_slice()).map_err(|e| format!("not a CheckpointBody: {e}"))?;
-    let key = parse_public_key(&b.ledger_public_key).map_err(|e| format!("ledger_public_key: {e}"))?;
+pub fn check_checkpoint(
+    cp: &v1::Checkpoint,
+    expected_key: Option<&VerifyingKey>,
+) -> Result<CheckpointInfo, String> {
+    let b = v1::CheckpointBody::decode(cp.body.as_slice())
+        .map_err(|e| format!("not a CheckpointBody: {e}"))?;
+    let key =
+        parse_public_key(&b.ledger_public_key).map_err(|e| format!("ledger_public_key: {e}"))?;
     if let Some(k) = expected_key {
         if k != &key {
             return Err(format!(
@@ -161,6 +175,10 @@ mod tests {
         bad.body[3] ^= 1;
         assert!(check_checkpoint(&bad, None).is_err());
         let other = SigningKey::from_bytes(&[5; 32]).verifying_key();
-        assert!(check_checkpoint(&cp, Some(&other)).unwrap_err().contains("ledger key"));
+        assert!(
+            check_checkpoint(&cp, Some(&other))
+                .unwrap_err()
+                .contains("ledger key")
+        );
     }
 }

@@ -9,7 +9,7 @@ use crate::event::{DeviceKind, DeviceRegistration, Payload};
 use crate::signing::parse_public_key;
 
 /// What a signer is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum SignerRole {
     Table,
     Machine,
@@ -125,7 +125,8 @@ impl Signer {
     pub fn from_proto(d: &v1::DeviceInfo) -> Result<Signer, String> {
         Ok(Signer {
             id: d.device_id.clone(),
-            role: SignerRole::parse(&d.kind).ok_or_else(|| format!("unknown signer kind {:?}", d.kind))?,
+            role: SignerRole::parse(&d.kind)
+                .ok_or_else(|| format!("unknown signer kind {:?}", d.kind))?,
             key: parse_public_key(&d.public_key).map_err(|e| e.to_string())?,
             casino_id: d.casino_id.clone(),
             table_ids: d.table_ids.clone(),
@@ -148,17 +149,27 @@ pub fn authorize(signer: &Signer, payload: &Payload) -> Result<(), String> {
         if role == want {
             Ok(())
         } else {
-            Err(format!("{what} must be signed by a {} key; {} is a {}", want.as_str(), signer.id, role.as_str()))
+            Err(format!(
+                "{what} must be signed by a {} key; {} is a {}",
+                want.as_str(),
+                signer.id,
+                role.as_str()
+            ))
         }
     };
     match payload {
-        Payload::DeviceRegistered(_) | Payload::DeviceRevoked { .. } => need(SignerRole::Operator, "a registry event"),
+        Payload::DeviceRegistered(_) | Payload::DeviceRevoked { .. } => {
+            need(SignerRole::Operator, "a registry event")
+        }
         Payload::Operator(_) => need(SignerRole::Operator, "a model, pool or transfer event"),
         Payload::Regulator(_) => need(SignerRole::Regulator, "an authorisation"),
         Payload::Table { table_id, .. } => {
             need(SignerRole::Table, "a table-game event")?;
             if !signer.table_ids.is_empty() && !signer.table_ids.iter().any(|t| t == table_id) {
-                return Err(format!("device {} is not registered for table {table_id}", signer.id));
+                return Err(format!(
+                    "device {} is not registered for table {table_id}",
+                    signer.id
+                ));
             }
             Ok(())
         }
@@ -176,16 +187,26 @@ pub fn authorize(signer: &Signer, payload: &Payload) -> Result<(), String> {
 }
 
 /// Can `reg` be registered, given the signer already known under its id (if any)?
-pub fn check_registration(existing: Option<&Signer>, reg: &DeviceRegistration) -> Result<(), String> {
+pub fn check_registration(
+    existing: Option<&Signer>,
+    reg: &DeviceRegistration,
+) -> Result<(), String> {
     match existing {
         None => Ok(()),
-        Some(s) if s.role.is_principal() => Err(format!("{} is the id of a configured {}", reg.device_id, s.role.as_str())),
+        Some(s) if s.role.is_principal() => Err(format!(
+            "{} is the id of a configured {}",
+            reg.device_id,
+            s.role.as_str()
+        )),
         Some(s) if s.revoked_at_index.is_some() => Err(format!(
             "device {} was revoked at entry {}; device ids are never reused",
             reg.device_id,
             s.revoked_at_index.unwrap_or_default()
         )),
-        Some(s) => Err(format!("device {} is already registered (entry {})", reg.device_id, s.registered_at_index)),
+        Some(s) => Err(format!(
+            "device {} is already registered (entry {})",
+            reg.device_id, s.registered_at_index
+        )),
     }
 }
 
@@ -193,8 +214,13 @@ pub fn check_registration(existing: Option<&Signer>, reg: &DeviceRegistration) -
 pub fn check_revocation(existing: Option<&Signer>, device_id: &str) -> Result<(), String> {
     match existing {
         None => Err(format!("device {device_id} is not registered")),
-        Some(s) if s.role.is_principal() => Err(format!("{device_id} is a configured {}; change the configuration instead", s.role.as_str())),
-        Some(s) if s.revoked_at_index.is_some() => Err(format!("device {device_id} is already revoked")),
+        Some(s) if s.role.is_principal() => Err(format!(
+            "{device_id} is a configured {}; change the configuration instead",
+            s.role.as_str()
+        )),
+        Some(s) if s.revoked_at_index.is_some() => {
+            Err(format!("device {device_id} is already revoked"))
+        }
         Some(_) => Ok(()),
     }
 }

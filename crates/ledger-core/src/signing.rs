@@ -81,7 +81,8 @@ pub fn parse_signature(bytes: &[u8]) -> Result<Signature, KeyError> {
 
 /// Strict single verification of `domain || body` (rejects malleable signatures and weak keys).
 pub fn verify_strict(key: &VerifyingKey, domain: &[u8], body: &[u8], sig: &Signature) -> bool {
-    key.verify_strict(&signed_message(domain, body), sig).is_ok()
+    key.verify_strict(&signed_message(domain, body), sig)
+        .is_ok()
 }
 
 /// One signature to check: the full signed message (`domain || body`), the signature and the key.
@@ -151,7 +152,12 @@ mod tests {
         let k = key(1);
         let sig = sign(&k, EVENT_DOMAIN, b"x");
         assert!(verify_strict(&k.verifying_key(), EVENT_DOMAIN, b"x", &sig));
-        assert!(!verify_strict(&k.verifying_key(), CHECKPOINT_DOMAIN, b"x", &sig));
+        assert!(!verify_strict(
+            &k.verifying_key(),
+            CHECKPOINT_DOMAIN,
+            b"x",
+            &sig
+        ));
     }
 
     #[test]

@@ -14,9 +14,16 @@ use ledger_proto::v1::{self, ledger_record_body::Record};
 
 use crate::event::{Event, Payload};
 use crate::hashing::{GENESIS_PREV_HASH, Hash32, entry_hash, hex32, record_hash};
-use crate::record::{CheckpointInfo, ENTRY_FORMAT, RecordKind, check_checkpoint, decode_ledger_record};
-use crate::signers::{Signer, SignerRole, authorize, check_registration, check_revocation, principal_from_proto};
-use crate::signing::{EVENT_DOMAIN, LEDGER_RECORD_DOMAIN, SignatureCheck, parse_public_key, parse_signature, signed_message};
+use crate::record::{
+    CheckpointInfo, ENTRY_FORMAT, RecordKind, check_checkpoint, decode_ledger_record,
+};
+use crate::signers::{
+    Signer, SignerRole, authorize, check_registration, check_revocation, principal_from_proto,
+};
+use crate::signing::{
+    EVENT_DOMAIN, LEDGER_RECORD_DOMAIN, SignatureCheck, parse_public_key, parse_signature,
+    signed_message,
+};
 
 /// A broken chain: where (when known) and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -28,10 +35,16 @@ pub struct VerifyError {
 
 impl VerifyError {
     pub fn at(index: u64, what: impl Into<String>) -> VerifyError {
-        VerifyError { index: Some(index), what: what.into() }
+        VerifyError {
+            index: Some(index),
+            what: what.into(),
+        }
     }
     pub fn general(what: impl Into<String>) -> VerifyError {
-        VerifyError { index: None, what: what.into() }
+        VerifyError {
+            index: None,
+            what: what.into(),
+        }
     }
 }
 
@@ -45,19 +58,37 @@ pub struct PendingSignature {
 
 /// Recompute an entry's hash from its stored fields, check it links to `prev_hash` and matches the
 /// stored hash. Returns the hash.
-pub fn check_link(entry: &v1::ChainEntry, expected_index: u64, prev_hash: &Hash32) -> Result<Hash32, VerifyError> {
+pub fn check_link(
+    entry: &v1::ChainEntry,
+    expected_index: u64,
+    prev_hash: &Hash32,
+) -> Result<Hash32, VerifyError> {
     let i = expected_index;
     if entry.index != expected_index {
-        return Err(VerifyError::at(i, format!("entry claims index {} (entries missing or reordered)", entry.index)));
+        return Err(VerifyError::at(
+            i,
+            format!(
+                "entry claims index {} (entries missing or reordered)",
+                entry.index
+            ),
+        ));
     }
     if entry.format != ENTRY_FORMAT {
-        return Err(VerifyError::at(i, format!("unknown entry format {}", entry.format)));
+        return Err(VerifyError::at(
+            i,
+            format!("unknown entry format {}", entry.format),
+        ));
     }
-    let kind = RecordKind::from_proto(entry.kind).ok_or_else(|| VerifyError::at(i, format!("unknown record kind {}", entry.kind)))?;
+    let kind = RecordKind::from_proto(entry.kind)
+        .ok_or_else(|| VerifyError::at(i, format!("unknown record kind {}", entry.kind)))?;
     if entry.prev_hash.as_slice() != prev_hash {
         return Err(VerifyError::at(
             i,
-            format!("prev_hash {} does not match the previous entry's hash {}", hex::encode(&entry.prev_hash), hex32(prev_hash)),
+            format!(
+                "prev_hash {} does not match the previous entry's hash {}",
+                hex::encode(&entry.prev_hash),
+                hex32(prev_hash)
+            ),
         ));
     }
     let rh = record_hash(kind, &entry.body, &entry.signature);
@@ -65,7 +96,11 @@ pub fn check_link(entry: &v1::ChainEntry, expected_index: u64, prev_hash: &Hash3
     if entry.entry_hash.as_slice() != h {
         return Err(VerifyError::at(
             i,
-            format!("stored entry_hash {} but the content hashes to {}", hex::encode(&entry.entry_hash), hex32(&h)),
+            format!(
+                "stored entry_hash {} but the content hashes to {}",
+                hex::encode(&entry.entry_hash),
+                hex32(&h)
+            ),
         ));
     }
     Ok(h)
@@ -130,7 +165,10 @@ impl ChainVerifier {
         let info = check_checkpoint(cp, self.expected_key.as_ref())
             .map_err(|e| VerifyError::general(format!("checkpoint #{n}: {e}")))?;
         if info.number != n {
-            return Err(VerifyError::general(format!("checkpoint #{n} is numbered {} (checkpoints missing or reordered)", info.number)));
+            return Err(VerifyError::general(format!(
+                "checkpoint #{n} is numbered {} (checkpoints missing or reordered)",
+                info.number
+            )));
         }
         if let Some((num, idx, at)) = self.last_checkpoint {
             if info.index < idx {
@@ -140,7 +178,10 @@ impl ChainVerifier {
                 )));
             }
             if info.created_at_ms < at {
-                return Err(VerifyError::general(format!("checkpoint #{} is dated before checkpoint #{num}", info.number)));
+                return Err(VerifyError::general(format!(
+                    "checkpoint #{} is dated before checkpoint #{num}",
+                    info.number
+                )));
             }
         }
         self.last_checkpoint = Some((info.number, info.index, info.created_at_ms));
@@ -150,46 +191,73 @@ impl ChainVerifier {
     }
 
     /// Check the next entry. Returns the signatures to verify for it.
-    pub fn check_entry(&mut self, entry: &v1::ChainEntry) -> Result<Vec<PendingSignature>, VerifyError> {
+    pub fn check_entry(
+        &mut self,
+        entry: &v1::ChainEntry,
+    ) -> Result<Vec<PendingSignature>, VerifyError> {
         let i = self.next_index;
         let h = check_link(entry, i, &self.prev_hash)?;
         if entry.received_at_ms < self.last_received_at_ms {
-            return Err(VerifyError::at(i, format!(
-                "received_at_ms {} is before the previous entry's {}", entry.received_at_ms, self.last_received_at_ms
-            )));
+            return Err(VerifyError::at(
+                i,
+                format!(
+                    "received_at_ms {} is before the previous entry's {}",
+                    entry.received_at_ms, self.last_received_at_ms
+                ),
+            ));
         }
-        let sig = parse_signature(&entry.signature).map_err(|e| VerifyError::at(i, e.to_string()))?;
+        let sig =
+            parse_signature(&entry.signature).map_err(|e| VerifyError::at(i, e.to_string()))?;
         let mut pending = Vec::with_capacity(1);
         match RecordKind::from_proto(entry.kind) {
             Some(RecordKind::Event) => {
                 if i == 0 {
-                    return Err(VerifyError::at(0, "entry 0 must be the ledger's genesis record"));
+                    return Err(VerifyError::at(
+                        0,
+                        "entry 0 must be the ledger's genesis record",
+                    ));
                 }
-                let ev = Event::decode(&entry.body).map_err(|e| VerifyError::at(i, e.to_string()))?;
-                let signer = self.signers.get(&ev.device_id).ok_or_else(|| VerifyError::at(i, format!("signed by unknown device {}", ev.device_id)))?;
+                let ev =
+                    Event::decode(&entry.body).map_err(|e| VerifyError::at(i, e.to_string()))?;
+                let signer = self.signers.get(&ev.device_id).ok_or_else(|| {
+                    VerifyError::at(i, format!("signed by unknown device {}", ev.device_id))
+                })?;
                 if let Some(r) = signer.revoked_at_index {
-                    return Err(VerifyError::at(i, format!("signed by {} which was revoked at entry {r}", ev.device_id)));
+                    return Err(VerifyError::at(
+                        i,
+                        format!("signed by {} which was revoked at entry {r}", ev.device_id),
+                    ));
                 }
                 authorize(signer, &ev.payload).map_err(|e| VerifyError::at(i, e))?;
                 if ev.sequence != signer.last_sequence + 1 {
-                    return Err(VerifyError::at(i, format!(
-                        "{} sequence {} but the previous was {} (sequences must be contiguous)",
-                        ev.device_id, ev.sequence, signer.last_sequence
-                    )));
+                    return Err(VerifyError::at(
+                        i,
+                        format!(
+                            "{} sequence {} but the previous was {} (sequences must be contiguous)",
+                            ev.device_id, ev.sequence, signer.last_sequence
+                        ),
+                    ));
                 }
                 pending.push(PendingSignature {
                     index: i,
                     what: "device signature",
-                    check: SignatureCheck { message: signed_message(EVENT_DOMAIN, &entry.body), signature: sig, key: signer.key },
+                    check: SignatureCheck {
+                        message: signed_message(EVENT_DOMAIN, &entry.body),
+                        signature: sig,
+                        key: signer.key,
+                    },
                 });
                 let name = ev.payload_name();
                 match &ev.payload {
                     Payload::DeviceRegistered(reg) => {
-                        check_registration(self.signers.get(&reg.device_id), reg).map_err(|e| VerifyError::at(i, e))?;
-                        self.signers.insert(reg.device_id.clone(), Signer::from_registration(reg, i));
+                        check_registration(self.signers.get(&reg.device_id), reg)
+                            .map_err(|e| VerifyError::at(i, e))?;
+                        self.signers
+                            .insert(reg.device_id.clone(), Signer::from_registration(reg, i));
                     }
                     Payload::DeviceRevoked { device_id, .. } => {
-                        check_revocation(self.signers.get(device_id), device_id).map_err(|e| VerifyError::at(i, e))?;
+                        check_revocation(self.signers.get(device_id), device_id)
+                            .map_err(|e| VerifyError::at(i, e))?;
                         if let Some(s) = self.signers.get_mut(device_id) {
                             s.revoked_at_index = Some(i);
                         }
@@ -209,27 +277,45 @@ impl ChainVerifier {
                 let rec = decode_ledger_record(&entry.body).map_err(|e| VerifyError::at(i, e))?;
                 let key = match (&rec.record, i) {
                     (Some(Record::Genesis(g)), 0) => {
-                        let k = parse_public_key(&g.ledger_public_key).map_err(|e| VerifyError::at(0, format!("genesis ledger key: {e}")))?;
+                        let k = parse_public_key(&g.ledger_public_key)
+                            .map_err(|e| VerifyError::at(0, format!("genesis ledger key: {e}")))?;
                         if let Some(exp) = &self.expected_key {
                             if exp != &k {
-                                return Err(VerifyError::at(0, format!(
-                                    "the genesis names ledger key {} but the trusted ledger key is {}",
-                                    hex::encode(k.as_bytes()), hex::encode(exp.as_bytes())
-                                )));
+                                return Err(VerifyError::at(
+                                    0,
+                                    format!(
+                                        "the genesis names ledger key {} but the trusted ledger key is {}",
+                                        hex::encode(k.as_bytes()),
+                                        hex::encode(exp.as_bytes())
+                                    ),
+                                ));
                             }
                         }
                         self.ledger_key = Some(k);
                         self.summary.ledger_id = g.ledger_id.clone();
                         k
                     }
-                    (_, 0) => return Err(VerifyError::at(0, "entry 0 must be the ledger's genesis record")),
-                    (Some(Record::Genesis(_)), _) => return Err(VerifyError::at(i, "a second genesis record")),
-                    _ => self.ledger_key.ok_or_else(|| VerifyError::at(i, "no ledger key"))?,
+                    (_, 0) => {
+                        return Err(VerifyError::at(
+                            0,
+                            "entry 0 must be the ledger's genesis record",
+                        ));
+                    }
+                    (Some(Record::Genesis(_)), _) => {
+                        return Err(VerifyError::at(i, "a second genesis record"));
+                    }
+                    _ => self
+                        .ledger_key
+                        .ok_or_else(|| VerifyError::at(i, "no ledger key"))?,
                 };
                 pending.push(PendingSignature {
                     index: i,
                     what: "ledger signature",
-                    check: SignatureCheck { message: signed_message(LEDGER_RECORD_DOMAIN, &entry.body), signature: sig, key },
+                    check: SignatureCheck {
+                        message: signed_message(LEDGER_RECORD_DOMAIN, &entry.body),
+                        signature: sig,
+                        key,
+                    },
                 });
                 match &rec.record {
                     Some(Record::PrincipalsDeclared(p)) => self.declare_principals(i, p)?,
@@ -246,9 +332,15 @@ impl ChainVerifier {
         if let Some(cps) = self.checkpoints.get(&i) {
             for cp in cps {
                 if cp.head_hash != h {
-                    return Err(VerifyError::at(i, format!(
-                        "checkpoint #{} says entry {i} has hash {} but it is {}", cp.number, hex32(&cp.head_hash), hex32(&h)
-                    )));
+                    return Err(VerifyError::at(
+                        i,
+                        format!(
+                            "checkpoint #{} says entry {i} has hash {} but it is {}",
+                            cp.number,
+                            hex32(&cp.head_hash),
+                            hex32(&h)
+                        ),
+                    ));
                 }
             }
         }
@@ -262,13 +354,20 @@ impl ChainVerifier {
         Ok(pending)
     }
 
-    fn declare_principals(&mut self, i: u64, p: &v1::PrincipalsDeclared) -> Result<(), VerifyError> {
+    fn declare_principals(
+        &mut self,
+        i: u64,
+        p: &v1::PrincipalsDeclared,
+    ) -> Result<(), VerifyError> {
         let mut declared = Vec::new();
         for pr in &p.principals {
             let s = principal_from_proto(pr, i).map_err(|e| VerifyError::at(i, e))?;
             match self.signers.get_mut(&s.id) {
                 Some(old) if !old.role.is_principal() => {
-                    return Err(VerifyError::at(i, format!("principal {} has the id of a registered device", s.id)));
+                    return Err(VerifyError::at(
+                        i,
+                        format!("principal {} has the id of a registered device", s.id),
+                    ));
                 }
                 Some(old) => {
                     old.key = s.key;
@@ -289,21 +388,42 @@ impl ChainVerifier {
         Ok(())
     }
 
-    fn check_finding(&self, i: u64, f: &v1::SecurityFinding) -> Result<PendingSignature, VerifyError> {
-        let env = f.conflicting.as_ref().ok_or_else(|| VerifyError::at(i, "security finding without its evidence"))?;
-        let ev = Event::decode(&env.body).map_err(|e| VerifyError::at(i, format!("finding evidence: {e}")))?;
+    fn check_finding(
+        &self,
+        i: u64,
+        f: &v1::SecurityFinding,
+    ) -> Result<PendingSignature, VerifyError> {
+        let env = f
+            .conflicting
+            .as_ref()
+            .ok_or_else(|| VerifyError::at(i, "security finding without its evidence"))?;
+        let ev = Event::decode(&env.body)
+            .map_err(|e| VerifyError::at(i, format!("finding evidence: {e}")))?;
         if ev.device_id != f.device_id || ev.sequence != f.sequence {
-            return Err(VerifyError::at(i, "finding evidence is not the device and sequence it names"));
+            return Err(VerifyError::at(
+                i,
+                "finding evidence is not the device and sequence it names",
+            ));
         }
-        let signer = self.signers.get(&f.device_id).ok_or_else(|| VerifyError::at(i, format!("finding about unknown device {}", f.device_id)))?;
+        let signer = self.signers.get(&f.device_id).ok_or_else(|| {
+            VerifyError::at(i, format!("finding about unknown device {}", f.device_id))
+        })?;
         if f.sequence > signer.last_sequence || f.original_index >= i {
-            return Err(VerifyError::at(i, "finding names a sequence that was not yet used"));
+            return Err(VerifyError::at(
+                i,
+                "finding names a sequence that was not yet used",
+            ));
         }
-        let sig = parse_signature(&env.signature).map_err(|e| VerifyError::at(i, format!("finding evidence: {e}")))?;
+        let sig = parse_signature(&env.signature)
+            .map_err(|e| VerifyError::at(i, format!("finding evidence: {e}")))?;
         Ok(PendingSignature {
             index: i,
             what: "finding evidence signature",
-            check: SignatureCheck { message: signed_message(EVENT_DOMAIN, &env.body), signature: sig, key: signer.key },
+            check: SignatureCheck {
+                message: signed_message(EVENT_DOMAIN, &env.body),
+                signature: sig,
+                key: signer.key,
+            },
         })
     }
 
@@ -316,25 +436,38 @@ impl ChainVerifier {
     /// genesis key.
     pub fn finish(mut self) -> Result<Summary, VerifyError> {
         if self.next_index == 0 {
-            return Err(VerifyError::general("the chain is empty (no genesis record)"));
+            return Err(VerifyError::general(
+                "the chain is empty (no genesis record)",
+            ));
         }
         if let Some((idx, cps)) = self.checkpoints.range(self.next_index..).next() {
-            return Err(VerifyError::at(self.next_index, format!(
-                "checkpoint #{} covers entry {idx} but the chain ends at entry {} (entries missing)",
-                cps[0].number, self.next_index - 1
-            )));
+            return Err(VerifyError::at(
+                self.next_index,
+                format!(
+                    "checkpoint #{} covers entry {idx} but the chain ends at entry {} (entries missing)",
+                    cps[0].number,
+                    self.next_index - 1
+                ),
+            ));
         }
         let key = self.ledger_key.expect("genesis checked");
         for cp in self.checkpoints.values().flatten() {
             if cp.ledger_public_key != key {
-                return Err(VerifyError::general(format!("checkpoint #{} is signed by another key than the ledger's", cp.number)));
+                return Err(VerifyError::general(format!(
+                    "checkpoint #{} is signed by another key than the ledger's",
+                    cp.number
+                )));
             }
         }
         let s = &mut self.summary;
         s.entries = self.next_index;
         s.checkpoints = self.checkpoint_count;
         s.signers = self.signers.len() as u64;
-        s.revoked = self.signers.values().filter(|x| x.revoked_at_index.is_some()).count() as u64;
+        s.revoked = self
+            .signers
+            .values()
+            .filter(|x| x.revoked_at_index.is_some())
+            .count() as u64;
         s.head_hash = Some(self.prev_hash);
         s.ledger_key = self.ledger_key;
         Ok(self.summary)

@@ -1,0 +1,633 @@
+//! Opening the store, its read side, sync, checkpoints, the startup tail check and the rebuild of
+//! derived state.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::sync::RwLock;
+
+use ed25519_dalek::{SigningKey, VerifyingKey};
+use ledger_core::proto as v1;
+use ledger_core::record::{CheckpointInfo, check_checkpoint, sign_checkpoint};
+use ledger_core::verify::check_link;
+use ledger_core::{ChainVerifier, GENESIS_PREV_HASH, Hash32, Signer, SignerRole, hex32};
+use prost::Message;
+
+use crate::StoreError;
+use crate::append::Appender;
+use crate::keyfile;
+
+/// Mirror of the checkpoints, one JSON object per line, appended and fsynced with each checkpoint.
+pub const CHECKPOINT_LOG: &str = "checkpoints.log";
+
+pub(crate) const P_ENTRY: u8 = b'E';
+pub(crate) const P_SEQ: u8 = b'S';
+pub(crate) const P_DEVICE: u8 = b'D';
+pub(crate) const P_FINDING: u8 = b'F';
+pub(crate) const P_CHECKPOINT: u8 = b'C';
+pub(crate) const K_HEAD: &[u8] = b"Mhead";
+pub(crate) const K_DERIVED: &[u8] = b"Mderived";
+
+pub(crate) fn entry_key(index: u64) -> [u8; 9] {
+    let mut k = [P_ENTRY; 9];
+    k[1..].copy_from_slice(&index.to_be_bytes());
+    k
+}
+
+pub(crate) fn seq_key(device: &str, seq: u64) -> Vec<u8> {
+    let mut k = Vec::with_capacity(2 + device.len() + 8);
+    k.push(P_SEQ);
+    k.push(device.len() as u8);
+    k.extend_from_slice(device.as_bytes());
+    k.extend_from_slice(&seq.to_be_bytes());
+    k
+}
+
+pub(crate) fn device_key(device: &str) -> Vec<u8> {
+    let mut k = Vec::with_capacity(1 + device.len());
+    k.push(P_DEVICE);
+    k.extend_from_slice(device.as_bytes());
+    k
+}
+
+pub(crate) fn finding_key(device: &str, seq: u64, record_hash: &Hash32) -> Vec<u8> {
+    let mut k = seq_key(device, seq);
+    k[0] = P_FINDING;
+    k.extend_from_slice(record_hash);
+    k
+}
+
+pub(crate) fn u64_of(v: &[u8]) -> Option<u64> {
+    Some(u64::from_be_bytes(v.get(..8)?.try_into().ok()?))
+}
+
+/// A principal from ledgerd's configuration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PrincipalConfig {
+    pub id: String,
+    pub role: SignerRole,
+    pub key: VerifyingKey,
+}
+
+/// What the writer needs at open.
+#[derive(Clone, Debug)]
+pub struct OpenConfig {
+    /// sled's page cache size in bytes.
+    pub cache_capacity_bytes: u64,
+    /// Written into the genesis record of a new ledger.
+    pub ledger_id: String,
+    /// Operators and regulators; recorded in the chain whenever they change.
+    pub principals: Vec<PrincipalConfig>,
+}
+
+/// The sled store. Cheap to share (`Arc<Store>`); reads are safe from any thread; only the
+/// [`Appender`] writes entries.
+pub struct Store {
+    dir: PathBuf,
+    pub(crate) db: sled::Db,
+    pub(crate) tree: sled::Tree,
+    log: Option<File>,
+    pub(crate) key: Option<SigningKey>,
+    /// Public keys of the known signers, for signature checks ahead of the appender.
+    pub(crate) keys: RwLock<HashMap<String, VerifyingKey>>,
+    checkpoint_lock: std::sync::Mutex<()>,
+}
+
+fn open_sled(dir: &Path, cache: u64) -> Result<sled::Db, StoreError> {
+    let cfg = sled::Config::new().path(dir).cache_capacity(cache);
+    // sled 0.34 can panic on some corrupt files instead of returning an error: a corrupt store
+    // must be reported, never crash the tool that inspects it.
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || cfg.open())) {
+        Ok(r) => {
+            r.map_err(|e| StoreError::Corrupt(format!("sled cannot open {}: {e}", dir.display())))
+        }
+        Err(_) => Err(StoreError::Corrupt(format!(
+            "sled panicked opening {} (corrupt files)",
+            dir.display()
+        ))),
+    }
+}
+
+impl Store {
+    /// Open an existing data directory for reading (verify, export). Fails if there is no ledger
+    /// there or if the store cannot be read.
+    pub fn open_existing(dir: &Path) -> Result<Store, StoreError> {
+        if !dir.join("db").is_file() || !dir.join("conf").is_file() {
+            return Err(StoreError::Refused(format!(
+                "{} holds no ledger (no sled db/conf files)",
+                dir.display()
+            )));
+        }
+        let db = open_sled(dir, 64 << 20)?;
+        let tree = db.open_tree("ledger")?;
+        Ok(Store {
+            dir: dir.to_path_buf(),
+            db,
+            tree,
+            log: None,
+            key: None,
+            keys: RwLock::new(HashMap::new()),
+            checkpoint_lock: std::sync::Mutex::new(()),
+        })
+    }
+
+    /// Open (or create) the ledger for writing: loads or creates the ledger key, writes the genesis
+    /// of a new ledger, checks the chain's tail against the last checkpoint (refusing a mismatch),
+    /// rebuilds derived state if needed, and records changed principals.
+    pub fn open_writer(
+        dir: &Path,
+        cfg: &OpenConfig,
+    ) -> Result<(std::sync::Arc<Store>, Appender), StoreError> {
+        std::fs::create_dir_all(dir).map_err(|e| StoreError::io(dir, e))?;
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+                .map_err(|e| StoreError::io(dir, e))?;
+        }
+        let key = keyfile::load_or_create(dir, true)?;
+        let db = open_sled(dir, cfg.cache_capacity_bytes)?;
+        let tree = db.open_tree("ledger")?;
+        let log_path = dir.join("db");
+        let log = File::open(&log_path).map_err(|e| StoreError::io(&log_path, e))?;
+        let store = std::sync::Arc::new(Store {
+            dir: dir.to_path_buf(),
+            db,
+            tree,
+            log: Some(log),
+            key: Some(key),
+            keys: RwLock::new(HashMap::new()),
+            checkpoint_lock: std::sync::Mutex::new(()),
+        });
+        let mut appender = if store.tree.get(K_HEAD)?.is_none() {
+            if store.tree.iter().next().is_some() {
+                return Err(StoreError::Corrupt(
+                    "entries exist but the head record is missing".into(),
+                ));
+            }
+            let mut a = Appender::new_empty(store.clone());
+            a.append_genesis(&cfg.ledger_id)?;
+            a
+        } else {
+            store.check_genesis_key()?;
+            store.check_tail()?;
+            let derived = store.tree.get(K_DERIVED)?.and_then(|v| u64_of(&v));
+            let head = store.head()?.map(|h| h.0);
+            if derived != head {
+                tracing::warn!(
+                    ?derived,
+                    ?head,
+                    "derived state is not up to date with the chain; rebuilding it"
+                );
+                store.rebuild_derived()?;
+            }
+            Appender::load(store.clone())?
+        };
+        appender.declare_principals(&cfg.principals)?;
+        store.sync()?;
+        Ok((store, appender))
+    }
+
+    /// The data directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The ledger's public key (writer only).
+    pub fn ledger_public_key(&self) -> Option<VerifyingKey> {
+        self.key.as_ref().map(|k| k.verifying_key())
+    }
+
+    /// Make everything applied so far durable: sled flush, then fsync of sled's `db` file.
+    pub fn sync(&self) -> Result<(), StoreError> {
+        self.db.flush()?;
+        if let Some(log) = &self.log {
+            log.sync_all()
+                .map_err(|e| StoreError::io(&self.dir.join("db"), e))?;
+        }
+        Ok(())
+    }
+
+    /// Index and hash of the last entry.
+    pub fn head(&self) -> Result<Option<(u64, Hash32)>, StoreError> {
+        let Some(v) = self.tree.get(K_HEAD)? else {
+            return Ok(None);
+        };
+        if v.len() != 40 {
+            return Err(StoreError::Corrupt(
+                "head record has the wrong length".into(),
+            ));
+        }
+        Ok(Some((
+            u64_of(&v).unwrap_or_default(),
+            v[8..40].try_into().unwrap_or_default(),
+        )))
+    }
+
+    /// One entry.
+    pub fn entry(&self, index: u64) -> Result<Option<v1::ChainEntry>, StoreError> {
+        match self.tree.get(entry_key(index))? {
+            None => Ok(None),
+            Some(v) => {
+                v1::ChainEntry::decode(v.as_ref())
+                    .map(Some)
+                    .map_err(|e| StoreError::CorruptEntry {
+                        index,
+                        detail: format!("undecodable entry: {e}"),
+                    })
+            }
+        }
+    }
+
+    /// Entries from `from` (inclusive) to `to` (inclusive), in order. Each item is an entry, or the
+    /// error that stopped the reading (with the index where known).
+    pub fn entries(
+        &self,
+        from: u64,
+        to: u64,
+    ) -> impl Iterator<Item = Result<v1::ChainEntry, StoreError>> + '_ {
+        let mut expected = from;
+        self.tree
+            .range(entry_key(from)..=entry_key(to))
+            .map(move |r| {
+                let (k, v) = r.map_err(|e| StoreError::CorruptEntry {
+                    index: expected,
+                    detail: format!("sled cannot read it: {e}"),
+                })?;
+                let index = u64_of(&k[1..]).unwrap_or(u64::MAX);
+                let e =
+                    v1::ChainEntry::decode(v.as_ref()).map_err(|e| StoreError::CorruptEntry {
+                        index,
+                        detail: format!("undecodable entry: {e}"),
+                    })?;
+                if e.index != index {
+                    return Err(StoreError::CorruptEntry {
+                        index,
+                        detail: format!(
+                            "entry stored under index {index} claims index {}",
+                            e.index
+                        ),
+                    });
+                }
+                expected = index + 1;
+                Ok(e)
+            })
+    }
+
+    /// A device's entries from sequence `from_seq`, in order.
+    pub fn device_entries(
+        &self,
+        device: &str,
+        from_seq: u64,
+    ) -> impl Iterator<Item = Result<v1::ChainEntry, StoreError>> + '_ {
+        let start = seq_key(device, from_seq.max(1));
+        let end = seq_key(device, u64::MAX);
+        self.tree.range(start..=end).map(move |r| {
+            let (_, v) = r?;
+            let index =
+                u64_of(&v).ok_or_else(|| StoreError::Corrupt("bad sequence index value".into()))?;
+            self.entry(index)?.ok_or(StoreError::CorruptEntry {
+                index,
+                detail: "indexed entry is missing".into(),
+            })
+        })
+    }
+
+    /// Index of a device's event with this sequence number.
+    pub fn index_of(&self, device: &str, seq: u64) -> Result<Option<u64>, StoreError> {
+        Ok(self
+            .tree
+            .get(seq_key(device, seq))?
+            .and_then(|v| u64_of(&v)))
+    }
+
+    /// A signer (registered device or principal).
+    pub fn signer(&self, id: &str) -> Result<Option<Signer>, StoreError> {
+        match self.tree.get(device_key(id))? {
+            None => Ok(None),
+            Some(v) => {
+                let d = v1::DeviceInfo::decode(v.as_ref())
+                    .map_err(|e| StoreError::Corrupt(format!("device record {id}: {e}")))?;
+                Signer::from_proto(&d)
+                    .map(Some)
+                    .map_err(|e| StoreError::Corrupt(format!("device record {id}: {e}")))
+            }
+        }
+    }
+
+    /// Every signer, by id.
+    pub fn signers(&self) -> Result<Vec<Signer>, StoreError> {
+        let mut out = Vec::new();
+        for r in self.tree.scan_prefix([P_DEVICE]) {
+            let (k, v) = r?;
+            let d = v1::DeviceInfo::decode(v.as_ref())
+                .map_err(|e| StoreError::Corrupt(format!("device record {:?}: {e}", &k[1..])))?;
+            out.push(Signer::from_proto(&d).map_err(StoreError::Corrupt)?);
+        }
+        Ok(out)
+    }
+
+    /// Checkpoints stored in sled, oldest first.
+    pub fn checkpoints(&self) -> Result<Vec<v1::Checkpoint>, StoreError> {
+        let mut out = Vec::new();
+        for r in self.tree.scan_prefix([P_CHECKPOINT]) {
+            let (k, v) = r?;
+            out.push(v1::Checkpoint::decode(v.as_ref()).map_err(|e| {
+                StoreError::Corrupt(format!("checkpoint {:?}: {e}", u64_of(&k[1..])))
+            })?);
+        }
+        Ok(out)
+    }
+
+    /// Checkpoints in the mirror file, oldest first (empty if there is no file).
+    pub fn checkpoint_log(&self) -> Result<Vec<v1::Checkpoint>, StoreError> {
+        let path = self.dir.join(CHECKPOINT_LOG);
+        let f = match File::open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(StoreError::io(&path, e)),
+        };
+        let mut out = Vec::new();
+        for (n, line) in std::io::BufReader::new(f).lines().enumerate() {
+            let line = line.map_err(|e| StoreError::io(&path, e))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let bad = |what: &str| {
+                StoreError::Corrupt(format!("{} line {}: {what}", path.display(), n + 1))
+            };
+            let v: serde_json::Value =
+                serde_json::from_str(&line).map_err(|e| bad(&e.to_string()))?;
+            let field = |name: &str| -> Result<Vec<u8>, StoreError> {
+                hex::decode(
+                    v.get(name)
+                        .and_then(|x| x.as_str())
+                        .ok_or_else(|| bad(&format!("missing {name}")))?,
+                )
+                .map_err(|e| bad(&format!("{name}: {e}")))
+            };
+            out.push(v1::Checkpoint {
+                body: field("body")?,
+                signature: field("signature")?,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Every checkpoint, from sled and from the mirror file, which must agree where both have one.
+    /// The longer list wins (a store that lost checkpoints still has them in the file and vice
+    /// versa), so a verifier sees every checkpoint ever made.
+    pub fn all_checkpoints(&self) -> Result<Vec<v1::Checkpoint>, StoreError> {
+        let a = self.checkpoints()?;
+        let b = self.checkpoint_log()?;
+        for (i, (x, y)) in a.iter().zip(b.iter()).enumerate() {
+            if x != y {
+                return Err(StoreError::Corrupt(format!(
+                    "checkpoint #{} differs between the store and {CHECKPOINT_LOG}",
+                    i + 1
+                )));
+            }
+        }
+        Ok(if a.len() >= b.len() { a } else { b })
+    }
+
+    /// The latest checkpoint, checked.
+    pub fn latest_checkpoint(
+        &self,
+    ) -> Result<Option<(v1::Checkpoint, CheckpointInfo)>, StoreError> {
+        let all = self.all_checkpoints()?;
+        match all.last() {
+            None => Ok(None),
+            Some(cp) => {
+                let info = check_checkpoint(cp, None)
+                    .map_err(|e| StoreError::Corrupt(format!("latest checkpoint: {e}")))?;
+                Ok(Some((cp.clone(), info)))
+            }
+        }
+    }
+
+    /// Sign and store a checkpoint of `(index, hash)`, which the caller guarantees is durable.
+    /// Writes it to sled and to the mirror file and makes both durable. Returns the previous one
+    /// when it already covers exactly this head (no duplicate checkpoints).
+    pub fn write_checkpoint(
+        &self,
+        index: u64,
+        hash: &Hash32,
+        now_ms: i64,
+        reason: &str,
+    ) -> Result<v1::Checkpoint, StoreError> {
+        let key = self
+            .key
+            .as_ref()
+            .ok_or_else(|| StoreError::Refused("read-only store".into()))?;
+        let _guard = self
+            .checkpoint_lock
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let last = self.latest_checkpoint()?;
+        let (number, created_at_ms) = match &last {
+            Some((cp, info)) if info.index == index && &info.head_hash == hash => {
+                return Ok(cp.clone());
+            }
+            Some((_, info)) => {
+                if index < info.index {
+                    return Err(StoreError::Refused(format!(
+                        "checkpoint of entry {index} would go back on #{} (entry {})",
+                        info.number, info.index
+                    )));
+                }
+                (info.number + 1, now_ms.max(info.created_at_ms))
+            }
+            None => (1, now_ms),
+        };
+        let cp = sign_checkpoint(key, number, index, hash, created_at_ms, reason);
+        let mut k = [P_CHECKPOINT; 9];
+        k[1..].copy_from_slice(&number.to_be_bytes());
+        self.tree.insert(k, cp.encode_to_vec())?;
+        self.sync()?;
+        let path = self.dir.join(CHECKPOINT_LOG);
+        let line = format!(
+            "{{\"number\":{number},\"index\":{index},\"head_hash\":\"{}\",\"body\":\"{}\",\"signature\":\"{}\"}}\n",
+            hex32(hash),
+            hex::encode(&cp.body),
+            hex::encode(&cp.signature)
+        );
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(|e| StoreError::io(&path, e))?;
+        f.write_all(line.as_bytes())
+            .and_then(|_| f.sync_all())
+            .map_err(|e| StoreError::io(&path, e))?;
+        tracing::info!(number, index, head = %hex32(hash), reason, "checkpoint signed");
+        Ok(cp)
+    }
+
+    fn check_genesis_key(&self) -> Result<(), StoreError> {
+        let g = self.entry(0)?.ok_or_else(|| StoreError::CorruptEntry {
+            index: 0,
+            detail: "genesis entry missing".into(),
+        })?;
+        let rec = ledger_core::record::decode_ledger_record(&g.body).map_err(|e| {
+            StoreError::CorruptEntry {
+                index: 0,
+                detail: e,
+            }
+        })?;
+        let Some(v1::ledger_record_body::Record::Genesis(gen_rec)) = rec.record else {
+            return Err(StoreError::CorruptEntry {
+                index: 0,
+                detail: "entry 0 is not a genesis record".into(),
+            });
+        };
+        let ours = self.ledger_public_key().map(|k| k.as_bytes().to_vec());
+        if ours.as_deref() != Some(gen_rec.ledger_public_key.as_slice()) {
+            return Err(StoreError::Refused(format!(
+                "{} does not hold the key this ledger was created with (genesis key {})",
+                keyfile::LEDGER_KEY_FILE,
+                hex::encode(&gen_rec.ledger_public_key)
+            )));
+        }
+        Ok(())
+    }
+
+    /// Startup check: recompute the hash links from the last checkpoint to the head, and check the
+    /// checkpoint's hash and the head record. Refuses to serve on any mismatch.
+    pub fn check_tail(&self) -> Result<(), StoreError> {
+        let (head_index, head_hash) = self
+            .head()?
+            .ok_or_else(|| StoreError::Corrupt("no head record".into()))?;
+        let cp = self.latest_checkpoint()?;
+        let ours = self.ledger_public_key();
+        let (from, mut prev) = match &cp {
+            Some((_, info)) => {
+                if ours.is_some() && Some(info.ledger_public_key) != ours {
+                    return Err(StoreError::Refused(format!(
+                        "checkpoint #{} is not signed by this ledger's key",
+                        info.number
+                    )));
+                }
+                if info.index > head_index {
+                    return Err(StoreError::Refused(format!(
+                        "checkpoint #{} covers entry {} but the store ends at entry {head_index}: acknowledged entries are missing",
+                        info.number, info.index
+                    )));
+                }
+                let e = self.entry(info.index)?.ok_or(StoreError::CorruptEntry {
+                    index: info.index,
+                    detail: "checkpointed entry missing".into(),
+                })?;
+                if e.entry_hash.as_slice() != info.head_hash {
+                    return Err(StoreError::Refused(format!(
+                        "entry {} does not match checkpoint #{}: hash {} but the checkpoint says {}",
+                        info.index,
+                        info.number,
+                        hex::encode(&e.entry_hash),
+                        hex32(&info.head_hash)
+                    )));
+                }
+                (info.index, GENESIS_PREV_HASH)
+            }
+            None => (0, GENESIS_PREV_HASH),
+        };
+        let mut expected = from;
+        for e in self.entries(from, head_index) {
+            let e = e?;
+            if expected == from && from > 0 {
+                prev = e
+                    .prev_hash
+                    .as_slice()
+                    .try_into()
+                    .map_err(|_| StoreError::CorruptEntry {
+                        index: from,
+                        detail: "bad prev_hash".into(),
+                    })?;
+            }
+            prev = check_link(&e, expected, &prev).map_err(|v| StoreError::CorruptEntry {
+                index: expected,
+                detail: v.what,
+            })?;
+            expected += 1;
+        }
+        if expected != head_index + 1 || prev != head_hash {
+            return Err(StoreError::Refused(format!(
+                "the head record says entry {head_index} ({}) but the chain ends at entry {} ({})",
+                hex32(&head_hash),
+                expected.saturating_sub(1),
+                hex32(&prev)
+            )));
+        }
+        tracing::info!(
+            from,
+            head_index,
+            "chain tail verified against the last checkpoint"
+        );
+        Ok(())
+    }
+
+    /// Rebuild the derived state (`S`, `D`, `F`) from the entries alone.
+    pub fn rebuild_derived(&self) -> Result<(), StoreError> {
+        let mut removals = sled::Batch::default();
+        for prefix in [P_SEQ, P_DEVICE, P_FINDING] {
+            for r in self.tree.scan_prefix([prefix]) {
+                removals.remove(r?.0);
+            }
+        }
+        self.tree.apply_batch(removals)?;
+        let mut v = ChainVerifier::new(None);
+        let mut batch = sled::Batch::default();
+        let mut n = 0u64;
+        let mut last = None;
+        for e in self.entries(0, u64::MAX) {
+            let e = e?;
+            v.check_entry(&e).map_err(|err| StoreError::CorruptEntry {
+                index: e.index,
+                detail: err.what,
+            })?;
+            match ledger_core::RecordKind::from_proto(e.kind) {
+                Some(ledger_core::RecordKind::Event) => {
+                    let b = v1::EventBody::decode(e.body.as_slice()).map_err(|x| {
+                        StoreError::CorruptEntry {
+                            index: e.index,
+                            detail: x.to_string(),
+                        }
+                    })?;
+                    batch.insert(seq_key(&b.device_id, b.sequence), &e.index.to_be_bytes());
+                }
+                _ => {
+                    if let Ok(r) = ledger_core::record::decode_ledger_record(&e.body) {
+                        if let Some(v1::ledger_record_body::Record::SecurityFinding(f)) = r.record {
+                            if let Some(env) = f.conflicting {
+                                let rh = ledger_core::record_hash(
+                                    ledger_core::RecordKind::Event,
+                                    &env.body,
+                                    &env.signature,
+                                );
+                                batch.insert(
+                                    finding_key(&f.device_id, f.sequence, &rh),
+                                    &e.index.to_be_bytes(),
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+            last = Some(e.index);
+            n += 1;
+            if n.is_multiple_of(10_000) {
+                self.tree.apply_batch(std::mem::take(&mut batch))?;
+            }
+        }
+        for s in v.signers() {
+            batch.insert(device_key(&s.id), s.to_proto().encode_to_vec());
+        }
+        if let Some(l) = last {
+            batch.insert(K_DERIVED, &l.to_be_bytes());
+        }
+        self.tree.apply_batch(batch)?;
+        self.sync()?;
+        tracing::info!(entries = n, "derived state rebuilt from the chain");
+        Ok(())
+    }
+}

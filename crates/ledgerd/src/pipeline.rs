@@ -1,0 +1,316 @@
+//! The writer pipeline: durable group commit across every ingest stream.
+//!
+//! ```text
+//!  streams ──(envelope, reply)──▶ [A] batch + precheck + batch-verify ──▶ [B] apply ──▶ [C] sync ──▶ receipts
+//!                                  tokio task; verification on the         thread: one    thread: sled flush +
+//!                                  blocking pool, split over both cores    sled batch     fsync of `db`, then answer
+//! ```
+//!
+//! * A takes whatever is queued (up to `max_batch`) as one group, so the group grows with load
+//!   and no time is spent waiting for a fuller batch. While A verifies group k+1, B and C are
+//!   applying and syncing group k.
+//! * C drains every applied group that is waiting and covers them with one flush + fsync, and
+//!   only then sends their receipts: nothing is acknowledged before it is durable.
+//! * A sync error is fatal: C stops, every waiting and later submission gets UNAVAILABLE, and
+//!   the `fatal` signal tells the server to exit (systemd restarts it; startup re-verifies the
+//!   tail). An fsync is never retried.
+//! * Checkpoint requests travel the same path, so a checkpoint covers exactly the entries
+//!   before it, after they are durable.
+
+use std::sync::Arc;
+use std::sync::mpsc as std_mpsc;
+
+use ledger_core::proto as v1;
+use ledger_core::{Hash32, TimePolicy};
+use ledger_store::{Appender, PreOutcome, Store, now_ms, precheck, verify_prechecked};
+use tokio::sync::{mpsc, oneshot, watch};
+use tonic::Status;
+
+type Reply = oneshot::Sender<Result<v1::Receipt, Status>>;
+type CheckpointReply = oneshot::Sender<Result<v1::Checkpoint, Status>>;
+
+enum Msg {
+    Event(v1::Envelope, Reply),
+    Checkpoint(&'static str, CheckpointReply),
+}
+
+enum Applied {
+    Group {
+        receipts: Vec<v1::Receipt>,
+        replies: Vec<Reply>,
+        head: (u64, Hash32),
+    },
+    Checkpoint(&'static str, CheckpointReply),
+}
+
+/// Tuning of the pipeline.
+#[derive(Clone, Debug)]
+pub struct PipelineConfig {
+    pub max_batch: usize,
+    pub queue_capacity: usize,
+    pub max_body_bytes: usize,
+    pub time: TimePolicy,
+}
+
+/// Handle to the writer. Cheap to clone.
+#[derive(Clone)]
+pub struct Ledger {
+    tx: mpsc::Sender<Msg>,
+    store: Arc<Store>,
+    durable: watch::Receiver<(u64, Hash32)>,
+    fatal: watch::Receiver<Option<String>>,
+}
+
+fn unavailable(fatal: &watch::Receiver<Option<String>>) -> Status {
+    match &*fatal.borrow() {
+        Some(m) => Status::unavailable(format!(
+            "the ledger stopped acknowledging after a storage failure: {m}"
+        )),
+        None => Status::unavailable("the ledger is shutting down"),
+    }
+}
+
+impl Ledger {
+    /// Start the pipeline over an opened store.
+    pub fn start(appender: Appender, cfg: PipelineConfig) -> Ledger {
+        let store = appender.store().clone();
+        let head = appender.head().expect("an opened ledger has a genesis");
+        let (tx, rx) = mpsc::channel(cfg.queue_capacity);
+        let (durable_tx, durable) = watch::channel(head);
+        let (fatal_tx, fatal) = watch::channel(None);
+        let (b_tx, b_rx) = tokio::sync::mpsc::channel::<(
+            Vec<PreOutcome>,
+            Vec<Reply>,
+            Option<(&'static str, CheckpointReply)>,
+        )>(2);
+        let (c_tx, c_rx) = std_mpsc::sync_channel::<Applied>(4);
+        tokio::spawn(stage_a(rx, b_tx, store.clone(), cfg));
+        let fatal_b = fatal_tx.clone();
+        std::thread::Builder::new()
+            .name("ledger-apply".into())
+            .spawn(move || stage_b(appender, b_rx, c_tx, fatal_b))
+            .expect("spawn apply thread");
+        let store_c = store.clone();
+        std::thread::Builder::new()
+            .name("ledger-sync".into())
+            .spawn(move || stage_c(store_c, c_rx, durable_tx, fatal_tx))
+            .expect("spawn sync thread");
+        Ledger {
+            tx,
+            store,
+            durable,
+            fatal,
+        }
+    }
+
+    /// Submit one envelope; the receiver yields its receipt once it is decided and durable.
+    pub async fn submit(
+        &self,
+        env: v1::Envelope,
+    ) -> oneshot::Receiver<Result<v1::Receipt, Status>> {
+        let (reply, rx) = oneshot::channel();
+        if let Err(mpsc::error::SendError(Msg::Event(_, reply))) =
+            self.tx.send(Msg::Event(env, reply)).await
+        {
+            let _ = reply.send(Err(unavailable(&self.fatal)));
+        }
+        rx
+    }
+
+    /// Sign a checkpoint of everything submitted before this call, once it is durable.
+    pub async fn checkpoint(&self, reason: &'static str) -> Result<v1::Checkpoint, Status> {
+        let (reply, rx) = oneshot::channel();
+        self.tx
+            .send(Msg::Checkpoint(reason, reply))
+            .await
+            .map_err(|_| unavailable(&self.fatal))?;
+        rx.await.map_err(|_| unavailable(&self.fatal))?
+    }
+
+    pub fn store(&self) -> &Arc<Store> {
+        &self.store
+    }
+
+    /// The last durable entry (index, hash); changes as groups become durable.
+    pub fn durable(&self) -> watch::Receiver<(u64, Hash32)> {
+        self.durable.clone()
+    }
+
+    /// Becomes `Some(reason)` when the pipeline stopped after a storage failure.
+    pub fn fatal(&self) -> watch::Receiver<Option<String>> {
+        self.fatal.clone()
+    }
+}
+
+async fn stage_a(
+    mut rx: mpsc::Receiver<Msg>,
+    b_tx: mpsc::Sender<(
+        Vec<PreOutcome>,
+        Vec<Reply>,
+        Option<(&'static str, CheckpointReply)>,
+    )>,
+    store: Arc<Store>,
+    cfg: PipelineConfig,
+) {
+    while let Some(first) = rx.recv().await {
+        let mut envs = Vec::new();
+        let mut replies = Vec::new();
+        let mut control = None;
+        let mut next = Some(first);
+        while let Some(m) = next.take() {
+            match m {
+                Msg::Event(e, r) => {
+                    envs.push(e);
+                    replies.push(r);
+                }
+                Msg::Checkpoint(why, r) => {
+                    control = Some((why, r));
+                    break;
+                }
+            }
+            if envs.len() >= cfg.max_batch {
+                break;
+            }
+            next = rx.try_recv().ok();
+        }
+        let now = now_ms();
+        let items = precheck_group(&store, envs, &cfg, now).await;
+        if b_tx.send((items, replies, control)).await.is_err() {
+            return;
+        }
+    }
+}
+
+/// Precheck and batch-verify a group, split over two blocking threads when it is large enough
+/// (this machine has two cores; tokio's own workers mostly wait on I/O meanwhile).
+async fn precheck_group(
+    store: &Arc<Store>,
+    envs: Vec<v1::Envelope>,
+    cfg: &PipelineConfig,
+    now: i64,
+) -> Vec<PreOutcome> {
+    let work = |store: Arc<Store>, envs: Vec<v1::Envelope>, max: usize, time: TimePolicy| {
+        move || {
+            let mut items: Vec<PreOutcome> = envs
+                .into_iter()
+                .map(|e| precheck(&store, e, max, &time, now))
+                .collect();
+            verify_prechecked(&mut items);
+            items
+        }
+    };
+    let (max, time) = (cfg.max_body_bytes, cfg.time);
+    if envs.len() < 128 {
+        return tokio::task::spawn_blocking(work(store.clone(), envs, max, time))
+            .await
+            .expect("precheck does not panic");
+    }
+    let mut first = envs;
+    let second = first.split_off(first.len() / 2);
+    let a = tokio::task::spawn_blocking(work(store.clone(), first, max, time));
+    let b = tokio::task::spawn_blocking(work(store.clone(), second, max, time));
+    let (a, b) = (
+        a.await.expect("precheck does not panic"),
+        b.await.expect("precheck does not panic"),
+    );
+    let mut items = a;
+    items.extend(b);
+    items
+}
+
+type BRx = mpsc::Receiver<(
+    Vec<PreOutcome>,
+    Vec<Reply>,
+    Option<(&'static str, CheckpointReply)>,
+)>;
+
+fn stage_b(
+    mut appender: Appender,
+    mut rx: BRx,
+    c_tx: std_mpsc::SyncSender<Applied>,
+    fatal: watch::Sender<Option<String>>,
+) {
+    while let Some((items, replies, control)) = rx.blocking_recv() {
+        if fatal.borrow().is_some() {
+            return; // dropping replies answers UNAVAILABLE
+        }
+        if !items.is_empty() {
+            match appender.apply(items, now_ms()) {
+                Ok((receipts, applied)) => {
+                    let group = Applied::Group {
+                        receipts,
+                        replies,
+                        head: (applied.head_index, applied.head_hash),
+                    };
+                    if c_tx.send(group).is_err() {
+                        return;
+                    }
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, "append failed; the ledger stops acknowledging");
+                    let _ = fatal.send(Some(format!("append failed: {e}")));
+                    return;
+                }
+            }
+        }
+        if let Some((why, r)) = control {
+            if c_tx.send(Applied::Checkpoint(why, r)).is_err() {
+                return;
+            }
+        }
+    }
+}
+
+fn stage_c(
+    store: Arc<Store>,
+    rx: std_mpsc::Receiver<Applied>,
+    durable: watch::Sender<(u64, Hash32)>,
+    fatal: watch::Sender<Option<String>>,
+) {
+    while let Ok(first) = rx.recv() {
+        // Everything already applied and waiting shares this sync.
+        let mut waiting = vec![first];
+        while let Ok(m) = rx.try_recv() {
+            waiting.push(m);
+        }
+        let has_groups = waiting.iter().any(|m| matches!(m, Applied::Group { .. }));
+        if has_groups {
+            if let Err(e) = store.sync() {
+                tracing::error!(error = %e, "flush/fsync failed; the ledger stops acknowledging and exits");
+                let _ = fatal.send(Some(format!("flush/fsync failed: {e}")));
+                return; // dropping every reply answers UNAVAILABLE; never retry an fsync
+            }
+        }
+        for m in waiting {
+            match m {
+                Applied::Group {
+                    receipts,
+                    replies,
+                    head,
+                } => {
+                    durable.send_if_modified(|h| {
+                        let changed = *h != head;
+                        *h = head;
+                        changed
+                    });
+                    for (r, reply) in receipts.into_iter().zip(replies) {
+                        let _ = reply.send(Ok(r));
+                    }
+                }
+                Applied::Checkpoint(why, reply) => {
+                    let (index, hash) = *durable.borrow();
+                    let r = store
+                        .write_checkpoint(index, &hash, now_ms(), why)
+                        .map_err(|e| Status::internal(format!("checkpoint failed: {e}")));
+                    if let Err(e) = &r {
+                        tracing::error!(error = %e, "checkpoint write failed; the ledger stops acknowledging");
+                        let _ = fatal.send(Some(e.message().to_string()));
+                        let _ = reply.send(r);
+                        return;
+                    }
+                    let _ = reply.send(r);
+                }
+            }
+        }
+    }
+}
