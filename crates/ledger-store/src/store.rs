@@ -95,10 +95,37 @@ pub struct Store {
 }
 
 fn open_sled(dir: &Path, cache: u64) -> Result<sled::Db, StoreError> {
-    let cfg = sled::Config::new().path(dir).cache_capacity(cache);
+    // sled releases its file lock only when its last internal thread lets go of the file, which
+    // can be a moment after the previous owner in this process dropped the Db: retry briefly.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
+    loop {
+        match open_sled_once(dir, cache) {
+            Err(StoreError::Refused(m))
+                if m.contains("in use") && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            r => return r,
+        }
+    }
+}
+
+fn open_sled_once(dir: &Path, cache: u64) -> Result<sled::Db, StoreError> {
+    // No background flusher: the writer flushes (and fsyncs) every group itself, and without the
+    // flusher thread sled releases its file lock as soon as the Db is dropped.
+    let cfg = sled::Config::new()
+        .path(dir)
+        .cache_capacity(cache)
+        .flush_every_ms(None);
     // sled 0.34 can panic on some corrupt files instead of returning an error: a corrupt store
     // must be reported, never crash the tool that inspects it.
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || cfg.open())) {
+        Ok(Err(e)) if e.to_string().contains("could not acquire lock") => {
+            Err(StoreError::Refused(format!(
+                "{} is in use by another process (a running ledgerd holds sled's lock); stop it first",
+                dir.display()
+            )))
+        }
         Ok(r) => {
             r.map_err(|e| StoreError::Corrupt(format!("sled cannot open {}: {e}", dir.display())))
         }
