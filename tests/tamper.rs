@@ -70,6 +70,7 @@ async fn a_changed_byte_in_the_data_dir_is_detected_and_ledgerd_refuses_it() {
     std::fs::write(&db, &bytes).unwrap();
     let (code, out, err) = ledgerctl(&["verify", "--data-dir", data.to_str().unwrap()]);
     assert_eq!(code, 1, "tampering must fail verification: {out}{err}");
+    eprintln!("verify said: {}", err.lines().last().unwrap_or(""));
     assert!(err.contains(&format!("first broken index {marked}")) || err.contains("cannot be read") || err.contains("entries missing"), "{err}");
     // ledgerd does not serve it either.
     let started = Ledgerd::try_start(&data, &cfg, "127.0.0.1:0");

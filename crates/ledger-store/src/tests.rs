@@ -142,7 +142,7 @@ fn genesis_principals_registration_and_events() {
 #[test]
 fn rejections_store_nothing() {
     let (_d, mut op, store, mut a) = setup();
-    let mut t = Dev::new("table-1", 2);
+    let t = Dev::new("table-1", 2);
     submit(&mut a, vec![op.env(register(&t))]);
     let head = store.head().unwrap();
     let stranger = Dev::new("stranger", 3);
