@@ -20,46 +20,75 @@ async fn kill9_mid_stream_restart_resend_and_verify() {
     let per_dev: Vec<Vec<v1::Envelope>> = devs
         .iter_mut()
         .enumerate()
-        .map(|(i, d)| (1..=N).map(|n| d.sign(now_ms(), bet(&format!("T{}", i + 1), "r", n))).collect())
+        .map(|(i, d)| {
+            (1..=N)
+                .map(|n| d.sign(now_ms(), bet(&format!("T{}", i + 1), "r", n)))
+                .collect()
+        })
         .collect();
     // Two agents stream; each keeps going through the crash (reconnect + resend from its last receipt).
     let mut agents = Vec::new();
     for envs in per_dev.clone() {
         let url = url.clone();
         agents.push(tokio::spawn(async move {
-            let opts = ledger_agent::ClientOptions { max_attempts: 100, backoff: Duration::from_millis(50), ..Default::default() };
+            let opts = ledger_agent::ClientOptions {
+                max_attempts: 100,
+                backoff: Duration::from_millis(50),
+                ..Default::default()
+            };
             ledger_agent::submit_all(&url, &envs, &opts).await
         }));
     }
     // Kill once some events are durable, while the streams are still going.
     let ch = ledger_agent::connect(&url).await.unwrap();
     loop {
-        let head = QueryClient::new(ch.clone()).get_head(v1::GetHeadRequest {}).await.unwrap().into_inner();
+        let head = QueryClient::new(ch.clone())
+            .get_head(v1::GetHeadRequest {})
+            .await
+            .unwrap()
+            .into_inner();
         if head.index > 1500 {
             break;
         }
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
-    let before = QueryClient::new(ch.clone()).get_head(v1::GetHeadRequest {}).await.unwrap().into_inner();
+    let before = QueryClient::new(ch.clone())
+        .get_head(v1::GetHeadRequest {})
+        .await
+        .unwrap()
+        .into_inner();
     l.kill9();
     assert!(before.index < 2 * N, "the kill happened mid-stream");
     tokio::time::sleep(Duration::from_millis(300)).await;
     let l = Ledgerd::start(&data, &cfg, &addr);
     let mut all = Vec::new();
     for a in agents {
-        all.push(a.await.unwrap().expect("the agent finished after the restart"));
+        all.push(
+            a.await
+                .unwrap()
+                .expect("the agent finished after the restart"),
+        );
     }
     let ch = ledger_agent::connect(&l.url()).await.unwrap();
     for (d, receipts) in all.iter().enumerate() {
         let id = format!("table-{}", d + 1);
         assert_eq!(receipts.len() as u64, N);
         for (i, r) in receipts.iter().enumerate() {
-            assert!(matches!(st(r), v1::ReceiptStatus::Accepted | v1::ReceiptStatus::Duplicate), "{r:?}");
+            assert!(
+                matches!(
+                    st(r),
+                    v1::ReceiptStatus::Accepted | v1::ReceiptStatus::Duplicate
+                ),
+                "{r:?}"
+            );
             assert_eq!(r.sequence, i as u64 + 1);
         }
         // Exactly once: the device's entries are sequences 1..=N, each once, at the receipted index.
         let entries: Vec<_> = QueryClient::new(ch.clone())
-            .list_device_entries(v1::ListDeviceEntriesRequest { device_id: id.clone(), from_sequence: 1 })
+            .list_device_entries(v1::ListDeviceEntriesRequest {
+                device_id: id.clone(),
+                from_sequence: 1,
+            })
             .await
             .unwrap()
             .into_inner()
@@ -68,11 +97,22 @@ async fn kill9_mid_stream_restart_resend_and_verify() {
         assert_eq!(entries.len() as u64, N, "{id}");
         for (e, r) in entries.iter().zip(receipts) {
             let e = e.as_ref().unwrap();
-            assert_eq!((e.index, &e.entry_hash), (r.index, &r.entry_hash), "{id} seq {}", r.sequence);
+            assert_eq!(
+                (e.index, &e.entry_hash),
+                (r.index, &r.entry_hash),
+                "{id} seq {}",
+                r.sequence
+            );
         }
     }
     // Every event acknowledged before the kill survived it (it is at or below the head seen then).
-    let e = QueryClient::new(ch.clone()).get_entry(v1::GetEntryRequest { index: before.index }).await.unwrap().into_inner();
+    let e = QueryClient::new(ch.clone())
+        .get_entry(v1::GetEntryRequest {
+            index: before.index,
+        })
+        .await
+        .unwrap()
+        .into_inner();
     assert_eq!(e.entry_hash, before.entry_hash);
     l.stop();
     let (code, out, err) = ledgerctl(&["verify", "--data-dir", data.to_str().unwrap()]);

@@ -23,13 +23,20 @@ async fn a_clean_stream_of_mixed_events_is_accepted_tailed_and_verifies() {
     let mut signers = register(&url, 1, &specs).await;
     // Live tail from the first device event on, started before the session.
     let ch = ledger_agent::connect(&url).await.unwrap();
-    let mut tail = QueryClient::new(ch.clone()).tail(v1::TailRequest { from_index: 0 }).await.unwrap().into_inner();
+    let mut tail = QueryClient::new(ch.clone())
+        .tail(v1::TailRequest { from_index: 0 })
+        .await
+        .unwrap()
+        .into_inner();
     let events = generator.session(0, 5, 10);
     let t0 = now_ms() - events.last().unwrap().occurred_at_ms - 1000;
     let envs: Vec<_> = events
         .iter()
         .map(|e| {
-            let s = signers.iter_mut().find(|s| s.device_id == e.device_id).unwrap();
+            let s = signers
+                .iter_mut()
+                .find(|s| s.device_id == e.device_id)
+                .unwrap();
             s.sign(t0 + e.occurred_at_ms, e.payload.clone())
         })
         .collect();
@@ -40,8 +47,15 @@ async fn a_clean_stream_of_mixed_events_is_accepted_tailed_and_verifies() {
         assert_eq!(st(x), St::Accepted, "{x:?}");
         assert_eq!(x.position, i as u64 + 1);
     }
-    assert!(r.windows(2).all(|w| w[1].index == w[0].index + 1), "contiguous indices");
-    let head = QueryClient::new(ch.clone()).get_head(v1::GetHeadRequest {}).await.unwrap().into_inner();
+    assert!(
+        r.windows(2).all(|w| w[1].index == w[0].index + 1),
+        "contiguous indices"
+    );
+    let head = QueryClient::new(ch.clone())
+        .get_head(v1::GetHeadRequest {})
+        .await
+        .unwrap()
+        .into_inner();
     assert_eq!(head.index, r.last().unwrap().index);
     assert_eq!(head.entry_hash, r.last().unwrap().entry_hash);
     // The tail saw everything up to the head.
@@ -57,23 +71,48 @@ async fn a_clean_stream_of_mixed_events_is_accepted_tailed_and_verifies() {
     assert_eq!(seen, head.index + 1);
     // Per-device range and single entry.
     let roulette: Vec<_> = QueryClient::new(ch.clone())
-        .list_device_entries(v1::ListDeviceEntriesRequest { device_id: "table-roulette-1".into(), from_sequence: 0 })
+        .list_device_entries(v1::ListDeviceEntriesRequest {
+            device_id: "table-roulette-1".into(),
+            from_sequence: 0,
+        })
         .await
         .unwrap()
         .into_inner()
         .collect::<Vec<_>>()
         .await;
-    assert_eq!(roulette.len(), events.iter().filter(|e| e.device_id == "table-roulette-1").count());
-    let e = QueryClient::new(ch.clone()).get_entry(v1::GetEntryRequest { index: r[0].index }).await.unwrap().into_inner();
-    assert_eq!(e.body, envs[0].body, "the exact signed bytes are stored");
-    assert!(QueryClient::new(ch.clone()).get_entry(v1::GetEntryRequest { index: head.index + 1 }).await.is_err());
-    // Health checking is on.
-    let health = tonic_health::pb::health_client::HealthClient::new(ch.clone())
-        .check(tonic_health::pb::HealthCheckRequest { service: "casino_ledger.v1.Ingest".into() })
+    assert_eq!(
+        roulette.len(),
+        events
+            .iter()
+            .filter(|e| e.device_id == "table-roulette-1")
+            .count()
+    );
+    let e = QueryClient::new(ch.clone())
+        .get_entry(v1::GetEntryRequest { index: r[0].index })
         .await
         .unwrap()
         .into_inner();
-    assert_eq!(health.status, tonic_health::pb::health_check_response::ServingStatus::Serving as i32);
+    assert_eq!(e.body, envs[0].body, "the exact signed bytes are stored");
+    assert!(
+        QueryClient::new(ch.clone())
+            .get_entry(v1::GetEntryRequest {
+                index: head.index + 1
+            })
+            .await
+            .is_err()
+    );
+    // Health checking is on.
+    let health = tonic_health::pb::health_client::HealthClient::new(ch.clone())
+        .check(tonic_health::pb::HealthCheckRequest {
+            service: "casino_ledger.v1.Ingest".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        health.status,
+        tonic_health::pb::health_check_response::ServingStatus::Serving as i32
+    );
     drop(tail);
     let data = l.data_dir.clone();
     l.stop();
@@ -95,15 +134,36 @@ async fn bad_signature_gap_duplicate_equivocation_malformed_and_oversized() {
     t.next_sequence -= 1;
     forged.signature[0] ^= 1;
     let gap = DeviceSigner::new("table-1", t.key().clone(), 7).sign(now_ms(), bet("T1", "r1", 3));
-    let other = DeviceSigner::new("table-1", t.key().clone(), 1).sign(now_ms(), bet("T1", "r1", 99));
-    let junk = v1::Envelope { body: vec![0xde, 0xad, 0xbe, 0xef, 0xff], signature: vec![1; 64] };
-    let short_sig = v1::Envelope { body: e1.body.clone(), signature: vec![1; 10] };
+    let other =
+        DeviceSigner::new("table-1", t.key().clone(), 1).sign(now_ms(), bet("T1", "r1", 99));
+    let junk = v1::Envelope {
+        body: vec![0xde, 0xad, 0xbe, 0xef, 0xff],
+        signature: vec![1; 64],
+    };
+    let short_sig = v1::Envelope {
+        body: e1.body.clone(),
+        signature: vec![1; 10],
+    };
     let mut huge = t.sign(now_ms(), bet("T1", "r1", 4));
     t.next_sequence -= 1;
     huge.body.extend(std::iter::repeat_n(0u8, 100 * 1024));
     let future = t.sign(now_ms() + 3_600_000, bet("T1", "r1", 5));
     t.next_sequence -= 1;
-    let r = submit(&url, &[forged, gap, e1.clone(), other.clone(), other, junk, short_sig, huge, future]).await;
+    let r = submit(
+        &url,
+        &[
+            forged,
+            gap,
+            e1.clone(),
+            other.clone(),
+            other,
+            junk,
+            short_sig,
+            huge,
+            future,
+        ],
+    )
+    .await;
     let got: Vec<_> = r.iter().map(|x| (st(x), why(x))).collect();
     assert_eq!(
         got,
@@ -121,22 +181,46 @@ async fn bad_signature_gap_duplicate_equivocation_malformed_and_oversized() {
     );
     assert_eq!(r[1].expected_sequence, 2);
     assert!(r[1].detail.contains("expected 2"), "{}", r[1].detail);
-    assert_eq!((r[2].index, &r[2].entry_hash, r[2].received_at_ms), (first.index, &first.entry_hash, first.received_at_ms), "the original receipt");
-    assert_eq!(r[3].index, r[4].index, "one finding for the same conflicting envelope");
+    assert_eq!(
+        (r[2].index, &r[2].entry_hash, r[2].received_at_ms),
+        (first.index, &first.entry_hash, first.received_at_ms),
+        "the original receipt"
+    );
+    assert_eq!(
+        r[3].index, r[4].index,
+        "one finding for the same conflicting envelope"
+    );
     // Only the finding was added: genesis, principals, registration, e1, finding.
     let ch = ledger_agent::connect(&url).await.unwrap();
-    let head = QueryClient::new(ch.clone()).get_head(v1::GetHeadRequest {}).await.unwrap().into_inner();
+    let head = QueryClient::new(ch.clone())
+        .get_head(v1::GetHeadRequest {})
+        .await
+        .unwrap()
+        .into_inner();
     assert_eq!(head.index, r[3].index);
     assert_eq!(head.index, first.index + 1);
-    let finding = QueryClient::new(ch.clone()).get_entry(v1::GetEntryRequest { index: r[3].index }).await.unwrap().into_inner();
+    let finding = QueryClient::new(ch.clone())
+        .get_entry(v1::GetEntryRequest { index: r[3].index })
+        .await
+        .unwrap()
+        .into_inner();
     let rec = v1::LedgerRecordBody::decode(finding.body.as_slice()).unwrap();
-    assert!(matches!(rec.record, Some(v1::ledger_record_body::Record::SecurityFinding(ref f)) if f.code == "equivocation" && f.sequence == 1));
+    assert!(
+        matches!(rec.record, Some(v1::ledger_record_body::Record::SecurityFinding(ref f)) if f.code == "equivocation" && f.sequence == 1)
+    );
     // A message beyond gRPC's limit breaks that stream only; the server goes on.
     let mut giant = t.sign(now_ms(), bet("T1", "r1", 6));
     t.next_sequence -= 1;
     giant.body.extend(std::iter::repeat_n(0u8, 5 << 20));
-    let err = ledger_agent::client::stream_once(ch.clone(), &[giant], &mut Vec::new()).await.unwrap_err();
-    assert!(err.to_string().to_lowercase().contains("message") || err.to_string().contains("ResourceExhausted") || err.to_string().contains("resource"), "{err}");
+    let err = ledger_agent::client::stream_once(ch.clone(), &[giant], &mut Vec::new())
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().to_lowercase().contains("message")
+            || err.to_string().contains("ResourceExhausted")
+            || err.to_string().contains("resource"),
+        "{err}"
+    );
     let next = submit(&url, &[t.sign(now_ms(), bet("T1", "r1", 7))]).await;
     assert_eq!(st(&next[0]), St::Accepted);
     assert_eq!(next[0].sequence, 2);
@@ -165,8 +249,24 @@ async fn unknown_and_revoked_devices_via_the_cli() {
     t.next_sequence = 1;
     let pubfile = dir.path().join("table-9.pub");
     let args = [
-        "device", "register", "--server", &url, "--operator-key", opkey.to_str().unwrap(), "--operator-id", "operator-1",
-        "--device-id", "table-9", "--kind", "table", "--public-key", pubfile.to_str().unwrap(), "--casino", "e2e", "--table", "T9",
+        "device",
+        "register",
+        "--server",
+        &url,
+        "--operator-key",
+        opkey.to_str().unwrap(),
+        "--operator-id",
+        "operator-1",
+        "--device-id",
+        "table-9",
+        "--kind",
+        "table",
+        "--public-key",
+        pubfile.to_str().unwrap(),
+        "--casino",
+        "e2e",
+        "--table",
+        "T9",
     ];
     let (code, out, err) = ledgerctl(&args);
     assert_eq!(code, 0, "{out}{err}");
@@ -178,8 +278,18 @@ async fn unknown_and_revoked_devices_via_the_cli() {
     let r = submit(&url, &[t.sign(now_ms(), bet("T9", "r", 1))]).await;
     assert_eq!(st(&r[0]), St::Accepted);
     let (code, out, err) = ledgerctl(&[
-        "device", "revoke", "--server", &url, "--operator-key", opkey.to_str().unwrap(), "--operator-id", "operator-1",
-        "--device-id", "table-9", "--reason", "terminal stolen",
+        "device",
+        "revoke",
+        "--server",
+        &url,
+        "--operator-key",
+        opkey.to_str().unwrap(),
+        "--operator-id",
+        "operator-1",
+        "--device-id",
+        "table-9",
+        "--reason",
+        "terminal stolen",
     ]);
     assert_eq!(code, 0, "{out}{err}");
     let r = submit(&url, &[t.sign(now_ms(), bet("T9", "r", 2))]).await;
@@ -187,10 +297,28 @@ async fn unknown_and_revoked_devices_via_the_cli() {
     let (code, out, _) = ledgerctl(&["--json", "device", "list", "--server", &url]);
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let d = v.as_array().unwrap().iter().find(|d| d["device_id"] == "table-9").unwrap();
-    assert_eq!((d["revoked"].as_bool(), d["last_sequence"].as_u64()), (Some(true), Some(1)));
+    let d = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["device_id"] == "table-9")
+        .unwrap();
+    assert_eq!(
+        (d["revoked"].as_bool(), d["last_sequence"].as_u64()),
+        (Some(true), Some(1))
+    );
     // A device cannot sign registry events.
-    let r = submit(&url, &[t.sign(now_ms(), P::DeviceRevoked(v1::DeviceRevoked { device_id: "table-9".into(), reason: String::new() }))]).await;
+    let r = submit(
+        &url,
+        &[t.sign(
+            now_ms(),
+            P::DeviceRevoked(v1::DeviceRevoked {
+                device_id: "table-9".into(),
+                reason: String::new(),
+            }),
+        )],
+    )
+    .await;
     assert_eq!(st(&r[0]), St::Rejected);
     l.stop();
 }

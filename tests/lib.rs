@@ -27,9 +27,16 @@ pub fn bin(name: &str) -> PathBuf {
         return PathBuf::from(p);
     }
     let exe = std::env::current_exe().expect("test executable path");
-    let dir = exe.parent().and_then(|d| d.parent()).expect("target/<profile>/deps");
+    let dir = exe
+        .parent()
+        .and_then(|d| d.parent())
+        .expect("target/<profile>/deps");
     let p = dir.join(name);
-    assert!(p.is_file(), "{} not found: run `cargo test --workspace`, or `cargo build -p ledgerd -p ledgerctl` first, or set {var}", p.display());
+    assert!(
+        p.is_file(),
+        "{} not found: run `cargo test --workspace`, or `cargo build -p ledgerd -p ledgerctl` first, or set {var}",
+        p.display()
+    );
     p
 }
 
@@ -55,13 +62,21 @@ pub fn write_config(dir: &Path, extra: &str) -> PathBuf {
 impl Ledgerd {
     /// Start ledgerd on `listen` (use "127.0.0.1:0" for any port) and wait for it to serve.
     pub fn start(data_dir: &Path, config: &Path, listen: &str) -> Ledgerd {
-        Self::try_start(data_dir, config, listen).unwrap_or_else(|e| panic!("ledgerd did not start: {e}"))
+        Self::try_start(data_dir, config, listen)
+            .unwrap_or_else(|e| panic!("ledgerd did not start: {e}"))
     }
 
     /// Start, or return what ledgerd said when it refused to.
     pub fn try_start(data_dir: &Path, config: &Path, listen: &str) -> Result<Ledgerd, String> {
         let mut child = Command::new(bin("ledgerd"))
-            .args(["--config", config.to_str().unwrap(), "--data-dir", data_dir.to_str().unwrap(), "--listen", listen])
+            .args([
+                "--config",
+                config.to_str().unwrap(),
+                "--data-dir",
+                data_dir.to_str().unwrap(),
+                "--listen",
+                listen,
+            ])
             .env("RUST_LOG", "warn")
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -78,8 +93,17 @@ impl Ledgerd {
         });
         match rx.recv_timeout(Duration::from_secs(60)) {
             Ok(line) => {
-                let addr = line.split_whitespace().nth(3).expect("ledgerd listening on ADDR").to_string();
-                Ok(Ledgerd { child, addr, data_dir: data_dir.to_path_buf(), config: config.to_path_buf() })
+                let addr = line
+                    .split_whitespace()
+                    .nth(3)
+                    .expect("ledgerd listening on ADDR")
+                    .to_string();
+                Ok(Ledgerd {
+                    child,
+                    addr,
+                    data_dir: data_dir.to_path_buf(),
+                    config: config.to_path_buf(),
+                })
             }
             Err(_) => {
                 let _ = child.kill();
@@ -95,7 +119,9 @@ impl Ledgerd {
 
     /// SIGTERM and wait for a clean exit.
     pub fn stop(mut self) {
-        let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             if let Some(st) = self.child.try_wait().expect("wait") {
@@ -109,15 +135,24 @@ impl Ledgerd {
 
     /// kill -9.
     pub fn kill9(mut self) {
-        let _ = Command::new("kill").args(["-KILL", &self.child.id().to_string()]).status();
+        let _ = Command::new("kill")
+            .args(["-KILL", &self.child.id().to_string()])
+            .status();
         let _ = self.child.wait();
     }
 }
 
 /// Run ledgerctl; returns (exit code, stdout, stderr).
 pub fn ledgerctl(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(bin("ledgerctl")).args(args).output().expect("run ledgerctl");
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+    let out = Command::new(bin("ledgerctl"))
+        .args(args)
+        .output()
+        .expect("run ledgerctl");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
 }
 
 /// A table device spec.
@@ -146,10 +181,15 @@ pub async fn register(url: &str, op_seq: u64, specs: &[DeviceSpec]) -> Vec<Devic
     let mut envs = Vec::new();
     for (i, s) in specs.iter().enumerate() {
         let k = SigningKey::from_bytes(&[(i as u8).wrapping_add(0x40); 32]);
-        envs.push(op.sign(now_ms(), ledger_agent::signer::registration(s, &k.verifying_key())));
+        envs.push(op.sign(
+            now_ms(),
+            ledger_agent::signer::registration(s, &k.verifying_key()),
+        ));
         signers.push(DeviceSigner::new(&s.device_id, k, 1));
     }
-    let r = ledger_agent::submit_all(url, &envs, &Default::default()).await.expect("register");
+    let r = ledger_agent::submit_all(url, &envs, &Default::default())
+        .await
+        .expect("register");
     for x in &r {
         assert_eq!(x.status, v1::ReceiptStatus::Accepted as i32, "{x:?}");
     }
@@ -171,7 +211,9 @@ pub fn bet(t: &str, round: &str, n: u64) -> P {
 
 /// Submit on one stream and return the receipts.
 pub async fn submit(url: &str, envs: &[v1::Envelope]) -> Vec<v1::Receipt> {
-    ledger_agent::submit_all(url, envs, &Default::default()).await.expect("submit")
+    ledger_agent::submit_all(url, envs, &Default::default())
+        .await
+        .expect("submit")
 }
 
 pub fn st(r: &v1::Receipt) -> v1::ReceiptStatus {

@@ -6,13 +6,18 @@ use e2e::*;
 use ledger_core::proto as v1;
 
 /// A stopped ledger with a table's events; returns the index of the event carrying `marker`.
-async fn ledger_with_marker(dir: &std::path::Path, marker: &str) -> (std::path::PathBuf, std::path::PathBuf, u64) {
+async fn ledger_with_marker(
+    dir: &std::path::Path,
+    marker: &str,
+) -> (std::path::PathBuf, std::path::PathBuf, u64) {
     let cfg = write_config(dir, "");
     let data = dir.join("data");
     let l = Ledgerd::start(&data, &cfg, "127.0.0.1:0");
     let url = l.url();
     let mut t = register(&url, 1, &[table("table-1", "T1")]).await.remove(0);
-    let mut envs: Vec<v1::Envelope> = (1..=200).map(|n| t.sign(now_ms(), bet("T1", "r", n))).collect();
+    let mut envs: Vec<v1::Envelope> = (1..=200)
+        .map(|n| t.sign(now_ms(), bet("T1", "r", n)))
+        .collect();
     envs.push(t.sign(now_ms(), bet("T1", marker, 201)));
     envs.extend((202..=300).map(|n| t.sign(now_ms(), bet("T1", "r", n))));
     let r = submit(&url, &envs).await;
@@ -26,7 +31,13 @@ async fn a_changed_byte_in_an_export_is_found_at_its_index() {
     let dir = tempfile::tempdir().unwrap();
     let (_cfg, data, marked) = ledger_with_marker(dir.path(), "MARKER-EXPORT").await;
     let export = dir.path().join("export.jsonl");
-    let (code, out, err) = ledgerctl(&["export", "--data-dir", data.to_str().unwrap(), "--out", export.to_str().unwrap()]);
+    let (code, out, err) = ledgerctl(&[
+        "export",
+        "--data-dir",
+        data.to_str().unwrap(),
+        "--out",
+        export.to_str().unwrap(),
+    ]);
     assert_eq!(code, 0, "{out}{err}");
     let (code, out, err) = ledgerctl(&["verify", "--file", export.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
@@ -38,13 +49,19 @@ async fn a_changed_byte_in_an_export_is_found_at_its_index() {
     std::fs::write(&export, tampered).unwrap();
     let (code, out, err) = ledgerctl(&["verify", "--file", export.to_str().unwrap()]);
     assert_eq!(code, 1, "{out}{err}");
-    assert!(err.contains(&format!("first broken index {marked}")), "{err}");
+    assert!(
+        err.contains(&format!("first broken index {marked}")),
+        "{err}"
+    );
     // Truncation (the last entries and the end record removed) is found too.
     let lines: Vec<&str> = text.lines().collect();
     std::fs::write(&export, lines[..lines.len() - 3].join("\n") + "\n").unwrap();
     let (code, _, err) = ledgerctl(&["verify", "--file", export.to_str().unwrap()]);
     assert_eq!(code, 1);
-    assert!(err.contains("truncated") || err.contains("missing"), "{err}");
+    assert!(
+        err.contains("truncated") || err.contains("missing"),
+        "{err}"
+    );
 }
 
 #[tokio::test]
@@ -71,8 +88,16 @@ async fn a_changed_byte_in_the_data_dir_is_detected_and_ledgerd_refuses_it() {
     let (code, out, err) = ledgerctl(&["verify", "--data-dir", data.to_str().unwrap()]);
     assert_eq!(code, 1, "tampering must fail verification: {out}{err}");
     eprintln!("verify said: {}", err.lines().last().unwrap_or(""));
-    assert!(err.contains(&format!("first broken index {marked}")) || err.contains("cannot be read") || err.contains("entries missing"), "{err}");
+    assert!(
+        err.contains(&format!("first broken index {marked}"))
+            || err.contains("cannot be read")
+            || err.contains("entries missing"),
+        "{err}"
+    );
     // ledgerd does not serve it either.
     let started = Ledgerd::try_start(&data, &cfg, "127.0.0.1:0");
-    assert!(started.is_err(), "ledgerd must refuse a store that no longer matches its checkpoint");
+    assert!(
+        started.is_err(),
+        "ledgerd must refuse a store that no longer matches its checkpoint"
+    );
 }

@@ -42,9 +42,26 @@ fn build_chain(n: u64) -> Vec<v1::ChainEntry> {
         prev = e.entry_hash.as_slice().try_into().unwrap();
         out.push(e);
     };
-    let (b, s) = sign_ledger_record(&ledger, 0, Record::Genesis(v1::LedgerGenesis { ledger_id: "bench".into(), ledger_public_key: ledger.verifying_key().as_bytes().to_vec() }));
+    let (b, s) = sign_ledger_record(
+        &ledger,
+        0,
+        Record::Genesis(v1::LedgerGenesis {
+            ledger_id: "bench".into(),
+            ledger_public_key: ledger.verifying_key().as_bytes().to_vec(),
+        }),
+    );
     push(RecordKind::Ledger, b, s, &mut out);
-    let (b, s) = sign_ledger_record(&ledger, 0, Record::PrincipalsDeclared(v1::PrincipalsDeclared { principals: vec![v1::Principal { id: "op".into(), role: v1::PrincipalRole::Operator as i32, public_key: op.verifying_key().as_bytes().to_vec() }] }));
+    let (b, s) = sign_ledger_record(
+        &ledger,
+        0,
+        Record::PrincipalsDeclared(v1::PrincipalsDeclared {
+            principals: vec![v1::Principal {
+                id: "op".into(),
+                role: v1::PrincipalRole::Operator as i32,
+                public_key: op.verifying_key().as_bytes().to_vec(),
+            }],
+        }),
+    );
     push(RecordKind::Ledger, b, s, &mut out);
     let reg = v1::EventBody {
         device_id: "op".into(),
@@ -74,42 +91,60 @@ fn benches(c: &mut Criterion) {
     let sig = vec![7u8; 64];
     let mut g = c.benchmark_group("chain");
     g.throughput(Throughput::Elements(1));
-    g.bench_function("append: make_entry (record hash + entry hash, ~110 B body)", |bn| {
-        let mut prev = GENESIS_PREV_HASH;
-        let mut i = 0u64;
-        bn.iter_batched(
-            || b.clone(),
-            |body| {
-                let e = make_entry(&prev, i, 1, RecordKind::Event, body, sig.clone());
-                prev = e.entry_hash.as_slice().try_into().unwrap();
-                i += 1;
-                e
-            },
-            BatchSize::SmallInput,
-        )
-    });
+    g.bench_function(
+        "append: make_entry (record hash + entry hash, ~110 B body)",
+        |bn| {
+            let mut prev = GENESIS_PREV_HASH;
+            let mut i = 0u64;
+            bn.iter_batched(
+                || b.clone(),
+                |body| {
+                    let e = make_entry(&prev, i, 1, RecordKind::Event, body, sig.clone());
+                    prev = e.entry_hash.as_slice().try_into().unwrap();
+                    i += 1;
+                    e
+                },
+                BatchSize::SmallInput,
+            )
+        },
+    );
     let entries = build_chain(4096);
     g.throughput(Throughput::Elements(entries.len() as u64));
-    g.bench_function("verify: check_entry x4099 (hashes, link, decode, registry, sequence; no signatures)", |bn| {
-        bn.iter(|| {
-            let mut v = ChainVerifier::new(None);
-            let mut n = 0;
-            for e in &entries {
-                n += v.check_entry(e).unwrap().len();
-            }
-            n
-        })
-    });
+    g.bench_function(
+        "verify: check_entry x4099 (hashes, link, decode, registry, sequence; no signatures)",
+        |bn| {
+            bn.iter(|| {
+                let mut v = ChainVerifier::new(None);
+                let mut n = 0;
+                for e in &entries {
+                    n += v.check_entry(e).unwrap().len();
+                }
+                n
+            })
+        },
+    );
     let dev = SigningKey::from_bytes(&[3; 32]);
     let checks: Vec<SignatureCheck> = (1..=256u64)
         .map(|s| {
             let b = body(s);
-            SignatureCheck { message: signed_message(EVENT_DOMAIN, &b), signature: sign(&dev, EVENT_DOMAIN, &b), key: dev.verifying_key() }
+            SignatureCheck {
+                message: signed_message(EVENT_DOMAIN, &b),
+                signature: sign(&dev, EVENT_DOMAIN, &b),
+                key: dev.verifying_key(),
+            }
         })
         .collect();
     g.throughput(Throughput::Elements(256));
-    g.bench_function("verify: signatures, batch of 256 (verify_many)", |bn| bn.iter(|| assert!(verify_many(&checks).iter().all(|&x| x))));
-    g.bench_function("verify: signatures, 256 x verify_strict", |bn| bn.iter(|| checks.iter().all(|c| c.key.verify_strict(&c.message, &c.signature).is_ok())));
+    g.bench_function("verify: signatures, batch of 256 (verify_many)", |bn| {
+        bn.iter(|| assert!(verify_many(&checks).iter().all(|&x| x)))
+    });
+    g.bench_function("verify: signatures, 256 x verify_strict", |bn| {
+        bn.iter(|| {
+            checks
+                .iter()
+                .all(|c| c.key.verify_strict(&c.message, &c.signature).is_ok())
+        })
+    });
     g.finish();
 }
 

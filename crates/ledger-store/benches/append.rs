@@ -13,13 +13,24 @@ use prost::Message;
 const GROUP: u64 = 1024;
 
 fn env(key: &SigningKey, dev: &str, seq: u64, payload: P) -> v1::Envelope {
-    let body = v1::EventBody { device_id: dev.into(), sequence: seq, occurred_at_ms: 1_800_000_000_000, payload: Some(payload) }.encode_to_vec();
+    let body = v1::EventBody {
+        device_id: dev.into(),
+        sequence: seq,
+        occurred_at_ms: 1_800_000_000_000,
+        payload: Some(payload),
+    }
+    .encode_to_vec();
     let signature = sign(key, EVENT_DOMAIN, &body).to_bytes().to_vec();
     v1::Envelope { body, signature }
 }
 
 fn game(seq: u64) -> P {
-    P::GamePlayed(v1::GamePlayed { machine_id: "slot-01".into(), game_number: seq, wager_cents: 100, win_cents: 0 })
+    P::GamePlayed(v1::GamePlayed {
+        machine_id: "slot-01".into(),
+        game_number: seq,
+        wager_cents: 100,
+        win_cents: 0,
+    })
 }
 
 fn benches(c: &mut Criterion) {
@@ -28,7 +39,15 @@ fn benches(c: &mut Criterion) {
     let dev = SigningKey::from_bytes(&[2; 32]);
     let (store, mut a) = Store::open_writer(
         dir.path(),
-        &OpenConfig { cache_capacity_bytes: 256 << 20, ledger_id: "bench".into(), principals: vec![PrincipalConfig { id: "op".into(), role: SignerRole::Operator, key: op.verifying_key() }] },
+        &OpenConfig {
+            cache_capacity_bytes: 256 << 20,
+            ledger_id: "bench".into(),
+            principals: vec![PrincipalConfig {
+                id: "op".into(),
+                role: SignerRole::Operator,
+                key: op.verifying_key(),
+            }],
+        },
     )
     .unwrap();
     let reg = env(
@@ -52,28 +71,40 @@ fn benches(c: &mut Criterion) {
     a.apply(items, now).unwrap();
     let mut seq = 0u64;
     // Sign ahead: far more groups than criterion will need.
-    let signed: Vec<v1::Envelope> = (1..=GROUP * 400).map(|s| env(&dev, "slot-01", s, game(s))).collect();
+    let signed: Vec<v1::Envelope> = (1..=GROUP * 400)
+        .map(|s| env(&dev, "slot-01", s, game(s)))
+        .collect();
     let mut g = c.benchmark_group("store");
     g.throughput(Throughput::Elements(GROUP));
-    g.bench_function("append: apply a group of 1024 (decide, hash, one sled batch), no sync", |b| {
-        b.iter_batched(
-            || {
-                let start = seq as usize;
-                seq += GROUP;
-                let mut items: Vec<_> = signed[start..start + GROUP as usize].iter().cloned().map(|e| precheck(&store, e, 65536, &time, now)).collect();
-                verify_prechecked(&mut items);
-                items
-            },
-            |items| a.apply(items, now).unwrap(),
-            criterion::BatchSize::PerIteration,
-        )
-    });
+    g.bench_function(
+        "append: apply a group of 1024 (decide, hash, one sled batch), no sync",
+        |b| {
+            b.iter_batched(
+                || {
+                    let start = seq as usize;
+                    seq += GROUP;
+                    let mut items: Vec<_> = signed[start..start + GROUP as usize]
+                        .iter()
+                        .cloned()
+                        .map(|e| precheck(&store, e, 65536, &time, now))
+                        .collect();
+                    verify_prechecked(&mut items);
+                    items
+                },
+                |items| a.apply(items, now).unwrap(),
+                criterion::BatchSize::PerIteration,
+            )
+        },
+    );
     g.throughput(Throughput::Elements(1));
-    g.bench_function("durability: sync (sled flush + fsync of db) after one small write", |b| {
-        b.iter(|| {
-            store.sync().unwrap();
-        })
-    });
+    g.bench_function(
+        "durability: sync (sled flush + fsync of db) after one small write",
+        |b| {
+            b.iter(|| {
+                store.sync().unwrap();
+            })
+        },
+    );
     g.finish();
 }
 

@@ -17,7 +17,9 @@ use ledger_core::{GENESIS_PREV_HASH, Hash32, RecordKind, record_hash};
 use prost::Message;
 
 use crate::StoreError;
-use crate::store::{K_DERIVED, K_HEAD, Store, device_key, entry_key, finding_key, seq_key, u64_of};
+use crate::store::{
+    K_DERIVED, K_HEAD, SEQ_RUN_MAX, Store, device_key, entry_key, finding_key, seq_key, u64_of,
+};
 use v1::{ReceiptStatus as St, RejectReason as Why};
 
 /// An envelope that passed the order-independent checks.
@@ -170,7 +172,9 @@ pub struct Appender {
 /// An entry written in the current group, not yet visible in sled.
 struct Pending {
     entries: Vec<v1::ChainEntry>,
-    by_seq: HashMap<(String, u64), usize>,
+    /// Per device: the run of sequence numbers accepted in this group (first sequence, entry
+    /// indices as u64be), written as one `S` record per device per group.
+    runs: HashMap<String, (u64, Vec<u8>)>,
     batch: sled::Batch,
     dirty: HashSet<String>,
     findings: Vec<(Vec<u8>, u64)>,
@@ -265,7 +269,7 @@ impl Appender {
     fn begin(&self) -> Pending {
         Pending {
             entries: Vec::new(),
-            by_seq: HashMap::new(),
+            runs: HashMap::new(),
             batch: sled::Batch::default(),
             dirty: HashSet::new(),
             findings: Vec::new(),
@@ -275,6 +279,9 @@ impl Appender {
     fn commit(&mut self, mut p: Pending) -> Result<(), StoreError> {
         if p.entries.is_empty() {
             return Ok(());
+        }
+        for (dev, (first, idx)) in p.runs.drain() {
+            p.batch.insert(seq_key(&dev, first), idx);
         }
         for id in &p.dirty {
             if let Some(s) = self.signers.get(id) {
@@ -433,8 +440,13 @@ impl Appender {
         device: &str,
         seq: u64,
     ) -> Result<Option<v1::ChainEntry>, StoreError> {
-        if let Some(&i) = p.by_seq.get(&(device.to_string(), seq)) {
-            return Ok(Some(p.entries[i].clone()));
+        if let Some((first, idx)) = p.runs.get(device) {
+            if seq >= *first && ((seq - first) as usize) < idx.len() / 8 {
+                let o = (seq - first) as usize * 8;
+                let index = u64_of(&idx[o..]).unwrap_or_default();
+                let base = p.entries.first().map(|e| e.index).unwrap_or_default();
+                return Ok(p.entries.get((index - base) as usize).cloned());
+            }
         }
         match self.store.index_of(device, seq)? {
             None => Ok(None),
@@ -532,8 +544,20 @@ impl Appender {
         }
         let payload = r.event.payload;
         let (index, hash) = self.push(p, received_at, RecordKind::Event, r.body, r.signature);
-        p.batch.insert(seq_key(dev, seq), &index.to_be_bytes());
-        p.by_seq.insert((dev.to_string(), seq), p.entries.len() - 1);
+        match p.runs.get_mut(dev) {
+            Some((first, idx)) if idx.len() / 8 < SEQ_RUN_MAX => {
+                debug_assert_eq!(*first + (idx.len() / 8) as u64, seq);
+                idx.extend_from_slice(&index.to_be_bytes());
+            }
+            Some(run) => {
+                let (first, idx) = std::mem::replace(run, (seq, index.to_be_bytes().to_vec()));
+                p.batch.insert(seq_key(dev, first), idx);
+            }
+            None => {
+                p.runs
+                    .insert(dev.to_string(), (seq, index.to_be_bytes().to_vec()));
+            }
+        }
         let dev = dev.to_string();
         if let Some(s) = self.signers.get_mut(&dev) {
             s.last_sequence = seq;

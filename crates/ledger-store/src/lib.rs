@@ -6,7 +6,7 @@
 //! | key | value |
 //! |---|---|
 //! | `E` u64be index | `ChainEntry` (prost) |
-//! | `S` u8 len, device id, u64be sequence | u64be index of that event (derived) |
+//! | `S` u8 len, device id, u64be first sequence | a run of consecutive sequences: the u64be entry index of each (derived; one record per device per group) |
 //! | `D` device id | `DeviceInfo` (prost): key, kind, registration, last sequence (derived) |
 //! | `F` u8 len, device id, u64be sequence, record hash | u64be index of the security finding (derived) |
 //! | `C` u64be number | `Checkpoint` (prost); mirrored to `checkpoints.log` |

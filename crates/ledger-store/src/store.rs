@@ -35,6 +35,10 @@ pub(crate) fn entry_key(index: u64) -> [u8; 9] {
     k
 }
 
+/// Most sequence numbers in one `S` run record (keeps values far below sled's blob threshold).
+pub(crate) const SEQ_RUN_MAX: usize = 2048;
+
+/// Key of the `S` run record of `device` starting at sequence `seq`.
 pub(crate) fn seq_key(device: &str, seq: u64) -> Vec<u8> {
     let mut k = Vec::with_capacity(2 + device.len() + 8);
     k.push(P_SEQ);
@@ -307,25 +311,61 @@ impl Store {
         device: &str,
         from_seq: u64,
     ) -> impl Iterator<Item = Result<v1::ChainEntry, StoreError>> + '_ {
-        let start = seq_key(device, from_seq.max(1));
-        let end = seq_key(device, u64::MAX);
-        self.tree.range(start..=end).map(move |r| {
-            let (_, v) = r?;
-            let index =
-                u64_of(&v).ok_or_else(|| StoreError::Corrupt("bad sequence index value".into()))?;
-            self.entry(index)?.ok_or(StoreError::CorruptEntry {
-                index,
-                detail: "indexed entry is missing".into(),
+        let from_seq = from_seq.max(1);
+        let start = match self.run_containing(device, from_seq) {
+            Ok(Some((first, _))) => first,
+            _ => from_seq,
+        };
+        self.tree
+            .range(seq_key(device, start)..=seq_key(device, u64::MAX))
+            .flat_map(move |r| -> Vec<Result<u64, StoreError>> {
+                match r {
+                    Err(e) => vec![Err(e.into())],
+                    Ok((k, v)) => {
+                        let first = u64_of(&k[k.len() - 8..]).unwrap_or_default();
+                        (0..v.len() / 8)
+                            .filter(|o| first + *o as u64 >= from_seq)
+                            .map(|o| {
+                                u64_of(&v[o * 8..])
+                                    .ok_or_else(|| StoreError::Corrupt("bad sequence run".into()))
+                            })
+                            .collect()
+                    }
+                }
             })
-        })
+            .map(move |i| {
+                let index = i?;
+                self.entry(index)?.ok_or(StoreError::CorruptEntry {
+                    index,
+                    detail: "indexed entry is missing".into(),
+                })
+            })
+    }
+
+    /// The `S` run holding `device`'s sequence `seq`: (first sequence, indices).
+    fn run_containing(
+        &self,
+        device: &str,
+        seq: u64,
+    ) -> Result<Option<(u64, sled::IVec)>, StoreError> {
+        let Some(r) = self
+            .tree
+            .range(seq_key(device, 0)..=seq_key(device, seq))
+            .next_back()
+        else {
+            return Ok(None);
+        };
+        let (k, v) = r?;
+        let first = u64_of(&k[k.len() - 8..])
+            .ok_or_else(|| StoreError::Corrupt("bad sequence run key".into()))?;
+        Ok(((seq - first) < (v.len() / 8) as u64).then_some((first, v)))
     }
 
     /// Index of a device's event with this sequence number.
     pub fn index_of(&self, device: &str, seq: u64) -> Result<Option<u64>, StoreError> {
         Ok(self
-            .tree
-            .get(seq_key(device, seq))?
-            .and_then(|v| u64_of(&v)))
+            .run_containing(device, seq)?
+            .and_then(|(first, v)| u64_of(&v[(seq - first) as usize * 8..])))
     }
 
     /// A signer (registered device or principal).
@@ -604,6 +644,7 @@ impl Store {
         self.tree.apply_batch(removals)?;
         let mut v = ChainVerifier::new(None);
         let mut batch = sled::Batch::default();
+        let mut runs: HashMap<String, (u64, Vec<u8>)> = HashMap::new();
         let mut n = 0u64;
         let mut last = None;
         for e in self.entries(0, u64::MAX) {
@@ -620,7 +661,22 @@ impl Store {
                             detail: x.to_string(),
                         }
                     })?;
-                    batch.insert(seq_key(&b.device_id, b.sequence), &e.index.to_be_bytes());
+                    match runs.get_mut(&b.device_id) {
+                        Some((first, idx))
+                            if *first + (idx.len() / 8) as u64 == b.sequence
+                                && idx.len() / 8 < SEQ_RUN_MAX =>
+                        {
+                            idx.extend_from_slice(&e.index.to_be_bytes())
+                        }
+                        _ => {
+                            if let Some((first, idx)) = runs.insert(
+                                b.device_id.clone(),
+                                (b.sequence, e.index.to_be_bytes().to_vec()),
+                            ) {
+                                batch.insert(seq_key(&b.device_id, first), idx);
+                            }
+                        }
+                    }
                 }
                 _ => {
                     if let Ok(r) = ledger_core::record::decode_ledger_record(&e.body) {
@@ -645,6 +701,9 @@ impl Store {
             if n.is_multiple_of(10_000) {
                 self.tree.apply_batch(std::mem::take(&mut batch))?;
             }
+        }
+        for (dev, (first, idx)) in runs {
+            batch.insert(seq_key(&dev, first), idx);
         }
         for s in v.signers() {
             batch.insert(device_key(&s.id), s.to_proto().encode_to_vec());

@@ -360,14 +360,23 @@ fn an_entry_rewritten_through_sled_is_found_at_its_index() {
         for index in [10u64, i + 1] {
             let mut e = store.entry(index).unwrap().unwrap();
             e.body[6] ^= 1;
-            store.tree.insert(crate::store::entry_key(index), e.encode_to_vec()).unwrap();
+            store
+                .tree
+                .insert(crate::store::entry_key(index), e.encode_to_vec())
+                .unwrap();
             let mut v = ChainVerifier::new(None);
-            let err = store.entries(0, u64::MAX).map(|e| v.check_entry(&e.unwrap()).map(|_| ())).find_map(|r| r.err()).unwrap();
+            let err = store
+                .entries(0, u64::MAX)
+                .map(|e| v.check_entry(&e.unwrap()).map(|_| ()))
+                .find_map(|r| r.err())
+                .unwrap();
             assert_eq!(err.index, Some(10), "the first broken index: {err}");
         }
         store.sync().unwrap();
     }
     // The entry after the last checkpoint was rewritten: startup refuses to serve.
-    let err = Store::open_writer(dir.path(), &cfg(&op)).err().expect("refused");
+    let err = Store::open_writer(dir.path(), &cfg(&op))
+        .err()
+        .expect("refused");
     assert!(err.to_string().contains("entry 23"), "{err}");
 }

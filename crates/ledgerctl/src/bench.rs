@@ -47,6 +47,10 @@ pub struct Args {
     /// Embedded ledger: the group size (ingest.max_batch).
     #[arg(long, default_value_t = 2048)]
     pub max_batch: usize,
+    /// Embedded ledger: keep its data in DIR (must not exist yet) instead of a temporary
+    /// directory that is deleted afterwards (e.g. to time `ledgerctl verify` on a big ledger).
+    #[arg(long, value_name = "DIR", conflicts_with = "server")]
+    pub data_dir: Option<PathBuf>,
 }
 
 struct Run {
@@ -109,11 +113,15 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
         }
         None => {
             let op = ledger_agent::keys::generate();
-            let tmp = std::env::temp_dir().join(format!(
-                "ledger-bench-{}-{}",
-                std::process::id(),
-                chrono::Utc::now().timestamp_millis()
-            ));
+            let tmp = match &a.data_dir {
+                Some(d) if d.exists() => bail!("--data-dir {} already exists", d.display()),
+                Some(d) => d.clone(),
+                None => std::env::temp_dir().join(format!(
+                    "ledger-bench-{}-{}",
+                    std::process::id(),
+                    chrono::Utc::now().timestamp_millis()
+                )),
+            };
             let mut cfg = ledgerd::Config {
                 listen: "127.0.0.1:0".parse()?,
                 ..Default::default()
@@ -161,7 +169,7 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
     if let Some(s) = server {
         s.stop().await?;
     }
-    if let Some(t) = tmp {
+    if let (Some(t), None) = (tmp, &a.data_dir) {
         let _ = std::fs::remove_dir_all(t);
     }
     Ok(0)
