@@ -483,3 +483,109 @@ impl ChainVerifier {
         self.signers.get(id).map(|s| s.role)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{make_entry, sign_checkpoint, sign_ledger_record};
+    use crate::signing::{sign, verify_many};
+    use ed25519_dalek::SigningKey;
+    use ledger_proto::v1::event_body::Payload as P;
+    use proptest::prelude::*;
+    use prost::Message;
+
+    fn event(key: &SigningKey, dev: &str, seq: u64, payload: P) -> (Vec<u8>, Vec<u8>) {
+        let body = v1::EventBody { device_id: dev.into(), sequence: seq, occurred_at_ms: 1_800_000_000_000, payload: Some(payload) }.encode_to_vec();
+        let sig = sign(key, EVENT_DOMAIN, &body).to_bytes().to_vec();
+        (body, sig)
+    }
+
+    /// genesis, principals, a registration, three bets; and a checkpoint of the last entry.
+    fn small_chain() -> (Vec<v1::ChainEntry>, v1::Checkpoint) {
+        let ledger = SigningKey::from_bytes(&[1; 32]);
+        let op = SigningKey::from_bytes(&[2; 32]);
+        let dev = SigningKey::from_bytes(&[3; 32]);
+        let mut recs = vec![
+            (RecordKind::Ledger, sign_ledger_record(&ledger, 1, Record::Genesis(v1::LedgerGenesis { ledger_id: "t".into(), ledger_public_key: ledger.verifying_key().as_bytes().to_vec() }))),
+            (
+                RecordKind::Ledger,
+                sign_ledger_record(&ledger, 1, Record::PrincipalsDeclared(v1::PrincipalsDeclared { principals: vec![v1::Principal { id: "op".into(), role: 1, public_key: op.verifying_key().as_bytes().to_vec() }] })),
+            ),
+            (
+                RecordKind::Event,
+                event(&op, "op", 1, P::DeviceRegistered(v1::DeviceRegistered { device_id: "t1".into(), public_key: dev.verifying_key().as_bytes().to_vec(), kind: 1, casino_id: "c".into(), ..Default::default() })),
+            ),
+        ];
+        for s in 1..=3 {
+            let bet = P::BetPlaced(v1::BetPlaced { table_id: "T".into(), round_id: "r".into(), bet_id: format!("b{s}"), bet_type: "red".into(), amount_cents: 100, ..Default::default() });
+            recs.push((RecordKind::Event, event(&dev, "t1", s, bet)));
+        }
+        let mut prev = GENESIS_PREV_HASH;
+        let mut out = Vec::new();
+        for (i, (kind, (body, sig))) in recs.into_iter().enumerate() {
+            let e = make_entry(&prev, i as u64, 1000 + i as i64, kind, body, sig);
+            prev = e.entry_hash.as_slice().try_into().unwrap();
+            out.push(e);
+        }
+        let cp = sign_checkpoint(&ledger, 1, 5, &prev, 2000, "test");
+        (out, cp)
+    }
+
+    fn run(entries: &[v1::ChainEntry], cp: &v1::Checkpoint) -> Result<Summary, VerifyError> {
+        let mut v = ChainVerifier::new(None);
+        v.add_checkpoint(cp)?;
+        let mut pending = Vec::new();
+        let mut structural = None;
+        for e in entries {
+            match v.check_entry(e) {
+                Ok(p) => pending.extend(p),
+                Err(err) => {
+                    structural = Some(err);
+                    break;
+                }
+            }
+        }
+        let ok = verify_many(&pending.iter().map(|p| p.check.clone()).collect::<Vec<_>>());
+        let sig = pending.iter().zip(ok).find(|(_, ok)| !ok).map(|(p, _)| VerifyError::at(p.index, p.what));
+        match (structural, sig) {
+            (Some(a), Some(b)) => Err(if b.index < a.index { b } else { a }),
+            (Some(a), None) | (None, Some(a)) => Err(a),
+            (None, None) => v.finish(),
+        }
+    }
+
+    #[test]
+    fn a_clean_chain_verifies() {
+        let (entries, cp) = small_chain();
+        let s = run(&entries, &cp).unwrap();
+        assert_eq!((s.entries, s.events, s.checkpoints, s.signers), (6, 4, 1, 2));
+    }
+
+    #[test]
+    fn missing_entries_behind_a_checkpoint_are_found() {
+        let (entries, cp) = small_chain();
+        let e = run(&entries[..4], &cp).unwrap_err();
+        assert_eq!(e.index, Some(4), "{e}");
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        /// Any single changed byte, in any field of any entry, is found at that entry's index
+        /// (or, for a changed index field, no later).
+        #[test]
+        fn any_changed_byte_is_found_at_its_index(entry in 0usize..6, field in 0usize..5, pos in any::<usize>(), bit in 0u8..8) {
+            let (mut entries, cp) = small_chain();
+            let e = &mut entries[entry];
+            let flip = |b: &mut Vec<u8>| { let n = b.len(); b[pos % n] ^= 1 << bit; };
+            match field {
+                0 => flip(&mut e.body),
+                1 => flip(&mut e.signature),
+                2 => flip(&mut e.prev_hash),
+                3 => flip(&mut e.entry_hash),
+                _ => e.received_at_ms ^= 1 << bit,
+            }
+            let err = run(&entries, &cp).unwrap_err();
+            prop_assert_eq!(err.index, Some(entry as u64), "{}", err);
+        }
+    }
+}
