@@ -495,7 +495,13 @@ mod tests {
     use prost::Message;
 
     fn event(key: &SigningKey, dev: &str, seq: u64, payload: P) -> (Vec<u8>, Vec<u8>) {
-        let body = v1::EventBody { device_id: dev.into(), sequence: seq, occurred_at_ms: 1_800_000_000_000, payload: Some(payload) }.encode_to_vec();
+        let body = v1::EventBody {
+            device_id: dev.into(),
+            sequence: seq,
+            occurred_at_ms: 1_800_000_000_000,
+            payload: Some(payload),
+        }
+        .encode_to_vec();
         let sig = sign(key, EVENT_DOMAIN, &body).to_bytes().to_vec();
         (body, sig)
     }
@@ -506,18 +512,56 @@ mod tests {
         let op = SigningKey::from_bytes(&[2; 32]);
         let dev = SigningKey::from_bytes(&[3; 32]);
         let mut recs = vec![
-            (RecordKind::Ledger, sign_ledger_record(&ledger, 1, Record::Genesis(v1::LedgerGenesis { ledger_id: "t".into(), ledger_public_key: ledger.verifying_key().as_bytes().to_vec() }))),
             (
                 RecordKind::Ledger,
-                sign_ledger_record(&ledger, 1, Record::PrincipalsDeclared(v1::PrincipalsDeclared { principals: vec![v1::Principal { id: "op".into(), role: 1, public_key: op.verifying_key().as_bytes().to_vec() }] })),
+                sign_ledger_record(
+                    &ledger,
+                    1,
+                    Record::Genesis(v1::LedgerGenesis {
+                        ledger_id: "t".into(),
+                        ledger_public_key: ledger.verifying_key().as_bytes().to_vec(),
+                    }),
+                ),
+            ),
+            (
+                RecordKind::Ledger,
+                sign_ledger_record(
+                    &ledger,
+                    1,
+                    Record::PrincipalsDeclared(v1::PrincipalsDeclared {
+                        principals: vec![v1::Principal {
+                            id: "op".into(),
+                            role: 1,
+                            public_key: op.verifying_key().as_bytes().to_vec(),
+                        }],
+                    }),
+                ),
             ),
             (
                 RecordKind::Event,
-                event(&op, "op", 1, P::DeviceRegistered(v1::DeviceRegistered { device_id: "t1".into(), public_key: dev.verifying_key().as_bytes().to_vec(), kind: 1, casino_id: "c".into(), ..Default::default() })),
+                event(
+                    &op,
+                    "op",
+                    1,
+                    P::DeviceRegistered(v1::DeviceRegistered {
+                        device_id: "t1".into(),
+                        public_key: dev.verifying_key().as_bytes().to_vec(),
+                        kind: 1,
+                        casino_id: "c".into(),
+                        ..Default::default()
+                    }),
+                ),
             ),
         ];
         for s in 1..=3 {
-            let bet = P::BetPlaced(v1::BetPlaced { table_id: "T".into(), round_id: "r".into(), bet_id: format!("b{s}"), bet_type: "red".into(), amount_cents: 100, ..Default::default() });
+            let bet = P::BetPlaced(v1::BetPlaced {
+                table_id: "T".into(),
+                round_id: "r".into(),
+                bet_id: format!("b{s}"),
+                bet_type: "red".into(),
+                amount_cents: 100,
+                ..Default::default()
+            });
             recs.push((RecordKind::Event, event(&dev, "t1", s, bet)));
         }
         let mut prev = GENESIS_PREV_HASH;
@@ -546,7 +590,11 @@ mod tests {
             }
         }
         let ok = verify_many(&pending.iter().map(|p| p.check.clone()).collect::<Vec<_>>());
-        let sig = pending.iter().zip(ok).find(|(_, ok)| !ok).map(|(p, _)| VerifyError::at(p.index, p.what));
+        let sig = pending
+            .iter()
+            .zip(ok)
+            .find(|(_, ok)| !ok)
+            .map(|(p, _)| VerifyError::at(p.index, p.what));
         match (structural, sig) {
             (Some(a), Some(b)) => Err(if b.index < a.index { b } else { a }),
             (Some(a), None) | (None, Some(a)) => Err(a),
@@ -558,7 +606,10 @@ mod tests {
     fn a_clean_chain_verifies() {
         let (entries, cp) = small_chain();
         let s = run(&entries, &cp).unwrap();
-        assert_eq!((s.entries, s.events, s.checkpoints, s.signers), (6, 4, 1, 2));
+        assert_eq!(
+            (s.entries, s.events, s.checkpoints, s.signers),
+            (6, 4, 1, 2)
+        );
     }
 
     #[test]

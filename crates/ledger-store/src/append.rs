@@ -245,7 +245,6 @@ impl Appender {
         let (index, prev) = self.next();
         let e = make_entry(&prev, index, received_at_ms, kind, body, signature);
         let hash: Hash32 = e.entry_hash.as_slice().try_into().unwrap_or_default();
-        p.batch.insert(&entry_key(index), e.encode_to_vec());
         p.entries.push(e);
         self.head = Some((index, hash));
         (index, hash)
@@ -279,6 +278,9 @@ impl Appender {
     fn commit(&mut self, mut p: Pending) -> Result<(), StoreError> {
         if p.entries.is_empty() {
             return Ok(());
+        }
+        for (first, chunk) in crate::store::encode_chunks(&p.entries) {
+            p.batch.insert(&entry_key(first), chunk);
         }
         for (dev, (first, idx)) in p.runs.drain() {
             p.batch.insert(seq_key(&dev, first), idx);

@@ -5,7 +5,7 @@
 //!
 //! | key | value |
 //! |---|---|
-//! | `E` u64be index | `ChainEntry` (prost) |
+//! | `E` u64be first index | a chunk of consecutive entries of one group: `u32be len, ChainEntry (prost)`, ... (≤ 256 entries, ≤ 64 KiB) |
 //! | `S` u8 len, device id, u64be first sequence | a run of consecutive sequences: the u64be entry index of each (derived; one record per device per group) |
 //! | `D` device id | `DeviceInfo` (prost): key, kind, registration, last sequence (derived) |
 //! | `F` u8 len, device id, u64be sequence, record hash | u64be index of the security finding (derived) |

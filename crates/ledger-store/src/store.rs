@@ -29,6 +29,62 @@ pub(crate) const P_CHECKPOINT: u8 = b'C';
 pub(crate) const K_HEAD: &[u8] = b"Mhead";
 pub(crate) const K_DERIVED: &[u8] = b"Mderived";
 
+/// Most entries in one `E` chunk record.
+pub(crate) const CHUNK_MAX_ENTRIES: usize = 256;
+/// Most bytes in one `E` chunk record (sled writes values above about 128 KiB to blob files that
+/// it never fsyncs; stay far below).
+pub(crate) const CHUNK_MAX_BYTES: usize = 64 * 1024;
+
+/// Encode consecutive entries into chunk records: `(first index, u32be len || ChainEntry, ...)`.
+/// A chunk never spans two groups, so a group is written with one record per 256 entries.
+pub(crate) fn encode_chunks(entries: &[v1::ChainEntry]) -> Vec<(u64, Vec<u8>)> {
+    let mut out: Vec<(u64, Vec<u8>)> = Vec::new();
+    let mut count = 0;
+    for e in entries {
+        let len = e.encoded_len();
+        let fits = matches!(out.last(), Some((_, c)) if count < CHUNK_MAX_ENTRIES && c.len() + 4 + len <= CHUNK_MAX_BYTES);
+        if !fits {
+            out.push((
+                e.index,
+                Vec::with_capacity((len + 4) * entries.len().min(CHUNK_MAX_ENTRIES)),
+            ));
+            count = 0;
+        }
+        let (_, c) = out.last_mut().expect("a chunk was just pushed");
+        c.extend_from_slice(&(len as u32).to_be_bytes());
+        e.encode(c).expect("a Vec grows as needed");
+        count += 1;
+    }
+    out
+}
+
+/// The entries of a chunk whose key says it starts at `first`.
+pub(crate) fn decode_chunk(first: u64, mut v: &[u8]) -> Result<Vec<v1::ChainEntry>, StoreError> {
+    let mut out = Vec::new();
+    while !v.is_empty() {
+        let index = first + out.len() as u64;
+        let bad = |detail: String| StoreError::CorruptEntry { index, detail };
+        if v.len() < 4 {
+            return Err(bad("truncated chunk".into()));
+        }
+        let len = u32::from_be_bytes(v[..4].try_into().expect("4 bytes")) as usize;
+        let body = v
+            .get(4..4 + len)
+            .ok_or_else(|| bad("truncated chunk".into()))?;
+        let e = v1::ChainEntry::decode(body).map_err(|e| bad(format!("undecodable entry: {e}")))?;
+        if e.index != index {
+            return Err(bad(format!(
+                "entry stored as {index} claims index {}",
+                e.index
+            )));
+        }
+        out.push(e);
+        v = &v[4 + len..];
+    }
+    Ok(out)
+}
+
+/// Key of the `E` chunk record whose first entry is `index`.
 pub(crate) fn entry_key(index: u64) -> [u8; 9] {
     let mut k = [P_ENTRY; 9];
     k[1..].copy_from_slice(&index.to_be_bytes());
@@ -257,51 +313,67 @@ impl Store {
 
     /// One entry.
     pub fn entry(&self, index: u64) -> Result<Option<v1::ChainEntry>, StoreError> {
-        match self.tree.get(entry_key(index))? {
-            None => Ok(None),
-            Some(v) => {
-                v1::ChainEntry::decode(v.as_ref())
-                    .map(Some)
-                    .map_err(|e| StoreError::CorruptEntry {
-                        index,
-                        detail: format!("undecodable entry: {e}"),
-                    })
-            }
-        }
+        let Some(r) = self.tree.range(entry_key(0)..=entry_key(index)).next_back() else {
+            return Ok(None);
+        };
+        let (k, v) = r.map_err(|e| StoreError::CorruptEntry {
+            index,
+            detail: format!("sled cannot read it: {e}"),
+        })?;
+        let first = u64_of(&k[1..]).unwrap_or(u64::MAX);
+        let mut chunk = decode_chunk(first, &v)?;
+        let pos = (index - first) as usize;
+        Ok(if pos < chunk.len() {
+            Some(chunk.swap_remove(pos))
+        } else {
+            None
+        })
     }
 
     /// Entries from `from` (inclusive) to `to` (inclusive), in order. Each item is an entry, or the
-    /// error that stopped the reading (with the index where known).
+    /// error that stopped the reading (with the index where known). Holds one chunk (at most 256
+    /// entries) in memory at a time.
     pub fn entries(
         &self,
         from: u64,
         to: u64,
     ) -> impl Iterator<Item = Result<v1::ChainEntry, StoreError>> + '_ {
-        let mut expected = from;
+        // Start at the chunk holding `from`.
+        let start = match self.tree.range(entry_key(0)..=entry_key(from)).next_back() {
+            Some(Ok((k, _))) => u64_of(&k[1..]).unwrap_or(from),
+            _ => from,
+        };
+        let mut expected = start;
+        let mut failed = false;
+        let end = to.max(start);
         self.tree
-            .range(entry_key(from)..=entry_key(to))
-            .map(move |r| {
-                let (k, v) = r.map_err(|e| StoreError::CorruptEntry {
-                    index: expected,
-                    detail: format!("sled cannot read it: {e}"),
-                })?;
-                let index = u64_of(&k[1..]).unwrap_or(u64::MAX);
-                let e =
-                    v1::ChainEntry::decode(v.as_ref()).map_err(|e| StoreError::CorruptEntry {
-                        index,
-                        detail: format!("undecodable entry: {e}"),
-                    })?;
-                if e.index != index {
-                    return Err(StoreError::CorruptEntry {
-                        index,
-                        detail: format!(
-                            "entry stored under index {index} claims index {}",
-                            e.index
-                        ),
-                    });
+            .range(entry_key(start)..=entry_key(end))
+            .flat_map(move |r| -> Vec<Result<v1::ChainEntry, StoreError>> {
+                if failed {
+                    return Vec::new();
                 }
-                expected = index + 1;
-                Ok(e)
+                let chunk = r
+                    .map_err(|e| StoreError::CorruptEntry { index: expected, detail: format!("sled cannot read it: {e}") })
+                    .and_then(|(k, v)| {
+                        let first = u64_of(&k[1..]).unwrap_or(u64::MAX);
+                        if first != expected {
+                            return Err(StoreError::CorruptEntry {
+                                index: expected,
+                                detail: format!("the next stored chunk starts at entry {first} (entries missing)"),
+                            });
+                        }
+                        decode_chunk(first, &v)
+                    });
+                match chunk {
+                    Ok(es) => {
+                        expected += es.len() as u64;
+                        es.into_iter().filter(|e| e.index >= from && e.index <= to).map(Ok).collect()
+                    }
+                    Err(e) => {
+                        failed = true;
+                        vec![Err(e)]
+                    }
+                }
             })
     }
 

@@ -360,10 +360,18 @@ fn an_entry_rewritten_through_sled_is_found_at_its_index() {
         for index in [10u64, i + 1] {
             let mut e = store.entry(index).unwrap().unwrap();
             e.body[6] ^= 1;
-            store
+            // Rewrite the chunk holding it, through sled (valid sled checksums).
+            let (k, v) = store
                 .tree
-                .insert(crate::store::entry_key(index), e.encode_to_vec())
+                .range(crate::store::entry_key(0)..=crate::store::entry_key(index))
+                .next_back()
+                .unwrap()
                 .unwrap();
+            let first = crate::store::u64_of(&k[1..]).unwrap();
+            let mut chunk = crate::store::decode_chunk(first, &v).unwrap();
+            chunk[(index - first) as usize] = e;
+            let (_, bytes) = crate::store::encode_chunks(&chunk).remove(0);
+            store.tree.insert(k, bytes).unwrap();
             let mut v = ChainVerifier::new(None);
             let err = store
                 .entries(0, u64::MAX)
