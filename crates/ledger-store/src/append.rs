@@ -13,7 +13,7 @@ use ledger_core::proto::{self as v1, ledger_record_body::Record};
 use ledger_core::record::{make_entry, sign_ledger_record};
 use ledger_core::signers::{Signer, authorize, check_registration, check_revocation};
 use ledger_core::signing::{EVENT_DOMAIN, SignatureCheck, signed_message, verify_many};
-use ledger_core::{GENESIS_PREV_HASH, Hash32, RecordKind, record_hash};
+use ledger_core::{GENESIS_PREV_HASH, Hash32, RecordKind};
 use prost::Message;
 
 use crate::StoreError;
@@ -601,8 +601,7 @@ impl Appender {
         received_at: i64,
     ) -> Result<v1::Receipt, StoreError> {
         let (dev, seq) = (r.event.device_id.clone(), r.event.sequence);
-        let rh = record_hash(RecordKind::Event, &r.body, &r.signature);
-        let fkey = finding_key(&dev, seq, &rh);
+        let fkey = finding_key(&dev, seq);
         let existing = match p.batch_finding(&fkey) {
             Some(i) => Some(i),
             None => self.store.tree.get(&fkey)?.and_then(|v| u64_of(&v)),

@@ -8,7 +8,7 @@
 //! | `E` u64be first index | a chunk of consecutive entries of one group: `u32be len, ChainEntry (prost)`, ... (≤ 256 entries, ≤ 64 KiB) |
 //! | `S` u8 len, device id, u64be first sequence | a run of consecutive sequences: the u64be entry index of each (derived; one record per device per group) |
 //! | `D` device id | `DeviceInfo` (prost): key, kind, registration, last sequence (derived) |
-//! | `F` u8 len, device id, u64be sequence, record hash | u64be index of the security finding (derived) |
+//! | `F` u8 len, device id, u64be sequence | u64be index of the security finding about it (one per device and sequence; derived) |
 //! | `C` u64be number | `Checkpoint` (prost); mirrored to `checkpoints.log` |
 //! | `M` `head` | u64be index + 32-byte hash of the last entry |
 //! | `M` `derived` | u64be index up to which the derived state is built |

@@ -111,10 +111,12 @@ pub(crate) fn device_key(device: &str) -> Vec<u8> {
     k
 }
 
-pub(crate) fn finding_key(device: &str, seq: u64, record_hash: &Hash32) -> Vec<u8> {
+/// Key of the security finding about `device`'s sequence `seq`. One finding per (device,
+/// sequence): the first conflicting envelope is the evidence; later ones for the same sequence
+/// get the same finding's receipt, so a stolen key cannot flood the chain with findings.
+pub(crate) fn finding_key(device: &str, seq: u64) -> Vec<u8> {
     let mut k = seq_key(device, seq);
     k[0] = P_FINDING;
-    k.extend_from_slice(record_hash);
     k
 }
 
@@ -753,17 +755,7 @@ impl Store {
                 _ => {
                     if let Ok(r) = ledger_core::record::decode_ledger_record(&e.body) {
                         if let Some(v1::ledger_record_body::Record::SecurityFinding(f)) = r.record {
-                            if let Some(env) = f.conflicting {
-                                let rh = ledger_core::record_hash(
-                                    ledger_core::RecordKind::Event,
-                                    &env.body,
-                                    &env.signature,
-                                );
-                                batch.insert(
-                                    finding_key(&f.device_id, f.sequence, &rh),
-                                    &e.index.to_be_bytes(),
-                                );
-                            }
+                            batch.insert(finding_key(&f.device_id, f.sequence), &e.index.to_be_bytes());
                         }
                     }
                 }
