@@ -24,6 +24,7 @@ pub mod config;
 pub mod engine;
 pub mod game;
 pub mod round;
+pub mod sim;
 
 pub use adjudication::{
     Adjudication, BetOutcome, Confidence, Discrepancy, HouseTake, JackpotAccount, JackpotWin, Note,
@@ -36,6 +37,7 @@ pub use game::GameId;
 pub use round::{
     Bet, Decision, Direction, EventKind, Recipient, ReportedNet, Round, RoundEvent, Settlement,
 };
+pub use sim::{MistakeSpec, SimError, SimRng, Simulate, honest_settlement};
 
 /// Money in integer euro cents. Signed: a net result is negative on a loss.
 pub type Cents = i64;
