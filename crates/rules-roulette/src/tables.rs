@@ -302,9 +302,9 @@ mod tests {
         assert_eq!(RED_MASK.count_ones(), 18);
         assert_eq!(BLACK_MASK.count_ones(), 18);
         assert_eq!(RED_MASK & 1, 0);
-        for i in 1..37 {
-            let red = RED_MASK & (1 << FRENCH_ORDER[i]) != 0;
-            assert_eq!(red, i % 2 == 1, "pocket {}", FRENCH_ORDER[i]);
+        for (i, n) in FRENCH_ORDER.iter().enumerate().skip(1) {
+            let red = RED_MASK & (1 << n) != 0;
+            assert_eq!(red, i % 2 == 1, "pocket {n}");
         }
     }
 
