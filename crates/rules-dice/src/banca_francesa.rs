@@ -147,9 +147,19 @@ pub(crate) fn configure(table: &TableConfig) -> Result<Configured<BancaConfig>, 
     let mut limits = [(table.min_bet_cents, table.max_bet_cents); 3];
     for (i, l) in table.limits.iter().enumerate() {
         let Some(k) = CHANCES.iter().position(|c| *c == l.chance) else {
-            return Err(ConfigError::field(&format!("limits[{i}]"), format!("chance `{}` is not aces, small or big", l.chance.chars().take(40).collect::<String>())));
+            return Err(ConfigError::field(
+                &format!("limits[{i}]"),
+                format!(
+                    "chance `{}` is not aces, small or big",
+                    l.chance.chars().take(40).collect::<String>()
+                ),
+            ));
         };
-        let ChanceLimit { min_cents, max_cents, .. } = l;
+        let ChanceLimit {
+            min_cents,
+            max_cents,
+            ..
+        } = l;
         if min_cents.is_some() {
             limits[k].0 = *min_cents;
         }
@@ -167,12 +177,22 @@ pub(crate) fn configure(table: &TableConfig) -> Result<Configured<BancaConfig>, 
             violations.push(Violation::new(
                 "BF_LIMIT_RATIO",
                 Severity::Medium,
-                if k == 0 { "P217/2007 T.I C.II S.I r.17(a)" } else { "P217/2007 T.I C.II S.I r.17(b)" },
-                format!("{}: maximum {max} cents is more than {factor} × the minimum {min} cents", CHANCES[k]),
+                if k == 0 {
+                    "P217/2007 T.I C.II S.I r.17(a)"
+                } else {
+                    "P217/2007 T.I C.II S.I r.17(b)"
+                },
+                format!(
+                    "{}: maximum {max} cents is more than {factor} × the minimum {min} cents",
+                    CHANCES[k]
+                ),
             ));
         }
     }
-    Ok(Configured { config: BancaConfig { limits }, violations })
+    Ok(Configured {
+        config: BancaConfig { limits },
+        violations,
+    })
 }
 
 type Res = (Cents, Outcome, &'static str, &'static str);
@@ -184,7 +204,6 @@ struct Live<'a> {
     player: Option<&'a Id>,
     stake: Cents,
     placed: Option<Cents>,
-    ev: Option<usize>,
     withdrawn: bool,
     result: Option<Res>,
     /// Index of the throw (event) that decided it.
@@ -206,10 +225,19 @@ fn line_stake(placed: Cents) -> Cents {
     (placed / 1000) * 1000 / 2
 }
 
-pub(crate) fn adjudicate(cfg: &BancaConfig, state: &mut BancaState, round: &Round, options: &Options) -> Result<Adjudication, RoundError> {
+pub(crate) fn adjudicate(
+    cfg: &BancaConfig,
+    state: &mut BancaState,
+    round: &Round,
+    options: &Options,
+) -> Result<Adjudication, RoundError> {
     let mut adj = Adjudication::new(GameId::BancaFrancesa, round.round_id.clone());
     let st: &BancaState = state;
-    let n_new = round.events.iter().filter(|e| matches!(e.kind, EventKind::Bet(_))).count();
+    let n_new = round
+        .events
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::Bet(_)))
+        .count();
     let mut live: Vec<Live<'_>> = Vec::with_capacity(st.open_bets.len() + n_new);
     for o in &st.open_bets {
         live.push(Live {
@@ -219,13 +247,13 @@ pub(crate) fn adjudicate(cfg: &BancaConfig, state: &mut BancaState, round: &Roun
             player: o.player.as_ref(),
             stake: o.stake_cents,
             placed: o.placed_cents,
-            ev: None,
             withdrawn: false,
             result: None,
             decided_at: None,
         });
     }
-    let mut dice_set: Option<(&str, Option<i64>)> = st.dice_set.as_deref().map(|s| (s, st.dice_set_since_ms));
+    let mut dice_set: Option<(&str, Option<i64>)> =
+        st.dice_set.as_deref().map(|s| (s, st.dice_set_since_ms));
     let mut set_changed = false;
     let mut replace = st.replace_dice_set;
     let mut new_thrower: Option<(String, Option<i64>)> = None;
@@ -246,23 +274,62 @@ pub(crate) fn adjudicate(cfg: &BancaConfig, state: &mut BancaState, round: &Roun
             EventKind::Bet(b) => {
                 check_stake(round, &b.id, b.amount_cents)?;
                 if live.iter().any(|l| l.id == &b.id) {
-                    return Err(RoundError::event(round, i, format!("duplicate bet id `{}`", b.id)));
+                    return Err(RoundError::event(
+                        round,
+                        i,
+                        format!("duplicate bet id `{}`", b.id),
+                    ));
                 }
                 let mut kind = Kind::parse(&b.bet_type);
                 if kind.is_none() || !b.selection.is_empty() {
                     // Only the chances of r.9 and r.10 exist.
-                    adj.violation(Violation::new("BF_ILLEGAL_BET", Severity::Medium, "P217/2007 T.I C.II S.I r.9, r.10", format!("bet {}: `{}` {:?} is not a bet of banca francesa", b.id, b.bet_type.chars().take(40).collect::<String>(), b.selection)).bet(&b.id).event(i));
+                    adj.violation(
+                        Violation::new(
+                            "BF_ILLEGAL_BET",
+                            Severity::Medium,
+                            "P217/2007 T.I C.II S.I r.9, r.10",
+                            format!(
+                                "bet {}: `{}` {:?} is not a bet of banca francesa",
+                                b.id,
+                                b.bet_type.chars().take(40).collect::<String>(),
+                                b.selection
+                            ),
+                        )
+                        .bet(&b.id)
+                        .event(i),
+                    );
                     kind = None;
                 }
                 let (stake, placed) = match kind {
-                    Some(Kind::SmallLine | Kind::BigLine) => (line_stake(b.amount_cents), Some(b.amount_cents)),
+                    Some(Kind::SmallLine | Kind::BigLine) => {
+                        (line_stake(b.amount_cents), Some(b.amount_cents))
+                    }
                     _ => (b.amount_cents, None),
                 };
                 check_bet_limits(cfg, &mut adj, &b.id, i, kind, b.amount_cents);
-                live.push(Live { id: &b.id, kind, seat: b.seat, player: b.player.as_ref(), stake, placed, ev: Some(i), withdrawn: false, result: None, decided_at: None });
+                live.push(Live {
+                    id: &b.id,
+                    kind,
+                    seat: b.seat,
+                    player: b.player.as_ref(),
+                    stake,
+                    placed,
+                    withdrawn: false,
+                    result: None,
+                    decided_at: None,
+                });
             }
-            EventKind::BetChanged { bet_id, amount_cents } => {
-                let k = find_open(&live, bet_id).ok_or_else(|| RoundError::event(round, i, format!("bet_changed names unknown or decided bet `{bet_id}`")))?;
+            EventKind::BetChanged {
+                bet_id,
+                amount_cents,
+            } => {
+                let k = find_open(&live, bet_id).ok_or_else(|| {
+                    RoundError::event(
+                        round,
+                        i,
+                        format!("bet_changed names unknown or decided bet `{bet_id}`"),
+                    )
+                })?;
                 check_stake(round, bet_id, *amount_cents)?;
                 let kind = live[k].kind;
                 check_bet_limits(cfg, &mut adj, bet_id, i, kind, *amount_cents);
@@ -274,14 +341,24 @@ pub(crate) fn adjudicate(cfg: &BancaConfig, state: &mut BancaState, round: &Roun
                 }
             }
             EventKind::BetWithdrawn { bet_id } => {
-                let k = find_open(&live, bet_id).ok_or_else(|| RoundError::event(round, i, format!("bet_withdrawn names unknown or decided bet `{bet_id}`")))?;
+                let k = find_open(&live, bet_id).ok_or_else(|| {
+                    RoundError::event(
+                        round,
+                        i,
+                        format!("bet_withdrawn names unknown or decided bet `{bet_id}`"),
+                    )
+                })?;
                 live[k].withdrawn = true;
             }
             EventKind::NoMoreBets => {}
             EventKind::Dice { dice, .. } => {
                 check_faces(round, i, dice)?;
                 if dice.len() != 3 {
-                    return Err(RoundError::event(round, i, format!("banca francesa throws three dice, got {}", dice.len())));
+                    return Err(RoundError::event(
+                        round,
+                        i,
+                        format!("banca francesa throws three dice, got {}", dice.len()),
+                    ));
                 }
                 last_dice = Some(i);
                 // Does a void or the r.7(d) fault follow this throw (before the next one)?
@@ -291,7 +368,9 @@ pub(crate) fn adjudicate(cfg: &BancaConfig, state: &mut BancaState, round: &Roun
                     match &e.kind {
                         EventKind::Dice { .. } => break,
                         EventKind::Void { .. } => voided = true,
-                        EventKind::Fault { code, .. } if code == "dice_touched_before_announce" => touched = true,
+                        EventKind::Fault { code, .. } if code == "dice_touched_before_announce" => {
+                            touched = true
+                        }
                         _ => {}
                     }
                 }
@@ -306,7 +385,17 @@ pub(crate) fn adjudicate(cfg: &BancaConfig, state: &mut BancaState, round: &Roun
                     && !rotated_flagged
                 {
                     rotated_flagged = true;
-                    adj.violation(Violation::new("BF_DICE_SET_NOT_ROTATED", Severity::Low, "P217/2007 T.I C.II S.I r.4", format!("dice set {id} in use since {since}, more than one hour at {t}")).event(i));
+                    adj.violation(
+                        Violation::new(
+                            "BF_DICE_SET_NOT_ROTATED",
+                            Severity::Low,
+                            "P217/2007 T.I C.II S.I r.4",
+                            format!(
+                                "dice set {id} in use since {since}, more than one hour at {t}"
+                            ),
+                        )
+                        .event(i),
+                    );
                 }
                 // The thrower stays at most one hour (r.18).
                 let thrower = match &new_thrower {
@@ -325,7 +414,9 @@ pub(crate) fn adjudicate(cfg: &BancaConfig, state: &mut BancaState, round: &Roun
                     continue;
                 }
                 let total: u8 = dice.iter().sum();
-                let Some(came) = chance_of(total) else { continue };
+                let Some(came) = chance_of(total) else {
+                    continue;
+                };
                 seg_aces_lost = false;
                 seg_collected = false;
                 seg_paid = false;
@@ -343,21 +434,56 @@ pub(crate) fn adjudicate(cfg: &BancaConfig, state: &mut BancaState, round: &Roun
                         // The winning chance is paid: aces 61 times, small and big even money
                         // (r.13, r.14); line bets on half the in-play value (r.11).
                         match chance {
-                            Kind::Aces => (l.stake.saturating_mul(61), Outcome::Won, "aces (3) won at 61 to 1", "P217/2007 T.I C.II S.I r.9(a), r.13(a)"),
-                            Kind::Small if kind == Kind::SmallLine => (l.stake, Outcome::Won, "small line won at even money on half the in-play value", "P217/2007 T.I C.II S.I r.10(a), r.11, r.13(b)"),
-                            Kind::Big if kind == Kind::BigLine => (l.stake, Outcome::Won, "big line won at even money on half the in-play value", "P217/2007 T.I C.II S.I r.10(b), r.11, r.13(c)"),
-                            Kind::Small => (l.stake, Outcome::Won, "small (5, 6, 7) won at even money", "P217/2007 T.I C.II S.I r.9(b), r.13(b)"),
-                            _ => (l.stake, Outcome::Won, "big (14, 15, 16) won at even money", "P217/2007 T.I C.II S.I r.9(c), r.13(c)"),
+                            Kind::Aces => (
+                                l.stake.saturating_mul(61),
+                                Outcome::Won,
+                                "aces (3) won at 61 to 1",
+                                "P217/2007 T.I C.II S.I r.9(a), r.13(a)",
+                            ),
+                            Kind::Small if kind == Kind::SmallLine => (
+                                l.stake,
+                                Outcome::Won,
+                                "small line won at even money on half the in-play value",
+                                "P217/2007 T.I C.II S.I r.10(a), r.11, r.13(b)",
+                            ),
+                            Kind::Big if kind == Kind::BigLine => (
+                                l.stake,
+                                Outcome::Won,
+                                "big line won at even money on half the in-play value",
+                                "P217/2007 T.I C.II S.I r.10(b), r.11, r.13(c)",
+                            ),
+                            Kind::Small => (
+                                l.stake,
+                                Outcome::Won,
+                                "small (5, 6, 7) won at even money",
+                                "P217/2007 T.I C.II S.I r.9(b), r.13(b)",
+                            ),
+                            _ => (
+                                l.stake,
+                                Outcome::Won,
+                                "big (14, 15, 16) won at even money",
+                                "P217/2007 T.I C.II S.I r.9(c), r.13(c)",
+                            ),
                         }
                     } else if touched {
                         // Dice touched before the announcement: the throw is valid, the winners
                         // are paid and no other chance loses (r.7(d); note B4).
-                        (0, Outcome::Push, "dice touched before the announcement: no other chance loses", "P217/2007 T.I C.II S.I r.7(d)")
+                        (
+                            0,
+                            Outcome::Push,
+                            "dice touched before the announcement: no other chance loses",
+                            "P217/2007 T.I C.II S.I r.7(d)",
+                        )
                     } else {
                         if chance == Kind::Aces {
                             seg_aces_lost = true;
                         }
-                        (-l.stake, Outcome::Lost, "another chance came out", "P217/2007 T.I C.II S.I r.9, r.7(d)")
+                        (
+                            -l.stake,
+                            Outcome::Lost,
+                            "another chance came out",
+                            "P217/2007 T.I C.II S.I r.9, r.7(d)",
+                        )
                     };
                     l.result = Some(res);
                     l.decided_at = Some(i);
@@ -365,7 +491,19 @@ pub(crate) fn adjudicate(cfg: &BancaConfig, state: &mut BancaState, round: &Roun
             }
             EventKind::Void { reason } => {
                 let Some((_, replace_set)) = VOID_REASONS.iter().find(|(r, _)| r == reason) else {
-                    return Err(RoundError::event(round, i, format!("void reason `{}` is not one of {}", reason.chars().take(40).collect::<String>(), VOID_REASONS.iter().map(|r| r.0).collect::<Vec<_>>().join(", "))));
+                    return Err(RoundError::event(
+                        round,
+                        i,
+                        format!(
+                            "void reason `{}` is not one of {}",
+                            reason.chars().take(40).collect::<String>(),
+                            VOID_REASONS
+                                .iter()
+                                .map(|r| r.0)
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    ));
                 };
                 any_void = true;
                 if *replace_set {
@@ -374,17 +512,32 @@ pub(crate) fn adjudicate(cfg: &BancaConfig, state: &mut BancaState, round: &Roun
             }
             EventKind::Fault { code, .. } => {
                 if code != "dice_touched_before_announce" {
-                    return Err(RoundError::event(round, i, format!("fault `{}` is not a banca francesa fault (dice_touched_before_announce)", code.chars().take(40).collect::<String>())));
+                    return Err(RoundError::event(
+                        round,
+                        i,
+                        format!(
+                            "fault `{}` is not a banca francesa fault (dice_touched_before_announce)",
+                            code.chars().take(40).collect::<String>()
+                        ),
+                    ));
                 }
                 if last_dice.is_none() {
-                    return Err(RoundError::event(round, i, "dice_touched_before_announce without a throw before it"));
+                    return Err(RoundError::event(
+                        round,
+                        i,
+                        "dice_touched_before_announce without a throw before it",
+                    ));
                 }
                 adj.violation(Violation::new("BF_DICE_TOUCHED_BEFORE_ANNOUNCE", Severity::Medium, "P217/2007 T.I C.II S.I r.7(d)", format!("the dealer touched the dice of the throw at event {} before announcing the chance: winners paid, no other chance loses", last_dice.unwrap_or(0))).event(i));
             }
             EventKind::Procedure { name, value, .. } => match name.as_str() {
                 "dice_set" => {
                     let Some(v) = value.as_deref() else {
-                        return Err(RoundError::event(round, i, "dice_set needs value = the set's id"));
+                        return Err(RoundError::event(
+                            round,
+                            i,
+                            "dice_set needs value = the set's id",
+                        ));
                     };
                     if dice_set.map(|d| d.0) != Some(v) {
                         dice_set = Some((v, t));
@@ -393,47 +546,101 @@ pub(crate) fn adjudicate(cfg: &BancaConfig, state: &mut BancaState, round: &Roun
                     }
                 }
                 "dice_seized" => {}
-                other => return Err(RoundError::event(round, i, format!("procedure `{}` is not a banca francesa procedure (dice_set, dice_seized)", other.chars().take(40).collect::<String>()))),
+                other => {
+                    return Err(RoundError::event(
+                        round,
+                        i,
+                        format!(
+                            "procedure `{}` is not a banca francesa procedure (dice_set, dice_seized)",
+                            other.chars().take(40).collect::<String>()
+                        ),
+                    ));
+                }
             },
             EventKind::Role { role, seat, player } => match role.as_str() {
                 "thrower" => {
                     let name: Cow<'_, str> = match (player, seat) {
                         (Some(p), _) => Cow::Borrowed(&**p),
                         (None, Some(s)) => Cow::Owned(format!("seat:{s}")),
-                        _ => return Err(RoundError::event(round, i, "thrower role without player or seat")),
+                        _ => {
+                            return Err(RoundError::event(
+                                round,
+                                i,
+                                "thrower role without player or seat",
+                            ));
+                        }
                     };
-                    let cur = new_thrower.as_ref().map(|x| x.0.as_str()).or(st.thrower.as_deref());
+                    let cur = new_thrower
+                        .as_ref()
+                        .map(|x| x.0.as_str())
+                        .or(st.thrower.as_deref());
                     if cur != Some(name.as_ref()) {
                         new_thrower = Some((name.into_owned(), t));
                     }
                 }
                 "dealer" => {}
-                other => return Err(RoundError::event(round, i, format!("role `{}` is not a banca francesa role (thrower, dealer)", other.chars().take(40).collect::<String>()))),
+                other => {
+                    return Err(RoundError::event(
+                        round,
+                        i,
+                        format!(
+                            "role `{}` is not a banca francesa role (thrower, dealer)",
+                            other.chars().take(40).collect::<String>()
+                        ),
+                    ));
+                }
             },
             EventKind::Collect { bet_ids } => {
                 for (n, id) in bet_ids.iter().enumerate() {
                     let Some(k) = live.iter().position(|l| l.id == id) else {
-                        return Err(RoundError::event(round, i, format!("collect names unknown bet `{id}`")));
+                        return Err(RoundError::event(
+                            round,
+                            i,
+                            format!("collect names unknown bet `{id}`"),
+                        ));
                     };
                     // Collection counter-clockwise, always starting with the aces (r.12).
-                    if n == 0 && !seg_collected && seg_aces_lost && live[k].kind != Some(Kind::Aces) && !seg_flag_collect {
+                    if n == 0
+                        && !seg_collected
+                        && seg_aces_lost
+                        && live[k].kind != Some(Kind::Aces)
+                        && !seg_flag_collect
+                    {
                         seg_flag_collect = true;
                         adj.violation(Violation::new("BF_COLLECTION_NOT_FROM_ACES", Severity::Low, "P217/2007 T.I C.II S.I r.12", format!("losing chips collected starting with bet {id}, not with the aces")).bet(id).event(i));
                     }
                 }
                 if seg_paid && !seg_flag_paid {
                     seg_flag_paid = true;
-                    adj.violation(Violation::new("BF_PAID_BEFORE_COLLECTING", Severity::Low, "P217/2007 T.I C.II S.I r.15", format!("losing chips collected at event {i} after a prize was paid")).event(i));
+                    adj.violation(
+                        Violation::new(
+                            "BF_PAID_BEFORE_COLLECTING",
+                            Severity::Low,
+                            "P217/2007 T.I C.II S.I r.15",
+                            format!("losing chips collected at event {i} after a prize was paid"),
+                        )
+                        .event(i),
+                    );
                 }
                 seg_collected = true;
             }
             EventKind::Pay { bet_id, .. } => {
                 if !live.iter().any(|l| l.id == bet_id) {
-                    return Err(RoundError::event(round, i, format!("pay names unknown bet `{bet_id}`")));
+                    return Err(RoundError::event(
+                        round,
+                        i,
+                        format!("pay names unknown bet `{bet_id}`"),
+                    ));
                 }
                 seg_paid = true;
             }
-            _ => return Err(RoundError::event(round, i, "banca francesa has no such event")),
+            _ => {
+                return Err(RoundError::event(
+                    round,
+                    i,
+                    "banca francesa has no such event",
+                ));
+            }
         }
     }
 
@@ -443,38 +650,99 @@ pub(crate) fn adjudicate(cfg: &BancaConfig, state: &mut BancaState, round: &Roun
         let (net, outcome, reason, cite): Res = if let Some(r) = l.result {
             r
         } else if l.withdrawn {
-            (0, Outcome::Withdrawn, "withdrawn before a decision", "P217/2007 T.I C.II S.I r.9")
+            (
+                0,
+                Outcome::Withdrawn,
+                "withdrawn before a decision",
+                "P217/2007 T.I C.II S.I r.9",
+            )
         } else if l.kind.is_none() {
-            (0, Outcome::Void, "not a bet of banca francesa: no payout rule", "P217/2007 T.I C.II S.I r.9, r.10")
+            (
+                0,
+                Outcome::Void,
+                "not a bet of banca francesa: no payout rule",
+                "P217/2007 T.I C.II S.I r.9, r.10",
+            )
         } else {
-            (0, Outcome::Open, "no aces, small or big total yet: the bet stays", "P217/2007 T.I C.II S.I r.9 (digest note B1)")
+            (
+                0,
+                Outcome::Open,
+                "no aces, small or big total yet: the bet stays",
+                "P217/2007 T.I C.II S.I r.9 (digest note B1)",
+            )
         };
         if options.explain {
-            adj.note(cite, format!("bet {} ({}, stake {} cents): {} → {:+} cents", l.id, l.kind.map_or("illegal", Kind::id), l.stake, reason, net));
+            adj.note(
+                cite,
+                format!(
+                    "bet {} ({}, stake {} cents): {} → {:+} cents",
+                    l.id,
+                    l.kind.map_or("illegal", Kind::id),
+                    l.stake,
+                    reason,
+                    net
+                ),
+            );
         }
-        adj.bets.push(BetOutcome { bet_id: l.id.clone(), seat: l.seat, stake_cents: l.stake, due_net_cents: net, outcome, reported_net_cents: None, reason: Cow::Borrowed(reason), citation: Cow::Borrowed(cite) });
+        adj.bets.push(BetOutcome {
+            bet_id: l.id.clone(),
+            seat: l.seat,
+            stake_cents: l.stake,
+            due_net_cents: net,
+            outcome,
+            reported_net_cents: None,
+            reason: Cow::Borrowed(reason),
+            citation: Cow::Borrowed(cite),
+        });
     }
     if options.explain {
         for (i, ev) in round.events.iter().enumerate() {
             if let EventKind::Dice { dice, .. } = &ev.kind {
                 let total: u8 = dice.iter().sum();
-                adj.note("P217/2007 T.I C.II S.I r.9", format!("throw at event {i}: {dice:?} = {total}: {}", chance_of(total).map_or("no chance decided (note B1)", Kind::id)));
+                adj.note(
+                    "P217/2007 T.I C.II S.I r.9",
+                    format!(
+                        "throw at event {i}: {dice:?} = {total}: {}",
+                        chance_of(total).map_or("no chance decided (note B1)", Kind::id)
+                    ),
+                );
             }
         }
     }
     // A bet reported with a non-zero net on a void throw (r.7(b), r.8).
     if any_void {
-        flag_void_settled(&mut adj, round, "BF_VOID_THROW_SETTLED", "P217/2007 T.I C.II S.I r.7(b), r.8");
+        flag_void_settled(
+            &mut adj,
+            round,
+            "BF_VOID_THROW_SETTLED",
+            "P217/2007 T.I C.II S.I r.7(b), r.8",
+        );
     }
-    adj.reconcile(round.settlement.as_ref(), "BF_WRONG_PAYOUT", "P217/2007 T.I C.II S.I r.9, r.11, r.13, r.7(d)");
+    adj.reconcile(
+        round.settlement.as_ref(),
+        "BF_WRONG_PAYOUT",
+        "P217/2007 T.I C.II S.I r.9, r.11, r.13, r.7(d)",
+    );
 
     // Commit.
     let open: Vec<OpenBet> = live
         .iter()
         .filter(|l| l.result.is_none() && !l.withdrawn && l.kind.is_some())
-        .map(|l| OpenBet { id: l.id.clone(), bet_type: l.kind.map_or("", Kind::id).to_string(), seat: l.seat, player: l.player.cloned(), stake_cents: l.stake, placed_cents: l.placed, number: None, on_bet: None, throws: 0 })
+        .map(|l| OpenBet {
+            id: l.id.clone(),
+            bet_type: l.kind.map_or("", Kind::id).to_string(),
+            seat: l.seat,
+            player: l.player.cloned(),
+            stake_cents: l.stake,
+            placed_cents: l.placed,
+            number: None,
+            on_bet: None,
+            throws: 0,
+        })
         .collect();
-    let new_set = set_changed.then(|| dice_set.map(|(s, since)| (s.to_string(), since))).flatten();
+    let new_set = set_changed
+        .then(|| dice_set.map(|(s, since)| (s.to_string(), since)))
+        .flatten();
     drop(live);
     state.open_bets = open;
     state.replace_dice_set = replace;
@@ -490,12 +758,20 @@ pub(crate) fn adjudicate(cfg: &BancaConfig, state: &mut BancaState, round: &Roun
 }
 
 fn find_open(live: &[Live<'_>], id: &str) -> Option<usize> {
-    live.iter().position(|l| &**l.id == id && l.result.is_none() && !l.withdrawn)
+    live.iter()
+        .position(|l| &**l.id == id && l.result.is_none() && !l.withdrawn)
 }
 
 /// Limits (r.17) for aces, small, big; the placed-value range and €10 multiples for line bets
 /// (r.11).
-fn check_bet_limits(cfg: &BancaConfig, adj: &mut Adjudication, id: &Id, i: usize, kind: Option<Kind>, amount: Cents) {
+fn check_bet_limits(
+    cfg: &BancaConfig,
+    adj: &mut Adjudication,
+    id: &Id,
+    i: usize,
+    kind: Option<Kind>,
+    amount: Cents,
+) {
     let Some(kind) = kind else { return };
     let (k, line) = match kind {
         Kind::Aces => (0, false),
@@ -510,7 +786,18 @@ fn check_bet_limits(cfg: &BancaConfig, adj: &mut Adjudication, id: &Id, i: usize
         let lo = min.map(|m| m.saturating_mul(2));
         let hi = max.map(|m| m.saturating_mul(2));
         if lo.is_some_and(|lo| amount < lo) || hi.is_some_and(|hi| amount > hi) {
-            adj.violation(Violation::new("BF_LINE_BET_OUT_OF_RANGE", Severity::Medium, "P217/2007 T.I C.II S.I r.11", format!("bet {id}: {amount} cents placed on the line, outside {lo:?} .. {hi:?}")).bet(id).event(i));
+            adj.violation(
+                Violation::new(
+                    "BF_LINE_BET_OUT_OF_RANGE",
+                    Severity::Medium,
+                    "P217/2007 T.I C.II S.I r.11",
+                    format!(
+                        "bet {id}: {amount} cents placed on the line, outside {lo:?} .. {hi:?}"
+                    ),
+                )
+                .bet(id)
+                .event(i),
+            );
         }
         // Whole multiples of €10; the excess is not in play (r.11).
         if amount % 1000 != 0 {
@@ -521,22 +808,67 @@ fn check_bet_limits(cfg: &BancaConfig, adj: &mut Adjudication, id: &Id, i: usize
     if let Some(min) = min
         && amount < min
     {
-        adj.violation(Violation::new("BF_BET_BELOW_MIN", Severity::Medium, "P217/2007 T.I C.II S.I r.17", format!("bet {id}: {amount} cents on {} is below the minimum {min}", kind.id())).bet(id).event(i));
+        adj.violation(
+            Violation::new(
+                "BF_BET_BELOW_MIN",
+                Severity::Medium,
+                "P217/2007 T.I C.II S.I r.17",
+                format!(
+                    "bet {id}: {amount} cents on {} is below the minimum {min}",
+                    kind.id()
+                ),
+            )
+            .bet(id)
+            .event(i),
+        );
     }
     if let Some(max) = max
         && amount > max
     {
-        adj.violation(Violation::new("BF_BET_ABOVE_MAX", Severity::Medium, "P217/2007 T.I C.II S.I r.17", format!("bet {id}: {amount} cents on {} is above the maximum {max}", kind.id())).bet(id).event(i));
+        adj.violation(
+            Violation::new(
+                "BF_BET_ABOVE_MAX",
+                Severity::Medium,
+                "P217/2007 T.I C.II S.I r.17",
+                format!(
+                    "bet {id}: {amount} cents on {} is above the maximum {max}",
+                    kind.id()
+                ),
+            )
+            .bet(id)
+            .event(i),
+        );
     }
 }
 
 /// Bets still open or void in a round with a void throw must not be reported with a net.
-pub(crate) fn flag_void_settled(adj: &mut Adjudication, round: &Round, code: &'static str, cite: &'static str) {
+pub(crate) fn flag_void_settled(
+    adj: &mut Adjudication,
+    round: &Round,
+    code: &'static str,
+    cite: &'static str,
+) {
     let Some(s) = &round.settlement else { return };
     let mut found = Vec::new();
     for r in &s.results {
-        if r.net_cents != 0 && adj.bets.iter().any(|b| b.bet_id == r.bet_id && matches!(b.outcome, Outcome::Open | Outcome::Void)) {
-            found.push(Violation::new(code, Severity::High, cite, format!("bet {} reported {} cents although the void throw decided nothing", r.bet_id, r.net_cents)).bet(&r.bet_id));
+        if r.net_cents != 0
+            && adj
+                .bets
+                .iter()
+                .any(|b| b.bet_id == r.bet_id && matches!(b.outcome, Outcome::Open | Outcome::Void))
+        {
+            found.push(
+                Violation::new(
+                    code,
+                    Severity::High,
+                    cite,
+                    format!(
+                        "bet {} reported {} cents although the void throw decided nothing",
+                        r.bet_id, r.net_cents
+                    ),
+                )
+                .bet(&r.bet_id),
+            );
         }
     }
     adj.violations.extend(found);

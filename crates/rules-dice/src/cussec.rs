@@ -73,9 +73,18 @@ pub(crate) fn configure(table: &TableConfig) -> Result<Configured<CussecConfig>,
     crate::check_regulation(table)?;
     crate::check_table_limits(table)?;
     if let Some(l) = table.limits.first() {
-        return Err(ConfigError::field("limits[0]", format!("cussec has no per-chance limits (got `{}`)", l.chance.chars().take(40).collect::<String>())));
+        return Err(ConfigError::field(
+            "limits[0]",
+            format!(
+                "cussec has no per-chance limits (got `{}`)",
+                l.chance.chars().take(40).collect::<String>()
+            ),
+        ));
     }
-    Ok(Configured { config: CussecConfig {}, violations: Vec::new() })
+    Ok(Configured {
+        config: CussecConfig {},
+        violations: Vec::new(),
+    })
 }
 
 /// A parsed cussec bet.
@@ -98,7 +107,9 @@ pub fn parse(bet_type: &str, sel: &[u8]) -> Option<Kind> {
         ("small", []) => Kind::Small,
         ("big", []) => Kind::Big,
         ("single", [f]) if face(*f) => Kind::Single(*f),
-        ("two_dice_combo", [a, b]) if face(*a) && face(*b) && a != b => Kind::TwoDiceCombo(*a.min(b), *a.max(b)),
+        ("two_dice_combo", [a, b]) if face(*a) && face(*b) && a != b => {
+            Kind::TwoDiceCombo(*a.min(b), *a.max(b))
+        }
         ("double", [f]) if face(*f) => Kind::Double(*f),
         ("triple", [f]) if face(*f) => Kind::Triple(*f),
         ("any_triple", []) => Kind::AnyTriple,
@@ -118,26 +129,78 @@ pub fn settle(kind: Kind, stake: Cents, d: [u8; 3]) -> (Cents, &'static str, &'s
     let win = |k: i64| stake.saturating_mul(k);
     match kind {
         // Small and big lose on every triple (r.9).
-        Kind::Small if (4..=10).contains(&total) && !triple => (win(1), "small (4-10) won at even money", "P217/2007 T.I C.II S.III r.7(a), r.8(a)"),
-        Kind::Big if (11..=17).contains(&total) && !triple => (win(1), "big (11-17) won at even money", "P217/2007 T.I C.II S.III r.7(b), r.8(b)"),
-        Kind::Small | Kind::Big if triple => (-stake, "small and big lose on a triple", "P217/2007 T.I C.II S.III r.9"),
-        Kind::Small | Kind::Big => (-stake, "the other side came out", "P217/2007 T.I C.II S.III r.7(a)(b)"),
+        Kind::Small if (4..=10).contains(&total) && !triple => (
+            win(1),
+            "small (4-10) won at even money",
+            "P217/2007 T.I C.II S.III r.7(a), r.8(a)",
+        ),
+        Kind::Big if (11..=17).contains(&total) && !triple => (
+            win(1),
+            "big (11-17) won at even money",
+            "P217/2007 T.I C.II S.III r.7(b), r.8(b)",
+        ),
+        Kind::Small | Kind::Big if triple => (
+            -stake,
+            "small and big lose on a triple",
+            "P217/2007 T.I C.II S.III r.9",
+        ),
+        Kind::Small | Kind::Big => (
+            -stake,
+            "the other side came out",
+            "P217/2007 T.I C.II S.III r.7(a)(b)",
+        ),
         Kind::Single(f) => match count(f) {
             0 => (-stake, "face not shown", "P217/2007 T.I C.II S.III r.7(c)"),
-            c => (win(c), "face shown: paid once per die showing it", "P217/2007 T.I C.II S.III r.7(c), r.8(c)"),
+            c => (
+                win(c),
+                "face shown: paid once per die showing it",
+                "P217/2007 T.I C.II S.III r.7(c), r.8(c)",
+            ),
         },
-        Kind::TwoDiceCombo(a, b) if count(a) > 0 && count(b) > 0 => (win(5), "both faces shown: 5 to 1", "P217/2007 T.I C.II S.III r.7(d), r.8(d)"),
-        Kind::TwoDiceCombo(..) => (-stake, "combination not shown", "P217/2007 T.I C.II S.III r.7(d)"),
+        Kind::TwoDiceCombo(a, b) if count(a) > 0 && count(b) > 0 => (
+            win(5),
+            "both faces shown: 5 to 1",
+            "P217/2007 T.I C.II S.III r.7(d), r.8(d)",
+        ),
+        Kind::TwoDiceCombo(..) => (
+            -stake,
+            "combination not shown",
+            "P217/2007 T.I C.II S.III r.7(d)",
+        ),
         Kind::Double(f) => match count(f) {
-            3 => (win(30), "face on all three dice: 30 to 1", "P217/2007 T.I C.II S.III r.7(e), r.8(e)"),
-            2 => (win(10), "face on two dice: 10 to 1", "P217/2007 T.I C.II S.III r.7(e), r.8(e)"),
-            _ => (-stake, "face not on two dice", "P217/2007 T.I C.II S.III r.7(e)"),
+            3 => (
+                win(30),
+                "face on all three dice: 30 to 1",
+                "P217/2007 T.I C.II S.III r.7(e), r.8(e)",
+            ),
+            2 => (
+                win(10),
+                "face on two dice: 10 to 1",
+                "P217/2007 T.I C.II S.III r.7(e), r.8(e)",
+            ),
+            _ => (
+                -stake,
+                "face not on two dice",
+                "P217/2007 T.I C.II S.III r.7(e)",
+            ),
         },
-        Kind::Triple(f) if triple && d[0] == f => (win(190), "the triple came: 190 to 1", "P217/2007 T.I C.II S.III r.7(f), r.8(f)"),
+        Kind::Triple(f) if triple && d[0] == f => (
+            win(190),
+            "the triple came: 190 to 1",
+            "P217/2007 T.I C.II S.III r.7(f), r.8(f)",
+        ),
         Kind::Triple(_) => (-stake, "not that triple", "P217/2007 T.I C.II S.III r.7(f)"),
-        Kind::AnyTriple if triple => (win(32), "a triple came: 32 to 1", "P217/2007 T.I C.II S.III r.7(g), r.8(g)"),
+        Kind::AnyTriple if triple => (
+            win(32),
+            "a triple came: 32 to 1",
+            "P217/2007 T.I C.II S.III r.7(g), r.8(g)",
+        ),
         Kind::AnyTriple => (-stake, "no triple", "P217/2007 T.I C.II S.III r.7(g)"),
-        Kind::Total(t) if t == total => (win(TOTAL_PAYS[t as usize]), "the total came", "P217/2007 T.I C.II S.III r.7(h), r.8(h)"),
+        Kind::Total(t) if t == total => (
+            win(TOTAL_PAYS[t as usize]),
+            "the total came",
+            "P217/2007 T.I C.II S.III r.7(h), r.8(h)",
+        ),
         Kind::Total(_) => (-stake, "another total", "P217/2007 T.I C.II S.III r.7(h)"),
     }
 }
@@ -151,9 +214,18 @@ struct Live<'a> {
     result: Option<(Cents, Outcome, &'static str, &'static str)>,
 }
 
-pub(crate) fn adjudicate(_cfg: &CussecConfig, state: &mut CussecState, round: &Round, options: &Options) -> Result<Adjudication, RoundError> {
+pub(crate) fn adjudicate(
+    _cfg: &CussecConfig,
+    state: &mut CussecState,
+    round: &Round,
+    options: &Options,
+) -> Result<Adjudication, RoundError> {
     let mut adj = Adjudication::new(GameId::Cussec, round.round_id.clone());
-    let n = round.events.iter().filter(|e| matches!(e.kind, EventKind::Bet(_))).count();
+    let n = round
+        .events
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::Bet(_)))
+        .count();
     let mut live: Vec<Live<'_>> = Vec::with_capacity(n);
     let mut closed = false;
     let mut levers: u32 = 0;
@@ -167,7 +239,15 @@ pub(crate) fn adjudicate(_cfg: &CussecConfig, state: &mut CussecState, round: &R
     // The lever is pressed three consecutive times before betting opens (r.4).
     let check_levers = |adj: &mut Adjudication, levers: u32, i: usize| {
         if levers != 3 {
-            adj.violation(Violation::new("CS_LEVER_NOT_THREE_TIMES", Severity::Low, "P217/2007 T.I C.II S.III r.4", format!("lever pressed {levers} times before betting opened (event {i})")).event(i));
+            adj.violation(
+                Violation::new(
+                    "CS_LEVER_NOT_THREE_TIMES",
+                    Severity::Low,
+                    "P217/2007 T.I C.II S.III r.4",
+                    format!("lever pressed {levers} times before betting opened (event {i})"),
+                )
+                .event(i),
+            );
         }
     };
     for (i, ev) in round.events.iter().enumerate() {
@@ -176,7 +256,11 @@ pub(crate) fn adjudicate(_cfg: &CussecConfig, state: &mut CussecState, round: &R
             EventKind::Bet(b) => {
                 check_stake(round, &b.id, b.amount_cents)?;
                 if live.iter().any(|l| l.id == &b.id) {
-                    return Err(RoundError::event(round, i, format!("duplicate bet id `{}`", b.id)));
+                    return Err(RoundError::event(
+                        round,
+                        i,
+                        format!("duplicate bet id `{}`", b.id),
+                    ));
                 }
                 if !betting_checked {
                     betting_checked = true;
@@ -184,16 +268,46 @@ pub(crate) fn adjudicate(_cfg: &CussecConfig, state: &mut CussecState, round: &R
                 }
                 let kind = parse(&b.bet_type, &b.selection);
                 if kind.is_none() {
-                    adj.violation(Violation::new("CS_ILLEGAL_BET", Severity::Medium, "P217/2007 T.I C.II S.III r.7", format!("bet {}: `{}` {:?} is not a bet of r.7", b.id, b.bet_type.chars().take(40).collect::<String>(), b.selection)).bet(&b.id).event(i));
+                    adj.violation(
+                        Violation::new(
+                            "CS_ILLEGAL_BET",
+                            Severity::Medium,
+                            "P217/2007 T.I C.II S.III r.7",
+                            format!(
+                                "bet {}: `{}` {:?} is not a bet of r.7",
+                                b.id,
+                                b.bet_type.chars().take(40).collect::<String>(),
+                                b.selection
+                            ),
+                        )
+                        .bet(&b.id)
+                        .event(i),
+                    );
                 }
                 // No bets after "Nada mais. Vou abrir." (r.5).
                 if closed || result.is_some() {
                     late(&mut adj, &b.id, i, "placed");
                 }
-                live.push(Live { id: &b.id, seat: b.seat, kind, stake: b.amount_cents, withdrawn: false, result: None });
+                live.push(Live {
+                    id: &b.id,
+                    seat: b.seat,
+                    kind,
+                    stake: b.amount_cents,
+                    withdrawn: false,
+                    result: None,
+                });
             }
-            EventKind::BetChanged { bet_id, amount_cents } => {
-                let k = live.iter().position(|l| l.id == bet_id).ok_or_else(|| RoundError::event(round, i, format!("bet_changed names unknown bet `{bet_id}`")))?;
+            EventKind::BetChanged {
+                bet_id,
+                amount_cents,
+            } => {
+                let k = live.iter().position(|l| l.id == bet_id).ok_or_else(|| {
+                    RoundError::event(
+                        round,
+                        i,
+                        format!("bet_changed names unknown bet `{bet_id}`"),
+                    )
+                })?;
                 check_stake(round, bet_id, *amount_cents)?;
                 if closed || result.is_some() {
                     late(&mut adj, bet_id, i, "changed");
@@ -201,7 +315,13 @@ pub(crate) fn adjudicate(_cfg: &CussecConfig, state: &mut CussecState, round: &R
                 live[k].stake = *amount_cents;
             }
             EventKind::BetWithdrawn { bet_id } => {
-                let k = live.iter().position(|l| l.id == bet_id).ok_or_else(|| RoundError::event(round, i, format!("bet_withdrawn names unknown bet `{bet_id}`")))?;
+                let k = live.iter().position(|l| l.id == bet_id).ok_or_else(|| {
+                    RoundError::event(
+                        round,
+                        i,
+                        format!("bet_withdrawn names unknown bet `{bet_id}`"),
+                    )
+                })?;
                 if closed || result.is_some() {
                     late(&mut adj, bet_id, i, "withdrawn");
                 }
@@ -217,16 +337,27 @@ pub(crate) fn adjudicate(_cfg: &CussecConfig, state: &mut CussecState, round: &R
             EventKind::Dice { dice, .. } => {
                 check_faces(round, i, dice)?;
                 let [a, b, c] = dice[..] else {
-                    return Err(RoundError::event(round, i, format!("cussec uses three dice, got {}", dice.len())));
+                    return Err(RoundError::event(
+                        round,
+                        i,
+                        format!("cussec uses three dice, got {}", dice.len()),
+                    ));
                 };
                 if result.is_some() {
-                    return Err(RoundError::event(round, i, "a second result in one round without a void between"));
+                    return Err(RoundError::event(
+                        round,
+                        i,
+                        "a second result in one round without a void between",
+                    ));
                 }
                 if !betting_checked {
                     betting_checked = true;
                     check_levers(&mut adj, levers, i);
                 }
-                let voided = round.events[i + 1..].iter().take_while(|e| !matches!(e.kind, EventKind::Dice { .. })).any(|e| matches!(e.kind, EventKind::Void { .. }));
+                let voided = round.events[i + 1..]
+                    .iter()
+                    .take_while(|e| !matches!(e.kind, EventKind::Dice { .. }))
+                    .any(|e| matches!(e.kind, EventKind::Void { .. }));
                 if voided {
                     continue;
                 }
@@ -238,15 +369,32 @@ pub(crate) fn adjudicate(_cfg: &CussecConfig, state: &mut CussecState, round: &R
                     l.result = Some(match l.kind {
                         Some(k) => {
                             let (net, reason, cite) = settle(k, l.stake, [a, b, c]);
-                            (net, if net > 0 { Outcome::Won } else { Outcome::Lost }, reason, cite)
+                            (
+                                net,
+                                if net > 0 { Outcome::Won } else { Outcome::Lost },
+                                reason,
+                                cite,
+                            )
                         }
-                        None => (0, Outcome::Void, "not a bet of cussec: no payout rule", "P217/2007 T.I C.II S.III r.7"),
+                        None => (
+                            0,
+                            Outcome::Void,
+                            "not a bet of cussec: no payout rule",
+                            "P217/2007 T.I C.II S.III r.7",
+                        ),
                     });
                 }
             }
             EventKind::Void { reason } => {
                 if reason != "stacked_dice" {
-                    return Err(RoundError::event(round, i, format!("void reason `{}` is not stacked_dice (P217/2007 T.I C.II S.III r.6)", reason.chars().take(40).collect::<String>())));
+                    return Err(RoundError::event(
+                        round,
+                        i,
+                        format!(
+                            "void reason `{}` is not stacked_dice (P217/2007 T.I C.II S.III r.6)",
+                            reason.chars().take(40).collect::<String>()
+                        ),
+                    ));
                 }
                 // The shaking is repeated and bets may be kept, withdrawn or changed (r.6).
                 any_void = true;
@@ -277,22 +425,43 @@ pub(crate) fn adjudicate(_cfg: &CussecConfig, state: &mut CussecState, round: &R
                 "lever_press" => {
                     let n = match value.as_deref() {
                         None => 1,
-                        Some(v) => v.parse::<u32>().ok().filter(|n| *n <= 100).ok_or_else(|| RoundError::event(round, i, "lever_press value must be a count"))?,
+                        Some(v) => {
+                            v.parse::<u32>().ok().filter(|n| *n <= 100).ok_or_else(|| {
+                                RoundError::event(round, i, "lever_press value must be a count")
+                            })?
+                        }
                     };
                     levers = levers.saturating_add(n);
                 }
                 "betting_open" => {}
-                other => return Err(RoundError::event(round, i, format!("procedure `{}` is not a cussec procedure (dome_covered, lever_press, betting_open)", other.chars().take(40).collect::<String>()))),
+                other => {
+                    return Err(RoundError::event(
+                        round,
+                        i,
+                        format!(
+                            "procedure `{}` is not a cussec procedure (dome_covered, lever_press, betting_open)",
+                            other.chars().take(40).collect::<String>()
+                        ),
+                    ));
+                }
             },
             EventKind::Role { role, .. } if role == "dealer" => {}
             EventKind::Collect { bet_ids } => {
                 if let Some(id) = bet_ids.iter().find(|id| !live.iter().any(|l| l.id == *id)) {
-                    return Err(RoundError::event(round, i, format!("collect names unknown bet `{id}`")));
+                    return Err(RoundError::event(
+                        round,
+                        i,
+                        format!("collect names unknown bet `{id}`"),
+                    ));
                 }
             }
             EventKind::Pay { bet_id, .. } => {
                 if !live.iter().any(|l| l.id == bet_id) {
-                    return Err(RoundError::event(round, i, format!("pay names unknown bet `{bet_id}`")));
+                    return Err(RoundError::event(
+                        round,
+                        i,
+                        format!("pay names unknown bet `{bet_id}`"),
+                    ));
                 }
                 if let Some(d) = dome_after_result
                     && !covered_flagged
@@ -311,33 +480,79 @@ pub(crate) fn adjudicate(_cfg: &CussecConfig, state: &mut CussecState, round: &R
     adj.bets.reserve_exact(live.len());
     if options.explain {
         match result {
-            Some(d) => adj.note("P217/2007 T.I C.II S.III r.5", format!("the dice show {d:?}, total {}", d[0] + d[1] + d[2])),
-            None => adj.note("P217/2007 T.I C.II S.III r.6", "no valid result: the round is void"),
+            Some(d) => adj.note(
+                "P217/2007 T.I C.II S.III r.5",
+                format!("the dice show {d:?}, total {}", d[0] + d[1] + d[2]),
+            ),
+            None => adj.note(
+                "P217/2007 T.I C.II S.III r.6",
+                "no valid result: the round is void",
+            ),
         }
     }
     for l in &live {
         let (net, outcome, reason, cite) = if l.withdrawn {
-            (0, Outcome::Withdrawn, "withdrawn", "P217/2007 T.I C.II S.III r.6")
+            (
+                0,
+                Outcome::Withdrawn,
+                "withdrawn",
+                "P217/2007 T.I C.II S.III r.6",
+            )
         } else if let Some(r) = l.result {
             r
         } else {
-            (0, Outcome::Void, "no result: stacked dice (golpe nulo) or no throw after the bet", "P217/2007 T.I C.II S.III r.6")
+            (
+                0,
+                Outcome::Void,
+                "no result: stacked dice (golpe nulo) or no throw after the bet",
+                "P217/2007 T.I C.II S.III r.6",
+            )
         };
         if options.explain {
-            adj.note(cite, format!("bet {} ({:?}, {} cents): {} → {:+} cents", l.id, l.kind, l.stake, reason, net));
+            adj.note(
+                cite,
+                format!(
+                    "bet {} ({:?}, {} cents): {} → {:+} cents",
+                    l.id, l.kind, l.stake, reason, net
+                ),
+            );
         }
-        adj.bets.push(BetOutcome { bet_id: l.id.clone(), seat: l.seat, stake_cents: l.stake, due_net_cents: net, outcome, reported_net_cents: None, reason: Cow::Borrowed(reason), citation: Cow::Borrowed(cite) });
+        adj.bets.push(BetOutcome {
+            bet_id: l.id.clone(),
+            seat: l.seat,
+            stake_cents: l.stake,
+            due_net_cents: net,
+            outcome,
+            reported_net_cents: None,
+            reason: Cow::Borrowed(reason),
+            citation: Cow::Borrowed(cite),
+        });
     }
     if result.is_none() {
         if !any_void {
-            return Err(RoundError::round(round, "the round has no result and no void"));
+            return Err(RoundError::round(
+                round,
+                "the round has no result and no void",
+            ));
         }
-        adj.void = Some(VoidInfo { reason: Cow::Borrowed("stacked dice (golpe nulo), not shaken again"), citation: Cow::Borrowed("P217/2007 T.I C.II S.III r.6") });
+        adj.void = Some(VoidInfo {
+            reason: Cow::Borrowed("stacked dice (golpe nulo), not shaken again"),
+            citation: Cow::Borrowed("P217/2007 T.I C.II S.III r.6"),
+        });
     }
     if any_void {
-        crate::banca_francesa::flag_void_settled(&mut adj, round, "CS_VOID_SETTLED", "P217/2007 T.I C.II S.III r.6");
+        crate::banca_francesa::flag_void_settled(
+            &mut adj,
+            round,
+            "CS_VOID_SETTLED",
+            "P217/2007 T.I C.II S.III r.6",
+        );
     }
-    adj.reconcile(round.settlement.as_ref(), "CS_WRONG_PAYOUT", "P217/2007 T.I C.II S.III r.7-r.10");
+    adj.reconcile(
+        round.settlement.as_ref(),
+        "CS_WRONG_PAYOUT",
+        "P217/2007 T.I C.II S.III r.7-r.10",
+    );
     if last_payment.is_some() {
         state.last_payment_at_ms = last_payment;
     }
@@ -345,5 +560,14 @@ pub(crate) fn adjudicate(_cfg: &CussecConfig, state: &mut CussecState, round: &R
 }
 
 fn late(adj: &mut Adjudication, id: &rules_core::Id, i: usize, what: &str) {
-    adj.violation(Violation::new("CS_LATE_BET", Severity::Medium, "P217/2007 T.I C.II S.III r.5", format!("bet {id} {what} after \"Nada mais. Vou abrir.\"")).bet(id).event(i));
+    adj.violation(
+        Violation::new(
+            "CS_LATE_BET",
+            Severity::Medium,
+            "P217/2007 T.I C.II S.III r.5",
+            format!("bet {id} {what} after \"Nada mais. Vou abrir.\""),
+        )
+        .bet(id)
+        .event(i),
+    );
 }

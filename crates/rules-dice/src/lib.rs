@@ -22,8 +22,8 @@ pub mod craps;
 pub mod cussec;
 
 use rules_core::{
-    Adjudication, Bet, Cents, ConfigError, Configured, Engine, GameId, Id, Options, Round,
-    RoundError, TableConfig,
+    Adjudication, Cents, ConfigError, Configured, Engine, GameId, Id, Options, Round, RoundError,
+    TableConfig,
 };
 use serde::{Deserialize, Serialize};
 
@@ -74,7 +74,10 @@ impl Engine for DiceEngine {
                 config: DiceConfig::Cussec(c.config),
                 violations: c.violations,
             }),
-            game => Err(ConfigError::WrongGame { game, engine: "dice" }),
+            game => Err(ConfigError::WrongGame {
+                game,
+                engine: "dice",
+            }),
         }
     }
 
@@ -102,7 +105,9 @@ impl Engine for DiceEngine {
             }};
         }
         match config {
-            DiceConfig::BancaFrancesa(c) => run!(c, BancaFrancesa, banca_francesa, GameId::BancaFrancesa),
+            DiceConfig::BancaFrancesa(c) => {
+                run!(c, BancaFrancesa, banca_francesa, GameId::BancaFrancesa)
+            }
             DiceConfig::Craps(c) => run!(c, Craps, craps, GameId::Craps),
             DiceConfig::Cussec(c) => run!(c, Cussec, cussec, GameId::Cussec),
         }
@@ -136,28 +141,43 @@ pub(crate) fn check_regulation(table: &TableConfig) -> Result<(), ConfigError> {
 
 /// Check the table min/max fields.
 pub(crate) fn check_table_limits(table: &TableConfig) -> Result<(), ConfigError> {
-    for (name, v) in [("min_bet_cents", table.min_bet_cents), ("max_bet_cents", table.max_bet_cents)] {
+    for (name, v) in [
+        ("min_bet_cents", table.min_bet_cents),
+        ("max_bet_cents", table.max_bet_cents),
+    ] {
         if let Some(v) = v
             && !(1..=rules_core::MAX_AMOUNT_CENTS).contains(&v)
         {
-            return Err(ConfigError::field(name, format!("must be 1..={}, got {v}", rules_core::MAX_AMOUNT_CENTS)));
+            return Err(ConfigError::field(
+                name,
+                format!("must be 1..={}, got {v}", rules_core::MAX_AMOUNT_CENTS),
+            ));
         }
     }
     if let (Some(a), Some(b)) = (table.min_bet_cents, table.max_bet_cents)
         && a > b
     {
-        return Err(ConfigError::field("max_bet_cents", format!("{b} is below min_bet_cents {a}")));
+        return Err(ConfigError::field(
+            "max_bet_cents",
+            format!("{b} is below min_bet_cents {a}"),
+        ));
     }
     for (i, l) in table.limits.iter().enumerate() {
         for v in [l.min_cents, l.max_cents].into_iter().flatten() {
             if !(1..=rules_core::MAX_AMOUNT_CENTS).contains(&v) {
-                return Err(ConfigError::field(&format!("limits[{i}]"), format!("amount {v} out of range")));
+                return Err(ConfigError::field(
+                    &format!("limits[{i}]"),
+                    format!("amount {v} out of range"),
+                ));
             }
         }
         if let (Some(a), Some(b)) = (l.min_cents, l.max_cents)
             && a > b
         {
-            return Err(ConfigError::field(&format!("limits[{i}]"), format!("max {b} is below min {a}")));
+            return Err(ConfigError::field(
+                &format!("limits[{i}]"),
+                format!("max {b} is below min {a}"),
+            ));
         }
     }
     Ok(())
@@ -193,26 +213,14 @@ pub struct OpenBet {
     pub throws: u32,
 }
 
-impl OpenBet {
-    pub(crate) fn from_bet(b: &Bet) -> OpenBet {
-        OpenBet {
-            id: b.id.clone(),
-            bet_type: b.bet_type.clone(),
-            seat: b.seat,
-            player: b.player.clone(),
-            stake_cents: b.amount_cents,
-            placed_cents: None,
-            number: None,
-            on_bet: b.on_bet.clone(),
-            throws: 0,
-        }
-    }
-}
-
 /// Parse a dice event's faces: every value 1-6.
 pub(crate) fn check_faces(round: &Round, i: usize, dice: &[u8]) -> Result<(), RoundError> {
     if let Some(d) = dice.iter().find(|d| !(1..=6).contains(*d)) {
-        return Err(RoundError::event(round, i, format!("die value {d} is not 1-6")));
+        return Err(RoundError::event(
+            round,
+            i,
+            format!("die value {d} is not 1-6"),
+        ));
     }
     Ok(())
 }
