@@ -105,41 +105,31 @@ impl Adjudication {
         citation: &'static str,
     ) {
         let Some(s) = settlement else { return };
-        // Reported ids, checked for duplicates and unknown bets.
-        for (i, r) in s.results.iter().enumerate() {
-            if s.results[..i].iter().any(|p| p.bet_id == r.bet_id) {
-                self.violations.push(
-                    Violation::new(
-                        "SETTLEMENT_DUPLICATE_BET",
-                        Severity::High,
-                        LEDGER_CONVENTION,
-                        format!("bet `{}` is reported twice in the settlement", r.bet_id),
-                    )
-                    .bet(&r.bet_id),
-                );
+        // Which reported results matched a bet. Settlements usually list the bets in the order
+        // they were placed, so try the same position first; fall back to a scan.
+        let m = s.results.len();
+        let mut matched_small = 0u64;
+        let mut matched_big = if m > 64 { vec![false; m] } else { Vec::new() };
+        let mut mark = |i: usize| {
+            if m > 64 {
+                matched_big[i] = true;
+            } else {
+                matched_small |= 1 << i;
             }
-            if !self.bets.iter().any(|b| b.bet_id == r.bet_id) {
-                self.violations.push(
-                    Violation::new(
-                        "SETTLEMENT_UNKNOWN_BET",
-                        Severity::High,
-                        LEDGER_CONVENTION,
-                        format!(
-                            "the settlement pays {} cents on bet `{}`, which the round does not have",
-                            r.net_cents, r.bet_id
-                        ),
-                    )
-                    .bet(&r.bet_id),
-                );
+        };
+        for (j, b) in self.bets.iter_mut().enumerate() {
+            let found = match s.results.get(j) {
+                Some(r) if r.bet_id == b.bet_id => Some(j),
+                _ => s.results.iter().position(|r| r.bet_id == b.bet_id),
+            };
+            if let Some(i) = found {
+                mark(i);
             }
-        }
-        for b in &mut self.bets {
-            let reported = s
-                .results
-                .iter()
-                .find(|r| r.bet_id == b.bet_id)
-                .map(|r| r.net_cents)
-                .or(if s.void { Some(0) } else { None });
+            let reported = match found {
+                Some(i) => Some(s.results[i].net_cents),
+                None if s.void => Some(0),
+                None => None,
+            };
             b.reported_net_cents = reported;
             let differs = match reported {
                 Some(r) => r != b.due_net_cents,
@@ -155,6 +145,44 @@ impl Adjudication {
                     reported_net_cents: reported,
                 });
             }
+        }
+        let all_matched = if m > 64 {
+            matched_big.iter().all(|&x| x)
+        } else {
+            m == 0 || matched_small == u64::MAX >> (64 - m)
+        };
+        if all_matched {
+            return;
+        }
+        // Reported results that match no bet: a repeat of an earlier result, or an unknown bet.
+        for (i, r) in s.results.iter().enumerate() {
+            let was_matched = if m > 64 {
+                matched_big[i]
+            } else {
+                matched_small & (1 << i) != 0
+            };
+            if was_matched {
+                continue;
+            }
+            let v = if s.results[..i].iter().any(|p| p.bet_id == r.bet_id) {
+                Violation::new(
+                    "SETTLEMENT_DUPLICATE_BET",
+                    Severity::High,
+                    LEDGER_CONVENTION,
+                    format!("bet `{}` is reported twice in the settlement", r.bet_id),
+                )
+            } else {
+                Violation::new(
+                    "SETTLEMENT_UNKNOWN_BET",
+                    Severity::High,
+                    LEDGER_CONVENTION,
+                    format!(
+                        "the settlement pays {} cents on bet `{}`, which the round does not have",
+                        r.net_cents, r.bet_id
+                    ),
+                )
+            };
+            self.violations.push(v.bet(&r.bet_id));
         }
     }
 }
@@ -407,6 +435,43 @@ mod tests {
         assert_eq!(a.discrepancies[1].reported_net_cents, None);
         assert!(a.has_violation("SETTLEMENT_UNKNOWN_BET"));
         assert_eq!(a.bet("b2").unwrap().reported_net_cents, Some(-100));
+    }
+
+    #[test]
+    fn duplicates_and_unknowns_in_any_order_and_size() {
+        for n in [3usize, 70] {
+            let mut a = Adjudication::new(GameId::Cussec, "r".into());
+            let mut results = Vec::new();
+            for i in (0..n).rev() {
+                a.bets.push(outcome(&format!("b{i}"), -100));
+                results.push(ReportedNet {
+                    bet_id: format!("b{i}").into(),
+                    net_cents: -100,
+                });
+            }
+            results.reverse(); // not in placement order: the scan path
+            results.push(ReportedNet {
+                bet_id: "b1".into(),
+                net_cents: 7,
+            });
+            results.push(ReportedNet {
+                bet_id: "nope".into(),
+                net_cents: 7,
+            });
+            let s = Settlement {
+                void: false,
+                results,
+                house_cents: None,
+            };
+            a.reconcile(Some(&s), "CS_WRONG_PAYOUT", "x");
+            assert!(a.discrepancies.is_empty(), "n={n}");
+            let codes: Vec<&str> = a.violations.iter().map(|v| &*v.code).collect();
+            assert_eq!(
+                codes,
+                ["SETTLEMENT_DUPLICATE_BET", "SETTLEMENT_UNKNOWN_BET"],
+                "n={n}"
+            );
+        }
     }
 
     #[test]

@@ -1009,9 +1009,9 @@ pub(crate) fn adjudicate(
             adj.note(
                 cite,
                 format!(
-                    "bet {} ({:?}{}, stake {} cents): {} → {:+} cents",
+                    "bet {} ({}{}, stake {} cents): {} → {:+} cents",
                     l.id,
-                    l.kind,
+                    kind_id(l.kind),
                     l.number.map_or(String::new(), |n| format!(" on {n}")),
                     l.stake,
                     reason,

@@ -118,6 +118,20 @@ pub fn parse(bet_type: &str, sel: &[u8]) -> Option<Kind> {
     })
 }
 
+/// The bet as a compliance officer reads it, e.g. `two_dice_combo 1-2`, `total 9`.
+fn describe(k: Kind) -> String {
+    match k {
+        Kind::Small => "small".to_string(),
+        Kind::Big => "big".to_string(),
+        Kind::Single(f) => format!("single {f}"),
+        Kind::TwoDiceCombo(a, b) => format!("two_dice_combo {a}-{b}"),
+        Kind::Double(f) => format!("double {f}"),
+        Kind::Triple(f) => format!("triple {f}"),
+        Kind::AnyTriple => "any_triple".to_string(),
+        Kind::Total(t) => format!("total {t}"),
+    }
+}
+
 /// Total bet payouts, index = total (r.8(h)).
 pub const TOTAL_PAYS: [i64; 18] = [0, 0, 0, 0, 65, 32, 19, 12, 8, 7, 6, 6, 7, 8, 12, 19, 32, 65];
 
@@ -512,8 +526,13 @@ pub(crate) fn adjudicate(
             adj.note(
                 cite,
                 format!(
-                    "bet {} ({:?}, {} cents): {} → {:+} cents",
-                    l.id, l.kind, l.stake, reason, net
+                    "bet {} ({}, {} cents): {} → {:+} cents",
+                    l.id,
+                    l.kind
+                        .map_or_else(|| "not a bet of cussec".to_string(), describe),
+                    l.stake,
+                    reason,
+                    net
                 ),
             );
         }
