@@ -144,6 +144,24 @@ impl Book {
         &self.transfers
     }
 
+    /// Drop the per-event detail recorded before ledger index `index` — pool history lines,
+    /// machines' meter increases, findings, refused transfers — to bound memory on a long-lived
+    /// ledger. Captive values, totals (so the conservation invariant), meters, statuses,
+    /// authorisations and accepted transfers (needed to detect a repeated transfer id) are kept;
+    /// history and return-to-player queries then cover `index` onwards only. Deterministic: a
+    /// daemon that prunes at the same indexes on every replay gets the same state.
+    pub fn prune_before(&mut self, index: u64) {
+        for p in self.pools.values_mut() {
+            p.history.retain(|e| e.index >= index);
+        }
+        for m in self.machines.values_mut() {
+            m.deltas.retain(|d| d.index >= index);
+        }
+        self.findings
+            .retain(|f| f.evidence.last().is_none_or(|i| *i >= index));
+        self.transfers.retain(|t| t.accepted || t.index >= index);
+    }
+
     // ------------------------------------------------------------------ configuration events
 
     fn on_machine_registered(

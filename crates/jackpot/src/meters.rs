@@ -169,8 +169,8 @@ fn plan_reading(
         at_ms: ctx.at_ms,
         ..MeterDelta::default()
     };
-    // Increase of `name` over exactly the window since the previous reading (for comparisons).
-    let mut aligned: BTreeMap<&str, u64> = BTreeMap::new();
+    // Increase of coin_in over exactly the window since the previous reading (for comparisons).
+    let mut aligned_coin_in = None;
     for (i, m) in meters.iter().enumerate() {
         let prev = machine.meters.get(&m.name);
         let step = classify(prev.map(|p| p.value), m.value, m.rollover);
@@ -183,8 +183,8 @@ fn plan_reading(
                 GAMES_PLAYED => delta.games_played = Some(d),
                 _ => {}
             }
-            if prev.is_some_and(|p| Some(p.at) == machine.last_reading) {
-                aligned.insert(m.name.as_str(), d);
+            if m.name == COIN_IN && prev.is_some_and(|p| Some(p.at) == machine.last_reading) {
+                aligned_coin_in = Some(d);
             }
         }
         steps.push((i, step, prev.map(|p| p.at)));
@@ -195,7 +195,6 @@ fn plan_reading(
         .filter(|n| !meters.iter().any(|m| m.name == *n))
         .collect();
     let coin_in_present = meters.iter().any(|m| m.name == COIN_IN);
-    let aligned_coin_in = aligned.get(COIN_IN).copied();
 
     let mut plans = Vec::with_capacity(machine.pools.len());
     for pid in &machine.pools {

@@ -1182,6 +1182,34 @@ fn replay_is_byte_identical() {
     assert_eq!(serde_json::to_string(&back).unwrap(), sa);
 }
 
+/// Pruning old detail keeps captive values, totals and the conservation invariant.
+#[test]
+fn prune_keeps_totals() {
+    let mut t = transfer_setup();
+    t.read("k1", 0, 0, 0);
+    t.read("k1", 100_000, 90_000, 0);
+    t.report("jk1", 1);
+    t.fault("k1", "destroyed", true, true);
+    t.transfer("t1", "jk1", "jk2", 51_000, None);
+    let before = t.book.conservation();
+    let captive = t.book.captive_values();
+    t.book.prune_before(t.idx + 1);
+    assert_eq!(t.book.conservation(), before);
+    assert_eq!(t.book.captive_values(), captive);
+    assert!(t.book.findings().is_empty());
+    assert!(t.book.pool_history("jk1", Period::All).unwrap().is_empty());
+    assert_eq!(
+        t.book
+            .machine_return("k1", Period::All)
+            .unwrap()
+            .coin_in_cents,
+        0
+    );
+    // The accepted transfer is kept: its id cannot be reused.
+    let f = t.transfer("t1", "jk1", "jk2", 0, None);
+    assert!(codes(&f).contains(&SLOT_TRANSFER_DUPLICATE));
+}
+
 /// Events have a stable JSON form (the integration and fixtures may use it).
 #[test]
 fn events_serde() {
