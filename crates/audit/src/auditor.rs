@@ -39,6 +39,22 @@ pub trait Adjudicator {
     ) -> Result<Adjudication, RoundError>;
 }
 
+/// Where the audit reads a table jackpot's value before a round (the jackpot accounts).
+pub trait JackpotValues {
+    /// The captive value of pool `pool_id` in cents, if the pool is known.
+    fn value_cents(&self, pool_id: &str) -> Option<Cents>;
+}
+
+/// No jackpot accounts: table jackpot prizes that depend on the pool's value cannot be priced
+/// and the engines say so.
+pub struct NoJackpots;
+
+impl JackpotValues for NoJackpots {
+    fn value_cents(&self, _: &str) -> Option<Cents> {
+        None
+    }
+}
+
 /// Tunables. Part of the audit's definition: a replay must use the same settings as the live run
 /// to give the same findings.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -178,6 +194,16 @@ impl<A: Adjudicator> Auditor<A> {
     /// Apply one ledger entry. Entries must come in chain order; an entry at or before the current
     /// position is ignored (replay is idempotent).
     pub fn apply(&mut self, meta: &EntryMeta, input: AuditInput) -> Output {
+        self.apply_with(meta, input, &NoJackpots)
+    }
+
+    /// [`Auditor::apply`], reading table jackpot values from `jackpots`.
+    pub fn apply_with(
+        &mut self,
+        meta: &EntryMeta,
+        input: AuditInput,
+        jackpots: &dyn JackpotValues,
+    ) -> Output {
         let mut out = Output::default();
         if self.position.is_some_and(|p| meta.index <= p) {
             return out;
@@ -199,7 +225,9 @@ impl<A: Adjudicator> Auditor<A> {
                 table_id,
                 round_id,
                 settlement,
-            } => self.on_closed(meta, &table_id, &round_id, settlement, None, &mut out),
+            } => self.on_closed(
+                meta, &table_id, &round_id, settlement, None, jackpots, &mut out,
+            ),
             AuditInput::RoundVoided {
                 table_id,
                 round_id,
@@ -215,6 +243,7 @@ impl<A: Adjudicator> Auditor<A> {
                     &round_id,
                     settlement,
                     Some(reason),
+                    jackpots,
                     &mut out,
                 )
             }
@@ -585,6 +614,7 @@ impl<A: Adjudicator> Auditor<A> {
         round.indexes.push(meta.index);
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn on_closed(
         &mut self,
         meta: &EntryMeta,
@@ -592,6 +622,7 @@ impl<A: Adjudicator> Auditor<A> {
         round_id: &str,
         settlement: Settlement,
         void_reason: Option<String>,
+        jackpots: &dyn JackpotValues,
         out: &mut Output,
     ) {
         let Some(slot) = self.tables.get_mut(table_id) else {
@@ -636,7 +667,12 @@ impl<A: Adjudicator> Auditor<A> {
         let round = Round {
             round_id: round_id.into(),
             opened_at_ms: Some(open.opened_ms),
-            jackpot_before_cents: None,
+            jackpot_before_cents: configured
+                .config
+                .jackpot
+                .as_ref()
+                .and_then(|j| j.pool_id.as_deref())
+                .and_then(|p| jackpots.value_cents(p)),
             events: open.events,
             settlement: Some(settlement),
         };

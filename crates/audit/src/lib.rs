@@ -24,11 +24,15 @@
 //! ledger's receive time of the entries.
 
 pub mod auditor;
+pub mod engines;
 pub mod finding;
 pub mod input;
 pub mod report;
 
-pub use auditor::{Adjudicator, AuditSettings, Auditor, AuditorSnapshot, Output};
+pub use auditor::{
+    Adjudicator, AuditSettings, Auditor, AuditorSnapshot, JackpotValues, NoJackpots, Output,
+};
+pub use engines::RulesEngines;
 pub use finding::{Finding, FindingsDigest, codes};
 pub use input::{AuditInput, EntryMeta};
 pub use report::{Period, ReportRow, RoundSummary, aggregate, hold_bp};
