@@ -179,7 +179,7 @@ struct Sim<'a> {
     early_exposure: bool,
     // stardilho
     star: Option<(u8, Cents)>,
-    restar: bool,
+    restar: Option<u8>,
     // cards
     seen: CardSet,
     deal_seq: Vec<u8>,
@@ -360,7 +360,7 @@ pub fn simulate(
         prev_aggressor: None,
         early_exposure: false,
         star: None,
-        restar: false,
+        restar: None,
         seen: CardSet::EMPTY,
         deal_seq: Vec::with_capacity(n * rules.hole_cards + 1),
         hole_after_board: false,
@@ -943,19 +943,42 @@ impl Sim<'_> {
             self.open_first_round();
         }
         if self.cfg.rules.streets == Streets::OneByOne && self.bround == 0 {
-            // r.106(a): whoever did not put up the stardilho amount is out of the hand (the
-            // stardilho player who drops out loses what he advanced).
-            for s in self.h.ring.clone() {
-                let r = self.h.seats[s as usize];
-                if r.active() && r.round_in < self.current_bet {
-                    self.h.seats[s as usize].folded = true;
-                    self.note(
-                        self.cfg.cites.stardilho_amount,
-                        format!(
-                            "seat {s} did not put up the stardilho amount and is out of the hand"
-                        ),
-                    );
+            // r.106(a): whoever did not put up the stardilho amount is out of the hand; the
+            // stardilho (restardilho) player who does not complete loses what he advanced,
+            // unless nobody else stayed.
+            let initiators = [self.star.map(|s| s.0), self.restar];
+            let is_init = |s: u8| initiators.contains(&Some(s));
+            let short = |sim: &Self, s: u8| {
+                let r = sim.h.seats[s as usize];
+                r.active() && r.round_in < sim.current_bet
+            };
+            let ring = self.h.ring.clone();
+            let mut out: Vec<u8> = ring
+                .iter()
+                .copied()
+                .filter(|&s| !is_init(s) && short(self, s))
+                .collect();
+            let others_stay = ring
+                .iter()
+                .any(|&s| !is_init(s) && !out.contains(&s) && !self.h.seats[s as usize].folded);
+            if others_stay {
+                out.extend(
+                    ring.iter()
+                        .copied()
+                        .filter(|&s| is_init(s) && short(self, s)),
+                );
+            } else if let (Some((s0, _)), Some(r0)) = (self.star, self.restar) {
+                let (a, b) = (self.h.seats[s0 as usize], self.h.seats[r0 as usize]);
+                if !a.folded && !b.folded && a.round_in < b.round_in && !a.all_in {
+                    out.push(s0);
                 }
+            }
+            for s in out {
+                self.h.seats[s as usize].folded = true;
+                self.note(
+                    self.cfg.cites.stardilho_amount,
+                    format!("seat {s} did not put up the stardilho amount and is out of the hand"),
+                );
             }
             return;
         }
@@ -1344,7 +1367,7 @@ impl Sim<'_> {
                     format!("restardilho of {a} cents after a stardilho of {s}; it must be {want}"),
                 );
             }
-            self.restar = true;
+            self.restar = Some(seat);
             self.add_chips(seat, a, true, true);
             self.h.seats[seat as usize].voluntary += a;
             // r.106(b) with (a): whoever stays puts twice the restardilho.
@@ -1670,7 +1693,7 @@ impl Sim<'_> {
             return Ok(());
         };
         let all_in = a == self.h.seats[seat as usize].cave;
-        if action == "call" && !self.restar {
+        if action == "call" && self.restar.is_none() {
             // r.106(a): others stay in with 2S; the stardilho player completes with S.
             let want = if seat == s0 { s } else { s.saturating_mul(2) };
             let before = self.h.seats[seat as usize].round_in;

@@ -182,12 +182,56 @@ pub fn run_with(
     explain: bool,
 ) -> Result<Adjudication, RoundError> {
     let c = cfg(t);
-    PokerEngine::adjudicate(&c, state, &h.round(), &Options { explain })
+    match PokerEngine::adjudicate(&c, state, &h.round(), &Options { explain }) {
+        // a hand cut short for a test: complete its board (see `run`)
+        Err(e) if e.to_string().contains("common cards") => PokerEngine::adjudicate(
+            &c,
+            state,
+            &complete_board(t, h).round(),
+            &Options { explain },
+        ),
+        r => r,
+    }
 }
 
+/// Adjudicate on a fresh table. A hand cut short for a test (players left in but fewer than
+/// five common cards) gets its board completed with unused cards first.
 pub fn run(t: &TableConfig, h: &H) -> Adjudication {
     let mut st = PokerState::default();
-    run_with(t, &mut st, h, false).expect("adjudication")
+    match run_with(t, &mut st, h, false) {
+        Ok(a) => a,
+        Err(e) => panic!("adjudication: {e}"),
+    }
+}
+
+pub fn complete_board(t: &TableConfig, h: &H) -> H {
+    let mut used = Vec::new();
+    let mut board = 0;
+    for e in &h.events {
+        if let EventKind::Card { card, to, .. } = &e.kind {
+            used.push(*card);
+            if *to == Recipient::Board {
+                board += 1;
+            }
+        }
+    }
+    let sint = t.game == GameId::PokerSintetico;
+    let mut h = h.clone();
+    for c in Card::deck() {
+        if board >= 5 {
+            break;
+        }
+        if used.contains(&c) || (sint && (c.rank as u8) < 8) {
+            continue;
+        }
+        h.events.push(RoundEvent::new(EventKind::Card {
+            to: Recipient::Board,
+            card: c,
+            face_up: true,
+        }));
+        board += 1;
+    }
+    h
 }
 
 pub fn net(a: &Adjudication, seat: u8) -> Cents {
