@@ -444,14 +444,14 @@ pub fn eval_sintetico5(set: CardSet) -> HandValue {
         None
     };
     let mut r = [0u8; 5];
-    if flush != 0 {
-        if let Some(top) = straight_top_sintetico(flush) {
-            return if top == 14 {
-                HandValue::new(rk, Category::RoyalFlush, [14, 0, 0, 0, 0])
-            } else {
-                HandValue::new(rk, Category::StraightFlush, [top, 0, 0, 0, 0])
-            };
-        }
+    if flush != 0
+        && let Some(top) = straight_top_sintetico(flush)
+    {
+        return if top == 14 {
+            HandValue::new(rk, Category::RoyalFlush, [14, 0, 0, 0, 0])
+        } else {
+            HandValue::new(rk, Category::StraightFlush, [top, 0, 0, 0, 0])
+        };
     }
     let a2 = (s0 & s1) | (s0 & s2) | (s0 & s3) | (s1 & s2) | (s1 & s3) | (s2 & s3);
     let a3 = (s0 & s1 & s2) | (s0 & s1 & s3) | (s0 & s2 & s3) | (s1 & s2 & s3);

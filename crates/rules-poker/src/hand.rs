@@ -238,6 +238,7 @@ pub fn simulate(
     let mut button: Option<u8> = None;
     let mut absent: Vec<u8> = Vec::new();
     let mut button_drawn = false;
+    let mut ids: Vec<&str> = Vec::with_capacity(11);
     for (i, e) in round.events.iter().enumerate() {
         match &e.kind {
             EventKind::Bet(b) => {
@@ -250,9 +251,10 @@ pub fn simulate(
                         format!("seat {seat} has two seat bets in the hand"),
                     ));
                 }
-                if round.bets().any(|(j, o)| j < i && o.id == b.id) {
+                if ids.contains(&&*b.id) {
                     return Err(RoundError::bet(round, &b.id, "bet id used twice"));
                 }
+                ids.push(&b.id);
                 s.in_hand = true;
                 s.bet_event = i;
                 s.start_cave = b.amount_cents;
@@ -816,7 +818,7 @@ impl Sim<'_> {
             .count()
     }
 
-    fn needs_to_act(&self, s: u8) -> bool {
+    fn needs_to_act(&self, s: u8, active: usize) -> bool {
         let r = &self.h.seats[s as usize];
         if !r.active() {
             return false;
@@ -828,15 +830,16 @@ impl Sim<'_> {
             return false;
         }
         // A lone active player facing nobody who can bet needs no decision.
-        self.active_count() > 1
+        active > 1
     }
 
     fn expected(&self) -> Option<(usize, u8)> {
         let n = self.h.ring.len();
+        let active = self.active_count();
         (0..n)
             .map(|k| (self.cursor + k) % n)
             .map(|p| (p, self.h.ring[p]))
-            .find(|&(_, s)| self.needs_to_act(s))
+            .find(|&(_, s)| self.needs_to_act(s, active))
     }
 
     /// Start betting round `r` (on its street's card, or at the first decision of round 0).
@@ -854,7 +857,8 @@ impl Sim<'_> {
         self.raises = 0;
         self.last_aggressor = None;
         self.early_exposure = false;
-        for s in self.h.ring.clone() {
+        for k in 0..self.h.ring.len() {
+            let s = self.h.ring[k];
             let x = &mut self.h.seats[s as usize];
             x.round_in = 0;
             x.acted = false;
@@ -1613,7 +1617,8 @@ impl Sim<'_> {
     fn increase(&mut self, seat: u8, new: Cents) {
         self.current_bet = new;
         self.last_aggressor = Some(seat);
-        for s in self.h.ring.clone() {
+        for k in 0..self.h.ring.len() {
+            let s = self.h.ring[k];
             if s != seat {
                 self.h.seats[s as usize].acted = false;
             }
@@ -1950,17 +1955,15 @@ impl Sim<'_> {
                         );
                     }
                 }
-                Forced::Antes => {
-                    if !r.posted_ante && took_part {
-                        self.flag(
-                            codes::ANTE_WRONG,
-                            c.ante,
-                            Some(s),
-                            None,
-                            false,
-                            format!("seat {s} plays the hand without posting the ante"),
-                        );
-                    }
+                Forced::Antes if !r.posted_ante && took_part => {
+                    self.flag(
+                        codes::ANTE_WRONG,
+                        c.ante,
+                        Some(s),
+                        None,
+                        false,
+                        format!("seat {s} plays the hand without posting the ante"),
+                    );
                 }
                 _ => {}
             }

@@ -87,14 +87,14 @@ fn brute(h: &[Card; 5], sintetico: bool) -> (Category, Vec<u8>) {
     let shape: Vec<usize> = groups.iter().map(|g| g.0).collect();
     let by_group: Vec<u8> = groups.iter().map(|g| g.1).collect();
     let figures = ranks.iter().all(|&r| r >= 11);
-    if let Some((_, top)) = straight {
-        if flush {
-            return if *top == 14 {
-                (Category::RoyalFlush, vec![14])
-            } else {
-                (Category::StraightFlush, vec![*top])
-            };
-        }
+    if let Some((_, top)) = straight
+        && flush
+    {
+        return if *top == 14 {
+            (Category::RoyalFlush, vec![14])
+        } else {
+            (Category::StraightFlush, vec![*top])
+        };
     }
     if shape == [4, 1] {
         return (Category::FourOfAKind, by_group);
@@ -190,7 +190,7 @@ fn exhaustive_28_card_sintetico_against_brute_force() {
         assert_eq!(counts[cat as usize], n, "{cat:?}");
     }
     // The evaluator's order is the brute-force order: sort by one, check the other is sorted.
-    all.sort_by(|a, b| a.0.cmp(&b.0));
+    all.sort_by_key(|a| a.0);
     for w in all.windows(2) {
         assert!(w[0].1 <= w[1].1, "{:?} vs {:?}", w[0], w[1]);
         assert_eq!(w[0].0 == w[1].0, w[0].1 == w[1].1);
@@ -205,14 +205,14 @@ fn standard_order_matches_brute_force() {
     let mut k = 0u32;
     for_each_five(&deck, |h| {
         k += 1;
-        if k % 7 == 0 {
+        if k.is_multiple_of(7) {
             all.push((
                 eval::eval_standard(CardSet::from_cards(&h)),
                 brute_key(&h, false),
             ));
         }
     });
-    all.sort_by(|a, b| a.0.cmp(&b.0));
+    all.sort_by_key(|a| a.0);
     for w in all.windows(2) {
         assert!(w[0].1 <= w[1].1, "{:?} vs {:?}", w[0], w[1]);
         assert_eq!(w[0].0 == w[1].0, w[0].1 == w[1].1);

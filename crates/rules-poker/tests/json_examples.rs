@@ -13,11 +13,22 @@ fn adjudicate(json: &str, game: GameId) -> (Adjudication, PokerState) {
         None => PokerState::default(),
     };
     let before = state.clone();
-    let a = PokerEngine::adjudicate(&configured.config, &mut state, &input.round, &Options::default())
-        .expect("adjudication");
+    let a = PokerEngine::adjudicate(
+        &configured.config,
+        &mut state,
+        &input.round,
+        &Options::default(),
+    )
+    .expect("adjudication");
     // explained, the same verdict with notes
     let mut st2 = before;
-    let e = PokerEngine::adjudicate(&configured.config, &mut st2, &input.round, &Options { explain: true }).unwrap();
+    let e = PokerEngine::adjudicate(
+        &configured.config,
+        &mut st2,
+        &input.round,
+        &Options { explain: true },
+    )
+    .unwrap();
     assert!(!e.notes.is_empty());
     assert_eq!(e.bets, a.bets);
     assert_eq!(st2, state);
@@ -34,13 +45,20 @@ fn net(a: &Adjudication, id: &str) -> i64 {
 }
 
 fn commission(a: &Adjudication) -> i64 {
-    a.house.iter().filter(|h| h.kind == "commission").map(|h| h.amount_cents).sum()
+    a.house
+        .iter()
+        .filter(|h| h.kind == "commission")
+        .map(|h| h.amount_cents)
+        .sum()
 }
 
 /// Hold'em with an all-in and a side pot (E2 at a five-seat table).
 #[test]
 fn holdem_example() {
-    let (a, st) = adjudicate(include_str!("../../../docs/rounds/poker_holdem.json"), GameId::PokerHoldem);
+    let (a, st) = adjudicate(
+        include_str!("../../../docs/rounds/poker_holdem.json"),
+        GameId::PokerHoldem,
+    );
     assert_eq!(net(&a, "s1"), 7400);
     assert_eq!(net(&a, "s2"), 1400);
     assert_eq!(net(&a, "s3"), -10_000);
@@ -52,7 +70,10 @@ fn holdem_example() {
 /// Omaha: exactly two hole cards (E3): the king-high flush wins.
 #[test]
 fn omaha_example() {
-    let (a, _) = adjudicate(include_str!("../../../docs/rounds/poker_omaha.json"), GameId::PokerOmaha);
+    let (a, _) = adjudicate(
+        include_str!("../../../docs/rounds/poker_omaha.json"),
+        GameId::PokerOmaha,
+    );
     assert_eq!(net(&a, "s2"), 6350);
     assert_eq!(net(&a, "s1"), -6000);
     assert_eq!(commission(&a), 650);
@@ -61,7 +82,10 @@ fn omaha_example() {
 /// Sintético with a stardilho.
 #[test]
 fn sintetico_example() {
-    let (a, _) = adjudicate(include_str!("../../../docs/rounds/poker_sintetico.json"), GameId::PokerSintetico);
+    let (a, _) = adjudicate(
+        include_str!("../../../docs/rounds/poker_sintetico.json"),
+        GameId::PokerSintetico,
+    );
     assert_eq!(net(&a, "s3"), 5550);
     assert_eq!(net(&a, "s2"), -3000);
     assert_eq!(commission(&a), 450);
@@ -70,7 +94,10 @@ fn sintetico_example() {
 /// Hold'em online with an all-in, a side pot and a timeout (E5).
 #[test]
 fn holdem_online_example() {
-    let (a, _) = adjudicate(include_str!("../../../docs/rounds/poker_holdem_online.json"), GameId::PokerHoldemOnline);
+    let (a, _) = adjudicate(
+        include_str!("../../../docs/rounds/poker_holdem_online.json"),
+        GameId::PokerHoldemOnline,
+    );
     assert_eq!(net(&a, "s3"), 6215);
     assert_eq!(net(&a, "s4"), 1700);
     assert_eq!(commission(&a), 585);

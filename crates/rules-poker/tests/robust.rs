@@ -209,7 +209,9 @@ proptest! {
 
 /// A generator of plausible hold'em hands with all-ins: legal-looking actions in turn, random
 /// caves (so short stacks go all-in), a full board.
-fn plausible_hand() -> impl Strategy<Value = (Vec<(u8, i64)>, Vec<Card>, Vec<(u8, u8, u32)>)> {
+type Plausible = (Vec<(u8, i64)>, Vec<Card>, Vec<(u8, u8, u32)>);
+
+fn plausible_hand() -> impl Strategy<Value = Plausible> {
     (
         proptest::collection::vec(500i64..20_000, 2..9),
         Just(Card::deck().collect::<Vec<_>>()).prop_shuffle(),
@@ -221,7 +223,6 @@ fn plausible_hand() -> impl Strategy<Value = (Vec<(u8, i64)>, Vec<Card>, Vec<(u8
                 .enumerate()
                 .map(|(i, &c)| (i as u8 + 1, c))
                 .collect();
-            let choices = choices.into_iter().map(|(a, b, c)| (a, b, c)).collect();
             (seats, deck, choices)
         })
 }
@@ -244,10 +245,9 @@ fn build(seats: &[(u8, i64)], deck: &[Card], choices: &[(u8, u8, u32)], online: 
     h = post(h, 0, "post_sb", 500, &mut cave, &mut round_in);
     h = post(h, 1 % n, "post_bb", 1000, &mut cave, &mut round_in);
     let mut k = 0;
-    for pass in 0..2 {
-        for i in 0..n {
-            let _ = pass;
-            h = h.card(Recipient::seat(seats[i].0), &deck[k].to_string(), false);
+    for _pass in 0..2 {
+        for seat in seats {
+            h = h.card(Recipient::seat(seat.0), &deck[k].to_string(), false);
             k += 1;
         }
     }
@@ -271,13 +271,7 @@ fn build(seats: &[(u8, i64)], deck: &[Card], choices: &[(u8, u8, u32)], online: 
             round_in.iter_mut().for_each(|r| *r = 0);
         }
         let mut current = *round_in.iter().max().unwrap();
-        let start = if street == 0 {
-            2 % n
-        } else if online {
-            0
-        } else {
-            0
-        };
+        let start = if street == 0 { 2 % n } else { 0 };
         let mut acted = vec![false; n];
         let mut guard = 0;
         let mut p = start;
