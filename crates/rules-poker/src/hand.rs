@@ -1773,6 +1773,13 @@ impl Sim<'_> {
                                     .cave
                                     .checked_add(a)
                                     .ok_or_else(|| event_err(self.round, i, "cave overflows"))?;
+                                if r.cave > MAX_AMOUNT_CENTS.saturating_mul(1000) {
+                                    return Err(event_err(
+                                        self.round,
+                                        i,
+                                        "the cave exceeds the ledger's range",
+                                    ));
+                                }
                                 if r.cave > 0 {
                                     r.all_in = false;
                                 }
