@@ -111,6 +111,7 @@ macro_rules! engines {
 engines! {
     Roulette => rules_roulette::RouletteEngine,
     Dice => rules_dice::DiceEngine,
+    Poker => rules_poker::PokerEngine,
 }
 
 /// A table configuration checked and compiled for its engine.
