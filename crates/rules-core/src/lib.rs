@@ -72,6 +72,23 @@ pub fn check_stake(round: &Round, bet_id: &str, amount_cents: Cents) -> Result<(
     Ok(())
 }
 
+/// Check an amount carried by an event (a decision's chips, a procedure's amount): positive and at
+/// most [`MAX_AMOUNT_CENTS`]; the error names the event.
+pub fn check_event_amount(
+    round: &Round,
+    event_index: usize,
+    amount_cents: Cents,
+) -> Result<(), RoundError> {
+    if amount_cents <= 0 || amount_cents > MAX_AMOUNT_CENTS {
+        return Err(RoundError::event(
+            round,
+            event_index,
+            format!("amount_cents must be in 1..={MAX_AMOUNT_CENTS}, got {amount_cents}"),
+        ));
+    }
+    Ok(())
+}
+
 /// Citation of the ledger's own conventions (not a rule of the regulations), used by checks that
 /// enforce the consistency of the record itself rather than a rule of the game.
 pub const LEDGER_CONVENTION: &str = "casino-ledger record convention";
