@@ -512,6 +512,7 @@ impl Floor {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
 mod tests {
     use super::*;
     use crate::event::PoolKind;
