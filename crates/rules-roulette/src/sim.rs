@@ -722,77 +722,69 @@ fn simulate(
     let live = |s: &Sim<'_>, f: &dyn Fn(&Placed) -> bool| -> bool {
         s.placed.iter().any(|p| !p.withdrawn && f(p))
     };
-    match m {
-        Some(Mistake::OverpayStraight) => {
-            let has = live(&s, &|p| p.kind == Kind::Straight && p.sel == [pocket]);
-            if !has {
-                let i = extra_player(&mut s, &mut players);
-                let b = s
-                    .make_bet(&mut players[i], Some((Kind::Straight, vec![pocket])))
-                    .expect("a lone straight fits the limits");
-                s.place(b);
-            }
+    let not_applicable = |why: &str| SimError::MistakeNotApplicable {
+        mistake: mistake.unwrap_or_default().to_string(),
+        reason: why.to_string(),
+    };
+    // A bet the mistake needs and the table's own bets do not offer.
+    let needed: Option<(Kind, Vec<u8>)> = match m {
+        Some(Mistake::OverpayStraight)
+            if !live(&s, &|p| p.kind == Kind::Straight && p.sel == [pocket]) =>
+        {
+            Some((Kind::Straight, vec![pocket]))
         }
-        Some(Mistake::PayOutsideOnZero) => {
-            if !live(&s, &|p| p.kind.class() == Some(Class::EvenMoney)) {
-                let i = extra_player(&mut s, &mut players);
-                let k = *s
-                    .rng
-                    .pick(&[
-                        Kind::Red,
-                        Kind::Black,
-                        Kind::Even,
-                        Kind::Odd,
-                        Kind::Low,
-                        Kind::High,
-                    ])
-                    .unwrap_or(&Kind::Red);
-                let b = s
-                    .make_bet(&mut players[i], Some((k, Vec::new())))
-                    .expect("a lone simple chance fits the limits");
-                s.place(b);
-            }
+        Some(Mistake::PayOutsideOnZero)
+            if !live(&s, &|p| p.kind.class() == Some(Class::EvenMoney)) =>
+        {
+            let simple = [
+                Kind::Red,
+                Kind::Black,
+                Kind::Even,
+                Kind::Odd,
+                Kind::Low,
+                Kind::High,
+            ];
+            Some((*s.rng.pick(&simple).unwrap_or(&Kind::Red), Vec::new()))
         }
-        Some(Mistake::IllegalSplit) => {
-            let i = s.rng.below(players.len() as u64) as usize;
-            s.next_bet += 1;
-            let id: Id = format!("{}/b{}", s.round_id, s.next_bet).into();
-            let p = &players[i];
-            let bet = Bet::new(&id, "split", p.unit)
-                .seat(p.seat)
-                .player(&p.id)
-                .selection(&[3, 4]);
-            s.placed.push(Placed {
-                id,
-                kind: Kind::Split,
-                player: p.id.clone(),
-                sel: vec![3, 4],
-                amount: p.unit,
-                withdrawn: false,
-            });
-            s.place(bet);
+        Some(Mistake::VoidSpinSettled) if !live(&s, &|_| true) => Some((Kind::Red, Vec::new())),
+        _ => None,
+    };
+    if let Some(want) = needed {
+        let i = extra_player(&mut s, &mut players);
+        let b = s
+            .make_bet(&mut players[i], Some(want))
+            .ok_or_else(|| not_applicable("the bet it needs does not fit the table limits"))?;
+        s.place(b);
+    }
+    if m == Some(Mistake::IllegalSplit) {
+        let i = s.rng.below(players.len() as u64) as usize;
+        s.next_bet += 1;
+        let id: Id = format!("{}/b{}", s.round_id, s.next_bet).into();
+        let p = &players[i];
+        let bet = Bet::new(&id, "split", p.unit)
+            .seat(p.seat)
+            .player(&p.id)
+            .selection(&[3, 4]);
+        s.placed.push(Placed {
+            id,
+            kind: Kind::Split,
+            player: p.id.clone(),
+            sel: vec![3, 4],
+            amount: p.unit,
+            withdrawn: false,
+        });
+        s.place(bet);
+    }
+    if m == Some(Mistake::PaidBeforeCollecting) {
+        // A sure winner and a sure loser.
+        let i = extra_player(&mut s, &mut players);
+        let other = (pocket + 1 + s.rng.below(36) as u8) % 37;
+        for n in [pocket, other] {
+            let b = s
+                .make_bet(&mut players[i], Some((Kind::Straight, vec![n])))
+                .ok_or_else(|| not_applicable("two straights do not fit the table limits"))?;
+            s.place(b);
         }
-        Some(Mistake::PaidBeforeCollecting) if !round_void => {
-            // A sure winner and a sure loser.
-            let i = extra_player(&mut s, &mut players);
-            let other = (pocket + 1 + s.rng.below(36) as u8) % 37;
-            for n in [pocket, other] {
-                let b = s
-                    .make_bet(&mut players[i], Some((Kind::Straight, vec![n])))
-                    .expect("two lone straights fit the limits");
-                s.place(b);
-            }
-        }
-        Some(Mistake::VoidSpinSettled) => {
-            if !live(&s, &|_| true) {
-                let i = extra_player(&mut s, &mut players);
-                let b = s
-                    .make_bet(&mut players[i], Some((Kind::Red, Vec::new())))
-                    .expect("a lone simple chance fits the limits");
-                s.place(b);
-            }
-        }
-        _ => {}
     }
 
     // The launch: alternating direction, the wheel head turning the other way (S.I r.21).
@@ -848,7 +840,7 @@ fn simulate(
             let i = extra_player(&mut s, &mut players);
             let b = s
                 .make_bet(&mut players[i], Some((Kind::Red, Vec::new())))
-                .expect("a lone simple chance fits the limits");
+                .ok_or_else(|| not_applicable("no bet fits the table limits"))?;
             s.push(EventKind::Bet(b));
         }
     }
@@ -932,7 +924,7 @@ fn simulate(
                         && p.kind == Kind::Straight
                         && adj.bet(&p.id).is_some_and(|o| o.due_net_cents > 0)
                 })
-                .expect("a winning straight was placed");
+                .ok_or_else(|| not_applicable("no winning straight"))?;
             set(&mut settlement, &b.id, b.amount * 36);
         }
         Some(Mistake::PayOutsideOnZero) => {
@@ -940,7 +932,7 @@ fn simulate(
                 .placed
                 .iter()
                 .find(|p| !p.withdrawn && p.kind.class() == Some(Class::EvenMoney))
-                .expect("a simple chance was placed");
+                .ok_or_else(|| not_applicable("no simple chance"))?;
             set(&mut settlement, &b.id, b.amount);
         }
         Some(Mistake::VoidSpinSettled) => {
@@ -948,7 +940,7 @@ fn simulate(
                 .placed
                 .iter()
                 .find(|p| !p.withdrawn && adj.bet(&p.id).is_some())
-                .expect("a bet was placed");
+                .ok_or_else(|| not_applicable("no bet"))?;
             settlement.void = false;
             set(&mut settlement, &b.id, -b.amount);
         }
@@ -968,25 +960,39 @@ fn simulate(
         .filter(|r| r.net_cents < 0)
         .map(|r| r.bet_id.clone())
         .collect();
-    let mut by_owner: Vec<(u8, &Id, Vec<(u8, &ReportedNet)>)> = Vec::new();
+    // One block of payments per player, ranked by its first category; blocks in rank order.
+    struct Block<'r> {
+        rank: u8,
+        owner: &'r Id,
+        pays: Vec<(u8, &'r ReportedNet)>,
+    }
+    let mut blocks: Vec<Block<'_>> = Vec::new();
     for r in settlement.results.iter().filter(|r| r.net_cents > 0) {
         let Some((k, owner)) = kind_of.get(&*r.bet_id) else {
             continue;
         };
         let rank = pay_rank(cfg.game, *k);
-        match by_owner.iter_mut().find(|(_, o, _)| o == owner) {
-            Some((min, _, v)) => {
-                *min = (*min).min(rank);
-                v.push((rank, r));
+        match blocks.iter_mut().find(|b| b.owner == *owner) {
+            Some(b) => {
+                b.rank = b.rank.min(rank);
+                b.pays.push((rank, r));
             }
-            None => by_owner.push((rank, owner, vec![(rank, r)])),
+            None => blocks.push(Block {
+                rank,
+                owner,
+                pays: vec![(rank, r)],
+            }),
         }
     }
-    by_owner.sort_by_key(|(min, _, _)| *min);
+    blocks.sort_by_key(|b| b.rank);
     let mut pays: Vec<(Id, Cents)> = Vec::new();
-    for (_, _, mut v) in by_owner {
-        v.sort_by_key(|(rank, _)| *rank);
-        pays.extend(v.into_iter().map(|(_, r)| (r.bet_id.clone(), r.net_cents)));
+    for mut b in blocks {
+        b.pays.sort_by_key(|(rank, _)| *rank);
+        pays.extend(
+            b.pays
+                .into_iter()
+                .map(|(_, r)| (r.bet_id.clone(), r.net_cents)),
+        );
     }
     let mut tail: Vec<EventKind> = Vec::new();
     let collect = (!losers.is_empty()).then_some(EventKind::Collect { bet_ids: losers });
