@@ -304,3 +304,57 @@ fn craps_respects_the_table_across_rounds() {
     }
     assert!(shooters > 100, "{shooters}");
 }
+
+#[test]
+fn other_configurations_play_clean_too() {
+    // Tables without posted limits, craps barring 2 with the default number-box minimums and
+    // don't-side odds table (an Info configuration finding, not a round finding).
+    let mut craps = TableConfig::new(GameId::Craps);
+    craps.settings.insert("bar".into(), Setting::Int(2));
+    let tables = [
+        TableConfig::new(GameId::BancaFrancesa),
+        craps,
+        TableConfig::new(GameId::Cussec),
+    ];
+    for table in tables {
+        let c = DiceEngine::configure(&table).unwrap();
+        let mut t = Table {
+            table,
+            cfg: c.config,
+            state: DiceState::default(),
+            t: 0,
+            n: 0,
+        };
+        let mut rng = SimRng::new(99);
+        for _ in 0..1_000 {
+            let (r, a) = t.play(&mut rng, None);
+            assert!(findings(&a).is_empty(), "{:?}\n{}", findings(&a), json(&r));
+        }
+        for id in mistakes_of(t.table.game) {
+            if id == "place_not_multiple_of_min" {
+                // No minimum fixed for the number boxes: nothing to break.
+                let e = DiceEngine::simulate(
+                    &t.table,
+                    &t.cfg,
+                    &t.state,
+                    "x".into(),
+                    t.t,
+                    &mut rng,
+                    Some(id),
+                )
+                .unwrap_err();
+                assert!(matches!(e, SimError::MistakeNotApplicable { .. }), "{e}");
+                continue;
+            }
+            let (_, a) = t.play(&mut rng, Some(id));
+            let spec = DiceEngine::mistakes().iter().find(|m| m.id == id).unwrap();
+            let mut want: Vec<String> = spec.codes.iter().map(|c| c.to_string()).collect();
+            want.sort();
+            assert_eq!(findings(&a), want, "{} {id}", t.table.game);
+            for _ in 0..5 {
+                let (_, a) = t.play(&mut rng, None);
+                assert!(findings(&a).is_empty(), "{} after {id}", t.table.game);
+            }
+        }
+    }
+}

@@ -87,6 +87,19 @@ pub const MISTAKES: &[MistakeSpec] = &[
     },
 ];
 
+/// The mistakes a table of `game` can make (their ids, in [`MISTAKES`] order): every one but the
+/// land procedures (`launch_same_direction`, `paid_before_collecting`) online.
+pub fn mistakes_of(game: GameId) -> Vec<&'static str> {
+    MISTAKES
+        .iter()
+        .map(|m| m.id)
+        .filter(|id| {
+            game != GameId::RouletteFrenchOnline
+                || !matches!(*id, "launch_same_direction" | "paid_before_collecting")
+        })
+        .collect()
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Mistake {
     OverpayStraight,

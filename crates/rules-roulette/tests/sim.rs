@@ -3,6 +3,7 @@
 use std::collections::BTreeSet;
 
 use rules_core::*;
+use rules_roulette::sim::mistakes_of;
 use rules_roulette::{RouletteConfig, RouletteEngine, RouletteState};
 
 const GAMES: [GameId; 3] = [
@@ -10,18 +11,6 @@ const GAMES: [GameId; 3] = [
     GameId::RouletteFrench,
     GameId::RouletteFrenchOnline,
 ];
-
-/// The mistakes each game's example table can make (the land procedures have no online rule).
-fn applicable(game: GameId) -> Vec<&'static str> {
-    RouletteEngine::mistakes()
-        .iter()
-        .map(|m| m.id)
-        .filter(|id| {
-            game != GameId::RouletteFrenchOnline
-                || !matches!(*id, "launch_same_direction" | "paid_before_collecting")
-        })
-        .collect()
-}
 
 struct Table {
     table: TableConfig,
@@ -160,7 +149,7 @@ fn honest_sessions_adjudicate_clean_and_cover_every_bet_type() {
 #[test]
 fn every_mistake_is_found_exactly_and_the_session_goes_on_clean() {
     for game in GAMES {
-        for id in applicable(game) {
+        for id in mistakes_of(game) {
             let spec = RouletteEngine::mistakes()
                 .iter()
                 .find(|m| m.id == id)
@@ -199,8 +188,17 @@ fn every_mistake_is_found_exactly_and_the_session_goes_on_clean() {
 
 #[test]
 fn land_procedure_mistakes_are_not_applicable_online_and_unknown_ids_are_refused() {
+    assert_eq!(
+        mistakes_of(GameId::RouletteAmerican).len(),
+        RouletteEngine::mistakes().len()
+    );
+    assert_eq!(
+        mistakes_of(GameId::RouletteFrench).len(),
+        RouletteEngine::mistakes().len()
+    );
     let t = Table::new(GameId::RouletteFrenchOnline);
     for id in ["launch_same_direction", "paid_before_collecting"] {
+        assert!(!mistakes_of(GameId::RouletteFrenchOnline).contains(&id));
         let e = RouletteEngine::simulate(
             &t.table,
             &t.cfg,
@@ -269,4 +267,66 @@ fn the_procedure_is_the_regulation_s() {
         spinners > 10 && balls > 10 && relaunches > 0,
         "{spinners} {balls} {relaunches}"
     );
+}
+
+#[test]
+fn other_configurations_play_clean_too() {
+    // The simulator reads the compiled configuration: an American-order wheel (no announced
+    // bets), a French table refusing announced bets but allowing the 0-1-2-3 corner, an online
+    // table losing outside bets on 0 with no call bets, a table without posted limits.
+    let mut tables = Vec::new();
+    let mut t = RouletteEngine::example_table(GameId::RouletteAmerican);
+    t.settings
+        .insert("wheel".into(), Setting::Text("american".into()));
+    tables.push((t, vec!["series_grande", "neighbours"]));
+    let mut t = RouletteEngine::example_table(GameId::RouletteFrench);
+    t.settings
+        .insert("announced_bets".into(), Setting::Bool(false));
+    t.settings
+        .insert("zero_corner_allowed".into(), Setting::Bool(true));
+    tables.push((t, vec!["series_orfaos", "neighbours"]));
+    let mut t = TableConfig::new(GameId::RouletteFrenchOnline);
+    t.settings
+        .insert("zero_rule".into(), Setting::Text("lose".into()));
+    tables.push((t, vec!["finals", "series_pequena"]));
+    let mut t = TableConfig::new(GameId::RouletteAmerican);
+    t.settings
+        .insert("wheel".into(), Setting::Text("french".into()));
+    tables.push((t, vec![]));
+    for (table, absent) in tables {
+        let c = RouletteEngine::configure(&table).unwrap();
+        assert!(c.violations.is_empty(), "{:?}", c.violations);
+        let mut t = Table {
+            table,
+            cfg: c.config,
+            state: RouletteState::default(),
+            t: 0,
+            n: 0,
+        };
+        let mut rng = SimRng::new(99);
+        let mut kinds = BTreeSet::new();
+        let mut zero_corner = false;
+        for _ in 0..1_000 {
+            let (r, a) = t.play(&mut rng, None);
+            assert!(findings(&a).is_empty(), "{:?}\n{}", findings(&a), json(&r));
+            for (_, b) in r.bets() {
+                kinds.insert(b.bet_type.clone());
+                zero_corner |= b.bet_type == "corner" && b.selection == [0, 1, 2, 3];
+            }
+        }
+        for k in absent {
+            assert!(!kinds.contains(k), "{} offers no {k}", t.table.game);
+        }
+        assert_eq!(zero_corner, t.cfg.zero_corner_allowed, "{}", t.table.game);
+        for id in mistakes_of(t.table.game) {
+            let (_, a) = t.play(&mut rng, Some(id));
+            let spec = RouletteEngine::mistakes()
+                .iter()
+                .find(|m| m.id == id)
+                .unwrap();
+            let mut want: Vec<String> = spec.codes.iter().map(|c| c.to_string()).collect();
+            want.sort();
+            assert_eq!(findings(&a), want, "{} {id}", t.table.game);
+        }
+    }
 }

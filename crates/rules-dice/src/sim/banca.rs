@@ -317,7 +317,7 @@ pub(crate) fn simulate(
         }
     }
 
-    let round = c.round(t0);
+    let round = c.take_round(t0);
     let adj = crate::banca_francesa::adjudicate(cfg, &mut st.clone(), &round, &Options::default())?;
     let mut settlement = honest_settlement(&adj);
     match m {

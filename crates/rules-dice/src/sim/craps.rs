@@ -241,11 +241,13 @@ struct Plan {
 fn learn(
     cfg: &CrapsConfig,
     st: &CrapsState,
-    c: &Ctx<'_>,
+    c: &mut Ctx<'_>,
     opened: i64,
 ) -> Result<(Adjudication, CrapsState), SimError> {
     let mut s = st.clone();
-    let a = crate::craps::adjudicate(cfg, &mut s, &c.round(opened), &Options::default())?;
+    let a = c.with_round(opened, |r| {
+        crate::craps::adjudicate(cfg, &mut s, r, &Options::default())
+    })?;
     Ok((a, s))
 }
 
@@ -415,13 +417,15 @@ pub(crate) fn simulate(
         }
         if k == 0 && m == Some(Mistake::PlaceNotMultipleOfMin) {
             let n = if c.rng.chance(1, 2) { 6 } else { 8 };
-            let unit = tb.number_min("place", n);
-            if unit < 2 {
-                return Err(not_applicable(
-                    m,
-                    "the place minimum on 6 and 8 divides every amount",
-                ));
-            }
+            let unit = match cfg.place_min[if n == 6 { 2 } else { 3 }] {
+                Some(u) if u >= 2 => u,
+                _ => {
+                    return Err(not_applicable(
+                        m,
+                        "the table fixes no place minimum on 6 and 8 above one cent (r.12)",
+                    ));
+                }
+            };
             let seat = players[c.rng.below(players.len() as u64) as usize];
             place(
                 &mut c,
@@ -491,7 +495,7 @@ pub(crate) fn simulate(
         c.procedure("announcement", Some(announcement(before, total)));
 
         // What the throw decided: collect the losers, pay the winners.
-        let (adj, after) = learn(cfg, st, &c, t0)?;
+        let (adj, after) = learn(cfg, st, &mut c, t0)?;
         let mut losers: Vec<Id> = Vec::new();
         let mut winners: Vec<(Id, Cents)> = Vec::new();
         for b in &adj.bets {
@@ -543,7 +547,7 @@ pub(crate) fn simulate(
         let b = adj.bet(id).ok_or_else(|| not_applicable(m, "no odds"))?;
         report(&mut settlement, id, b.stake_cents);
     }
-    let mut round = c.round(t0);
+    let mut round = c.take_round(t0);
     round.settlement = Some(settlement);
     Ok(round)
 }

@@ -201,7 +201,7 @@ pub(crate) fn simulate(
         chosen_from: None,
     });
 
-    let round = c.round(t0);
+    let round = c.take_round(t0);
     let adj = crate::cussec::adjudicate(cfg, &mut st.clone(), &round, &Options::default())?;
     let mut settlement = honest_settlement(&adj);
     if m == Some(Mistake::SmallPaidOnTriple) {
@@ -213,7 +213,7 @@ pub(crate) fn simulate(
     }
 
     // Losing bets collected, then the prizes paid (r.10, r.11).
-    let mut events = c.events;
+    let mut events = round.events;
     let mut t = c.t;
     let rng = c.rng;
     let losers: Vec<Id> = settlement

@@ -222,15 +222,23 @@ impl<'a> Ctx<'a> {
         });
     }
 
-    /// The round so far, without a settlement.
-    pub fn round(&self, opened: i64) -> Round {
+    /// The round so far, without a settlement (the events move into it: no copy).
+    pub fn take_round(&mut self, opened: i64) -> Round {
         Round {
             round_id: self.round_id.clone(),
             opened_at_ms: Some(opened),
             jackpot_before_cents: None,
-            events: self.events.clone(),
+            events: std::mem::take(&mut self.events),
             settlement: None,
         }
+    }
+
+    /// `f` on the round so far, the events then given back.
+    pub fn with_round<T>(&mut self, opened: i64, f: impl FnOnce(&Round) -> T) -> T {
+        let round = self.take_round(opened);
+        let out = f(&round);
+        self.events = round.events;
+        out
     }
 
     /// `k` chips of `unit`, `k` drawn from `mults`, within `min..=max` (whole units).
