@@ -32,7 +32,9 @@
 //! (three faces 1-6), `void`, `fault`, `procedure`, `role`, `collect`, `pay`. Others are a
 //! [`rules_core::RoundError`].
 //!
-//! **Void reasons** (apply to the throw just recorded, or to a throw with no dice event):
+//! **Void reasons** (apply to the throw just recorded, or to a throw with no dice event: a void
+//! that comes after a throw's dice but before anything else (bets, `no_more_bets`, `collect`,
+//! `pay`) voids that throw; one recorded after those voids a next throw that showed no dice):
 //! `foreign_object` (r.8(a)); `die_off_table`, `die_damaged`, `foreign_substance` (r.8(b): the
 //! set must be replaced at once); `not_all_dice_in_cup` (r.8(c)); `die_in_cup` (r.8(d));
 //! `not_flat` (a die not resting flat on its own on the track, r.7(b)).
@@ -361,13 +363,23 @@ pub(crate) fn adjudicate(
                     ));
                 }
                 last_dice = Some(i);
-                // Does a void or the r.7(d) fault follow this throw (before the next one)?
+                // Does a void or the r.7(d) fault follow this throw (before the next one)? A void
+                // recorded once the table has moved on from this throw (bets, the call, the
+                // collection or a payment came after it) is the void of a next throw that showed
+                // no dice (r.8(c)(d)): it does not undo this one.
                 let mut voided = false;
                 let mut touched = false;
+                let mut moved_on = false;
                 for e in &round.events[i + 1..] {
                     match &e.kind {
                         EventKind::Dice { .. } => break,
-                        EventKind::Void { .. } => voided = true,
+                        EventKind::Bet(_)
+                        | EventKind::BetChanged { .. }
+                        | EventKind::BetWithdrawn { .. }
+                        | EventKind::NoMoreBets
+                        | EventKind::Collect { .. }
+                        | EventKind::Pay { .. } => moved_on = true,
+                        EventKind::Void { .. } if !moved_on => voided = true,
                         EventKind::Fault { code, .. } if code == "dice_touched_before_announce" => {
                             touched = true
                         }

@@ -6,7 +6,9 @@
 //! * [`banca_francesa`]: S.I (three dice thrown through the horn; aces, small, big, line bets);
 //! * [`craps`]: S.II (two of five dice; the come-out/point series; bets that live over several
 //!   throws and several rounds);
-//! * [`cussec`]: S.III (three dice shaken in a closed bell; every round decides every bet).
+//! * [`cussec`]: S.III (three dice shaken in a closed bell; every round decides every bet);
+//! * [`sim`]: the simulator ([`rules_core::Simulate`]): plays whole rounds of the three games by
+//!   the rules, honest or with one chosen mistake.
 //!
 //! Each game module documents its complete vocabulary (bet types, selections, `on_bet`, attrs,
 //! roles, procedures, faults, void reasons, settings, regulation values) and its state fields.
@@ -20,6 +22,7 @@
 pub mod banca_francesa;
 pub mod craps;
 pub mod cussec;
+pub mod sim;
 
 use rules_core::{
     Adjudication, Cents, ConfigError, Configured, Engine, GameId, Id, Options, Round, RoundError,

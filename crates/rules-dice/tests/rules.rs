@@ -183,6 +183,48 @@ fn bf_r8_void_throw() {
     assert_eq!(a.discrepancies[0].code, "BF_WRONG_PAYOUT");
 }
 
+/// P217/2007 T.I C.II S.I r.8(c)(d): a void for a throw that showed no dice (a die left in the
+/// cup), recorded after an earlier throw of the round was decided and settled, voids only that
+/// throw, never the decided one before it. (Regression: the void was attached to the last
+/// recorded dice, turning the paid small bet into a loss.)
+#[test]
+fn bf_r8_void_without_dice_after_a_decided_throw() {
+    let r = settled(
+        vec![
+            bet("s", "small", &[], 1000),
+            dice(&[2, 2, 1]),
+            EventKind::Pay {
+                bet_id: "s".into(),
+                amount_cents: 1000,
+            }
+            .into(),
+            bet("b", "big", &[], 1000),
+            nmb(),
+            void("die_in_cup"),
+            dice(&[6, 5, 4]),
+        ],
+        &[("s", 1000), ("b", 1000)],
+    );
+    let a = DiceEngine::adjudicate(&banca(), &mut DiceState::default(), &r, &Options::default())
+        .unwrap();
+    assert_eq!((outcome(&a, "s"), net(&a, "s")), (Outcome::Won, 1000));
+    assert_eq!((outcome(&a, "b"), net(&a, "b")), (Outcome::Won, 1000));
+    assert!(
+        a.violations.is_empty() && a.discrepancies.is_empty(),
+        "{a:?}"
+    );
+    // Right after its dice, the void still voids the throw.
+    let a = run(
+        &banca(),
+        vec![
+            bet("s", "small", &[], 1000),
+            dice(&[2, 2, 1]),
+            void("not_flat"),
+        ],
+    );
+    assert_eq!(outcome(&a, "s"), Outcome::Open);
+}
+
 /// P217/2007 T.I C.II S.I r.8(b): the set is replaced at once.
 #[test]
 fn bf_r8b_set_replaced() {

@@ -10,7 +10,9 @@
 //! * [`american`], [`french`], [`french_online`]: one module per game, each documenting the
 //!   complete vocabulary the engine understands for that game (bet types, selections, chips,
 //!   attrs, roles, procedures, faults, void reasons, settings, regulation values);
-//! * `core`: the adjudication shared by the three games (each rule next to its citation).
+//! * `core`: the adjudication shared by the three games (each rule next to its citation);
+//! * [`sim`]: the simulator ([`rules_core::Simulate`]): plays whole spins by the rules, honest or
+//!   with one chosen mistake.
 //!
 //! ## Table state ([`RouletteState`])
 //! What one spin leaves for the next: the previous winning number (relaunch after a void spin,
@@ -23,6 +25,7 @@ pub mod bets;
 mod core;
 pub mod french;
 pub mod french_online;
+pub mod sim;
 pub mod tables;
 
 use rules_core::{
