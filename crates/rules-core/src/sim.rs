@@ -120,6 +120,8 @@ pub enum SimError {
     UnknownMistake(String),
     #[error("mistake `{mistake}` cannot be made in this round: {reason}")]
     MistakeNotApplicable { mistake: String, reason: String },
+    #[error("no simulator plays {0}")]
+    NoSimulator(crate::GameId),
     #[error(transparent)]
     Round(#[from] RoundError),
 }
@@ -139,6 +141,13 @@ pub enum SimError {
 pub trait Simulate: Engine {
     /// The mistakes this engine can simulate.
     fn mistakes() -> &'static [MistakeSpec];
+
+    /// The mistakes that can be made at a table of `game` (an engine serving several games
+    /// narrows [`Simulate::mistakes`] down).
+    fn mistakes_for(game: crate::GameId) -> Vec<&'static MistakeSpec> {
+        let _ = game;
+        Self::mistakes().iter().collect()
+    }
 
     /// A typical approved table configuration for `game` (one of [`Engine::games`]).
     fn example_table(game: crate::GameId) -> TableConfig;

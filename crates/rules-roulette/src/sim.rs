@@ -1039,6 +1039,14 @@ impl Simulate for RouletteEngine {
         MISTAKES
     }
 
+    fn mistakes_for(game: GameId) -> Vec<&'static MistakeSpec> {
+        let ids = mistakes_of(game);
+        Self::mistakes()
+            .iter()
+            .filter(|m| ids.contains(&m.id))
+            .collect()
+    }
+
     fn example_table(game: GameId) -> TableConfig {
         example_table(game)
     }

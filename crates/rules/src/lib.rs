@@ -9,8 +9,8 @@
 //! Adding an engine is one line in the `engines!` invocation below.
 
 use rules_core::{
-    Adjudication, ConfigError, Engine, GameId, Options, Round, RoundError, RoundInput, TableConfig,
-    Violation,
+    Adjudication, ConfigError, Engine, GameId, Id, MistakeSpec, Options, Round, RoundError,
+    RoundInput, SimError, SimRng, Simulate, TableConfig, Violation,
 };
 use serde::{Deserialize, Serialize};
 
@@ -112,6 +112,65 @@ engines! {
     Roulette => rules_roulette::RouletteEngine,
     Dice => rules_dice::DiceEngine,
     Poker => rules_poker::PokerEngine,
+}
+
+macro_rules! simulators {
+    ($( $variant:ident => $engine:ty ),* $(,)?) => {
+        /// The mistakes a simulated table of `game` can be told to make.
+        pub fn mistakes(game: GameId) -> Vec<&'static MistakeSpec> {
+            $(
+                if <$engine as Engine>::games().contains(&game) {
+                    return <$engine as Simulate>::mistakes_for(game);
+                }
+            )*
+            Vec::new()
+        }
+
+        /// A typical approved configuration of `game`, if a simulator plays it.
+        pub fn example_table(game: GameId) -> Option<TableConfig> {
+            $(
+                if <$engine as Engine>::games().contains(&game) {
+                    return Some(<$engine as Simulate>::example_table(game));
+                }
+            )*
+            None
+        }
+
+        /// Whether a simulator plays `game`.
+        pub fn has_simulator(game: GameId) -> bool {
+            false $( || <$engine as Engine>::games().contains(&game) )*
+        }
+
+        impl ConfiguredTable {
+            /// Play one round of this table by the rules from `state` (not modified), honestly
+            /// or with `mistake`. See [`rules_core::Simulate`].
+            pub fn simulate(
+                &self,
+                state: &TableState,
+                round_id: Id,
+                start_ms: i64,
+                rng: &mut SimRng,
+                mistake: Option<&str>,
+            ) -> Result<Round, SimError> {
+                #[allow(unreachable_patterns)]
+                match (&self.compiled, state) {
+                    $(
+                        (Compiled::$variant(c), TableState::$variant(s)) => {
+                            <$engine as Simulate>::simulate(
+                                &self.table, c, s, round_id, start_ms, rng, mistake,
+                            )
+                        }
+                    )*
+                    _ => Err(SimError::NoSimulator(self.table.game)),
+                }
+            }
+        }
+    };
+}
+
+simulators! {
+    Roulette => rules_roulette::RouletteEngine,
+    Dice => rules_dice::DiceEngine,
 }
 
 /// A table configuration checked and compiled for its engine.

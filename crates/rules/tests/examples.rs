@@ -74,3 +74,76 @@ fn print_explanations() {
         }
     }
 }
+
+/// Every simulator plays through the facade: honest rounds chained through the facade's state
+/// give no finding; each listed mistake gives exactly its codes.
+#[test]
+fn simulators_play_through_the_facade() {
+    use rules_core::{GameId, SimRng, honest_settlement};
+    let mut played = 0;
+    for game in GameId::ALL {
+        if !rules::has_simulator(game) {
+            continue;
+        }
+        let table = rules::ConfiguredTable::new(rules::example_table(game).unwrap()).unwrap();
+        assert!(
+            table.violations().is_empty(),
+            "{game}: {:?}",
+            table.violations()
+        );
+        let mut state = table.fresh_state();
+        let mut rng = SimRng::new(2026);
+        let mut ms = 1_767_225_600_000;
+        for i in 0..200 {
+            let round = table
+                .simulate(&state, format!("{game}-{i}").into(), ms, &mut rng, None)
+                .unwrap();
+            let adj = table
+                .adjudicate(&mut state, &round, &Options::default())
+                .unwrap();
+            assert!(
+                adj.violations.is_empty() && adj.discrepancies.is_empty(),
+                "{game} round {i}: {adj:#?}"
+            );
+            assert_eq!(
+                round.settlement.as_ref(),
+                Some(&honest_settlement(&adj)),
+                "{game} round {i}"
+            );
+            ms = round
+                .events
+                .iter()
+                .filter_map(|e| e.at_ms)
+                .max()
+                .unwrap_or(ms)
+                + 30_000;
+        }
+        for m in rules::mistakes(game) {
+            let mut s = state.clone();
+            let round = match table.simulate(
+                &s,
+                format!("{game}-{}", m.id).into(),
+                ms,
+                &mut rng,
+                Some(m.id),
+            ) {
+                Ok(r) => r,
+                Err(rules_core::SimError::MistakeNotApplicable { .. }) => continue,
+                Err(e) => panic!("{game} {}: {e}", m.id),
+            };
+            let adj = table
+                .adjudicate(&mut s, &round, &Options::default())
+                .unwrap();
+            let mut codes: Vec<String> =
+                adj.violations.iter().map(|v| v.code.to_string()).collect();
+            codes.extend(adj.discrepancies.iter().map(|d| d.code.to_string()));
+            codes.sort();
+            codes.dedup();
+            let mut want: Vec<String> = m.codes.iter().map(|c| c.to_string()).collect();
+            want.sort();
+            assert_eq!(codes, want, "{game} mistake {}", m.id);
+        }
+        played += 1;
+    }
+    assert!(played >= 6, "{played}");
+}
