@@ -1195,6 +1195,61 @@ fn explain_coup(
     );
 }
 
+/// A coup played mechanically by the tableau (P217/2007 T.I C.III S.III r.13) from cards in
+/// shoe order: the ponto's two cards are `shoe[0]`, `shoe[2]`, the banca's `shoe[1]`,
+/// `shoe[3]`, then the ponto's third card if he draws and the banca's if it draws. Used by the
+/// exhaustive tests and by anyone who needs the reference play of a shoe.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CoupScores {
+    pub ponto: u8,
+    pub banca: u8,
+    pub ponto_pair: bool,
+    pub banca_pair: bool,
+    /// Cards the coup took from the shoe (4 to 6).
+    pub cards_used: usize,
+}
+
+/// Play a coup from `shoe` (see [`CoupScores`]); `None` if the shoe runs out.
+pub fn play_from_shoe(shoe: &[Card]) -> Option<CoupScores> {
+    let (p1, b1, p2, b2) = (*shoe.first()?, *shoe.get(1)?, *shoe.get(2)?, *shoe.get(3)?);
+    let mut ps = score(&[p1, p2]);
+    let mut bs = score(&[b1, b2]);
+    let mut used = 4;
+    if !is_natural(ps) && !is_natural(bs) {
+        let mut p3 = None;
+        if pb_ponto_draws(ps) {
+            let c = *shoe.get(used)?;
+            used += 1;
+            ps = (ps + card_value(c)) % 10;
+            p3 = Some(card_value(c));
+        }
+        if pb_banca_draws(bs, p3) {
+            let c = *shoe.get(used)?;
+            used += 1;
+            bs = (bs + card_value(c)) % 10;
+        }
+    }
+    Some(CoupScores {
+        ponto: ps,
+        banca: bs,
+        ponto_pair: is_pair(p1, p2),
+        banca_pair: is_pair(b1, b2),
+        cards_used: used,
+    })
+}
+
+/// The due net of a bet of `stake` on `chance` in a coup that ended with `scores`, under the
+/// table's commission option and rounding (r.17-r.20).
+pub fn due_net(cfg: &PbConfig, chance: Chance, stake: Cents, scores: &CoupScores) -> Cents {
+    let r = PbResult {
+        ponto_score: scores.ponto,
+        banca_score: scores.banca,
+        ponto_pair: scores.ponto_pair,
+        banca_pair: scores.banca_pair,
+    };
+    bet_result(cfg, chance, stake, &r).0
+}
+
 /// The due net of one bet, with its outcome, reason and citation, and whether a commission was
 /// non-integral.
 pub(crate) fn bet_result(

@@ -405,6 +405,19 @@ fn check_passed(
     let bank = rec.bank_capital;
     let bank_id = &rec.bets[rec.bank].bet.id;
     if p.passer.same(banker) {
+        if rec.bids.iter().any(|b| b.who.same(banker)) {
+            // r.86: the passer may not take part in the auction.
+            adj.violation(vio(
+                "CF_AUCTION_INELIGIBLE_BIDDER",
+                Severity::Medium,
+                "P217/2007 T.II S.I r.86",
+                format!(
+                    "{} passed the hand, then bid for it and won the auction",
+                    banker.describe()
+                ),
+            ));
+            return;
+        }
         // r.80: with no taker the passer may continue with the same amount.
         if bank != p.bank_cents && bank != p.level_cents {
             adj.violation(

@@ -614,7 +614,7 @@ pub(crate) fn play(inp: &CoupIn<'_>, rep: &mut Reporter<'_>) -> Result<CoupOut, 
             || (dp.is_empty() && !ddisc.is_empty()));
     // r.104(e), r.104(h).
     let drew_two = db.len() >= 2 && !forced_fifth;
-    let four = dp.len() >= 2;
+    let four = dp.len() >= 2 && decl(Fault::StuckCards).is_none();
 
     // Banker's advice (r.98, r.100) and the dealer's indication (r.104(n)).
     let cell_actual = |p3v: Option<u8>| {
