@@ -53,6 +53,16 @@ pub fn score(cards: &[Card]) -> u8 {
     s
 }
 
+/// Score of the cards an iterator yields (see [`score`]).
+#[inline]
+pub fn score_of(cards: impl IntoIterator<Item = Card>) -> u8 {
+    let mut s = 0u8;
+    for c in cards {
+        s = (s + value(c.rank)) % 10;
+    }
+    s
+}
+
 /// A two-card 8 or 9: the natural that is announced at once ("anuncia imediatamente",
 /// P217/2007 T.I C.III S.III r.13) or abated ("abater", T.II S.I r.64(a), r.67(a)).
 #[inline]

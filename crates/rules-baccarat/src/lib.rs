@@ -127,7 +127,7 @@ impl Engine for BaccaratEngine {
     ) -> Result<Adjudication, RoundError> {
         match config {
             BaccaratConfig::PuntoBanco(c) => {
-                if !state.hand.is_default() {
+                if state.hand.banker.is_some() || state.hand.census_known {
                     return Err(RoundError::State {
                         game: c.variant.game(),
                         reason: "the state holds a chemin de fer hand".to_string(),

@@ -15,6 +15,7 @@
 use rules_core::{Adjudication, Cents, ConfigError, Severity, TableConfig, Violation};
 
 use crate::punto_banco::{Chance, PbBet, PbConfig, Variant, pb_cite};
+use crate::util::SeatExt;
 
 /// The limits of a ponto e banca table, per chance (indexed by [`Chance`] as usize).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -189,7 +190,8 @@ pub(crate) fn pb_check_bets(cfg: &PbConfig, bets: &[PbBet<'_>], adj: &mut Adjudi
                     format!("bet `{}` was placed after \"nada mais\"", b.bet.id),
                 )
                 .bet(&b.bet.id)
-                .event(b.event_index),
+                .event(b.event_index)
+                .tap_seat(b.bet.seat),
             );
         }
         if b.withdrawn {
@@ -210,7 +212,8 @@ pub(crate) fn pb_check_bets(cfg: &PbConfig, bets: &[PbBet<'_>], adj: &mut Adjudi
                     ),
                 )
                 .bet(&b.bet.id)
-                .event(b.event_index),
+                .event(b.event_index)
+                .tap_seat(b.bet.seat),
             );
         }
         if let Some(min) = l.min[i]
@@ -232,7 +235,8 @@ pub(crate) fn pb_check_bets(cfg: &PbConfig, bets: &[PbBet<'_>], adj: &mut Adjudi
                     ),
                 )
                 .bet(&b.bet.id)
-                .event(b.event_index),
+                .event(b.event_index)
+                .tap_seat(b.bet.seat),
             );
         }
         if v == Variant::Plain
@@ -252,7 +256,8 @@ pub(crate) fn pb_check_bets(cfg: &PbConfig, bets: &[PbBet<'_>], adj: &mut Adjudi
                     ),
                 )
                 .bet(&b.bet.id)
-                .event(b.event_index),
+                .event(b.event_index)
+                .tap_seat(b.bet.seat),
             );
         }
         if b.standing {

@@ -275,24 +275,98 @@ enum Side {
     Banca,
 }
 
+/// Most cards a side's hand keeps (three are allowed; more is already a PB_TOO_MANY_CARDS).
+const HAND_MAX: usize = 8;
+
+/// A side's cards, kept inline (no allocation on the hot path).
 #[derive(Clone, Copy, Debug)]
-struct Dealt {
-    side: Side,
-    card: Card,
-    idx: usize,
+struct Hand {
+    cards: [Card; HAND_MAX],
+    at: [usize; HAND_MAX],
+    len: usize,
+}
+
+impl Hand {
+    const EMPTY: Hand = Hand {
+        cards: [Card::new(rules_core::Rank::Two, rules_core::Suit::Spades); HAND_MAX],
+        at: [0; HAND_MAX],
+        len: 0,
+    };
+
+    fn push(&mut self, card: Card, at: usize) {
+        if self.len < HAND_MAX {
+            self.cards[self.len] = card;
+            self.at[self.len] = at;
+            self.len += 1;
+        }
+    }
+
+    fn cards(&self) -> &[Card] {
+        &self.cards[..self.len]
+    }
+
+    fn rposition(&self, card: Card) -> Option<usize> {
+        self.cards().iter().rposition(|c| *c == card)
+    }
+
+    fn remove(&mut self, k: usize) -> (Card, usize) {
+        let out = (self.cards[k], self.at[k]);
+        self.cards.copy_within(k + 1..self.len, k);
+        self.at.copy_within(k + 1..self.len, k);
+        self.len -= 1;
+        out
+    }
+}
+
+/// The deal as it happened before any correction: the first three cards of each side, the
+/// first card beyond them, and the first departure from P, B, P, B.
+#[derive(Clone, Copy, Debug, Default)]
+struct DealSeen {
+    n: usize,
+    order_bad: Option<usize>,
+    dp: [Option<(Card, usize)>; 3],
+    db: [Option<(Card, usize)>; 3],
+    np: usize,
+    nb: usize,
+    extra_p: Option<usize>,
+    extra_b: Option<usize>,
+}
+
+impl DealSeen {
+    fn push(&mut self, side: Side, card: Card, idx: usize) {
+        // r.13: initial deal P, B, P, B.
+        if self.n < 4 {
+            let expected = if self.n % 2 == 0 {
+                Side::Ponto
+            } else {
+                Side::Banca
+            };
+            if side != expected && self.order_bad.is_none() {
+                self.order_bad = Some(idx);
+            }
+        }
+        self.n += 1;
+        let (cards, n, extra) = match side {
+            Side::Ponto => (&mut self.dp, &mut self.np, &mut self.extra_p),
+            Side::Banca => (&mut self.db, &mut self.nb, &mut self.extra_b),
+        };
+        if *n < 3 {
+            cards[*n] = Some((card, idx));
+        } else if extra.is_none() {
+            *extra = Some(idx);
+        }
+        *n += 1;
+    }
 }
 
 /// The parsed record of one coup.
 struct Record<'a> {
     bets: Vec<PbBet<'a>>,
-    /// Cards dealt to a side before any correction, in order.
-    dealt: Vec<Dealt>,
+    /// The deal before any correction.
+    dealt: DealSeen,
     /// The hands after the recorded corrections.
-    ponto: Vec<Card>,
-    banca: Vec<Card>,
-    /// Event index of each card of `ponto` / `banca`.
-    ponto_at: Vec<usize>,
-    banca_at: Vec<usize>,
+    ponto: Hand,
+    banca: Hand,
     corrected: bool,
     void: Option<usize>,
     late_changes: Vec<(usize, usize)>, // (bet position, event index)
@@ -374,11 +448,9 @@ fn parse<'a>(
     let n = round.events.len();
     let mut rec = Record {
         bets: Vec::with_capacity(n.min(32)),
-        dealt: Vec::with_capacity(6),
-        ponto: Vec::with_capacity(3),
-        banca: Vec::with_capacity(3),
-        ponto_at: Vec::with_capacity(3),
-        banca_at: Vec::with_capacity(3),
+        dealt: DealSeen::default(),
+        ponto: Hand::EMPTY,
+        banca: Hand::EMPTY,
         corrected: false,
         void: None,
         late_changes: Vec::new(),
@@ -508,21 +580,11 @@ fn parse<'a>(
                         start_coup(cfg, shoe, burns_before_deal, i, adj, options);
                     }
                     if !rec.corrected {
-                        rec.dealt.push(Dealt {
-                            side,
-                            card: *card,
-                            idx: i,
-                        });
+                        rec.dealt.push(side, *card, i);
                     }
                     match side {
-                        Side::Ponto => {
-                            rec.ponto.push(*card);
-                            rec.ponto_at.push(i);
-                        }
-                        Side::Banca => {
-                            rec.banca.push(*card);
-                            rec.banca_at.push(i);
-                        }
+                        Side::Ponto => rec.ponto.push(*card, i),
+                        Side::Banca => rec.banca.push(*card, i),
                     }
                 }
             }
@@ -555,14 +617,8 @@ fn parse<'a>(
                         )
                     })?;
                     match name.as_str() {
-                        "card_to_ponto" => {
-                            rec.ponto.push(moved.0);
-                            rec.ponto_at.push(moved.1);
-                        }
-                        "card_to_banca" => {
-                            rec.banca.push(moved.0);
-                            rec.banca_at.push(moved.1);
-                        }
+                        "card_to_ponto" => rec.ponto.push(moved.0, moved.1),
+                        "card_to_banca" => rec.banca.push(moved.0, moved.1),
                         _ => {}
                     }
                 }
@@ -644,13 +700,12 @@ fn parse<'a>(
             ));
         }
     }
-    if rec.void.is_none() && (rec.ponto.len() < 2 || rec.banca.len() < 2) {
+    if rec.void.is_none() && (rec.ponto.len < 2 || rec.banca.len < 2) {
         return Err(RoundError::round(
             round,
             format!(
                 "the coup is incomplete: ponto holds {} card(s) and banca {} (two each are dealt, r.13)",
-                rec.ponto.len(),
-                rec.banca.len()
+                rec.ponto.len, rec.banca.len
             ),
         ));
     }
@@ -659,20 +714,18 @@ fn parse<'a>(
 
 /// Remove the most recently dealt card equal to `card` from either side.
 fn take_card(rec: &mut Record<'_>, card: Card) -> Option<(Card, usize)> {
-    let p = rec.ponto.iter().rposition(|c| *c == card);
-    let b = rec.banca.iter().rposition(|c| *c == card);
+    let p = rec.ponto.rposition(card);
+    let b = rec.banca.rposition(card);
     let from_ponto = match (p, b) {
-        (Some(p), Some(b)) => rec.ponto_at[p] > rec.banca_at[b],
+        (Some(p), Some(b)) => rec.ponto.at[p] > rec.banca.at[b],
         (Some(_), None) => true,
         (None, Some(_)) => false,
         (None, None) => return None,
     };
     Some(if from_ponto {
-        let p = p.unwrap_or(0);
-        (rec.ponto.remove(p), rec.ponto_at.remove(p))
+        rec.ponto.remove(p.unwrap_or(0))
     } else {
-        let b = b.unwrap_or(0);
-        (rec.banca.remove(b), rec.banca_at.remove(b))
+        rec.banca.remove(b.unwrap_or(0))
     })
 }
 
@@ -845,39 +898,14 @@ fn play(
     let _ = round;
     // --- The deal as it happened (before any correction): judge each decision against the
     // cards on the table when it was taken.
-    let mut dp: [Option<(Card, usize)>; 3] = [None; 3];
-    let mut db: [Option<(Card, usize)>; 3] = [None; 3];
-    let (mut np, mut nb) = (0usize, 0usize);
-    let mut extra_p: Option<usize> = None;
-    let mut extra_b: Option<usize> = None;
-    let mut order_bad: Option<usize> = None;
-    for (k, d) in rec.dealt.iter().enumerate() {
-        // r.13: initial deal P, B, P, B.
-        if k < 4 {
-            let expected = if k % 2 == 0 { Side::Ponto } else { Side::Banca };
-            if d.side != expected && order_bad.is_none() {
-                order_bad = Some(d.idx);
-            }
-        }
-        match d.side {
-            Side::Ponto => {
-                if np < 3 {
-                    dp[np] = Some((d.card, d.idx));
-                } else if extra_p.is_none() {
-                    extra_p = Some(d.idx);
-                }
-                np += 1;
-            }
-            Side::Banca => {
-                if nb < 3 {
-                    db[nb] = Some((d.card, d.idx));
-                } else if extra_b.is_none() {
-                    extra_b = Some(d.idx);
-                }
-                nb += 1;
-            }
-        }
-    }
+    let DealSeen {
+        dp,
+        db,
+        extra_p,
+        extra_b,
+        mut order_bad,
+        ..
+    } = rec.dealt;
     // The banca's third card dealt before the ponto's third card.
     if let (Some((_, bi)), Some((_, pi))) = (db[2], dp[2])
         && bi < pi
@@ -1017,8 +1045,8 @@ fn play(
 
     // --- The corrected coup: the recorded hands (after the casino's corrections) with every
     // card the tableau forbids removed (r.14).
-    let ponto_all: &[Card] = &rec.ponto;
-    let banca_all: &[Card] = &rec.banca;
+    let ponto_all: &[Card] = rec.ponto.cards();
+    let banca_all: &[Card] = rec.banca.cards();
     let t = apply_tableau(ponto_all, banca_all);
     if rec.corrected {
         // The casino's correction must itself follow the tableau.

@@ -23,7 +23,11 @@
 use rules_core::Card;
 
 use super::faults::{Declared, Fault, Reporter};
-use crate::cards::{card_value, score};
+use crate::cards::{card_value, score, score_of};
+use crate::util::InlineVec;
+
+/// The cards of one part of a coup, inline.
+type Cards = InlineVec<PCard, 8>;
 use crate::tableau::{Cf, CfPonto, cf_banker, cf_ponto};
 
 /// A ponto's (or banker's) call (r.65): `carta`, `nao`, `abate`.
@@ -255,27 +259,18 @@ pub(crate) fn play(inp: &CoupIn<'_>, rep: &mut Reporter<'_>) -> Result<CoupOut, 
 
     // --- The deal and the draw as recorded.
     let exposed_declared = decl(Fault::DealerExposedCard);
-    let deal: Vec<PCard> = inp
-        .cards
-        .iter()
-        .copied()
-        .filter(|c| c.idx < inp.boundary && c.to != To::Discard)
-        .collect();
-    let draw: Vec<PCard> = inp
-        .cards
-        .iter()
-        .copied()
-        .filter(|c| c.idx >= inp.boundary)
-        .collect();
-    let pd: Vec<PCard> = deal.iter().copied().filter(|c| c.to == To::Ponto).collect();
-    let bd: Vec<PCard> = deal.iter().copied().filter(|c| c.to == To::Banca).collect();
-    let dp: Vec<PCard> = draw.iter().copied().filter(|c| c.to == To::Ponto).collect();
-    let db: Vec<PCard> = draw.iter().copied().filter(|c| c.to == To::Banca).collect();
-    let ddisc: Vec<PCard> = draw
-        .iter()
-        .copied()
-        .filter(|c| c.to == To::Discard)
-        .collect();
+    let deal = Cards::from_iter(
+        inp.cards
+            .iter()
+            .copied()
+            .filter(|c| c.idx < inp.boundary && c.to != To::Discard),
+    );
+    let draw = Cards::from_iter(inp.cards.iter().copied().filter(|c| c.idx >= inp.boundary));
+    let pd = Cards::from_iter(deal.iter().filter(|c| c.to == To::Ponto));
+    let bd = Cards::from_iter(deal.iter().filter(|c| c.to == To::Banca));
+    let dp = Cards::from_iter(draw.iter().filter(|c| c.to == To::Ponto));
+    let db = Cards::from_iter(draw.iter().filter(|c| c.to == To::Banca));
+    let ddisc = Cards::from_iter(draw.iter().filter(|c| c.to == To::Discard));
     if pd.len() < 2 || bd.len() < 2 {
         return Err(format!(
             "the deal is incomplete: the ponto received {} card(s) and the banker {} before the ponto's call (two each, r.62)",
@@ -286,19 +281,19 @@ pub(crate) fn play(inp: &CoupIn<'_>, rep: &mut Reporter<'_>) -> Result<CoupOut, 
 
     // The coup as dealt and concluded: every card counts where it went.
     let as_played = {
-        let p: Vec<Card> = inp
-            .cards
-            .iter()
-            .filter(|c| c.to == To::Ponto)
-            .map(|c| c.card)
-            .collect();
-        let b: Vec<Card> = inp
-            .cards
-            .iter()
-            .filter(|c| c.to == To::Banca)
-            .map(|c| c.card)
-            .collect();
-        compare(score(&p), score(&b))
+        let p = score_of(
+            inp.cards
+                .iter()
+                .filter(|c| c.to == To::Ponto)
+                .map(|c| c.card),
+        );
+        let b = score_of(
+            inp.cards
+                .iter()
+                .filter(|c| c.to == To::Banca)
+                .map(|c| c.card),
+        );
+        compare(p, b)
     };
     let out = |result: CoupResult, p: Option<u8>, b: Option<u8>| CoupOut {
         result,
@@ -449,8 +444,7 @@ pub(crate) fn play(inp: &CoupIn<'_>, rep: &mut Reporter<'_>) -> Result<CoupOut, 
         .into_iter()
         .max()
         .unwrap_or(0);
-        let bank_cards: Vec<Card> = bd.iter().chain(db.first()).map(|c| c.card).collect();
-        let bs = score(&bank_cards);
+        let bs = score_of(bd.iter().chain(db.first()).map(|c| c.card));
         let at = decl(Fault::PontoThreeCardsInDeal)
             .map(|d| d.event_index)
             .unwrap_or(pd[2].idx);
@@ -513,15 +507,15 @@ pub(crate) fn play(inp: &CoupIn<'_>, rep: &mut Reporter<'_>) -> Result<CoupOut, 
 
     // --- The ponto abated: the banker does not draw (r.67(c), (d)) unless r.104(d).
     if eff == Call::Abate {
-        let mut bank: Vec<Card> = b_init.to_vec();
-        if b_zero {
-            bank.clear();
-            if let Some(c) = db.first() {
-                bank.push(c.card);
-            }
+        let bs = if b_zero {
+            // r.104(d): bacará plus the card he is entitled to.
+            score_of(db.first().map(|c| c.card))
         } else if let Some(f) = fifth.filter(|_| forced_fifth) {
-            bank.push(f.card);
-        } else if banker_drew_rec {
+            score(&[b_init[0], b_init[1], f.card])
+        } else {
+            b2
+        };
+        if !b_zero && !forced_fifth && banker_drew_rec {
             rep.report(
                 Fault::BankerFalseDraw,
                 format!(
@@ -543,7 +537,6 @@ pub(crate) fn play(inp: &CoupIn<'_>, rep: &mut Reporter<'_>) -> Result<CoupOut, 
                 true,
             );
         }
-        let bs = score(&bank);
         rep.note(R67, || {
             format!("the ponto abates {p2}: the banker does not draw; banker {bs}")
         });
@@ -594,7 +587,6 @@ pub(crate) fn play(inp: &CoupIn<'_>, rep: &mut Reporter<'_>) -> Result<CoupOut, 
     }
 
     // --- The draw.
-    let pon_cards: Vec<Card> = p_init.to_vec();
     let mut ponto_override: Option<u8> = None;
     let mut banker_override: Option<u8> = None;
     let mut ponto_third: Option<PCard> = None;
@@ -603,7 +595,7 @@ pub(crate) fn play(inp: &CoupIn<'_>, rep: &mut Reporter<'_>) -> Result<CoupOut, 
     let actual_p3: Option<PCard> = if fifth.is_some() && !forced_fifth {
         fifth
     } else {
-        dp.first().copied()
+        dp.first()
     };
     let actual_p3v = actual_p3.map(|c| card_value(c.card));
 
@@ -673,7 +665,7 @@ pub(crate) fn play(inp: &CoupIn<'_>, rep: &mut Reporter<'_>) -> Result<CoupOut, 
                 None
             },
         );
-        let col = match actual_p3v {
+        let col = || match actual_p3v {
             Some(v) if got_card || fifth.is_some() => format!("a third card of {v}"),
             _ => "a ponto who did not draw".to_string(),
         };
@@ -692,14 +684,14 @@ pub(crate) fn play(inp: &CoupIn<'_>, rep: &mut Reporter<'_>) -> Result<CoupOut, 
                     if b2 == 0 {
                         rep.report(
                             Fault::BankerBacaraNoDraw,
-                            format!("the banker on bacará against {col} did not draw"),
+                            format!("the banker on bacará against {} did not draw", col()),
                             None,
                             false,
                         );
                     } else if !inp.full_banco {
                         rep.report(
                             Fault::BankerFalseDraw,
-                            format!("the banker on {b2} against {col} had to draw and stood (settled as played, note 11)"),
+                            format!("the banker on {b2} against {} had to draw and stood (settled as played, note 11)", col()),
                             None,
                             true,
                         );
@@ -709,7 +701,7 @@ pub(crate) fn play(inp: &CoupIn<'_>, rep: &mut Reporter<'_>) -> Result<CoupOut, 
                     if !inp.full_banco {
                         rep.report(
                             Fault::BankerFalseDraw,
-                            format!("the banker on {b2} against {col} had to stand and drew {} (settled as played, note 11)", db[0].card),
+                            format!("the banker on {b2} against {} had to stand and drew {} (settled as played, note 11)", col(), db[0].card),
                             Some(db[0].idx),
                             true,
                         );
@@ -719,7 +711,7 @@ pub(crate) fn play(inp: &CoupIn<'_>, rep: &mut Reporter<'_>) -> Result<CoupOut, 
                     rep.report_cited(
                         Fault::OptionUsedWhenForced,
                         if inp.forced_table { "P217/2007 T.II S.I r.102" } else { "P217/2007 T.II S.I r.104(b)" },
-                        format!("the banker on {b2} against {col} stood in an optional case while bound to draw"),
+                        format!("the banker on {b2} against {} stood in an optional case while bound to draw", col()),
                         None,
                         false,
                     );
@@ -768,15 +760,11 @@ pub(crate) fn play(inp: &CoupIn<'_>, rep: &mut Reporter<'_>) -> Result<CoupOut, 
 
     if rebuild {
         // Replay the draw: the cards in the order they left the shoe.
-        let q: Vec<PCard> = draw
-            .iter()
-            .copied()
-            .filter(|c| c.to != To::Discard)
-            .collect();
+        let q = Cards::from_iter(draw.iter().filter(|c| c.to != To::Discard));
         let mut it = q.iter();
         let mut missing = false;
         let p3 = if eff == Call::Carta {
-            let c = it.next().copied();
+            let c = it.next();
             missing |= c.is_none();
             c
         } else {
@@ -797,7 +785,7 @@ pub(crate) fn play(inp: &CoupIn<'_>, rep: &mut Reporter<'_>) -> Result<CoupOut, 
             forced,
         );
         let b3 = if draws {
-            let c = it.next().copied();
+            let c = it.next();
             missing |= c.is_none();
             c
         } else {
@@ -847,11 +835,7 @@ pub(crate) fn play(inp: &CoupIn<'_>, rep: &mut Reporter<'_>) -> Result<CoupOut, 
             ponto_third = actual_p3;
         }
         if !burn_banker_card && !drew_two {
-            banker_third = if forced_fifth {
-                fifth
-            } else {
-                db.first().copied()
-            };
+            banker_third = if forced_fifth { fifth } else { db.first() };
         }
         if forced_fifth && banker_drew_rec {
             rep.note(R67, || {
@@ -938,17 +922,11 @@ pub(crate) fn play(inp: &CoupIn<'_>, rep: &mut Reporter<'_>) -> Result<CoupOut, 
         banker_third = None;
     }
 
-    let mut ponto_hand = pon_cards;
-    if let Some(c) = ponto_third {
-        ponto_hand.push(c.card);
-    }
-    let ps = ponto_override.unwrap_or_else(|| score(&ponto_hand));
+    let ps = ponto_override
+        .unwrap_or_else(|| score_of(p_init.into_iter().chain(ponto_third.map(|c| c.card))));
     let bs = banker_override.unwrap_or_else(|| {
-        let mut bank: Vec<Card> = if b_zero { Vec::new() } else { b_init.to_vec() };
-        if let Some(c) = banker_third {
-            bank.push(c.card);
-        }
-        score(&bank)
+        let own: &[Card] = if b_zero { &[] } else { &b_init };
+        score_of(own.iter().copied().chain(banker_third.map(|c| c.card)))
     });
     rep.note(R2, || match compare(ps, bs) {
         CoupResult::Ponto => format!("ponto {ps} beats banker {bs}"),

@@ -1264,27 +1264,30 @@ fn check_bets(cfg: &CfConfig, prev: &CfTableState, rec: &CfRecord<'_>, adj: &mut
                     )
                 }),
         };
-        if let Some(r) = rightful
+        let unknowing = actual
+            .seat
+            .is_some_and(|s| rec.unknowing_mask & (1 << s) != 0);
+        let actual_banco = holder.is_some_and(|h| h.who.same(actual));
+        if unknowing && !actual_banco {
+            // r.101: never to a ponto who does not know the game, unless he made banco.
+            adj.violation(
+                Violation::new(
+                    "CF_CARDS_TO_UNKNOWING_PONTO",
+                    Severity::Low,
+                    "P217/2007 T.II S.I r.101",
+                    format!(
+                        "the cards went to {}, who does not know the game, without a banco",
+                        actual.describe()
+                    ),
+                )
+                .event(*idx),
+            );
+        } else if let Some(r) = rightful
             && !r.who.same(actual)
         {
-            let unknowing = actual
-                .seat
-                .is_some_and(|s| rec.unknowing_mask & (1 << s) != 0);
+            // r.105(e): the fiscal may move the cards from a slow ponto to the next bettor.
             let allowed_delay = rec.bets.iter().any(|b| b.who.same(actual)) && delayed != 0;
-            if unknowing {
-                adj.violation(
-                    Violation::new(
-                        "CF_CARDS_TO_UNKNOWING_PONTO",
-                        Severity::Low,
-                        "P217/2007 T.II S.I r.101",
-                        format!(
-                            "the cards went to {}, who does not know the game, without a banco",
-                            actual.describe()
-                        ),
-                    )
-                    .event(*idx),
-                );
-            } else if !allowed_delay {
+            if !allowed_delay {
                 adj.violation(
                     Violation::new(
                         "CF_CARDS_TO_WRONG_PONTO",
