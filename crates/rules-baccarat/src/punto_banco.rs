@@ -63,7 +63,7 @@
 //! | `commission_rounding` | text | `down` | rounding of a non-integral commission: `down`, `up`, `half_up`, `half_even` (not regulated) |
 //! | `commission_tolerance_cents` | int | 0 | reported nets within this many cents of the due net of a banca bet with a non-integral commission are not a PB_WRONG_PAYOUT |
 //! | `max_exposure_cents` | int | required for Macau | M, the IGJ's cap on \|Σponto − Σbanca\| (S.IV r.22, r.23) |
-//! | `double_table` | bool | false | a double table (two tabuleiros); with `seats` it fixes the standing capacity (r.2, r.12) |
+//! | `double_table` | bool | false | a double table (two tabuleiros). With `TableConfig.seats` (all the table's seats) it fixes the standing capacity: seats − 1 on a simple table, seats − 2 on a double one (the gaps between seats, r.2, r.12) |
 //! | `continuous_shuffler` | bool | false | a continuous shuffling shoe (r.5): no cut, no 8-card burn, no warning card |
 //!
 //! The commission option is `TableConfig.commission`: `none` (default), `5pct`, `half_on_5`.
@@ -81,7 +81,7 @@ use crate::commission::{Commission, Rounding, banca_win_net};
 use crate::limits::{self, PbLimits};
 use crate::shoe::ShoeState;
 use crate::tableau::{pb_banca_draws, pb_ponto_draws};
-use crate::util::{IdIndex, clip, parse_bool_attr};
+use crate::util::{IdIndex, SeatExt, clip, parse_bool_attr};
 
 /// Which of the two sections applies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -336,7 +336,7 @@ impl DealSeen {
     fn push(&mut self, side: Side, card: Card, idx: usize) {
         // r.13: initial deal P, B, P, B.
         if self.n < 4 {
-            let expected = if self.n % 2 == 0 {
+            let expected = if self.n.is_multiple_of(2) {
                 Side::Ponto
             } else {
                 Side::Banca
@@ -425,6 +425,7 @@ pub fn adjudicate(
                 ),
             )
             .bet(&b.bet.id)
+            .tap_seat(b.bet.seat)
             .event(idx),
         );
     }
@@ -1077,10 +1078,10 @@ fn play(
     } else {
         // Without a recorded correction a missing card cannot be supplied (digest note 3): the
         // side is settled with the cards it has, and the finding goes to review.
-        if t.ponto_missing {
-            if let Some(k) = ponto_not_drawn_at {
-                adj.violations[k].confidence = rules_core::Confidence::Review;
-            }
+        if t.ponto_missing
+            && let Some(k) = ponto_not_drawn_at
+        {
+            adj.violations[k].confidence = rules_core::Confidence::Review;
         }
         if t.banca_missing {
             if banca_flagged {
@@ -1431,7 +1432,8 @@ fn settle(
                                 ),
                             )
                             .review()
-                            .bet(&b.bet.id),
+                            .bet(&b.bet.id)
+.tap_seat(b.bet.seat),
                         );
                     }
                     (net, outcome, reason, cite)
@@ -1522,7 +1524,8 @@ fn post_reconcile(
                                 cfg.commission.as_str()
                             ),
                         )
-                        .bet(&b.bet.id),
+                        .bet(&b.bet.id)
+.tap_seat(b.bet.seat),
                     );
                     break;
                 }
@@ -1549,7 +1552,8 @@ fn post_reconcile(
                         ),
                     )
                     .review()
-                    .bet(&b.bet.id),
+                    .bet(&b.bet.id)
+.tap_seat(b.bet.seat),
                 );
             }
         }

@@ -166,12 +166,12 @@ mod tests {
             }
         }
         // "0-1-2 Tem de tirar a carta."
-        for score in 0..=2 {
-            assert!(PB_BANCA[score].iter().all(|c| *c == D));
+        for row in &PB_BANCA[0..=2] {
+            assert!(row.iter().all(|c| *c == D));
         }
         // "3-4-5 Tira carta se o ponto não receber carta." "6 Fica se o ponto não receber carta."
-        for score in 3..=5 {
-            assert_eq!(PB_BANCA[score][NO_THIRD], D);
+        for row in &PB_BANCA[3..=5] {
+            assert_eq!(row[NO_THIRD], D);
         }
         assert_eq!(PB_BANCA[6][NO_THIRD], S);
         // "7 Fica."

@@ -927,10 +927,20 @@ fn r51_banco_suivi() {
     let a = run_state(&t(), &mut st.clone(), &round(ev.clone()));
     assert!(a.violations.is_empty(), "{:?}", a.violations);
     assert_eq!(net(&a, "s"), 400_000);
-    // By someone else: no right.
+    // By someone else after the deal: a late banco, withdrawn (r.40, r.51).
     ev[6] = bet_at("s", "banco_suivi", 400_000, 5);
+    let a = run_state(&t(), &mut st.clone(), &round(ev));
+    assert_eq!(codes(&a), vec!["CF_LATE_BET"]);
+    assert_eq!(a.bet("s").unwrap().outcome, Outcome::Withdrawn);
+    // By someone else before "nada mais": a suivi he has no right to.
+    let mut ev = vec![
+        bet_at("bank", "bank", 400_000, 1),
+        bet_at("s", "banco_suivi", 400_000, 5),
+        nmb(),
+    ];
+    ev.extend(cards("p:7S b:2D p:KC b:4S"));
     let a = run_state(&t(), &mut st, &round(ev));
-    assert!(has(&a, "CF_BANCO_PRIORITY"));
+    assert_eq!(codes(&a), vec!["CF_BANCO_PRIORITY"]);
 }
 
 /// P217/2007 T.II S.I r.36: the minimum or a multiple; r.43: the line plays half.

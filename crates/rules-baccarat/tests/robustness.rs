@@ -120,7 +120,7 @@ fn word(vocab: &'static [&'static str]) -> impl Strategy<Value = String> {
 fn amount() -> impl Strategy<Value = i64> {
     prop_oneof![
         60 => (1i64..40).prop_map(|k| k * 10_000),
-        20 => (1i64..400_000),
+        20 => 1i64..400_000,
         1 => Just(0i64),
         1 => Just(-5i64),
         1 => Just(rules_core::MAX_AMOUNT_CENTS),

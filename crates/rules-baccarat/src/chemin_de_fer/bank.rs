@@ -435,11 +435,15 @@ fn check_passed(
         }
         return;
     }
-    let excluded = |x: &super::bank::Participant| {
+    // r.86, r.89, r.90: the passer and his associate; r.88: a winner who refused to deal.
+    let excluded = |x: &Participant| {
         p.passer.same(x)
             || p.associate.as_ref().is_some_and(|a| a.same(x))
             || prev.auction_excluded.iter().any(|e| e.same(x))
+            || rec.refusals.iter().any(|(r, _)| r.same(x))
     };
+    // After a refusal the hand is auctioned again: only the later bids count (r.88).
+    let from_idx = rec.refusals.iter().map(|(_, i)| *i).max().unwrap_or(0);
     if !rec.auction {
         // r.78, r.80: taken at the offer, for the amount of the next bank.
         if bank != p.level_cents {
@@ -494,7 +498,11 @@ fn check_passed(
             );
         }
     }
-    let eligible: Vec<&super::Bid> = rec.bids.iter().filter(|b| !excluded(&b.who)).collect();
+    let eligible: Vec<&super::Bid> = rec
+        .bids
+        .iter()
+        .filter(|b| b.idx >= from_idx && !excluded(&b.who))
+        .collect();
     if eligible.is_empty() {
         // r.85: no bidder: the next player in priority takes the hand with the minimum capital.
         let expected = p
@@ -659,7 +667,7 @@ pub(crate) fn advance(
         }
     }
     // r.88: a winner who refuses to deal is excluded from the new auction, with the passer.
-    for r in &rec.refusals {
+    for (r, _) in &rec.refusals {
         if !s.auction_excluded.iter().any(|e| e.same(r)) {
             s.auction_excluded.push(r.clone());
         }

@@ -561,22 +561,11 @@ pub(crate) fn play(inp: &CoupIn<'_>, rep: &mut Reporter<'_>) -> Result<CoupOut, 
         });
         // r.105(b): a ponto who forgot to abate 9 loses when the banker abates 8.
         if failed_abate && p2 == 9 && b2 == 8 {
-            rep.report_cited(
+            rep.amend(
                 Fault::PunterFailedToAbate,
                 "P217/2007 T.II S.I r.105(b)",
-                String::new(),
-                None,
-                false,
+                "the ponto held 9 and did not abate; the banker abated 8: the ponto loses",
             );
-            for v in rep.adj.violations.iter_mut().rev() {
-                if v.code == Fault::PunterFailedToAbate.code() {
-                    v.citation = "P217/2007 T.II S.I r.105(b)".into();
-                    v.message =
-                        "the ponto held 9 and did not abate; the banker abated 8: the ponto loses"
-                            .into();
-                    break;
-                }
-            }
             return Ok(out(CoupResult::Banker, Some(p2), Some(b2)));
         }
         if failed_abate && p2 == 8 && b2 == 8 {
@@ -697,15 +686,13 @@ pub(crate) fn play(inp: &CoupIn<'_>, rep: &mut Reporter<'_>) -> Result<CoupOut, 
                         );
                     }
                 }
-                (Cf::F, true) => {
-                    if !inp.full_banco {
-                        rep.report(
-                            Fault::BankerFalseDraw,
-                            format!("the banker on {b2} against {} had to stand and drew {} (settled as played, note 11)", col(), db[0].card),
-                            Some(db[0].idx),
-                            true,
-                        );
-                    }
+                (Cf::F, true) if !inp.full_banco => {
+                    rep.report(
+                        Fault::BankerFalseDraw,
+                        format!("the banker on {b2} against {} had to stand and drew {} (settled as played, note 11)", col(), db[0].card),
+                        Some(db[0].idx),
+                        true,
+                    );
                 }
                 (Cf::O, false) if forced => {
                     rep.report_cited(

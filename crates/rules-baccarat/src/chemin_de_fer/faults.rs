@@ -295,6 +295,17 @@ impl<'x> Reporter<'x> {
         self.adj.violation(v);
     }
 
+    /// Restate an already reported fault under the sub-rule that decides its consequence.
+    pub fn amend(&mut self, f: Fault, citation: &'static str, message: &str) {
+        for v in self.adj.violations.iter_mut().rev() {
+            if v.code == f.code() {
+                v.citation = citation.into();
+                v.message = message.to_string();
+                return;
+            }
+        }
+    }
+
     /// Mark an already reported fault for review.
     pub fn mark_review(&mut self, f: Fault) {
         for v in self.adj.violations.iter_mut().rev() {

@@ -119,7 +119,7 @@ use crate::BaccaratState;
 use crate::commission::{Rounding, deduction};
 use crate::punto_banco::event_name;
 use crate::shoe::ShoeState;
-use crate::util::{IdIndex, clip, parse_bool_attr};
+use crate::util::{IdIndex, SeatExt, clip, parse_bool_attr};
 
 /// Setting names read by the chemin de fer engine.
 pub const SETTINGS: &[&str] = &[
@@ -331,7 +331,8 @@ pub(crate) struct CfRecord<'a> {
     pub bids: Vec<Bid>,
     pub auction: bool,
     pub declined_mask: u16,
-    pub refusals: Vec<Participant>,
+    /// Auction winners who refused to deal (r.88), with the event index.
+    pub refusals: Vec<(Participant, usize)>,
     pub pass_hand: bool,
     pub garage_before_pass: Cents,
     pub declared: Vec<Declared<'a>>,
@@ -550,9 +551,12 @@ fn parse<'a>(
                 if !index.insert(&b.id, bets.len()) {
                     return Err(RoundError::bet(round, &b.id, "duplicate bet id"));
                 }
-                let late = kind.is_punter()
-                    && kind != CfKind::BancoSuivi
-                    && (nada_mais || first_card.is_some());
+                let who = participant(b.seat, &b.player, standing);
+                // r.40: bets after "nada mais" are late; r.51: except the banco suivi of the
+                // punter who lost a banco on the previous coup.
+                let suivi_right =
+                    kind == CfKind::BancoSuivi && prev.suivi.as_ref().is_some_and(|p| p.same(&who));
+                let late = kind.is_punter() && !suivi_right && (nada_mais || first_card.is_some());
                 let stake = if on_line && kind.is_punter() {
                     b.amount_cents / 2
                 } else {
@@ -563,7 +567,7 @@ fn parse<'a>(
                     kind,
                     amount: b.amount_cents,
                     stake,
-                    who: participant(b.seat, &b.player, standing),
+                    who,
                     event_index: i,
                     late,
                     withdrawn: false,
@@ -705,7 +709,7 @@ fn parse<'a>(
                             declined_mask |= 1 << s;
                         }
                     }
-                    "refuse_hand" => refusals.push(who),
+                    "refuse_hand" => refusals.push((who, i)),
                     other => {
                         return Err(RoundError::event(
                             round,
@@ -872,24 +876,22 @@ fn parse<'a>(
     let mut associate = None;
     for (k, b) in bets.iter().enumerate() {
         match b.kind {
-            CfKind::Bank => {
-                if bank.replace(k).is_some() {
-                    return Err(RoundError::bet(
-                        round,
-                        &b.bet.id,
-                        "a second bank bet: a coup has one bank",
-                    ));
-                }
+            CfKind::Bank if bank.is_some() => {
+                return Err(RoundError::bet(
+                    round,
+                    &b.bet.id,
+                    "a second bank bet: a coup has one bank",
+                ));
             }
-            CfKind::Associate => {
-                if associate.replace(k).is_some() {
-                    return Err(RoundError::bet(
-                        round,
-                        &b.bet.id,
-                        "a second associate: r.31 allows one equal share",
-                    ));
-                }
+            CfKind::Bank => bank = Some(k),
+            CfKind::Associate if associate.is_some() => {
+                return Err(RoundError::bet(
+                    round,
+                    &b.bet.id,
+                    "a second associate: r.31 allows one equal share",
+                ));
             }
+            CfKind::Associate => associate = Some(k),
             _ => {}
         }
         if let Some(on) = &b.bet.on_bet {
@@ -1045,6 +1047,7 @@ fn check_bets(cfg: &CfConfig, prev: &CfTableState, rec: &CfRecord<'_>, adj: &mut
                     ),
                 )
                 .bet(&b.bet.id)
+                .tap_seat(b.bet.seat)
                 .event(b.event_index),
             );
         }
@@ -1068,7 +1071,8 @@ fn check_bets(cfg: &CfConfig, prev: &CfTableState, rec: &CfRecord<'_>, adj: &mut
                                 b.bet.id, b.stake
                             ),
                         )
-                        .bet(&b.bet.id),
+                        .bet(&b.bet.id)
+                        .tap_seat(b.bet.seat),
                     );
                 }
                 if b.bet.on_bet.is_some() {
@@ -1079,7 +1083,8 @@ fn check_bets(cfg: &CfConfig, prev: &CfTableState, rec: &CfRecord<'_>, adj: &mut
                             "P217/2007 T.II S.I r.59",
                             format!("bet `{}` was pooled with another punter's bet", b.bet.id),
                         )
-                        .bet(&b.bet.id),
+                        .bet(&b.bet.id)
+                        .tap_seat(b.bet.seat),
                     );
                 }
             }
@@ -1093,7 +1098,8 @@ fn check_bets(cfg: &CfConfig, prev: &CfTableState, rec: &CfRecord<'_>, adj: &mut
                             "P217/2007 T.II S.I r.55",
                             format!("banco avec la table `{}` of {} cents is less than half the bank {bank}", b.bet.id, b.stake),
                         )
-                        .bet(&b.bet.id),
+                        .bet(&b.bet.id)
+.tap_seat(b.bet.seat),
                     );
                 }
                 // r.57: a one-off; not again on the next coup.
@@ -1108,7 +1114,8 @@ fn check_bets(cfg: &CfConfig, prev: &CfTableState, rec: &CfRecord<'_>, adj: &mut
                                 b.who.describe()
                             ),
                         )
-                        .bet(&b.bet.id),
+                        .bet(&b.bet.id)
+                        .tap_seat(b.bet.seat),
                     );
                 }
             }
@@ -1124,7 +1131,8 @@ fn check_bets(cfg: &CfConfig, prev: &CfTableState, rec: &CfRecord<'_>, adj: &mut
                                 b.bet.id, b.stake
                             ),
                         )
-                        .bet(&b.bet.id),
+                        .bet(&b.bet.id)
+                        .tap_seat(b.bet.seat),
                     );
                 }
                 if k == CfKind::BancoSuivi && !prev.suivi.as_ref().is_some_and(|p| p.same(&b.who)) {
@@ -1135,7 +1143,8 @@ fn check_bets(cfg: &CfConfig, prev: &CfTableState, rec: &CfRecord<'_>, adj: &mut
                             "P217/2007 T.II S.I r.51",
                             format!("{} called banco suivi without having lost a banco on the previous coup", b.who.describe()),
                         )
-                        .bet(&b.bet.id),
+                        .bet(&b.bet.id)
+.tap_seat(b.bet.seat),
                     );
                 }
                 // r.89: who passed the hand after a null coup may not banco on the next coup.
@@ -1151,7 +1160,8 @@ fn check_bets(cfg: &CfConfig, prev: &CfTableState, rec: &CfRecord<'_>, adj: &mut
                             "P217/2007 T.II S.I r.89",
                             format!("{} passed the hand after a null coup and made banco on the next coup", b.who.describe()),
                         )
-                        .bet(&b.bet.id),
+                        .bet(&b.bet.id)
+.tap_seat(b.bet.seat),
                     );
                 }
             }
@@ -1180,6 +1190,7 @@ fn check_bets(cfg: &CfConfig, prev: &CfTableState, rec: &CfRecord<'_>, adj: &mut
                 format!("bet `{}` was changed or withdrawn after \"nada mais\": the change does not count", b.bet.id),
             )
             .bet(&b.bet.id)
+.tap_seat(b.bet.seat)
             .event(idx),
         );
     }
@@ -1199,7 +1210,8 @@ fn check_bets(cfg: &CfConfig, prev: &CfTableState, rec: &CfRecord<'_>, adj: &mut
             idx,
         )
     };
-    let mut best: Option<((u8, u8, u8, usize), &Participant)> = None;
+    type Priority = (u8, u8, u8, usize);
+    let mut best: Option<(Priority, &Participant)> = None;
     for (k, who, idx) in &rec.banco_calls {
         let kk = key(*k, who, *idx);
         if best.as_ref().is_none_or(|(b, _)| kk < *b) {
