@@ -801,7 +801,7 @@ pub(crate) fn play(inp: &CoupIn<'_>, rep: &mut Reporter<'_>) -> Result<CoupOut, 
         if reassigned && matches!(main, Fault::PunterFalseDraw | Fault::EmployeeWrongAdvice) {
             rep.mark_review(main);
         }
-        rep.note(R71, || {
+        rep.note(main.citation(), || {
             format!(
                 "rebuild in shoe order: ponto {}, banker {}, {burned} card(s) burned{}",
                 p3.map(|c| format!("draws {}", c.card))
@@ -1170,7 +1170,16 @@ fn full_replay(
         rep.mark_review(Fault::DealerExposedCard);
     }
     let (ps, bs) = (score(&ph), score(&bh));
-    rep.note(R71, || {
+    let cite = if inp
+        .declared
+        .iter()
+        .any(|d| d.fault == Fault::DealerCardFault)
+    {
+        Fault::DealerCardFault.citation()
+    } else {
+        Fault::DealerExposedCard.citation()
+    };
+    rep.note(cite, || {
         format!(
             "rebuilt from the shoe order: ponto {} = {ps}, banker {} = {bs}",
             cards_str(&ph),
