@@ -176,7 +176,6 @@ pub struct CoupOut {
 const R2: &str = "P217/2007 T.II S.I r.2";
 const R64: &str = "P217/2007 T.II S.I r.64";
 const R67: &str = "P217/2007 T.II S.I r.67";
-const R71: &str = "P217/2007 T.II S.I r.71";
 const R9: &str = "P217/2007 T.II S.I r.9-r.11";
 
 fn cards_str(cs: &[Card]) -> String {
