@@ -112,6 +112,7 @@ engines! {
     Roulette => rules_roulette::RouletteEngine,
     Dice => rules_dice::DiceEngine,
     Poker => rules_poker::PokerEngine,
+    Baccarat => rules_baccarat::BaccaratEngine,
 }
 
 macro_rules! simulators {
