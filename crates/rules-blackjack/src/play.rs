@@ -1736,9 +1736,12 @@ impl<'a> Ctx<'a> {
                 let _ = i;
             }
         }
+        // An interrupted online round (r.27) is judged by the void rules, not the deal order.
+        let interrupted = self.malfunction.is_some();
         if let Some(p) = self.pos
             && p > 0
             && p < self.expected.len()
+            && !interrupted
         {
             let c = self.c(cite::R17);
             self.order(0, last, c, || "the initial deal is incomplete".to_string());
@@ -1747,7 +1750,7 @@ impl<'a> Ctx<'a> {
             let seat = self.seats[si].seat;
             for hi in 0..self.seats[si].hands.len() {
                 let h = &self.seats[si].hands[hi];
-                if h.cards.len() == 1 && !h.surrendered {
+                if h.cards.len() == 1 && !h.surrendered && !interrupted {
                     let n = h.number;
                     let c = self.c(cite::R17);
                     self.order(3, last, c, || {
