@@ -32,6 +32,7 @@ pub mod online;
 pub mod play;
 pub mod settle;
 pub mod shoe;
+mod small;
 pub mod state;
 
 pub use blackjack::BlackjackEngine;

@@ -30,7 +30,16 @@ use crate::cite::{self, Regulation};
 use crate::config::{BlackjackConfig, Shuffler};
 use crate::dealer::must_draw;
 use crate::hand::{self, Count};
+use crate::small::{Filler, Small, same};
 use crate::state::BlackjackState;
+
+impl Filler for Stake {
+    const FILL: Self = Stake {
+        hand: 0,
+        base: 0,
+        extra: 0,
+    };
+}
 
 /// Bet types (see the crate documentation for their fields).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,7 +94,7 @@ pub struct BetRec<'r> {
     /// The bet this one rides on (complementary, insurance, jackpot with `on_bet`).
     pub on: Option<usize>,
     /// Box bets: stakes per hand.
-    pub stakes: Vec<Stake>,
+    pub stakes: Small<Stake, 3>,
     /// Jackpot chips: accepted as a jackpot bet (r.45, r.47, r.48).
     pub jackpot_valid: bool,
     /// The due result rests on a reading of the digest (for review if disputed).
@@ -96,7 +105,7 @@ pub struct BetRec<'r> {
 #[derive(Clone, Debug, Default)]
 pub struct Hand {
     pub number: u8,
-    pub cards: Vec<Card>,
+    pub cards: Small<Card, 8>,
     pub count: Count,
     /// Comes from a split (r.20: an ace and a ten here is 21, not blackjack).
     pub split: bool,
@@ -136,7 +145,7 @@ pub struct SeatPlay {
     /// The bet whose owner decides (titular's `main`, or the r.16 decider on a vacant seat).
     pub lead: usize,
     /// The seat's first four cards in dealing order, all hands (jackpot, r.42).
-    pub first: Vec<Card>,
+    pub first: Small<Card, 4>,
     /// Dealt in the initial deal (before the first card).
     pub in_deal: bool,
 }
@@ -149,7 +158,7 @@ pub struct Ctx<'a> {
     pub adj: Adjudication,
     pub bets: Vec<BetRec<'a>>,
     pub seats: Vec<SeatPlay>,
-    pub dealer: Vec<Card>,
+    pub dealer: Small<Card, 8>,
     pub dealer_count: Count,
     /// First card to a seat or the dealer.
     pub deal_start: Option<usize>,
@@ -193,7 +202,7 @@ impl<'a> Ctx<'a> {
             adj: Adjudication::new(cfg.game, round.round_id.clone()),
             bets: Vec::with_capacity(16),
             seats: Vec::with_capacity(8),
-            dealer: Vec::with_capacity(6),
+            dealer: Small::default(),
             dealer_count: Count::default(),
             deal_start: None,
             no_more_bets: None,
@@ -235,7 +244,7 @@ impl<'a> Ctx<'a> {
     }
 
     fn find_bet(&self, id: &str) -> Option<usize> {
-        self.bets.iter().position(|b| &*b.bet.id == id)
+        self.bets.iter().position(|b| same(&b.bet.id, id))
     }
 
     pub fn seat_index(&self, seat: u8) -> Option<usize> {
@@ -279,7 +288,7 @@ impl<'a> Ctx<'a> {
                     match to {
                         Recipient::Seat { seat, .. } => {
                             self.deal_start.get_or_insert(i);
-                            if !seat_first.iter().any(|(s, _)| s == seat) {
+                            if p1364 && !seat_first.iter().any(|(s, _)| s == seat) {
                                 seat_first.push((*seat, i));
                             }
                         }
@@ -495,7 +504,7 @@ impl<'a> Ctx<'a> {
             .event(i);
             self.push(v);
         }
-        if kind.is_box() && !self.seat_bets_this_round.contains(&seat) {
+        if self.cfg.online() && kind.is_box() && !self.seat_bets_this_round.contains(&seat) {
             self.seat_bets_this_round.push(seat);
         }
         self.bets.push(BetRec {
@@ -506,7 +515,7 @@ impl<'a> Ctx<'a> {
             amount: b.amount_cents,
             withdrawn: false,
             on,
-            stakes: Vec::new(),
+            stakes: Small::default(),
             jackpot_valid: kind == BetKind::Jackpot,
             reading: None,
         });
@@ -531,7 +540,7 @@ impl<'a> Ctx<'a> {
                             ..Hand::default()
                         }],
                         lead: bi,
-                        first: Vec::with_capacity(4),
+                        first: Small::default(),
                         in_deal: in_deal && !self.bets[bi].withdrawn,
                     });
                 }
@@ -623,7 +632,11 @@ impl<'a> Ctx<'a> {
             if !b.kind.is_box() || b.withdrawn {
                 continue;
             }
-            let (id, seat, a, ev) = (b.bet.id.clone(), b.seat, b.amount, b.event);
+            let (seat, a, ev) = (b.seat, b.amount, b.event);
+            if a >= min && a % min == 0 && max.is_none_or(|mx| a <= mx) {
+                continue;
+            }
+            let id = b.bet.id.clone();
             let cite14 = self.c(cite::R14);
             if a < min {
                 self.push(

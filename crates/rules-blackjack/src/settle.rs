@@ -280,7 +280,7 @@ pub fn settle(ctx: &mut Ctx) -> Result<(), RoundError> {
                 let mut citation = "";
                 let mut reading = None;
                 let mut prize = false;
-                for st in &b.stakes {
+                for st in b.stakes.iter() {
                     let Some(h) = ctx.seats[si].hands.iter().find(|h| h.number == st.hand) else {
                         continue;
                     };

@@ -14,7 +14,8 @@ fn run(table_json: &str, script: &str) -> rules_core::Adjudication {
     let a = BlackjackEngine::adjudicate(&cfg.config, &mut st, &round(script), &explain()).unwrap();
     // explain off gives the same verdict without notes
     let mut st2 = BlackjackState::default();
-    let b = BlackjackEngine::adjudicate(&cfg.config, &mut st2, &round(script), &Options::default()).unwrap();
+    let b = BlackjackEngine::adjudicate(&cfg.config, &mut st2, &round(script), &Options::default())
+        .unwrap();
     assert!(b.notes.is_empty());
     assert_eq!(a.bets, b.bets);
     assert!(!a.notes.is_empty());
@@ -50,7 +51,10 @@ fn example_b_complementary_and_split() {
     assert_eq!(net(&a, "p2"), -2_000);
     assert!(a.violations.is_empty(), "{:?}", a.violations);
     // Had P2 followed the split he would lose 2,000 on each hand.
-    let followed = script.replace("dec 3 split 4000;", "dec 3 split 4000; dec 3 split 2000 bet=p2;");
+    let followed = script.replace(
+        "dec 3 split 4000;",
+        "dec 3 split 4000; dec 3 split 2000 bet=p2;",
+    );
     let a = run(P217, &followed);
     assert_eq!(net(&a, "p2"), -4_000);
     assert_eq!(a.bet("p2").unwrap().stake_cents, 4_000);
@@ -101,7 +105,12 @@ fn example_d_insurance_even_money() {
     let script = "bet b1 main 1 6000; bet b6 main 6 4000;
          card seat:1 KH; card seat:6 AD; card dealer AS; card seat:1 9C; card seat:6 QC; card dealer HOLE down;
          bet i1 insurance 1 3000 on=b1; dec 6 even_money; dec 1 stand; DRAW";
-    let a = run(P217, &script.replace("HOLE", "3D").replace("DRAW", "card dealer 6C"));
+    let a = run(
+        P217,
+        &script
+            .replace("HOLE", "3D")
+            .replace("DRAW", "card dealer 6C"),
+    );
     assert_eq!(net(&a, "i1"), -3_000);
     assert_eq!(net(&a, "b1"), -6_000);
     assert_eq!(net(&a, "b6"), 4_000);
@@ -140,7 +149,9 @@ fn example_f_online_void() {
     let a = BlackjackEngine::adjudicate(
         &cfg,
         &mut st,
-        &round("bet b1 main 1 1000; card seat:1 9H; fault malfunction; void malfunction; settle_void"),
+        &round(
+            "bet b1 main 1 1000; card seat:1 9H; fault malfunction; void malfunction; settle_void",
+        ),
         &explain(),
     )
     .unwrap();
@@ -161,5 +172,10 @@ fn example_f_online_void() {
     .unwrap();
     assert!(a.void.is_none());
     assert_eq!(net(&a, "b1"), 1_000);
-    assert!(a.violations.is_empty() && a.discrepancies.is_empty(), "{:?} {:?}", a.violations, a.discrepancies);
+    assert!(
+        a.violations.is_empty() && a.discrepancies.is_empty(),
+        "{:?} {:?}",
+        a.violations,
+        a.discrepancies
+    );
 }

@@ -147,5 +147,7 @@ pub fn codes(a: &Adjudication) -> Vec<String> {
 }
 
 pub fn net(a: &Adjudication, id: &str) -> i64 {
-    a.bet(id).unwrap_or_else(|| panic!("no bet {id}")).due_net_cents
+    a.bet(id)
+        .unwrap_or_else(|| panic!("no bet {id}"))
+        .due_net_cents
 }
