@@ -18,7 +18,7 @@ fn seven_seat_round() -> (rules_blackjack::BlackjackConfig, Round) {
     ]);
     let extra: Vec<rules_core::RoundEvent> = serde_json::from_value(extra).unwrap();
     let mut ev = extra;
-    ev.extend(input.round.events.drain(..));
+    ev.append(&mut input.round.events);
     // Re-deal: replace the documented deal by one for seats 1-7.
     let json = serde_json::json!([
         {"type":"card","to":"seat:1","card":"8S"},{"type":"card","to":"seat:2","card":"TS"},
