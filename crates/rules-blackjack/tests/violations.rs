@@ -131,7 +131,7 @@ const SCENARIOS: &[Scenario] = &[
     || {
         codes(&run(
             P217,
-            &"bet b1 main 1 1000; card dealer 5S; card seat:1 9H; card seat:1 TH; card dealer 6D down; dec 1 stand; card dealer TS",
+            "bet b1 main 1 1000; card dealer 5S; card seat:1 9H; card seat:1 TH; card dealer 6D down; dec 1 stand; card dealer TS",
         ))
     },
     || codes(&hole_exposed()),
@@ -213,13 +213,13 @@ const SCENARIOS: &[Scenario] = &[
     || {
         codes(&run(
             P217,
-            &"bet b1 main 1 1000; card seat:1 TH; card dealer TS; card seat:1 9H; card dealer 7S down; bet i1 insurance 1 600 on=b1; dec 1 stand",
+            "bet b1 main 1 1000; card seat:1 TH; card dealer TS; card seat:1 9H; card dealer 7S down; bet i1 insurance 1 600 on=b1; dec 1 stand",
         ))
     },
     || {
         codes(&run(
             P217,
-            &"bet b1 main 1 1000; card seat:1 TH; card dealer AS; card seat:1 9H; card dealer 7S down; bet i1 insurance 1 600 on=b1; dec 1 stand",
+            "bet b1 main 1 1000; card seat:1 TH; card dealer AS; card seat:1 9H; card dealer 7S down; bet i1 insurance 1 600 on=b1; dec 1 stand",
         ))
     },
     || {
