@@ -201,14 +201,13 @@ pub fn configure(table: &TableConfig) -> Result<Configured<PsdConfig>, ConfigErr
             match regulation {
                 // P461/2001 r.9 fixes the table.
                 Regulation::P461 => {
-                    if !lines.is_empty()
-                        && !(lines.len() == fixed.len()
-                            && fixed.iter().all(|f| {
-                                lines
-                                    .iter()
-                                    .any(|l| l.category == f.category && l.award == f.award)
-                            }))
-                    {
+                    let same = lines.len() == fixed.len()
+                        && fixed.iter().all(|f| {
+                            lines
+                                .iter()
+                                .any(|l| l.category == f.category && l.award == f.award)
+                        });
+                    if !lines.is_empty() && !same {
                         return Err(ConfigError::field(
                             "jackpot.paytable",
                             "P461/2001 r.9 fixes the jackpot table; leave it empty or list exactly that table",

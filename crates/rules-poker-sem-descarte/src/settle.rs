@@ -307,17 +307,17 @@ pub fn settle(ctx: &mut Ctx, explain: bool) -> Result<(), RoundError> {
     }
     ctx.adj.bets = out;
     // r.15: the bank's maximum prizes per coup (per coup or per player is unclear: 10.15).
-    if let Some(cap) = ctx.cfg.prize_cap {
-        if bank_paid > cap {
-            let v = Violation::new(
-                "PSD_PRIZE_CAP_EXCEEDED",
-                Severity::Medium,
-                ctx.c(cite::R15),
-                format!("the bank pays {bank_paid} in this coup, above the approved maximum {cap}"),
-            )
-            .review();
-            ctx.push(v);
-        }
+    if let Some(cap) = ctx.cfg.prize_cap
+        && bank_paid > cap
+    {
+        let v = Violation::new(
+            "PSD_PRIZE_CAP_EXCEEDED",
+            Severity::Medium,
+            ctx.c(cite::R15),
+            format!("the bank pays {bank_paid} in this coup, above the approved maximum {cap}"),
+        )
+        .review();
+        ctx.push(v);
     }
     if explain {
         explain_round(ctx, &dealer, qualifies);

@@ -23,21 +23,65 @@ fn configs() -> Vec<PsdConfig> {
 }
 
 fn event() -> impl Strategy<Value = EventKind> {
-    let ids = prop::sample::select(vec!["a1", "a2", "c1", "c2", "j1", "j2", "x"]);
-    let amount = prop::sample::select(vec![-1i64, 0, 100, 1000, 2000, 4000, 1_000_000_000_001]);
+    let amount = prop::sample::select(vec![100i64, 1000, 2000, 4000, 500, 30000]);
     prop_oneof![
-        3 => (ids.clone(), prop::sample::select(vec!["ante", "call", "jackpot", "bogus"]), 0u8..9, amount.clone(), prop::option::of(ids.clone()))
-            .prop_map(|(id, t, s, a, on)| { let mut b = Bet::new(id, t, a).seat(s); if let Some(o) = on { b = b.on_bet(o); } EventKind::Bet(b) }),
-        8 => (prop::sample::select(vec!["seat:1", "seat:2", "seat:3", "seat:1/2", "dealer", "dealer", "burn", "board"]), 0usize..52, prop::bool::weighted(0.2))
+        2 => (prop::sample::select(vec!["a2", "j1", "j2", "a3"]), amount.clone())
+            .prop_map(|(id, a)| {
+                let b = match id {
+                    "a2" => Bet::new(id, "ante", a).seat(2).player("P1"),
+                    "a3" => Bet::new(id, "ante", a).seat(9),
+                    "j1" => Bet::new(id, "jackpot", a).seat(1),
+                    _ => Bet::new(id, "jackpot", a).seat(2),
+                };
+                EventKind::Bet(b)
+            }),
+        2 => (prop::sample::select(vec!["seat:1", "seat:2", "dealer", "burn"]), 0usize..52, prop::bool::weighted(0.1))
             .prop_map(|(to, c, up)| EventKind::Card { to: to.parse::<Recipient>().unwrap(), card: Card::from_index(c).unwrap(), face_up: up }),
-        2 => (0u8..4, prop::sample::select(vec!["pass", "pass", "call"])).prop_map(|(s, a)| EventKind::Decision(Decision::new(s, a))),
-        1 => prop::sample::select(vec!["player_exposed_cards", "card_exposed", "x"]).prop_map(|c| EventKind::Fault { code: c.into(), seat: Some(1), detail: None }),
-        1 => prop::sample::select(vec!["cut", "shuffle", "bogus"]).prop_map(|n| EventKind::Procedure { name: n.into(), value: None, seat: None, amount_cents: None }),
+        2 => Just(EventKind::Decision(Decision::new(1, "pass"))),
+        2 => amount.clone().prop_map(|a| EventKind::Bet(Bet::new("c1", "call", a).on_bet("a1"))),
+        1 => prop::sample::select(vec!["player_exposed_cards", "card_exposed"]).prop_map(|c| EventKind::Fault { code: c.into(), seat: Some(1), detail: None }),
+        1 => prop::sample::select(vec!["cut", "shuffle"]).prop_map(|n| EventKind::Procedure { name: n.into(), value: None, seat: None, amount_cents: None }),
         1 => Just(EventKind::NoMoreBets),
         1 => Just(EventKind::Void { reason: "misdeal".into() }),
         1 => (0i64..3_000_000).prop_map(|v| EventKind::JackpotDisplay { value_cents: v }),
-        1 => (ids.clone(), amount).prop_map(|(id, a)| EventKind::BetChanged { bet_id: id.into(), amount_cents: a }),
-        1 => ids.prop_map(|id| EventKind::BetWithdrawn { bet_id: id.into() }),
+        1 => amount.prop_map(|a| EventKind::BetChanged { bet_id: "a1".into(), amount_cents: a }),
+        1 => Just(EventKind::BetWithdrawn { bet_id: "a1".into() }),
+    ]
+}
+
+fn junk() -> impl Strategy<Value = EventKind> {
+    prop_oneof![
+        prop::sample::select(vec![-1i64, 0, 1_000_000_000_001])
+            .prop_map(|a| EventKind::Bet(Bet::new("bad", "ante", a).seat(3))),
+        Just(EventKind::Bet(Bet::new("a1", "ante", 1000).seat(4))),
+        Just(EventKind::Bet(Bet::new("x", "bogus", 1000).seat(4))),
+        Just(EventKind::Decision(Decision::new(1, "fold"))),
+        Just(EventKind::Decision(Decision::new(6, "pass"))),
+        Just(EventKind::Card {
+            to: Recipient::Board,
+            card: Card::from_index(1).unwrap(),
+            face_up: true
+        }),
+        Just(EventKind::Card {
+            to: Recipient::Seat { seat: 1, hand: 2 },
+            card: Card::from_index(1).unwrap(),
+            face_up: true
+        }),
+        Just(EventKind::Fault {
+            code: "bogus".into(),
+            seat: None,
+            detail: None
+        }),
+        Just(EventKind::Procedure {
+            name: "bogus".into(),
+            value: None,
+            seat: None,
+            amount_cents: None
+        }),
+        Just(EventKind::Dice {
+            dice: vec![1, 2],
+            chosen_from: None
+        }),
     ]
 }
 
@@ -51,7 +95,8 @@ fn round() -> impl Strategy<Value = Round> {
             }
             v
         }),
-        prop::collection::vec(event(), 0..25),
+        prop::collection::vec(event(), 0..8),
+        prop::option::weighted(0.25, (junk(), 0usize..20)),
         prop::option::of(prop::collection::vec(
             (
                 prop::sample::select(vec!["a1", "c1", "j1", "q"]),
@@ -61,12 +106,10 @@ fn round() -> impl Strategy<Value = Round> {
         )),
         prop::option::of(0i64..3_000_000),
         prop::bool::weighted(0.2),
+        prop::bool::weighted(0.7),
     )
-        .prop_map(|(deck, rest, settle, jp, void)| {
-            let mut ev = vec![
-                EventKind::Bet(Bet::new("a1", "ante", 1000).seat(1)),
-                EventKind::Bet(Bet::new("j1", "jackpot", 100).seat(1)),
-            ];
+        .prop_map(|(deck, rest, junk, settle, jp, void, call)| {
+            let mut ev = vec![EventKind::Bet(Bet::new("a1", "ante", 1000).seat(1))];
             for k in 0..10 {
                 let to = if k % 2 == 0 {
                     Recipient::seat(1)
@@ -79,8 +122,25 @@ fn round() -> impl Strategy<Value = Round> {
                     face_up: k == 9,
                 });
             }
-            ev.push(EventKind::Bet(Bet::new("c1", "call", 2000).on_bet("a1")));
+            ev.push(if call {
+                EventKind::Bet(Bet::new("c1", "call", 2000).on_bet("a1"))
+            } else {
+                EventKind::Decision(Decision::new(1, "pass"))
+            });
             ev.extend(rest);
+            let mut used: Vec<String> = Vec::new();
+            for (k, e) in ev.iter_mut().enumerate() {
+                if let EventKind::Bet(b) = e {
+                    if used.iter().any(|u| **u == *b.id) {
+                        b.id = format!("{}_{k}", b.id).into();
+                    }
+                    used.push(b.id.to_string());
+                }
+            }
+            if let Some((j, at)) = junk {
+                let at = at.min(ev.len());
+                ev.insert(at, j);
+            }
             Round {
                 round_id: "p".into(),
                 opened_at_ms: None,
@@ -102,7 +162,7 @@ fn round() -> impl Strategy<Value = Round> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 500, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 2000, .. ProptestConfig::default() })]
 
     #[test]
     fn random_rounds_never_panic(r in round(), which in 0usize..3) {
