@@ -110,7 +110,7 @@ fn round() -> impl Strategy<Value = Round> {
     )
         .prop_map(|(deck, rest, junk, settle, jp, void, call)| {
             let mut ev = vec![EventKind::Bet(Bet::new("a1", "ante", 1000).seat(1))];
-            for k in 0..10 {
+            for (k, &c) in deck.iter().take(10).enumerate() {
                 let to = if k % 2 == 0 {
                     Recipient::seat(1)
                 } else {
@@ -118,7 +118,7 @@ fn round() -> impl Strategy<Value = Round> {
                 };
                 ev.push(EventKind::Card {
                     to,
-                    card: Card::from_index(deck[k]).unwrap(),
+                    card: Card::from_index(c).unwrap(),
                     face_up: k == 9,
                 });
             }
