@@ -111,7 +111,7 @@ const SCENARIOS: &[Scenario] = &[
     || {
         codes(&run(
             P217,
-            &"bet a1 ante 1 1000; card seat:1 AS; card dealer QS down; card seat:1 KS; card dealer QD down; bet c1 call 1 2000 on=a1; settle a1 1000; settle c1 2000".to_string(),
+            "bet a1 ante 1 1000; card seat:1 AS; card dealer QS down; card seat:1 KS; card dealer QD down; bet c1 call 1 2000 on=a1; settle a1 1000; settle c1 2000",
         ))
     },
     || {
