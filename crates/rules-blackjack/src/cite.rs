@@ -37,6 +37,7 @@ pub struct Cite {
 
 impl Cite {
     /// The citation in force under `reg`.
+    #[inline]
     pub const fn get(&self, reg: Regulation) -> &'static str {
         match reg {
             Regulation::P217 => self.p217,

@@ -14,6 +14,7 @@ use crate::hand::Count;
 
 /// Whether the dealer must draw another card with `count` (r.19, r.6(a)); `hits_soft_17` is the
 /// online table setting (always false on land tables).
+#[inline]
 pub fn must_draw(count: &Count, hits_soft_17: bool) -> bool {
     let t = count.dealer_total();
     t < 17 || (hits_soft_17 && t == 17 && count.dealer_soft_17())

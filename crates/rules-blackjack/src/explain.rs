@@ -53,7 +53,7 @@ pub fn explain(ctx: &mut Ctx) {
                 }
             ),
         ));
-        for h in &s.hands {
+        for h in s.hands.iter() {
             let mut flags = String::new();
             if h.is_blackjack() {
                 flags.push_str(", blackjack");

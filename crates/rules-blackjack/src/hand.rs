@@ -12,6 +12,7 @@
 use rules_core::{Card, Rank};
 
 /// Point value of a rank with the ace counted 1 (r.6).
+#[inline]
 pub const fn value(rank: Rank) -> u32 {
     match rank {
         Rank::Ace => 1,
@@ -21,6 +22,7 @@ pub const fn value(rank: Rank) -> u32 {
 }
 
 /// Ten-value card: 10, J, Q, K (r.1(a), r.6(b)).
+#[inline]
 pub const fn is_ten_value(rank: Rank) -> bool {
     rank.is_ten_or_face()
 }
@@ -37,6 +39,7 @@ pub struct Count {
 }
 
 impl Count {
+    #[inline]
     pub fn add(&mut self, card: Card) {
         self.hard = self.hard.saturating_add(value(card.rank));
         if card.rank == Rank::Ace {
@@ -46,6 +49,7 @@ impl Count {
 
     /// A player's total: the best total not above 21, an unlocked ace counting 11 when that
     /// does not exceed 21 (r.6(a), digest 13.4; r.32 lock).
+    #[inline]
     pub fn player_total(&self) -> u32 {
         if self.aces > self.locked && self.hard + 10 <= 21 {
             self.hard + 10
@@ -55,11 +59,13 @@ impl Count {
     }
 
     /// True when the player's best total counts an ace as 11 ("soft" total).
+    #[inline]
     pub fn is_soft(&self) -> bool {
         self.aces > self.locked && self.hard + 10 <= 21
     }
 
     /// The dealer's total (r.6(a)): an ace counts 11 when that gives 17 to 21, otherwise 1.
+    #[inline]
     pub fn dealer_total(&self) -> u32 {
         if self.aces > 0 && (17..=21).contains(&(self.hard + 10)) {
             self.hard + 10
@@ -69,12 +75,14 @@ impl Count {
     }
 
     /// The dealer's total is a soft 17 (ace counted 11).
+    #[inline]
     pub fn dealer_soft_17(&self) -> bool {
         self.aces > 0 && self.hard + 10 == 17
     }
 }
 
 /// Count of a list of cards.
+#[inline]
 pub fn count(cards: &[Card]) -> Count {
     let mut c = Count::default();
     for &card in cards {
@@ -85,6 +93,7 @@ pub fn count(cards: &[Card]) -> Count {
 
 /// Ace and ten-value card (r.1(a)). Whether it is a *blackjack* also depends on the hand not
 /// coming from a split (r.20): see [`crate::play::Hand::is_blackjack`].
+#[inline]
 pub fn is_ace_ten(cards: &[Card]) -> bool {
     match cards {
         [a, b] => {
@@ -106,6 +115,7 @@ pub enum SpecialPrize {
 
 /// r.35: a hand of exactly three cards that are 6-7-8 of one suit, or three 7s. Both total 21,
 /// so the hand is exactly the three cards (digest 13.8).
+#[inline]
 pub fn special_prize(cards: &[Card]) -> Option<SpecialPrize> {
     let [a, b, c] = cards else { return None };
     if a.rank == Rank::Seven && b.rank == Rank::Seven && c.rank == Rank::Seven {
@@ -121,6 +131,7 @@ pub fn special_prize(cards: &[Card]) -> Option<SpecialPrize> {
 
 /// Two cards of the same value (r.26 "o mesmo valor", suits may differ). With
 /// `unlike_tens` false, ten-value cards must also be of the same rank (reading 13.5).
+#[inline]
 pub fn same_value(a: Card, b: Card, unlike_tens: bool) -> bool {
     if unlike_tens {
         value(a.rank) == value(b.rank)
@@ -130,6 +141,7 @@ pub fn same_value(a: Card, b: Card, unlike_tens: bool) -> bool {
 }
 
 /// Two ten-value cards of different ranks (K+Q): the case reading 13.5 leaves open.
+#[inline]
 pub fn unlike_tens(a: Card, b: Card) -> bool {
     is_ten_value(a.rank) && is_ten_value(b.rank) && a.rank != b.rank
 }

@@ -30,8 +30,18 @@ use crate::cite::{self, Regulation};
 use crate::config::{BlackjackConfig, Shuffler};
 use crate::dealer::must_draw;
 use crate::hand::{self, Count};
-use crate::small::{Filler, Small, same};
+use crate::small::{Capped, Filler, Small, same};
 use crate::state::BlackjackState;
+
+impl Filler for Hand {
+    const FILL: Self = Hand::EMPTY;
+}
+
+impl Default for Hand {
+    fn default() -> Self {
+        Hand::EMPTY
+    }
+}
 
 impl Filler for Stake {
     const FILL: Self = Stake {
@@ -39,6 +49,30 @@ impl Filler for Stake {
         base: 0,
         extra: 0,
     };
+}
+
+/// Decision actions (see [`crate::blackjack`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Action {
+    Hit,
+    Stand,
+    Double,
+    Split,
+    Surrender,
+    EvenMoney,
+}
+
+#[inline]
+fn parse_action(s: &str) -> Option<Action> {
+    Some(match s.len() {
+        3 if same(s, "hit") => Action::Hit,
+        5 if same(s, "stand") => Action::Stand,
+        5 if same(s, "split") => Action::Split,
+        6 if same(s, "double") => Action::Double,
+        9 if same(s, "surrender") => Action::Surrender,
+        10 if same(s, "even_money") => Action::EvenMoney,
+        _ => return None,
+    })
 }
 
 /// Bet types (see the crate documentation for their fields).
@@ -52,17 +86,19 @@ pub enum BetKind {
 }
 
 impl BetKind {
+    #[inline]
     fn parse(s: &str) -> Option<BetKind> {
-        Some(match s {
-            "main" => BetKind::Main,
-            "vacant" => BetKind::Vacant,
-            "complementary" => BetKind::Complementary,
-            "insurance" => BetKind::Insurance,
-            "jackpot" => BetKind::Jackpot,
+        Some(match s.len() {
+            4 if same(s, "main") => BetKind::Main,
+            6 if same(s, "vacant") => BetKind::Vacant,
+            13 if same(s, "complementary") => BetKind::Complementary,
+            9 if same(s, "insurance") => BetKind::Insurance,
+            7 if same(s, "jackpot") => BetKind::Jackpot,
             _ => return None,
         })
     }
     /// A bet in a box, settled on the seat's hands.
+    #[inline]
     pub fn is_box(self) -> bool {
         matches!(
             self,
@@ -102,10 +138,10 @@ pub struct BetRec<'r> {
 }
 
 /// One hand at a seat.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct Hand {
     pub number: u8,
-    pub cards: Small<Card, 8>,
+    pub cards: Capped<Card, 12>,
     pub count: Count,
     /// Comes from a split (r.20: an ace and a ten here is 21, not blackjack).
     pub split: bool,
@@ -125,13 +161,36 @@ pub struct Hand {
 }
 
 impl Hand {
+    pub const EMPTY: Hand = Hand {
+        number: 0,
+        cards: Capped::EMPTY,
+        count: Count {
+            hard: 0,
+            aces: 0,
+            locked: 0,
+        },
+        split: false,
+        split_aces: false,
+        doubled: false,
+        cards_after_double: 0,
+        surrendered: false,
+        even_money: false,
+        stood: false,
+        pending: 0,
+        split_child: None,
+        stand_flagged: false,
+    };
+
+    #[inline]
     pub fn total(&self) -> u32 {
         self.count.player_total()
     }
     /// r.1(a), r.20: ace and ten-value as the first two cards of a hand not from a split.
+    #[inline]
     pub fn is_blackjack(&self) -> bool {
         !self.split && self.cards.len() == 2 && hand::is_ace_ten(&self.cards)
     }
+    #[inline]
     pub fn bust(&self) -> bool {
         self.total() > 21
     }
@@ -141,13 +200,16 @@ impl Hand {
 #[derive(Clone, Debug)]
 pub struct SeatPlay {
     pub seat: u8,
-    pub hands: Vec<Hand>,
+    pub hands: Small<Hand, 2>,
     /// The bet whose owner decides (titular's `main`, or the r.16 decider on a vacant seat).
     pub lead: usize,
     /// The seat's first four cards in dealing order, all hands (jackpot, r.42).
-    pub first: Small<Card, 4>,
+    pub first: Capped<Card, 4>,
     /// Dealt in the initial deal (before the first card).
     pub in_deal: bool,
+    /// Sum and number of the (not withdrawn) box bets at the seat (r.15, r.16).
+    pub total: Cents,
+    pub n_box: u32,
 }
 
 /// The working context of one adjudication.
@@ -158,14 +220,13 @@ pub struct Ctx<'a> {
     pub adj: Adjudication,
     pub bets: Vec<BetRec<'a>>,
     pub seats: Vec<SeatPlay>,
-    pub dealer: Small<Card, 8>,
+    pub dealer: Capped<Card, 16>,
     pub dealer_count: Count,
     /// First card to a seat or the dealer.
     pub deal_start: Option<usize>,
     pub no_more_bets: Option<usize>,
     pub last_card: Option<usize>,
     /// Expected initial deal and position in it (None once out of sequence).
-    expected: Vec<Recipient>,
     pos: Option<usize>,
     held: Vec<(Card, usize)>,
     echo: Option<(Recipient, Card)>,
@@ -185,6 +246,11 @@ pub struct Ctx<'a> {
     pub cards_not_inserted: bool,
     pub seat_bets_this_round: Vec<u8>,
     pub hole_exposed: Option<usize>,
+    /// Seats dealt in the initial deal, ascending (r.17), and how many.
+    dealt: [u8; 8],
+    n_dealt: usize,
+    /// Index in `seats` by seat number (`u8::MAX`: none), filled once the seats are known.
+    seat_pos: [u8; 256],
     /// The warning card's state when the round's first card was dealt.
     pub warning_at_start: Option<crate::state::WarningCard>,
 }
@@ -202,12 +268,11 @@ impl<'a> Ctx<'a> {
             adj: Adjudication::new(cfg.game, round.round_id.clone()),
             bets: Vec::with_capacity(16),
             seats: Vec::with_capacity(8),
-            dealer: Small::default(),
+            dealer: Capped::EMPTY,
             dealer_count: Count::default(),
             deal_start: None,
             no_more_bets: None,
             last_card: None,
-            expected: Vec::new(),
             pos: Some(0),
             held: Vec::new(),
             echo: None,
@@ -227,28 +292,39 @@ impl<'a> Ctx<'a> {
             cards_not_inserted: false,
             seat_bets_this_round: Vec::new(),
             hole_exposed: None,
+            dealt: [0; 8],
+            n_dealt: 0,
+            seat_pos: [u8::MAX; 256],
             warning_at_start: None,
         }
     }
 
+    #[inline]
     pub fn reg(&self) -> Regulation {
         self.cfg.regulation
     }
 
+    #[inline]
     pub fn c(&self, c: cite::Cite) -> &'static str {
         c.get(self.cfg.regulation)
     }
 
+    #[inline]
     pub fn push(&mut self, v: Violation) {
         self.adj.violations.push(v);
     }
 
+    #[inline]
     fn find_bet(&self, id: &str) -> Option<usize> {
         self.bets.iter().position(|b| same(&b.bet.id, id))
     }
 
+    #[inline]
     pub fn seat_index(&self, seat: u8) -> Option<usize> {
-        self.seats.iter().position(|s| s.seat == seat)
+        match self.seat_pos[seat as usize] {
+            u8::MAX => self.seats.iter().position(|s| s.seat == seat),
+            k => Some(k as usize),
+        }
     }
 
     fn seat_valid(&self, seat: u8) -> bool {
@@ -535,12 +611,18 @@ impl<'a> Ctx<'a> {
                 None => {
                     self.seats.push(SeatPlay {
                         seat,
-                        hands: vec![Hand {
-                            number: 1,
-                            ..Hand::default()
-                        }],
+                        hands: {
+                            let mut h: Small<Hand, 2> = Small::default();
+                            h.push(Hand {
+                                number: 1,
+                                ..Hand::EMPTY
+                            });
+                            h
+                        },
                         lead: bi,
-                        first: Small::default(),
+                        total: 0,
+                        n_box: 0,
+                        first: Capped::EMPTY,
                         in_deal: in_deal && !self.bets[bi].withdrawn,
                     });
                 }
@@ -591,32 +673,30 @@ impl<'a> Ctx<'a> {
             }
         }
         self.seats.sort_by_key(|s| s.seat);
-        for s in &self.seats {
-            let _ = s;
+        for (k, s) in self.seats.iter().enumerate().take(255) {
+            self.seat_pos[s.seat as usize] = k as u8;
+        }
+        // The initial deal (r.17) when every dealt seat fits the table's numbering; a record
+        // with more dealt seats than a table has is checked against its first eight.
+        for s in self.seats.iter().filter(|s| s.in_deal) {
+            if self.n_dealt < self.dealt.len() {
+                self.dealt[self.n_dealt] = s.seat;
+                self.n_dealt += 1;
+            }
         }
         for bi in 0..self.bets.len() {
             if self.bets[bi].kind.is_box() && !self.bets[bi].withdrawn {
                 let a = self.bets[bi].amount;
+                if let Some(si) = self.seat_index(self.bets[bi].seat) {
+                    let s = &mut self.seats[si];
+                    s.total = s.total.saturating_add(a);
+                    s.n_box += 1;
+                }
                 self.bets[bi].stakes.push(Stake {
                     hand: 1,
                     base: a,
                     extra: 0,
                 });
-            }
-        }
-        // Expected initial deal (r.17).
-        let dealt: Vec<u8> = self
-            .seats
-            .iter()
-            .filter(|s| s.in_deal)
-            .map(|s| s.seat)
-            .collect();
-        if !dealt.is_empty() {
-            for _ in 0..2 {
-                for &s in &dealt {
-                    self.expected.push(Recipient::seat(s));
-                }
-                self.expected.push(Recipient::Dealer);
             }
         }
         Ok(())
@@ -685,18 +765,11 @@ impl<'a> Ctx<'a> {
     fn check_seat_max(&mut self) {
         let Some(mx) = self.cfg.max else { return };
         for si in 0..self.seats.len() {
-            let seat = self.seats[si].seat;
-            let total: Cents = self
-                .bets
-                .iter()
-                .filter(|b| b.kind.is_box() && !b.withdrawn && b.seat == seat)
-                .map(|b| b.amount)
-                .fold(0, |a, x| a.saturating_add(x));
-            let n = self
-                .bets
-                .iter()
-                .filter(|b| b.kind.is_box() && !b.withdrawn && b.seat == seat)
-                .count();
+            let (seat, total, n) = (
+                self.seats[si].seat,
+                self.seats[si].total,
+                self.seats[si].n_box,
+            );
             if n > 1 && total > mx {
                 let v = Violation::new(
                     "BJ_SEAT_TOTAL_OVER_MAX",
@@ -721,14 +794,18 @@ impl<'a> Ctx<'a> {
                 continue;
             }
             let b = &self.bets[bi];
-            let (id, seat, ev) = (b.bet.id.clone(), b.seat, b.event);
-            let player = b.bet.player.clone();
+            let (seat, ev) = (b.seat, b.event);
+            let bet: &'a Bet = b.bet;
+            let id = &bet.id;
+            let player = bet.player.as_deref();
             // r.45: only a player with a main bet (at that seat).
             let has_main = self.bets.iter().any(|m| {
                 m.kind.is_box()
                     && !m.withdrawn
                     && m.seat == seat
-                    && (player.is_none() || m.bet.player.is_none() || m.bet.player == player)
+                    && (player.is_none()
+                        || m.bet.player.is_none()
+                        || m.bet.player.as_deref() == player)
             });
             let mut problems: Vec<Violation> = Vec::new();
             if !has_main {
@@ -747,7 +824,7 @@ impl<'a> Ctx<'a> {
                 o.kind == BetKind::Jackpot
                     && !o.withdrawn
                     && o.seat == seat
-                    && o.bet.player == player
+                    && o.bet.player.as_deref() == player
                     && o.jackpot_valid
             });
             let amount = self.bets[bi].amount;
@@ -791,7 +868,7 @@ impl<'a> Ctx<'a> {
             if !problems.is_empty() {
                 self.bets[bi].jackpot_valid = false;
                 for p in problems {
-                    self.adj.violations.push(p.bet(&id).seat(seat).event(ev));
+                    self.adj.violations.push(p.bet(id).seat(seat).event(ev));
                 }
             }
         }
@@ -914,10 +991,33 @@ impl<'a> Ctx<'a> {
         self.push(v);
     }
 
+    #[inline]
+    fn expected_len(&self) -> usize {
+        match self.n_dealt {
+            0 => 0,
+            k => 2 * (k + 1),
+        }
+    }
+
+    /// The recipient of the `p`-th initial card (r.17): seats in order, the up-card, seats in
+    /// order, the hole card.
+    #[inline]
+    fn expected_at(&self, p: usize) -> Option<Recipient> {
+        let k = self.n_dealt;
+        if k == 0 || p >= 2 * (k + 1) {
+            return None;
+        }
+        let j = p % (k + 1);
+        if j == k {
+            return Some(Recipient::Dealer);
+        }
+        self.dealt.get(j).map(|&s| Recipient::seat(s))
+    }
+
     /// Compare an initial card with the expected deal (r.17).
     fn check_initial(&mut self, i: usize, to: Recipient) {
         let Some(p) = self.pos else { return };
-        match self.expected.get(p) {
+        match self.expected_at(p).as_ref() {
             Some(&exp) if exp == to => self.pos = Some(p + 1),
             exp => {
                 let exp = exp.copied();
@@ -935,7 +1035,7 @@ impl<'a> Ctx<'a> {
     /// after the dealer has begun drawing.
     fn check_play_order(&mut self, i: usize, seat: u8) {
         if let Some(p) = self.pos
-            && p < self.expected.len()
+            && p < self.expected_len()
         {
             let c = self.c(cite::R17);
             self.pos = None;
@@ -1015,7 +1115,7 @@ impl<'a> Ctx<'a> {
     fn all_out(&self) -> bool {
         let mut any = false;
         for s in &self.seats {
-            for h in &s.hands {
+            for h in s.hands.iter() {
                 if h.cards.is_empty() {
                     continue;
                 }
@@ -1145,6 +1245,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// Add a card to a hand (no checks) and to the seat's jackpot cards.
+    #[inline]
     fn add_card(&mut self, si: usize, hi: usize, card: Card, after_deal: bool) {
         let s = &mut self.seats[si];
         let h = &mut s.hands[hi];
@@ -1269,45 +1370,45 @@ impl<'a> Ctx<'a> {
             }
         };
         let amount = self.amount(i, d)?;
-        match (d.action.as_str(), follower) {
-            ("hit", None) => {
+        let Some(action) = parse_action(&d.action) else {
+            return Err(ev_err(
+                round,
+                i,
+                format!(
+                    "unknown action `{}` (hit, stand, double, split, surrender, even_money)",
+                    d.action.chars().take(32).collect::<String>()
+                ),
+            ));
+        };
+        match (action, follower) {
+            (Action::Hit, None) => {
                 self.check_play_order(i, seat);
                 self.request(si, hi, i);
             }
-            ("stand", None) => {
+            (Action::Stand, None) => {
                 self.check_play_order(i, seat);
                 self.stand(si, hi, i);
             }
-            ("double", None) => {
+            (Action::Double, None) => {
                 self.check_play_order(i, seat);
                 self.double(si, hi, i, amount);
             }
-            ("split", None) => {
+            (Action::Split, None) => {
                 self.check_play_order(i, seat);
                 self.split(si, hi, i, amount)?;
             }
-            ("surrender", None) => {
+            (Action::Surrender, None) => {
                 self.check_play_order(i, seat);
                 self.surrender(si, hi, i);
             }
-            ("even_money", None) => self.even_money(si, hi, i)?,
-            ("double", Some(f)) => self.follow_double(si, hi, f, i, amount)?,
-            ("split", Some(f)) => self.follow_split(si, hi, f, i, amount)?,
-            ("hit" | "stand" | "surrender" | "even_money", Some(_)) => {
+            (Action::EvenMoney, None) => self.even_money(si, hi, i)?,
+            (Action::Double, Some(f)) => self.follow_double(si, hi, f, i, amount)?,
+            (Action::Split, Some(f)) => self.follow_split(si, hi, f, i, amount)?,
+            (Action::Hit | Action::Stand | Action::Surrender | Action::EvenMoney, Some(_)) => {
                 return Err(ev_err(
                     round,
                     i,
                     "complementary bets follow the titular's decisions (r.15): only split and double choices are recorded per follower",
-                ));
-            }
-            (other, _) => {
-                return Err(ev_err(
-                    round,
-                    i,
-                    format!(
-                        "unknown action `{}` (hit, stand, double, split, surrender, even_money)",
-                        other.chars().take(32).collect::<String>()
-                    ),
                 ));
             }
         }
@@ -1403,10 +1504,12 @@ impl<'a> Ctx<'a> {
         self.request(si, hi, i);
     }
 
+    #[inline]
     fn stake_of(&self, bi: usize, hand: u8) -> Option<&Stake> {
         self.bets.get(bi)?.stakes.iter().find(|s| s.hand == hand)
     }
 
+    #[inline]
     fn stake_mut(&mut self, bi: usize, hand: u8) -> Option<&mut Stake> {
         self.bets
             .get_mut(bi)?
@@ -1753,7 +1856,7 @@ impl<'a> Ctx<'a> {
         let interrupted = self.malfunction.is_some();
         if let Some(p) = self.pos
             && p > 0
-            && p < self.expected.len()
+            && p < self.expected_len()
             && !interrupted
         {
             let c = self.c(cite::R17);
@@ -1814,7 +1917,7 @@ impl<'a> Ctx<'a> {
 
     /// Some hand's result depends on the dealer's total (r.19, r.22; reading 13.17).
     pub fn live_hands(&self) -> bool {
-        self.seats.iter().flat_map(|s| &s.hands).any(|h| {
+        self.seats.iter().flat_map(|s| s.hands.iter()).any(|h| {
             !h.cards.is_empty() && !h.bust() && !h.surrendered && !h.even_money && !h.is_blackjack()
         })
     }

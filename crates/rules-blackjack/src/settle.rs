@@ -53,7 +53,7 @@ fn completeness(ctx: &Ctx) -> (bool, &'static str) {
         if staked && s.hands.iter().all(|h| h.cards.is_empty()) {
             return (false, "a seat with a bet received no cards");
         }
-        for h in &s.hands {
+        for h in s.hands.iter() {
             if h.cards.is_empty() || h.surrendered || h.even_money || h.bust() {
                 continue;
             }
@@ -81,7 +81,7 @@ fn completeness(ctx: &Ctx) -> (bool, &'static str) {
         if ctx
             .seats
             .iter()
-            .flat_map(|s| &s.hands)
+            .flat_map(|s| s.hands.iter())
             .any(|h| h.pending > 0)
         {
             return (false, "a player's requested card was not dealt");

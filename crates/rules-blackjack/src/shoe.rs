@@ -43,6 +43,7 @@ pub fn round_starts(ctx: &mut Ctx, state: &BlackjackState, i: usize) {
 }
 
 /// Count a card that left the shoe (r.3).
+#[inline]
 pub fn count_card(ctx: &mut Ctx, state: &mut BlackjackState, card: Card, i: usize) {
     let n = state.shoe.add(card);
     if n > u16::from(ctx.cfg.decks) {

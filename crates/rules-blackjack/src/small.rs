@@ -33,6 +33,7 @@ impl<T: Filler, const N: usize> Default for Small<T, N> {
 }
 
 impl<T: Filler, const N: usize> Small<T, N> {
+    #[inline]
     pub fn push(&mut self, v: T) {
         if self.len < N {
             self.buf[self.len] = v;
@@ -45,6 +46,7 @@ impl<T: Filler, const N: usize> Small<T, N> {
         self.len += 1;
     }
 
+    #[inline]
     pub fn as_slice(&self) -> &[T] {
         if self.len <= N {
             &self.buf[..self.len]
@@ -53,6 +55,7 @@ impl<T: Filler, const N: usize> Small<T, N> {
         }
     }
 
+    #[inline]
     pub fn as_mut_slice(&mut self) -> &mut [T] {
         if self.len <= N {
             &mut self.buf[..self.len]
@@ -61,14 +64,17 @@ impl<T: Filler, const N: usize> Small<T, N> {
         }
     }
 
+    #[inline]
     pub fn len(&self) -> usize {
         self.len
     }
 
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
+    #[inline]
     pub fn truncate(&mut self, n: usize) {
         if n >= self.len {
             return;
@@ -86,14 +92,58 @@ impl<T: Filler, const N: usize> Small<T, N> {
 
 impl<T: Filler, const N: usize> std::ops::Deref for Small<T, N> {
     type Target = [T];
+    #[inline]
     fn deref(&self) -> &[T] {
         self.as_slice()
     }
 }
 
 impl<T: Filler, const N: usize> std::ops::DerefMut for Small<T, N> {
+    #[inline]
     fn deref_mut(&mut self) -> &mut [T] {
         self.as_mut_slice()
+    }
+}
+
+/// Inline-only vector: keeps the first `N` items and drops the rest (a hand's cards beyond the
+/// twelfth are counted in its [`crate::hand::Count`] but not listed). `Copy`, no allocation.
+#[derive(Clone, Copy, Debug)]
+pub struct Capped<T: Filler, const N: usize> {
+    len: u8,
+    buf: [T; N],
+}
+
+impl<T: Filler, const N: usize> Capped<T, N> {
+    pub const EMPTY: Self = Capped {
+        len: 0,
+        buf: [T::FILL; N],
+    };
+
+    pub fn push(&mut self, v: T) {
+        let l = self.len as usize;
+        if l < N {
+            self.buf[l] = v;
+            self.len += 1;
+        }
+    }
+
+    pub fn truncate(&mut self, n: usize) {
+        if n < self.len as usize {
+            self.len = n as u8;
+        }
+    }
+}
+
+impl<T: Filler, const N: usize> Default for Capped<T, N> {
+    fn default() -> Self {
+        Self::EMPTY
+    }
+}
+
+impl<T: Filler, const N: usize> std::ops::Deref for Capped<T, N> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        &self.buf[..self.len as usize]
     }
 }
 
