@@ -133,7 +133,14 @@ fn hand_result(ctx: &Ctx, h: &Hand, stake: Cents, base: Cents, dealer_bj: bool) 
             net: num / cfg.bj_den,
             reason: "blackjack paid 3 to 2",
             citation: c(cite::R21),
-            reading: (num % cfg.bj_den != 0).then_some("rounding"),
+            reading: if num % cfg.bj_den != 0 {
+                Some("rounding")
+            } else if cfg.online() && dealer_total == 21 {
+                // ROBJ r.25(h) read literally would tie equal totals (13.16).
+                Some("13.16")
+            } else {
+                None
+            },
         };
     }
     if total > 21 {
@@ -165,7 +172,11 @@ fn hand_result(ctx: &Ctx, h: &Hand, stake: Cents, base: Cents, dealer_bj: bool) 
             } else {
                 c(cite::R23)
             },
-            reading: (h.doubled || h.split).then_some("13.3"),
+            reading: if cfg.online() && total == 21 {
+                Some("13.16")
+            } else {
+                (h.doubled || h.split).then_some("13.3")
+            },
         };
     }
     let _ = base;

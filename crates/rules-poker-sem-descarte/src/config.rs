@@ -34,6 +34,8 @@ pub struct PsdConfig {
     pub seats: u8,
     /// Homologated automatic shuffler (r.16: no cut, five cards at a time).
     pub shuffler: bool,
+    /// r.6(j) "três delas da mesma cor" read as suit (reading 10.4, default) rather than colour.
+    pub suit_tiebreak: bool,
     /// The bank's maximum prizes per coup (r.15), if configured.
     pub prize_cap: Option<Cents>,
     pub jackpot: Option<JackpotRules>,
@@ -45,7 +47,7 @@ impl PsdConfig {
     }
 }
 
-pub const SETTINGS: &[&str] = &["shuffler", "prize_cap_cents"];
+pub const SETTINGS: &[&str] = &["shuffler", "prize_cap_cents", "high_card_suit_tiebreak"];
 
 pub fn configure(table: &TableConfig) -> Result<Configured<PsdConfig>, ConfigError> {
     if table.game != GameId::PokerSemDescarte {
@@ -101,6 +103,7 @@ pub fn configure(table: &TableConfig) -> Result<Configured<PsdConfig>, ConfigErr
         ));
     }
     let shuffler = table.bool_setting("shuffler", false)?;
+    let suit_tiebreak = table.bool_setting("high_card_suit_tiebreak", true)?;
     let prize_cap = match table.opt_int_setting("prize_cap_cents")? {
         Some(v) if v <= 0 => {
             return Err(ConfigError::setting("prize_cap_cents", "must be positive"));
@@ -240,6 +243,7 @@ pub fn configure(table: &TableConfig) -> Result<Configured<PsdConfig>, ConfigErr
             max,
             seats,
             shuffler,
+            suit_tiebreak,
             prize_cap,
             jackpot,
         },

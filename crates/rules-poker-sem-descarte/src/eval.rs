@@ -80,9 +80,14 @@ pub struct Ranked {
 /// beyond them rests on reading 10.5.
 const fn named(c: Category) -> usize {
     match c {
-        Category::Flush => 1,
+        // r.7(a), (b), (e): the rank of the four / three only (equal ranks need two decks).
+        Category::Quads | Category::FullHouse | Category::Trips => 1,
+        // r.7(c), (d): the top card.
+        Category::Straight | Category::StraightFlush | Category::RoyalFlush | Category::Flush => 1,
+        // r.7(g): the pair, then "the highest card".
         Category::Pair => 2,
-        _ => 5,
+        // r.7(f): both pairs and the odd card; r.6(j): every card.
+        Category::TwoPair | Category::HighCard => 5,
     }
 }
 
@@ -151,8 +156,15 @@ pub struct Comparison {
     pub reading: Option<&'static str>,
 }
 
-/// Compare two ranked hands (r.6, r.7).
+/// Compare two ranked hands (r.6, r.7), with the r.6(j) tie-break on three cards of one suit
+/// (reading 10.4).
 pub fn compare(a: &Ranked, b: &Ranked) -> Comparison {
+    compare_with(a, b, true)
+}
+
+/// Compare two ranked hands; `suit_tiebreak` false reads "três delas da mesma cor" literally as
+/// colour, which every five-card hand satisfies: equal high cards then tie.
+pub fn compare_with(a: &Ranked, b: &Ranked, suit_tiebreak: bool) -> Comparison {
     use std::cmp::Ordering::*;
     if a.category != b.category {
         return Comparison {
@@ -168,7 +180,7 @@ pub fn compare(a: &Ranked, b: &Ranked) -> Comparison {
             };
         }
     }
-    if a.category == Category::HighCard && a.three_suited != b.three_suited {
+    if suit_tiebreak && a.category == Category::HighCard && a.three_suited != b.three_suited {
         return Comparison {
             ordering: if a.three_suited { Greater } else { Less },
             reading: Some("10.4"),

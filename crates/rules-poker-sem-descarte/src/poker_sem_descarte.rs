@@ -35,6 +35,7 @@
 //! |---|---|---|---|
 //! | `shuffler` | bool | `false` | homologated automatic shuffler: no cut, five cards at a time (r.16) |
 //! | `prize_cap_cents` | int | none | the bank's maximum prizes per coup (r.15) |
+//! | `high_card_suit_tiebreak` | bool | `true` | r.6(j) "três delas da mesma cor" read as three cards of one suit (reading 10.4); `false` reads colour literally, so equal high cards tie |
 //!
 //! Typed fields: `min_bet_cents`, `max_bet_cents` (required; the ante's limits), `seats`
 //! (boxes, default 7), `decks` (1 if given), `jackpot` (paytable combination ids:

@@ -265,7 +265,7 @@ pub fn settle(ctx: &mut Ctx, explain: bool) -> Result<(), RoundError> {
                     continue;
                 }
                 let player = eval::rank(&s.cards);
-                let c = eval::compare(&player, &dealer);
+                let c = eval::compare_with(&player, &dealer, ctx.cfg.suit_tiebreak);
                 if c.reading.is_some() {
                     ctx.bets[bi].reading = c.reading;
                 }

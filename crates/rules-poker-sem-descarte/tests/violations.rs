@@ -381,3 +381,16 @@ fn wrong_payout() {
     assert_eq!(a.discrepancies.len(), 2);
     assert!(a.discrepancies.iter().all(|d| d.code == "PSD_WRONG_PAYOUT"));
 }
+
+/// r.6(j), reading 10.4: equal high cards; three of one suit wins (default), or a tie when the
+/// table reads "cor" as colour.
+#[test]
+fn r6j_high_card_tie_break_setting() {
+    // Bank A-K high qualifies; the player must hold A-K too for the tie-break to matter.
+    let s = one("AS KS 7S 4H 2D", "AH KD 7C 4C 2H");
+    let a = run(P217, &s);
+    assert_eq!(net(&a, "c1"), 2000);
+    let t = r#"{"game":"poker_sem_descarte","min_bet_cents":1000,"max_bet_cents":25000,"settings":{"high_card_suit_tiebreak":false}}"#;
+    let a = run(t, &s);
+    assert_eq!(net(&a, "c1"), 0);
+}
