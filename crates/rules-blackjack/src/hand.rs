@@ -51,8 +51,8 @@ impl Count {
     /// does not exceed 21 (r.6(a), digest 13.4; r.32 lock).
     #[inline]
     pub fn player_total(&self) -> u32 {
-        if self.aces > self.locked && self.hard + 10 <= 21 {
-            self.hard + 10
+        if self.aces > self.locked && self.hard.saturating_add(10) <= 21 {
+            self.hard.saturating_add(10)
         } else {
             self.hard
         }
@@ -61,14 +61,14 @@ impl Count {
     /// True when the player's best total counts an ace as 11 ("soft" total).
     #[inline]
     pub fn is_soft(&self) -> bool {
-        self.aces > self.locked && self.hard + 10 <= 21
+        self.aces > self.locked && self.hard.saturating_add(10) <= 21
     }
 
     /// The dealer's total (r.6(a)): an ace counts 11 when that gives 17 to 21, otherwise 1.
     #[inline]
     pub fn dealer_total(&self) -> u32 {
-        if self.aces > 0 && (17..=21).contains(&(self.hard + 10)) {
-            self.hard + 10
+        if self.aces > 0 && (17..=21).contains(&(self.hard.saturating_add(10))) {
+            self.hard.saturating_add(10)
         } else {
             self.hard
         }
@@ -77,7 +77,7 @@ impl Count {
     /// The dealer's total is a soft 17 (ace counted 11).
     #[inline]
     pub fn dealer_soft_17(&self) -> bool {
-        self.aces > 0 && self.hard + 10 == 17
+        self.aces > 0 && self.hard.saturating_add(10) == 17
     }
 }
 

@@ -97,15 +97,15 @@ pub fn session_procedure(
                     // r.35(a): more than 3 minutes without a bet; r.36: one more minute.
                     match (e.last_bet_at_ms, e.warned_at_ms, at_ms) {
                         (Some(b), Some(w), Some(end)) => {
-                            if w - b <= 180_000 {
+                            if w.saturating_sub(b) <= 180_000 {
                                 Some(format!(
                                     "the warning came {} s after the last bet; more than 180 s are needed",
-                                    (w - b) / 1000
+                                    w.saturating_sub(b) / 1000
                                 ))
-                            } else if end - w < 60_000 {
+                            } else if end.saturating_sub(w) < 60_000 {
                                 Some(format!(
                                     "the session ended {} s after the warning; the player has a minute",
-                                    (end - w) / 1000
+                                    end.saturating_sub(w) / 1000
                                 ))
                             } else {
                                 None
