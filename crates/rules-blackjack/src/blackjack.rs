@@ -44,7 +44,15 @@
 //! `split` naming a follower's bet in `bet_id` records that follower's choice: he doubles his own
 //! bet on that hand (r.30), or adds an equal stake on the new hand created by the titular's
 //! latest split of that hand (r.28); without such a decision his bet stays single / on the first
-//! hand. Other actions by followers are a `RoundError` (they follow, r.15).
+//! hand. Other actions by followers are a `RoundError` (they follow, r.15): a surrender or an
+//! even money taken by the decider applies to every bet on that hand, and the r.35 special
+//! prize pays each bettor 3 x his own bet on the hand (reading 13.8).
+//!
+//! Every card dealt to a player after the initial deal must answer a request recorded before it
+//! (`hit`, `double`, `split`); a card with none is an unrequested card (r.18). A hand's listed
+//! cards stop at twelve (its total still counts every card). Incomplete land records (a seat
+//! with a bet and no cards, a dealer hand missing while a result depends on it) are a
+//! `RoundError`; online, a `malfunction` in such a round makes it void (ROBJ r.27).
 //!
 //! **Procedures** (`procedure` events, `name`): land: `shuffle` (new shoe: clears the count and
 //! the warning card), `cut`, `warning_card` (the warning card came out), `last_round`,

@@ -394,3 +394,60 @@ fn r6j_high_card_tie_break_setting() {
     let a = run(t, &s);
     assert_eq!(net(&a, "c1"), 0);
 }
+
+/// r.22: rounds without an ante are counted per seat (state).
+#[test]
+fn r22_idle_rounds_in_state() {
+    let cfg = PokerSemDescarteEngine::configure(&table(P217))
+        .unwrap()
+        .config;
+    let mut st = PsdState::default();
+    let s = one("AS KS 9D 7C 2H", "QS QD TD 8C 3S");
+    for _ in 0..3 {
+        PokerSemDescarteEngine::adjudicate(
+            &cfg,
+            &mut st,
+            &round(&s),
+            &rules_core::Options::default(),
+        )
+        .unwrap();
+    }
+    assert_eq!(st.idle_rounds[0], 0);
+    assert_eq!(st.idle_rounds[1], 3);
+}
+
+/// Records the engine cannot make sense of: RoundErrors naming the event or bet.
+#[test]
+fn record_errors() {
+    let cfg = PokerSemDescarteEngine::configure(&table(P217))
+        .unwrap()
+        .config;
+    for s in [
+        "bet a1 ante 1 1000; bet a1 ante 2 1000",
+        "bet a1 ante 1 -3",
+        "bet a1 ante 1 1000; bet a2 ante 1 1000",
+        "bet a1 ante 1 1000; bet c1 call 1 2000",
+        "bet a1 ante 1 1000; dec 2 pass",
+        "bet a1 ante 1 1000; dec 1 fold",
+        "bet a1 ante 1 1000; card seat:1/2 AS",
+        "bet a1 ante 1 1000; card board AS",
+        "bet a1 ante 1 1000; fault bogus",
+        "bet a1 ante 1 1000; bet j1 jackpot 1 100",
+        &format!(
+            "bet a1 ante 1 1000; {}",
+            deal(&[(1, "AS KS 9D 7C 2H")], "QS QD TD 8C 3S")
+        ),
+    ] {
+        let mut st = PsdState::default();
+        st.idle_rounds[3] = 2;
+        let before = st.clone();
+        let e = PokerSemDescarteEngine::adjudicate(
+            &cfg,
+            &mut st,
+            &round(s),
+            &rules_core::Options::default(),
+        );
+        assert!(e.is_err(), "{s}");
+        assert_eq!(st, before);
+    }
+}
