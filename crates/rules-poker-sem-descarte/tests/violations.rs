@@ -451,3 +451,20 @@ fn record_errors() {
         assert_eq!(st, before);
     }
 }
+
+/// r.17: a passed ante reported as paid is a reversed pass.
+#[test]
+fn r17_passed_ante_paid() {
+    let s = format!(
+        "bet a1 ante 1 1000; {} dec 1 pass; settle a1 1000",
+        deal(&[(1, "AS KS 9D 7C 2H")], "QS QD TD 8C 3S")
+    );
+    let a = run(P217, &s);
+    assert!(a.has_violation("PSD_PASS_REVERSED"));
+    assert_eq!(a.discrepancies.len(), 1);
+    let s = format!(
+        "bet a1 ante 1 1000; {} dec 1 pass; settle a1 -1000",
+        deal(&[(1, "AS KS 9D 7C 2H")], "QS QD TD 8C 3S")
+    );
+    assert!(run(P217, &s).violations.is_empty());
+}
