@@ -1875,6 +1875,7 @@ impl<'a> Ctx<'a> {
                 }
                 let h = &self.seats[si].hands[hi];
                 if self.dealer.len() >= 2
+                    && !interrupted
                     && !h.stand_flagged
                     && !h.doubled
                     && !h.split_aces
@@ -1900,6 +1901,7 @@ impl<'a> Ctx<'a> {
             }
         }
         if self.dealer.len() >= 2
+            && !interrupted
             && self.live_hands()
             && must_draw(&self.dealer_count, self.cfg.hits_soft_17)
         {
