@@ -113,6 +113,8 @@ engines! {
     Dice => rules_dice::DiceEngine,
     Poker => rules_poker::PokerEngine,
     Baccarat => rules_baccarat::BaccaratEngine,
+    Blackjack => rules_blackjack::BlackjackEngine,
+    PokerSemDescarte => rules_poker_sem_descarte::PokerSemDescarteEngine,
 }
 
 macro_rules! simulators {

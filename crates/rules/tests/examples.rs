@@ -147,3 +147,12 @@ fn simulators_play_through_the_facade() {
     }
     assert!(played >= 6, "{played}");
 }
+
+/// "A game with no engine (there must be none left)": every table game of the regulations has
+/// one.
+#[test]
+fn every_table_game_has_an_engine() {
+    for game in rules_core::GameId::ALL {
+        assert_eq!(rules::has_engine(game), game.is_table_game(), "{game}");
+    }
+}
