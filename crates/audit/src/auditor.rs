@@ -753,6 +753,7 @@ impl<A: Adjudicator> Auditor<A> {
             };
             let f = Finding {
                 severity: Severity::High,
+                confidence: d.confidence,
                 code: d.code.to_string(),
                 citation: d.citation.to_string(),
                 bet_id: Some(d.bet_id.to_string()),

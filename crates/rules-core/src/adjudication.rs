@@ -87,6 +87,15 @@ impl Adjudication {
         });
     }
 
+    /// Mark the discrepancy on `bet_id` (if any) as resting on a reading, for human review.
+    pub fn mark_review(&mut self, bet_id: &str) {
+        for d in &mut self.discrepancies {
+            if &*d.bet_id == bet_id {
+                d.confidence = Confidence::Review;
+            }
+        }
+    }
+
     /// Compare the reported settlement with the due results, bet by bet.
     ///
     /// * Each bet's `reported_net_cents` is filled from the settlement (a round the casino
@@ -139,6 +148,7 @@ impl Adjudication {
             if differs {
                 self.discrepancies.push(Discrepancy {
                     bet_id: b.bet_id.clone(),
+                    confidence: Confidence::Certain,
                     code: Cow::Borrowed(wrong_payout_code),
                     citation: Cow::Borrowed(citation),
                     due_net_cents: b.due_net_cents,
@@ -331,6 +341,10 @@ impl Violation {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Discrepancy {
     pub bet_id: Id,
+    /// `review` when the due result rests on a reading the digest marks as an interpretation
+    /// (an engine sets it after [`Adjudication::reconcile`] with [`Adjudication::mark_review`]).
+    #[serde(default, skip_serializing_if = "is_certain")]
+    pub confidence: Confidence,
     /// The game's wrong-payout code, e.g. `RL_WRONG_PAYOUT`.
     pub code: Text,
     pub citation: Text,
