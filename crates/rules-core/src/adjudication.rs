@@ -386,10 +386,19 @@ pub struct JackpotAccount {
 /// The house's take due on a round.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HouseTake {
-    /// `commission`, `cagnotte`, ...
+    /// `commission`, `cagnotte` (taken out of the round's money, reported in
+    /// `Settlement::house_cents`), or a fee charged outside the pots, whose kind ends in `_fee`
+    /// (`session_fee`, `entry_fee`: not part of the round's settlement).
     pub kind: Text,
     pub amount_cents: Cents,
     pub citation: Text,
+}
+
+impl HouseTake {
+    /// Taken out of the round's own money (and so reported in `Settlement::house_cents`).
+    pub fn is_from_round(&self) -> bool {
+        !self.kind.ends_with("_fee")
+    }
 }
 
 /// One line of a rule-by-rule explanation.

@@ -179,10 +179,15 @@ pub fn honest_settlement(adj: &Adjudication) -> Settlement {
                 net_cents: b.due_net_cents,
             })
             .collect(),
-        house_cents: if adj.house.is_empty() {
-            None
-        } else {
-            Some(adj.house.iter().map(|h| h.amount_cents).sum())
+        house_cents: {
+            // Only what is taken out of the round's money (commission, cagnotte); fees charged
+            // outside the pots are not part of the round's settlement.
+            let mut takes = adj.house.iter().filter(|h| h.is_from_round()).peekable();
+            if takes.peek().is_none() {
+                None
+            } else {
+                Some(takes.map(|h| h.amount_cents).sum())
+            }
         },
     }
 }
