@@ -71,7 +71,7 @@ use crate::codes;
 use crate::config::{Commission, PokerConfig, Regulation};
 use crate::state::PokerState;
 
-pub use play::Steer;
+use play::Steer;
 
 /// The mistakes the simulator can make, and exactly what the audit then finds.
 pub const MISTAKES: [MistakeSpec; 5] = [

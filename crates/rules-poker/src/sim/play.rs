@@ -5,7 +5,10 @@
 //! cursor, the same "who still has to act" test, the same raise count, so an honest hand never
 //! shows a player acting out of turn, a round closed short or a raise over the cap.
 
-use rules_core::{Bet, Card, Cents, Decision, EventKind, Id, Recipient, Round, RoundEvent, SimRng};
+use rules_core::{
+    Bet, Card, Cents, Decision, EventKind, Id, MAX_AMOUNT_CENTS, Recipient, Round, RoundEvent,
+    SimRng,
+};
 
 use super::deal::{self, Deal};
 use super::seating::{Seating, mix};
@@ -114,6 +117,8 @@ struct Play<'a> {
     war_round: Option<usize>,
     cut_points: Vec<usize>,
     dealt: bool,
+    /// Per seat: the made hand's value and the board length it was computed for.
+    made: [(usize, HandValue); SEAT_SLOTS],
 }
 
 /// Play one hand at a table configured as `cfg`, from `state`, with `seating`.
@@ -128,16 +133,26 @@ pub fn play(
     rng: &mut SimRng,
     steer: Steer,
 ) -> Played {
-    let ring = seating.ring.clone();
+    let mut ring = seating.ring.clone();
     let online = cfg.regulation == Regulation::Reg806;
     // r.29, r.30; Reg806 r.4(c), r.46, r.47, r.64: the mão/button moves to the next seat in the
     // hand clockwise; at a new table the mão starts at the first player left of the dealer
     // (r.29), online the button is drawn (Reg806 r.46).
-    let (button, drawn) = match state.button {
+    let (mut button, drawn) = match state.button {
         Some(prev) => (ring[pos_after(&ring, prev)], false),
         None if online => (ring[rng.below(ring.len() as u64) as usize], true),
         None => (ring[0], false),
     };
+    // r.80: a newcomer does not take the seat holding the mão; he plays from the next hand and
+    // the mão passes to the occupied seat on his left.
+    if let Some(prev) = state.button
+        && cfg.rules.forced == Forced::MaoBlinds
+    {
+        while seating.newcomers.contains(&button) && ring.len() > cfg.rules.min_players {
+            ring.retain(|&s| s != button);
+            button = ring[pos_after(&ring, prev)];
+        }
+    }
     let mut p = Play {
         cfg,
         rng,
@@ -165,6 +180,7 @@ pub fn play(
         war_round: None,
         cut_points: Vec::new(),
         dealt: false,
+        made: [(0, HandValue::default()); SEAT_SLOTS],
     };
     let mut out = Played {
         round: Round {
@@ -252,7 +268,7 @@ impl Play<'_> {
         if self.online() {
             cave += self.rng.below(unit as u64) as Cents;
         }
-        cave
+        cave.min(MAX_AMOUNT_CENTS)
     }
 
     fn setup(&mut self, state: &PokerState, seating: &Seating, key: u64, drawn: bool) {
@@ -270,7 +286,7 @@ impl Play<'_> {
                 }
             }
             self.seats[s as usize] = Seat {
-                cave,
+                cave: cave.min(MAX_AMOUNT_CENTS),
                 loose: 10 + (style % 41) as u32,
                 aggr: 10 + ((style >> 8) % 51) as u32,
                 ..Seat::default()
@@ -287,7 +303,12 @@ impl Play<'_> {
             self.procedure("leave", Some(s), None);
         }
         for &s in &seating.newcomers {
-            let cave = self.seats[s as usize].cave;
+            // A newcomer waiting for the next hand (r.80) buys in all the same.
+            let cave = if ring.contains(&s) {
+                self.seats[s as usize].cave
+            } else {
+                self.draw_cave()
+            };
             self.procedure("buy_in", Some(s), Some(cave));
             // Reg806 r.17(b): the entry fee on the buy-in.
             if let Commission::BuyIn { bp } = cfg.commission {
@@ -912,7 +933,7 @@ impl Play<'_> {
 
     /// How good the seat's hand looks to its player now, 0-100, and whether that is a made
     /// five-card hand (after the flop) or a guess from the hole cards.
-    fn strength(&self, s: u8) -> (u32, bool) {
+    fn strength(&mut self, s: u8) -> (u32, bool) {
         let rules = &self.cfg.rules;
         let hole = &self.hole[s as usize];
         let board = &self.board;
@@ -921,8 +942,15 @@ impl Play<'_> {
             Selection::TwoPlusThree => hole.len() >= 2 && board.len() >= 3,
         };
         if made {
-            let v =
-                eval::best_hand(rules.ranking, rules.selection, hole, board).unwrap_or_default();
+            let v = match self.made[s as usize] {
+                (n, v) if n == board.len() => v,
+                _ => {
+                    let v = eval::best_hand(rules.ranking, rules.selection, hole, board)
+                        .unwrap_or_default();
+                    self.made[s as usize] = (board.len(), v);
+                    v
+                }
+            };
             // Omaha's four hole cards and sintético's short deck make big hands common; every
             // opponent still in makes a hand worth less.
             let common = match (rules.hole_cards, rules.ranking) {
