@@ -618,3 +618,65 @@ fn a_newcomer_never_takes_the_mao() {
         }
     }
 }
+
+/// Whatever the state says is respected: the mão moves on from any seat, a seat five hands idle
+/// posts the big blind it owes (r.89), a returning seat posts its missed blinds dead (r.90),
+/// and after a P461 pó the opener bets at least the sum of the antes (P461 r.49).
+#[test]
+fn arbitrary_states_are_respected() {
+    let mut forced = 0;
+    let mut dead = 0;
+    for game in [GameId::PokerHoldem, GameId::PokerOmaha] {
+        let table = PokerEngine::example_table(game);
+        let cfg = configure(&table);
+        let mut rng = SimRng::new(11);
+        for k in 0..400u64 {
+            let mut st = PokerState {
+                hands: k * 7,
+                button: Some(1 + (k % 10) as u8),
+                ..PokerState::default()
+            };
+            for s in 1..=10u8 {
+                match rng.below(6) {
+                    0 => {
+                        st.idle_hands.insert(s, 5 + rng.below(3) as u32);
+                    }
+                    1 => {
+                        st.missed_blinds_cents
+                            .insert(s, [100, 200, 300][rng.below(3) as usize]);
+                    }
+                    _ => {}
+                }
+            }
+            let r =
+                PokerEngine::simulate(&table, &cfg, &st, "r".into(), 0, &mut rng, None).unwrap();
+            let a =
+                PokerEngine::adjudicate(&cfg, &mut st.clone(), &r, &Options::default()).unwrap();
+            assert_clean(&cfg, &r, &a);
+            for e in &r.events {
+                if let EventKind::Decision(d) = &e.kind {
+                    forced += u32::from(d.action == "post_forced_bb");
+                    dead += u32::from(d.action == "post_dead");
+                }
+            }
+        }
+    }
+    assert!(forced > 100 && dead > 100, "{forced} {dead}");
+    // P461: a pó carried in.
+    let mut t = TableConfig::new(GameId::PokerSintetico);
+    t.regulation = Some("P461/2001".into());
+    t.min_bet_cents = Some(1_000);
+    let cfg = configure(&t);
+    let mut rng = SimRng::new(12);
+    for k in 0..300u64 {
+        let st = PokerState {
+            hands: k,
+            button: Some(1 + (k % 11) as u8),
+            po_carry_cents: 6_000,
+            ..PokerState::default()
+        };
+        let r = PokerEngine::simulate(&t, &cfg, &st, "r".into(), 0, &mut rng, None).unwrap();
+        let a = PokerEngine::adjudicate(&cfg, &mut st.clone(), &r, &Options::default()).unwrap();
+        assert_clean(&cfg, &r, &a);
+    }
+}

@@ -52,10 +52,24 @@
 //!
 //! ## Mistakes
 //!
-//! See [`MISTAKES`]. A mistaken hand is steered so that the mistake applies (a rigged tie, big
-//! pots, a betting round of raises, ...) and retried with other random draws when a draw did not
-//! get there; [`rules_core::SimError::MistakeNotApplicable`] only where the table makes it
-//! impossible.
+//! [`MISTAKES`]; the adjudication of the mistaken hand contains exactly these codes (violations
+//! and discrepancies together), and the hands after it none:
+//!
+//! | id | tables | steering | codes |
+//! |---|---|---|---|
+//! | `short_paid_split_pot` | all | a rigged tie played to the showdown; one of the two winners is reported a unit short (the table minimum at land tables, r.67; 1 cent to the minimum online) | `POKER_PAYOUT_MISMATCH` (the discrepancy on his bet; at land tables usually also a `review` violation of the same code, the split resting on reading N10) |
+//! | `commission_over_cap` | per-hand commission with a cap (P217 r.7(a)) | loose, aggressive play with deep caves until the cap binds; the settlement is the honest one of the same table without the cap | `POKER_COMMISSION_WRONG` (a `review` violation when the cap is shared by several payments, N7, or the pot was uncontested, N6) and `POKER_PAYOUT_MISMATCH` (a discrepancy per winner, plus a `review` violation of the same code when the due result rests on a reading) |
+//! | `raise_below_min` | omaha, hold'em (r.86) | a raise adding a quarter, half or three quarters of the minimum, not all-in | `POKER_RAISE_BELOW_MIN` |
+//! | `fourth_raise` | omaha, hold'em (r.87, three or more players in); tables with `max_raises` | a betting round of minimum raises until one goes beyond the cap | `POKER_RAISE_CAP_EXCEEDED` |
+//! | `online_failure_settled` | online (Reg806 r.72) | the hand is cut by a `system_failure` after the deal, before the river, and settled as the full hand would have been | `POKER_VOID_HAND_SETTLED` |
+//!
+//! A mistaken hand is steered so that the mistake applies and retried with other random draws
+//! (up to 64) when a draw did not get there; [`rules_core::SimError::MistakeNotApplicable`] only
+//! where the table makes the mistake impossible (the column "tables"), and
+//! [`rules_core::SimError::UnknownMistake`] for any other id.
+//!
+//! A land table configured with fewer seats than the game's minimum of four players (r.24)
+//! cannot deal a legal hand: its hands show `POKER_TOO_FEW_PLAYERS`.
 
 mod deal;
 mod play;

@@ -47,8 +47,6 @@ pub struct Played {
     /// Event indices where an operator failure could cut the hand: every hole card dealt, at
     /// least two players in, fewer than five common cards.
     pub cut_points: Vec<usize>,
-    /// The hand ended null (misdeal).
-    pub null: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -194,11 +192,9 @@ pub fn play(
         showdown: false,
         applied: false,
         cut_points: Vec::new(),
-        null: false,
     };
     p.setup(state, seating, key, drawn);
     let null = p.deal_and_play(&mut out);
-    out.null = null;
     out.showdown = !null && p.live_count() >= 2 && p.board.len() == 5;
     out.applied = p.applied;
     out.cut_points = std::mem::take(&mut p.cut_points);
@@ -420,6 +416,7 @@ impl Play<'_> {
 
     // ------------------------------------------------------------- the deal
 
+    /// Deal and play the hand; true when it ended null (a misdeal).
     fn deal_and_play(&mut self, out: &mut Played) -> bool {
         let cfg = self.cfg;
         let rules = cfg.rules;
