@@ -8,7 +8,8 @@
 //! Modules: [`eval`] (hand evaluator for every variant), [`holdem`], [`omaha`], [`sintetico`],
 //! [`holdem_online`] (each game's fixed rules), [`config`] (table configuration and settings),
 //! [`state`] (what carries over between hands), `hand` (the record checked event by event),
-//! [`pots`] (side pots, splits, odd chips, commission), [`codes`] (violation codes).
+//! [`pots`] (side pots, splits, odd chips, commission), [`codes`] (violation codes), [`sim`]
+//! (playing the games by the rules: [`rules_core::Simulate`]).
 //!
 //! ## How a hand is recorded
 //!
@@ -118,6 +119,7 @@ pub mod holdem;
 pub mod holdem_online;
 pub mod omaha;
 pub mod pots;
+pub mod sim;
 pub mod sintetico;
 pub mod state;
 pub mod variant;
