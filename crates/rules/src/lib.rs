@@ -174,6 +174,7 @@ macro_rules! simulators {
 simulators! {
     Roulette => rules_roulette::RouletteEngine,
     Dice => rules_dice::DiceEngine,
+    Poker => rules_poker::PokerEngine,
 }
 
 /// A table configuration checked and compiled for its engine.
