@@ -87,6 +87,15 @@ impl Adjudication {
         });
     }
 
+    /// Mark the discrepancy on `bet_id` (if any) as resting on a reading, for human review.
+    pub fn mark_review(&mut self, bet_id: &str) {
+        for d in &mut self.discrepancies {
+            if &*d.bet_id == bet_id {
+                d.confidence = Confidence::Review;
+            }
+        }
+    }
+
     /// Compare the reported settlement with the due results, bet by bet.
     ///
     /// * Each bet's `reported_net_cents` is filled from the settlement (a round the casino
@@ -105,41 +114,31 @@ impl Adjudication {
         citation: &'static str,
     ) {
         let Some(s) = settlement else { return };
-        // Reported ids, checked for duplicates and unknown bets.
-        for (i, r) in s.results.iter().enumerate() {
-            if s.results[..i].iter().any(|p| p.bet_id == r.bet_id) {
-                self.violations.push(
-                    Violation::new(
-                        "SETTLEMENT_DUPLICATE_BET",
-                        Severity::High,
-                        LEDGER_CONVENTION,
-                        format!("bet `{}` is reported twice in the settlement", r.bet_id),
-                    )
-                    .bet(&r.bet_id),
-                );
+        // Which reported results matched a bet. Settlements usually list the bets in the order
+        // they were placed, so try the same position first; fall back to a scan.
+        let m = s.results.len();
+        let mut matched_small = 0u64;
+        let mut matched_big = if m > 64 { vec![false; m] } else { Vec::new() };
+        let mut mark = |i: usize| {
+            if m > 64 {
+                matched_big[i] = true;
+            } else {
+                matched_small |= 1 << i;
             }
-            if !self.bets.iter().any(|b| b.bet_id == r.bet_id) {
-                self.violations.push(
-                    Violation::new(
-                        "SETTLEMENT_UNKNOWN_BET",
-                        Severity::High,
-                        LEDGER_CONVENTION,
-                        format!(
-                            "the settlement pays {} cents on bet `{}`, which the round does not have",
-                            r.net_cents, r.bet_id
-                        ),
-                    )
-                    .bet(&r.bet_id),
-                );
+        };
+        for (j, b) in self.bets.iter_mut().enumerate() {
+            let found = match s.results.get(j) {
+                Some(r) if r.bet_id == b.bet_id => Some(j),
+                _ => s.results.iter().position(|r| r.bet_id == b.bet_id),
+            };
+            if let Some(i) = found {
+                mark(i);
             }
-        }
-        for b in &mut self.bets {
-            let reported = s
-                .results
-                .iter()
-                .find(|r| r.bet_id == b.bet_id)
-                .map(|r| r.net_cents)
-                .or(if s.void { Some(0) } else { None });
+            let reported = match found {
+                Some(i) => Some(s.results[i].net_cents),
+                None if s.void => Some(0),
+                None => None,
+            };
             b.reported_net_cents = reported;
             let differs = match reported {
                 Some(r) => r != b.due_net_cents,
@@ -149,12 +148,51 @@ impl Adjudication {
             if differs {
                 self.discrepancies.push(Discrepancy {
                     bet_id: b.bet_id.clone(),
+                    confidence: Confidence::Certain,
                     code: Cow::Borrowed(wrong_payout_code),
                     citation: Cow::Borrowed(citation),
                     due_net_cents: b.due_net_cents,
                     reported_net_cents: reported,
                 });
             }
+        }
+        let all_matched = if m > 64 {
+            matched_big.iter().all(|&x| x)
+        } else {
+            m == 0 || matched_small == u64::MAX >> (64 - m)
+        };
+        if all_matched {
+            return;
+        }
+        // Reported results that match no bet: a repeat of an earlier result, or an unknown bet.
+        for (i, r) in s.results.iter().enumerate() {
+            let was_matched = if m > 64 {
+                matched_big[i]
+            } else {
+                matched_small & (1 << i) != 0
+            };
+            if was_matched {
+                continue;
+            }
+            let v = if s.results[..i].iter().any(|p| p.bet_id == r.bet_id) {
+                Violation::new(
+                    "SETTLEMENT_DUPLICATE_BET",
+                    Severity::High,
+                    LEDGER_CONVENTION,
+                    format!("bet `{}` is reported twice in the settlement", r.bet_id),
+                )
+            } else {
+                Violation::new(
+                    "SETTLEMENT_UNKNOWN_BET",
+                    Severity::High,
+                    LEDGER_CONVENTION,
+                    format!(
+                        "the settlement pays {} cents on bet `{}`, which the round does not have",
+                        r.net_cents, r.bet_id
+                    ),
+                )
+            };
+            self.violations.push(v.bet(&r.bet_id));
         }
     }
 }
@@ -303,6 +341,10 @@ impl Violation {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Discrepancy {
     pub bet_id: Id,
+    /// `review` when the due result rests on a reading the digest marks as an interpretation
+    /// (an engine sets it after [`Adjudication::reconcile`] with [`Adjudication::mark_review`]).
+    #[serde(default, skip_serializing_if = "is_certain")]
+    pub confidence: Confidence,
     /// The game's wrong-payout code, e.g. `RL_WRONG_PAYOUT`.
     pub code: Text,
     pub citation: Text,
@@ -344,10 +386,19 @@ pub struct JackpotAccount {
 /// The house's take due on a round.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HouseTake {
-    /// `commission`, `cagnotte`, ...
+    /// `commission`, `cagnotte` (taken out of the round's money, reported in
+    /// `Settlement::house_cents`), or a fee charged outside the pots, whose kind ends in `_fee`
+    /// (`session_fee`, `entry_fee`: not part of the round's settlement).
     pub kind: Text,
     pub amount_cents: Cents,
     pub citation: Text,
+}
+
+impl HouseTake {
+    /// Taken out of the round's own money (and so reported in `Settlement::house_cents`).
+    pub fn is_from_round(&self) -> bool {
+        !self.kind.ends_with("_fee")
+    }
 }
 
 /// One line of a rule-by-rule explanation.
@@ -407,6 +458,43 @@ mod tests {
         assert_eq!(a.discrepancies[1].reported_net_cents, None);
         assert!(a.has_violation("SETTLEMENT_UNKNOWN_BET"));
         assert_eq!(a.bet("b2").unwrap().reported_net_cents, Some(-100));
+    }
+
+    #[test]
+    fn duplicates_and_unknowns_in_any_order_and_size() {
+        for n in [3usize, 70] {
+            let mut a = Adjudication::new(GameId::Cussec, "r".into());
+            let mut results = Vec::new();
+            for i in (0..n).rev() {
+                a.bets.push(outcome(&format!("b{i}"), -100));
+                results.push(ReportedNet {
+                    bet_id: format!("b{i}").into(),
+                    net_cents: -100,
+                });
+            }
+            results.reverse(); // not in placement order: the scan path
+            results.push(ReportedNet {
+                bet_id: "b1".into(),
+                net_cents: 7,
+            });
+            results.push(ReportedNet {
+                bet_id: "nope".into(),
+                net_cents: 7,
+            });
+            let s = Settlement {
+                void: false,
+                results,
+                house_cents: None,
+            };
+            a.reconcile(Some(&s), "CS_WRONG_PAYOUT", "x");
+            assert!(a.discrepancies.is_empty(), "n={n}");
+            let codes: Vec<&str> = a.violations.iter().map(|v| &*v.code).collect();
+            assert_eq!(
+                codes,
+                ["SETTLEMENT_DUPLICATE_BET", "SETTLEMENT_UNKNOWN_BET"],
+                "n={n}"
+            );
+        }
     }
 
     #[test]

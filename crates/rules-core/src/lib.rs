@@ -24,6 +24,7 @@ pub mod config;
 pub mod engine;
 pub mod game;
 pub mod round;
+pub mod sim;
 
 pub use adjudication::{
     Adjudication, BetOutcome, Confidence, Discrepancy, HouseTake, JackpotAccount, JackpotWin, Note,
@@ -36,6 +37,7 @@ pub use game::GameId;
 pub use round::{
     Bet, Decision, Direction, EventKind, Recipient, ReportedNet, Round, RoundEvent, Settlement,
 };
+pub use sim::{MistakeSpec, SimError, SimRng, Simulate, honest_settlement};
 
 /// Money in integer euro cents. Signed: a net result is negative on a loss.
 pub type Cents = i64;
@@ -65,6 +67,23 @@ pub fn check_stake(round: &Round, bet_id: &str, amount_cents: Cents) -> Result<(
             format!(
                 "amount_cents {amount_cents} is above the ledger's ceiling of {MAX_AMOUNT_CENTS}"
             ),
+        ));
+    }
+    Ok(())
+}
+
+/// Check an amount carried by an event (a decision's chips, a procedure's amount): positive and at
+/// most [`MAX_AMOUNT_CENTS`]; the error names the event.
+pub fn check_event_amount(
+    round: &Round,
+    event_index: usize,
+    amount_cents: Cents,
+) -> Result<(), RoundError> {
+    if amount_cents <= 0 || amount_cents > MAX_AMOUNT_CENTS {
+        return Err(RoundError::event(
+            round,
+            event_index,
+            format!("amount_cents must be in 1..={MAX_AMOUNT_CENTS}, got {amount_cents}"),
         ));
     }
     Ok(())

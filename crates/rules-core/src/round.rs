@@ -423,7 +423,9 @@ pub struct Settlement {
     /// Net result paid or collected per bet (+prize with the stake returned, −stake lost, 0).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub results: Vec<ReportedNet>,
-    /// The house's take reported for the round (poker commission, chemin de fer cagnotte).
+    /// The house's take reported for the round out of the round's own money: the poker
+    /// commission taken from the pots, the chemin de fer cagnotte. Fees charged outside the pots
+    /// (a poker session or entry fee) are not in it: they are `procedure` events of the engine.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub house_cents: Option<Cents>,
 }

@@ -1,0 +1,305 @@
+//! Round summaries and the period report (rounds, handle, due vs reported payouts, hold,
+//! discrepancies) per casino, table and game.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Datelike, NaiveDate, TimeZone, Utc};
+use rules_core::{Cents, GameId};
+use serde::{Deserialize, Serialize};
+
+/// One adjudicated round, as the reports need it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoundSummary {
+    pub table_id: String,
+    pub casino_id: Option<String>,
+    pub game: GameId,
+    pub round_id: String,
+    /// Ledger index of the table configuration the round was played under.
+    pub config_index: u64,
+    pub opened_index: u64,
+    /// Ledger index of the settlement (or void declaration).
+    pub closed_index: u64,
+    pub opened_ms: i64,
+    pub closed_ms: i64,
+    pub void: bool,
+    /// Bets adjudicated in the round (carried craps bets included when decided).
+    pub bets: u32,
+    /// Handle: the stakes of the bets decided in the round (won, lost, pushed or forfeited), after
+    /// doubles and splits; void, withdrawn and still-open bets are not wagered yet.
+    pub handle_cents: Cents,
+    /// Σ due nets of the players (positive: the players won).
+    pub due_player_net_cents: Cents,
+    /// Σ reported nets of the players.
+    pub reported_player_net_cents: Cents,
+    /// House take due (poker commission, cagnotte) and reported.
+    pub house_due_cents: Cents,
+    pub house_reported_cents: Cents,
+    pub discrepancies: u32,
+    /// Σ |due − reported| over the discrepancies.
+    pub discrepancy_abs_cents: Cents,
+    /// Violations and discrepancies of the round.
+    pub findings: u32,
+    /// Ledger indexes of the round's events (opening and settlement excluded).
+    pub event_indexes: Vec<u64>,
+}
+
+impl RoundSummary {
+    /// The casino's due win on the round: what the players lost plus the house take.
+    pub fn due_win_cents(&self) -> Cents {
+        self.house_due_cents
+            .saturating_sub(self.due_player_net_cents)
+    }
+
+    /// The casino's reported win.
+    pub fn reported_win_cents(&self) -> Cents {
+        self.house_reported_cents
+            .saturating_sub(self.reported_player_net_cents)
+    }
+}
+
+/// A reporting period `[from_ms, to_ms)`, ledger time, UTC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Period {
+    pub from_ms: i64,
+    pub to_ms: i64,
+}
+
+impl Period {
+    pub fn contains(&self, ms: i64) -> bool {
+        self.from_ms <= ms && ms < self.to_ms
+    }
+
+    /// The UTC day, month-to-date and year-to-date periods ending at the end of `day`.
+    pub fn calendar(day: NaiveDate) -> [(&'static str, Period); 3] {
+        let start = |d: NaiveDate| -> i64 {
+            d.and_hms_opt(0, 0, 0)
+                .map(|t| Utc.from_utc_datetime(&t).timestamp_millis())
+                .unwrap_or(0)
+        };
+        let end = start(day.succ_opt().unwrap_or(day));
+        let month = NaiveDate::from_ymd_opt(day.year(), day.month(), 1).unwrap_or(day);
+        let year = NaiveDate::from_ymd_opt(day.year(), 1, 1).unwrap_or(day);
+        [
+            (
+                "day",
+                Period {
+                    from_ms: start(day),
+                    to_ms: end,
+                },
+            ),
+            (
+                "month_to_date",
+                Period {
+                    from_ms: start(month),
+                    to_ms: end,
+                },
+            ),
+            (
+                "year_to_date",
+                Period {
+                    from_ms: start(year),
+                    to_ms: end,
+                },
+            ),
+        ]
+    }
+
+    /// Human form, e.g. `2026-11-21T00:00:00Z..2026-11-22T00:00:00Z`.
+    pub fn describe(&self) -> String {
+        let f = |ms: i64| {
+            DateTime::<Utc>::from_timestamp_millis(ms)
+                .map(|t| t.format("%Y-%m-%dT%H:%M:%SZ").to_string())
+                .unwrap_or_else(|| ms.to_string())
+        };
+        format!("{}..{}", f(self.from_ms), f(self.to_ms))
+    }
+}
+
+/// One line of the summary report: a casino, table and game over a period.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReportRow {
+    pub casino_id: String,
+    pub table_id: String,
+    pub game: String,
+    pub rounds: u64,
+    pub void_rounds: u64,
+    pub handle_cents: Cents,
+    /// Σ due player nets (what the rules say the players won, negative when they lost).
+    pub due_player_net_cents: Cents,
+    pub reported_player_net_cents: Cents,
+    pub due_win_cents: Cents,
+    pub reported_win_cents: Cents,
+    /// Reported hold: reported casino win ÷ handle, in basis points (see [`hold_bp`]).
+    pub hold_bp: i64,
+    /// Due hold in basis points.
+    pub due_hold_bp: i64,
+    pub discrepancies: u64,
+    pub discrepancy_abs_cents: Cents,
+}
+
+/// Hold in basis points: `win × 10,000 ÷ handle`, rounded toward zero; 0 when nothing was
+/// wagered. (A report figure, not a regulated amount; integer arithmetic throughout.)
+pub fn hold_bp(win_cents: Cents, handle_cents: Cents) -> i64 {
+    if handle_cents == 0 {
+        return 0;
+    }
+    ((win_cents as i128 * 10_000) / handle_cents as i128) as i64
+}
+
+/// Aggregate round summaries closed within `period` into rows per casino, table and game
+/// (sorted), plus a total row per casino (`table_id` = `*`) and a grand total (`casino_id` = `*`).
+pub fn aggregate<'a>(
+    rounds: impl IntoIterator<Item = &'a RoundSummary>,
+    period: Period,
+) -> Vec<ReportRow> {
+    let mut rows: BTreeMap<(String, String, String), ReportRow> = BTreeMap::new();
+    for r in rounds {
+        if !period.contains(r.closed_ms) {
+            continue;
+        }
+        let casino = r.casino_id.clone().unwrap_or_else(|| "-".to_string());
+        let keys = [
+            (
+                casino.clone(),
+                r.table_id.clone(),
+                r.game.as_str().to_string(),
+            ),
+            (casino, "*".to_string(), "*".to_string()),
+            ("*".to_string(), "*".to_string(), "*".to_string()),
+        ];
+        for key in keys {
+            let row = rows.entry(key.clone()).or_insert_with(|| ReportRow {
+                casino_id: key.0.clone(),
+                table_id: key.1.clone(),
+                game: key.2.clone(),
+                ..ReportRow::default()
+            });
+            row.rounds += 1;
+            row.void_rounds += r.void as u64;
+            row.handle_cents = row.handle_cents.saturating_add(r.handle_cents);
+            row.due_player_net_cents = row
+                .due_player_net_cents
+                .saturating_add(r.due_player_net_cents);
+            row.reported_player_net_cents = row
+                .reported_player_net_cents
+                .saturating_add(r.reported_player_net_cents);
+            row.due_win_cents = row.due_win_cents.saturating_add(r.due_win_cents());
+            row.reported_win_cents = row
+                .reported_win_cents
+                .saturating_add(r.reported_win_cents());
+            row.discrepancies += r.discrepancies as u64;
+            row.discrepancy_abs_cents = row
+                .discrepancy_abs_cents
+                .saturating_add(r.discrepancy_abs_cents);
+        }
+    }
+    let mut out: Vec<ReportRow> = rows.into_values().collect();
+    for row in &mut out {
+        row.hold_bp = hold_bp(row.reported_win_cents, row.handle_cents);
+        row.due_hold_bp = hold_bp(row.due_win_cents, row.handle_cents);
+    }
+    // Grand total last, casino totals after their tables.
+    out.sort_by(|a, b| {
+        let rank = |r: &ReportRow| {
+            (
+                r.casino_id == "*",
+                r.casino_id.clone(),
+                r.table_id == "*",
+                r.table_id.clone(),
+                r.game.clone(),
+            )
+        };
+        rank(a).cmp(&rank(b))
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn summary(
+        table: &str,
+        casino: &str,
+        closed_ms: i64,
+        handle: Cents,
+        due: Cents,
+        reported: Cents,
+    ) -> RoundSummary {
+        RoundSummary {
+            table_id: table.into(),
+            casino_id: Some(casino.into()),
+            game: GameId::RouletteFrench,
+            round_id: format!("r{closed_ms}"),
+            config_index: 0,
+            opened_index: 1,
+            closed_index: 2,
+            opened_ms: closed_ms - 10,
+            closed_ms,
+            void: false,
+            bets: 1,
+            handle_cents: handle,
+            due_player_net_cents: due,
+            reported_player_net_cents: reported,
+            house_due_cents: 0,
+            house_reported_cents: 0,
+            discrepancies: u32::from(due != reported),
+            discrepancy_abs_cents: (due - reported).abs(),
+            findings: 0,
+            event_indexes: vec![],
+        }
+    }
+
+    #[test]
+    fn hold_is_integer_basis_points() {
+        assert_eq!(hold_bp(270, 10_000), 270);
+        assert_eq!(hold_bp(-1, 3), -3333);
+        assert_eq!(hold_bp(5, 0), 0);
+    }
+
+    #[test]
+    fn aggregates_per_table_casino_and_total() {
+        let rs = [
+            summary("t1", "c1", 100, 1000, -1000, -1000),
+            summary("t1", "c1", 200, 500, 17500, 18000),
+            summary("t2", "c2", 300, 200, -200, -200),
+            summary("t2", "c2", 900, 999, 0, 0),
+        ];
+        let rows = aggregate(
+            &rs,
+            Period {
+                from_ms: 0,
+                to_ms: 500,
+            },
+        );
+        let t1 = rows.iter().find(|r| r.table_id == "t1").unwrap();
+        assert_eq!(t1.rounds, 2);
+        assert_eq!(t1.handle_cents, 1500);
+        assert_eq!(t1.due_win_cents, 1000 - 17500);
+        assert_eq!(t1.reported_win_cents, 1000 - 18000);
+        assert_eq!(t1.discrepancies, 1);
+        assert_eq!(t1.discrepancy_abs_cents, 500);
+        let total = rows.last().unwrap();
+        assert_eq!(total.casino_id, "*");
+        assert_eq!(total.rounds, 3);
+        assert_eq!(total.handle_cents, 1700);
+    }
+
+    #[test]
+    fn calendar_periods() {
+        let d = NaiveDate::from_ymd_opt(2026, 11, 21).unwrap();
+        let [day, month, year] = Period::calendar(d);
+        assert_eq!(
+            day.1.describe(),
+            "2026-11-21T00:00:00Z..2026-11-22T00:00:00Z"
+        );
+        assert_eq!(
+            month.1.describe(),
+            "2026-11-01T00:00:00Z..2026-11-22T00:00:00Z"
+        );
+        assert_eq!(
+            year.1.describe(),
+            "2026-01-01T00:00:00Z..2026-11-22T00:00:00Z"
+        );
+    }
+}

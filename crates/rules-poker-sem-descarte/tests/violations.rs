@@ -1,0 +1,470 @@
+//! Every check of the digest's "What an auditor can check" table (poker-sem-descarte.md
+//! section 8), each triggered at least once; rule tests name their citation.
+
+mod common;
+use common::*;
+#[allow(dead_code)]
+mod examples_support {
+    include!("support.rs");
+}
+use examples_support::deal;
+use rules_core::{Adjudication, Confidence, Engine, Outcome};
+use rules_poker_sem_descarte::{PokerSemDescarteEngine, PsdState};
+
+const P217: &str = r#"{"game":"poker_sem_descarte","min_bet_cents":1000,"max_bet_cents":25000}"#;
+const P461: &str = r#"{"game":"poker_sem_descarte","regulation":"P461/2001","min_bet_cents":1000,"max_bet_cents":25000,
+  "jackpot":{"bet_amount_cents":100,"increment_bp":8000,"start_value_cents":1000000}}"#;
+const JP217: &str = r#"{"game":"poker_sem_descarte","min_bet_cents":1000,"max_bet_cents":25000,"settings":{"prize_cap_cents":10000},
+  "jackpot":{"bet_amount_cents":100,"increment_bp":8000,"start_value_cents":1000000,
+  "paytable":[{"combination":"royal_flush","award":{"kind":"whole"}},{"combination":"flush","award":{"kind":"multiple","times":50}}]}}"#;
+const SHUF: &str = r#"{"game":"poker_sem_descarte","min_bet_cents":1000,"max_bet_cents":25000,"settings":{"shuffler":true}}"#;
+
+fn run(t: &str, s: &str) -> Adjudication {
+    let cfg = PokerSemDescarteEngine::configure(&table(t)).unwrap();
+    PokerSemDescarteEngine::adjudicate(&cfg.config, &mut PsdState::default(), &round(s), &explain())
+        .unwrap()
+}
+
+fn config_codes(t: &str) -> Vec<String> {
+    PokerSemDescarteEngine::configure(&table(t))
+        .unwrap()
+        .violations
+        .iter()
+        .map(|v| v.code.to_string())
+        .collect()
+}
+
+/// One seat against the bank: seat 1 holds `p`, the bank `b`; the player calls.
+fn one(p: &str, b: &str) -> String {
+    format!(
+        "bet a1 ante 1 1000; nmb; {} bet c1 call 1 2000 on=a1;",
+        deal(&[(1, p)], b)
+    )
+}
+
+const ALL: &[&str] = &[
+    "PSD_DUPLICATE_CARD",
+    "PSD_TOO_MANY_PLAYERS",
+    "PSD_MULTIPLE_BOXES",
+    "PSD_ANTE_BELOW_MIN",
+    "PSD_ANTE_ABOVE_MAX",
+    "PSD_TABLE_MAX_OVER_25X_MIN",
+    "PSD_LATE_BET",
+    "PSD_JACKPOT_BET_LATE",
+    "PSD_JACKPOT_WITHOUT_ANTE",
+    "PSD_JACKPOT_WRONG_AMOUNT",
+    "PSD_JACKPOT_DISPLAY_MISMATCH",
+    "PSD_JACKPOT_START_BELOW_MIN",
+    "PSD_DEAL_ORDER",
+    "PSD_CUT_WITH_SHUFFLER",
+    "PSD_CALL_NOT_DOUBLE_ANTE",
+    "PSD_PASS_REVERSED",
+    "PSD_PLAYER_EXPOSED_CARDS",
+    "PSD_MISDEAL",
+    "PSD_VOID_ROUND_SETTLED",
+    "PSD_DEALER_CARD_EXPOSED_EARLY",
+    "PSD_WRONG_PAYOUT",
+    "PSD_PRIZE_CAP_EXCEEDED",
+];
+
+type Scenario = fn() -> Vec<String>;
+const SCENARIOS: &[Scenario] = &[
+    || config_codes(r#"{"game":"poker_sem_descarte","min_bet_cents":1000,"max_bet_cents":30000}"#),
+    || {
+        config_codes(
+            r#"{"game":"poker_sem_descarte","min_bet_cents":1000,"max_bet_cents":25000,"jackpot":{"bet_amount_cents":100,"increment_bp":8000,"start_value_cents":100000,"paytable":[{"combination":"flush","award":{"kind":"multiple","times":50}}]}}"#,
+        )
+    },
+    || codes(&run(P217, &one("AS KS 9D 7C 2H", "AS QD TD 8C 3S"))),
+    || {
+        codes(&run(
+            r#"{"game":"poker_sem_descarte","min_bet_cents":1000,"max_bet_cents":25000,"seats":2}"#,
+            &three_players(),
+        ))
+    },
+    || codes(&run(P217, &limits())),
+    || codes(&run(JP217, &jackpot_chips())),
+    || {
+        codes(&run(
+            SHUF,
+            &format!("proc cut; {}", one("AS KS 9D 7C 2H", "QS QD TD 8C 3S")),
+        ))
+    },
+    || {
+        codes(&run(
+            P217,
+            &format!(
+                "bet a1 ante 1 1000; {} dec 1 pass; bet c1 call 1 3000 on=a1",
+                deal(&[(1, "AS KS 9D 7C 2H")], "QS QD TD 8C 3S")
+            ),
+        ))
+    },
+    || {
+        codes(&run(
+            P217,
+            &format!(
+                "{} fault player_exposed_cards seat=1",
+                one("AS KS 9D 7C 2H", "QS QD TD 8C 3S")
+            ),
+        ))
+    },
+    || {
+        codes(&run(
+            P217,
+            "bet a1 ante 1 1000; card seat:1 AS; card dealer QS down; card seat:1 KS; card dealer QD down; bet c1 call 1 2000 on=a1; settle a1 1000; settle c1 2000",
+        ))
+    },
+    || {
+        codes(&run(
+            P217,
+            &format!(
+                "bet a1 ante 1 1000; {} bet c1 call 1 2000 on=a1",
+                deal(&[(1, "AS KS 9D 7C 2H")], "QS QD TD 8C 3S")
+                    .replacen("card dealer QD down", "card dealer QD", 1)
+                    .replacen("card dealer 3S;", "card dealer 3S down;", 1)
+            ),
+        ))
+    },
+    || {
+        run(
+            P217,
+            &format!(
+                "{} settle a1 0; settle c1 0",
+                one("AS KS 9D 7C 2H", "QS QD TD 8C 3S")
+            ),
+        )
+        .discrepancies
+        .iter()
+        .map(|d| d.code.to_string())
+        .collect()
+    },
+    || codes(&run(P217, &deal_order())),
+];
+
+fn three_players() -> String {
+    format!(
+        "bet a1 ante 1 1000 player=P; bet a2 ante 2 1000 player=P; bet a3 ante 3 1000; {} bet c1 call 1 2000 on=a1; bet c2 call 2 2000 on=a2; bet c3 call 3 2000 on=a3",
+        deal(
+            &[
+                (1, "2C 3C 4D 9H JS"),
+                (2, "2D 3D 4H 9S JC"),
+                (3, "2H 3H 4S 9C JD")
+            ],
+            "AS KS 7C 7D 8H"
+        )
+    )
+}
+
+fn limits() -> String {
+    format!(
+        "bet a1 ante 1 500; bet a2 ante 2 30000; nmb; bet a3 ante 3 1000; {} bet c1 call 1 1500 on=a1; bet c2 call 2 60000 on=a2; bet c3 call 3 2000 on=a3",
+        deal(
+            &[
+                (1, "2C 3C 4D 9H JS"),
+                (2, "2D 3D 4H 9S JC"),
+                (3, "2H 3H 4S 9C JD")
+            ],
+            "AS KS 7C 7D 8H"
+        )
+    )
+}
+
+fn jackpot_chips() -> String {
+    format!(
+        "jackpot 1000000; bet a1 ante 1 1000; bet a2 ante 2 1000; bet j1 jackpot 1 150; bet j5 jackpot 5 100; nmb; bet j2 jackpot 1 100 chips=1; display 999; {} bet c1 call 1 2000 on=a1; dec 2 pass",
+        deal(
+            &[(1, "AS KS 9S 7S 2S"), (2, "2D 3D 4H 9D JC")],
+            "QS QD TD 8C 3C"
+        )
+    )
+}
+
+fn deal_order() -> String {
+    // The bank's card dealt before seat 2's in the first round.
+    let d = deal(
+        &[(1, "2C 3C 4D 9H JS"), (2, "2D 3D 4H 9S JC")],
+        "AS KS 7C 7D 8H",
+    );
+    let d = d.replacen(
+        "card seat:2 2D down;card dealer AS down;",
+        "card dealer AS down;card seat:2 2D down;",
+        1,
+    );
+    format!(
+        "bet a1 ante 1 1000; bet a2 ante 2 1000; {d} bet c1 call 1 2000 on=a1; bet c2 call 2 2000 on=a2"
+    )
+}
+
+/// Every code of the table is produced by the scenarios.
+#[test]
+fn every_code_is_triggered() {
+    let mut seen: Vec<String> = Vec::new();
+    for f in SCENARIOS {
+        seen.extend(f());
+    }
+    for code in ALL {
+        assert!(
+            seen.iter().any(|s| s == code),
+            "{code} never triggered: {seen:?}"
+        );
+    }
+}
+
+/// r.1: one deck: a card twice is flagged.
+#[test]
+fn r1_duplicate_card() {
+    let a = run(P217, &one("AS KS 9D 7C 2H", "AS QD TD 8C 3S"));
+    assert!(a.has_violation("PSD_DUPLICATE_CARD"));
+}
+
+/// r.5: at most 7 players and no more than the boxes; one box per player.
+#[test]
+fn r5_players_and_boxes() {
+    let a = run(
+        r#"{"game":"poker_sem_descarte","min_bet_cents":1000,"max_bet_cents":25000,"seats":2}"#,
+        &three_players(),
+    );
+    assert!(a.has_violation("PSD_TOO_MANY_PLAYERS") && a.has_violation("PSD_MULTIPLE_BOXES"));
+}
+
+/// r.13, r.14, r.16, r.17: limits, late ante, call amount (settled as played).
+#[test]
+fn r13_r17_limits() {
+    let a = run(P217, &limits());
+    for c in [
+        "PSD_ANTE_BELOW_MIN",
+        "PSD_ANTE_ABOVE_MAX",
+        "PSD_LATE_BET",
+        "PSD_CALL_NOT_DOUBLE_ANTE",
+    ] {
+        assert!(a.has_violation(c), "{c}");
+    }
+    // Bank AK qualifies with high cards; the three jack-high players lose to it.
+    assert_eq!(net(&a, "c2"), -60_000);
+    assert_eq!(
+        config_codes(r#"{"game":"poker_sem_descarte","min_bet_cents":1000,"max_bet_cents":30000}"#),
+        vec!["PSD_TABLE_MAX_OVER_25X_MIN"]
+    );
+}
+
+/// r.3, r.4, r.8, r.16: jackpot chips; P217 needs an ante (chip returned), the wrong amount and
+/// late chips are settled as played; the display is checked; r.15 the bank's cap.
+#[test]
+fn r8_r16_jackpot_chips_and_cap() {
+    let a = run(JP217, &jackpot_chips());
+    for c in [
+        "PSD_JACKPOT_WRONG_AMOUNT",
+        "PSD_JACKPOT_WITHOUT_ANTE",
+        "PSD_JACKPOT_BET_LATE",
+        "PSD_JACKPOT_DISPLAY_MISMATCH",
+    ] {
+        assert!(a.has_violation(c), "{c}");
+    }
+    assert_eq!(net(&a, "j5"), 0);
+    assert_eq!(a.bet("j5").unwrap().outcome, Outcome::Withdrawn);
+    // Seat 1's flush wins 50 x 100 on each of its two chips (the late and the wrong-amount
+    // chip are settled as played): P217 r.12(c) divides the line between them.
+    assert_eq!(net(&a, "j1"), 2500 - 150);
+    assert_eq!(net(&a, "j2"), 2500 - 100);
+    // Flush beats the pair of queens: call 5 x 2000 = 10,000, ante 1,000: 11,000 > cap 10,000.
+    assert!(a.has_violation("PSD_PRIZE_CAP_EXCEEDED"));
+    // P461: no ante requirement.
+    let s = format!(
+        "bet a1 ante 1 1000; bet j2 jackpot 2 100; nmb; {} bet c1 call 1 2000 on=a1",
+        deal(&[(1, "AS KS 9S 7S 2S")], "QS QD TD 8C 3C")
+    );
+    let a = run(P461, &s);
+    assert!(!a.has_violation("PSD_JACKPOT_WITHOUT_ANTE"));
+}
+
+/// r.16: deal patterns; shuffler: five at a time, no cut.
+#[test]
+fn r16_deal_patterns() {
+    assert!(run(P217, &deal_order()).has_violation("PSD_DEAL_ORDER"));
+    let a = run(
+        SHUF,
+        &format!("proc cut; {}", one("AS KS 9D 7C 2H", "QS QD TD 8C 3S")),
+    );
+    assert!(a.has_violation("PSD_CUT_WITH_SHUFFLER") && a.has_violation("PSD_DEAL_ORDER"));
+    let five = "bet a1 ante 1 1000; bet a2 ante 2 1000; card seat:1 AS down; card seat:1 KS down; card seat:1 9D down; card seat:1 7C down; card seat:1 2H down;
+                card seat:2 2C down; card seat:2 3C down; card seat:2 4D down; card seat:2 9H down; card seat:2 JS down;
+                card dealer QS down; card dealer QD down; card dealer TD down; card dealer 8C down; card dealer 3S;
+                bet c1 call 1 2000 on=a1; dec 2 pass";
+    let a = run(SHUF, five);
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
+    assert!(run(P217, five).has_violation("PSD_DEAL_ORDER"));
+}
+
+/// r.17: passing is irreversible; exposed cards forfeit the bet.
+#[test]
+fn r17_pass_and_forfeit() {
+    let a = run(
+        P217,
+        &format!(
+            "bet a1 ante 1 1000; {} dec 1 pass; bet c1 call 1 3000 on=a1",
+            deal(&[(1, "AS KS 9D 7C 2H")], "QS QD TD 8C 3S")
+        ),
+    );
+    assert!(a.has_violation("PSD_PASS_REVERSED"));
+    assert_eq!(net(&a, "a1"), -1000);
+    assert_eq!(net(&a, "c1"), 0);
+    let a = run(
+        P217,
+        &format!(
+            "{} fault player_exposed_cards seat=1",
+            one("AS AD 9D 7C 2H", "QS QD TD 8C 3S")
+        ),
+    );
+    assert!(a.has_violation("PSD_PLAYER_EXPOSED_CARDS"));
+    assert_eq!(net(&a, "a1"), -1000);
+    assert_eq!(net(&a, "c1"), -2000);
+    assert_eq!(a.bet("c1").unwrap().outcome, Outcome::Forfeited);
+}
+
+/// r.19: misdeal voids the round; the dealer's own early card does not.
+#[test]
+fn r19_misdeal_and_early_dealer_card() {
+    let a = run(
+        P217,
+        "bet a1 ante 1 1000; card seat:1 AS; card dealer QS down; card seat:1 KS; card dealer QD down; bet c1 call 1 2000 on=a1; settle a1 1000; settle c1 2000",
+    );
+    assert!(a.has_violation("PSD_MISDEAL") && a.has_violation("PSD_VOID_ROUND_SETTLED"));
+    assert!(a.void.is_some());
+    assert_eq!(net(&a, "a1"), 0);
+    let s = format!(
+        "bet a1 ante 1 1000; {} bet c1 call 1 2000 on=a1",
+        deal(&[(1, "AS KS 9D 7C 2H")], "QS QD TD 8C 3S")
+            .replacen("card dealer QD down", "card dealer QD", 1)
+            .replacen("card dealer 3S;", "card dealer 3S down;", 1)
+    );
+    let a = run(P217, &s);
+    assert_eq!(codes(&a), vec!["PSD_DEALER_CARD_EXPOSED_EARLY"]);
+    assert!(a.void.is_none());
+    assert_eq!(net(&a, "c1"), -2000);
+}
+
+/// r.6 last paragraph, r.7: a tie keeps the bets; a result decided on a reading is reviewed
+/// when disputed.
+#[test]
+fn r6_r7_ties_and_readings() {
+    let a = run(P217, &one("AH KD 7C 4S 2H", "AC KH 7D 4D 2C"));
+    assert_eq!(net(&a, "a1"), 0);
+    assert_eq!(net(&a, "c1"), 0);
+    // Pair of nines, second kicker decides (reading 10.5).
+    let a = run(
+        P217,
+        &format!(
+            "{} settle a1 -1000; settle c1 -2000",
+            one("9S 9H KD 4C 2S", "9D 9C KH 3S 2D")
+        ),
+    );
+    assert_eq!(net(&a, "c1"), 2000);
+    let v = a
+        .violations
+        .iter()
+        .find(|v| v.code == "PSD_WRONG_PAYOUT")
+        .unwrap();
+    assert_eq!(v.confidence, Confidence::Review);
+    assert_eq!(a.discrepancies.len(), 2);
+}
+
+/// The settlement check.
+#[test]
+fn wrong_payout() {
+    let a = run(
+        P217,
+        &format!(
+            "{} settle a1 0; settle c1 0",
+            one("AS KS 9D 7C 2H", "QS QD TD 8C 3S")
+        ),
+    );
+    assert_eq!(a.discrepancies.len(), 2);
+    assert!(a.discrepancies.iter().all(|d| d.code == "PSD_WRONG_PAYOUT"));
+}
+
+/// r.6(j), reading 10.4: equal high cards; three of one suit wins (default), or a tie when the
+/// table reads "cor" as colour.
+#[test]
+fn r6j_high_card_tie_break_setting() {
+    // Bank A-K high qualifies; the player must hold A-K too for the tie-break to matter.
+    let s = one("AS KS 7S 4H 2D", "AH KD 7C 4C 2H");
+    let a = run(P217, &s);
+    assert_eq!(net(&a, "c1"), 2000);
+    let t = r#"{"game":"poker_sem_descarte","min_bet_cents":1000,"max_bet_cents":25000,"settings":{"high_card_suit_tiebreak":false}}"#;
+    let a = run(t, &s);
+    assert_eq!(net(&a, "c1"), 0);
+}
+
+/// r.22: rounds without an ante are counted per seat (state).
+#[test]
+fn r22_idle_rounds_in_state() {
+    let cfg = PokerSemDescarteEngine::configure(&table(P217))
+        .unwrap()
+        .config;
+    let mut st = PsdState::default();
+    let s = one("AS KS 9D 7C 2H", "QS QD TD 8C 3S");
+    for _ in 0..3 {
+        PokerSemDescarteEngine::adjudicate(
+            &cfg,
+            &mut st,
+            &round(&s),
+            &rules_core::Options::default(),
+        )
+        .unwrap();
+    }
+    assert_eq!(st.idle_rounds[0], 0);
+    assert_eq!(st.idle_rounds[1], 3);
+}
+
+/// Records the engine cannot make sense of: RoundErrors naming the event or bet.
+#[test]
+fn record_errors() {
+    let cfg = PokerSemDescarteEngine::configure(&table(P217))
+        .unwrap()
+        .config;
+    for s in [
+        "bet a1 ante 1 1000; bet a1 ante 2 1000",
+        "bet a1 ante 1 -3",
+        "bet a1 ante 1 1000; bet a2 ante 1 1000",
+        "bet a1 ante 1 1000; bet c1 call 1 2000",
+        "bet a1 ante 1 1000; dec 2 pass",
+        "bet a1 ante 1 1000; dec 1 fold",
+        "bet a1 ante 1 1000; card seat:1/2 AS",
+        "bet a1 ante 1 1000; card board AS",
+        "bet a1 ante 1 1000; fault bogus",
+        "bet a1 ante 1 1000; bet j1 jackpot 1 100",
+        &format!(
+            "bet a1 ante 1 1000; {}",
+            deal(&[(1, "AS KS 9D 7C 2H")], "QS QD TD 8C 3S")
+        ),
+    ] {
+        let mut st = PsdState::default();
+        st.idle_rounds[3] = 2;
+        let before = st.clone();
+        let e = PokerSemDescarteEngine::adjudicate(
+            &cfg,
+            &mut st,
+            &round(s),
+            &rules_core::Options::default(),
+        );
+        assert!(e.is_err(), "{s}");
+        assert_eq!(st, before);
+    }
+}
+
+/// r.17: a passed ante reported as paid is a reversed pass.
+#[test]
+fn r17_passed_ante_paid() {
+    let s = format!(
+        "bet a1 ante 1 1000; {} dec 1 pass; settle a1 1000",
+        deal(&[(1, "AS KS 9D 7C 2H")], "QS QD TD 8C 3S")
+    );
+    let a = run(P217, &s);
+    assert!(a.has_violation("PSD_PASS_REVERSED"));
+    assert_eq!(a.discrepancies.len(), 1);
+    let s = format!(
+        "bet a1 ante 1 1000; {} dec 1 pass; settle a1 -1000",
+        deal(&[(1, "AS KS 9D 7C 2H")], "QS QD TD 8C 3S")
+    );
+    assert!(run(P217, &s).violations.is_empty());
+}

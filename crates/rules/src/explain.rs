@@ -1,0 +1,144 @@
+//! The human rendering of an adjudication, rule by rule: what `ledgerctl adjudicate --explain`
+//! and `ledgerctl round --explain` print for a compliance officer.
+
+use std::fmt::Write;
+
+use rules_core::{Adjudication, Outcome, Violation};
+
+fn euros(cents: i64) -> String {
+    let sign = if cents < 0 { "-" } else { "" };
+    let c = cents.unsigned_abs();
+    format!("{sign}€{}.{:02}", c / 100, c % 100)
+}
+
+fn signed_euros(cents: i64) -> String {
+    if cents > 0 {
+        format!("+{}", euros(cents))
+    } else {
+        euros(cents)
+    }
+}
+
+fn outcome(o: Outcome) -> &'static str {
+    match o {
+        Outcome::Won => "won",
+        Outcome::Lost => "lost",
+        Outcome::Push => "push",
+        Outcome::Void => "void",
+        Outcome::Withdrawn => "withdrawn",
+        Outcome::Open => "still open",
+        Outcome::Forfeited => "forfeited",
+    }
+}
+
+fn violation_line(out: &mut String, v: &Violation) {
+    let review = match v.confidence {
+        rules_core::Confidence::Review => " [reading: for review]",
+        rules_core::Confidence::Certain => "",
+    };
+    let _ = writeln!(
+        out,
+        "  {:<8} {}  {}{}\n           rule: {}",
+        format!("{:?}", v.severity).to_lowercase(),
+        v.code,
+        v.message,
+        review,
+        v.citation
+    );
+}
+
+/// Render `adj` (and the configuration's own violations) as text.
+pub fn render(adj: &Adjudication, config_violations: &[Violation]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "Round {} ({})", adj.round_id, adj.game);
+    if let Some(v) = &adj.void {
+        let _ = writeln!(out, "  VOID: {}  [{}]", v.reason, v.citation);
+    }
+    if !adj.notes.is_empty() {
+        let _ = writeln!(out, "\nHow the rules apply:");
+        for n in &adj.notes {
+            let _ = writeln!(out, "  - {}\n      [{}]", n.text, n.citation);
+        }
+    }
+    let _ = writeln!(out, "\nBets:");
+    for b in &adj.bets {
+        let reported = match b.reported_net_cents {
+            Some(r) if r == b.due_net_cents => "  reported: same".to_string(),
+            Some(r) => format!("  reported: {}  <-- DIFFERS", signed_euros(r)),
+            None => String::new(),
+        };
+        let seat = b.seat.map(|s| format!(" seat {s}")).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "  {}{}: stake {}, {}, due {}{}\n      {}  [{}]",
+            b.bet_id,
+            seat,
+            euros(b.stake_cents),
+            outcome(b.outcome),
+            signed_euros(b.due_net_cents),
+            reported,
+            b.reason,
+            b.citation
+        );
+    }
+    for w in &adj.jackpot_wins {
+        let _ = writeln!(
+            out,
+            "  jackpot: bet {} wins {} with {}  [{}]",
+            w.bet_id,
+            euros(w.prize_cents),
+            w.combination,
+            w.citation
+        );
+    }
+    for h in &adj.house {
+        let _ = writeln!(
+            out,
+            "  house {}: {}  [{}]",
+            h.kind,
+            euros(h.amount_cents),
+            h.citation
+        );
+    }
+    let total: i64 = adj.bets.iter().map(|b| b.due_net_cents).sum();
+    let _ = writeln!(out, "  players' due net: {}", signed_euros(total));
+    if config_violations.is_empty() && adj.violations.is_empty() && adj.discrepancies.is_empty() {
+        let _ = writeln!(out, "\nFindings: none.");
+        return out;
+    }
+    let _ = writeln!(out, "\nFindings:");
+    for v in config_violations {
+        violation_line(&mut out, v);
+    }
+    for v in &adj.violations {
+        violation_line(&mut out, v);
+    }
+    for d in &adj.discrepancies {
+        let reported = d
+            .reported_net_cents
+            .map(signed_euros)
+            .unwrap_or_else(|| "nothing".to_string());
+        let _ = writeln!(
+            out,
+            "  high     {}  bet {}: due {}, reported {}\n           rule: {}",
+            d.code,
+            d.bet_id,
+            signed_euros(d.due_net_cents),
+            reported,
+            d.citation
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn euros_format() {
+        assert_eq!(euros(0), "€0.00");
+        assert_eq!(euros(-1505), "-€15.05");
+        assert_eq!(signed_euros(17500), "+€175.00");
+    }
+}
