@@ -64,6 +64,10 @@ pub struct AuditSettings {
     /// How many settled round ids per table are remembered to tell "after settlement" from
     /// "outside any round".
     pub closed_rounds_remembered: usize,
+    /// Keep each round's table state before adjudication in its summary (for re-adjudication
+    /// with an explanation). Costs a serialisation per round; does not change any finding.
+    #[serde(default)]
+    pub keep_round_states: bool,
 }
 
 impl Default for AuditSettings {
@@ -71,6 +75,7 @@ impl Default for AuditSettings {
         AuditSettings {
             round_timeout_ms: 30 * 60 * 1000,
             closed_rounds_remembered: 4096,
+            keep_round_states: false,
         }
     }
 }
@@ -213,6 +218,26 @@ impl<A: Adjudicator> Auditor<A> {
             AuditInput::TableConfigured { table_id, config } => {
                 self.on_configured(meta, table_id, config, &mut out)
             }
+            AuditInput::UnknownGame {
+                table_id,
+                casino_id,
+                game,
+            } => {
+                let slot = self.tables.entry(table_id.clone()).or_default();
+                slot.setup = None;
+                let f = Finding {
+                    severity: Severity::High,
+                    code: codes::NO_ENGINE.to_string(),
+                    citation: RECORD_INTEGRITY.to_string(),
+                    casino_id: Some(casino_id),
+                    table_id: Some(table_id.clone()),
+                    message: format!(
+                        "table {table_id} is configured for `{game}`, which is not a game of the regulations: no rule engine"
+                    ),
+                    ..self.blank(meta)
+                };
+                self.emit(f, &mut out);
+            }
             AuditInput::RoundOpened { table_id, round_id } => {
                 self.on_opened(meta, table_id, round_id, &mut out)
             }
@@ -274,7 +299,16 @@ impl<A: Adjudicator> Auditor<A> {
         out
     }
 
-    fn blank(&self, meta: &EntryMeta) -> Finding {
+    /// Fold a finding made elsewhere (the jackpot accounts) into the audit's one sequence and
+    /// digest, so one query and one digest cover everything. `f.seq` and `f.id` are set here.
+    pub fn record_external(&mut self, f: Finding) -> Finding {
+        let mut out = Output::default();
+        self.emit(f, &mut out);
+        out.findings.pop().unwrap_or_default()
+    }
+
+    /// A finding with nothing but the entry's index and time set.
+    pub fn blank(&self, meta: &EntryMeta) -> Finding {
         Finding {
             id: String::new(),
             seq: 0,
@@ -285,6 +319,7 @@ impl<A: Adjudicator> Auditor<A> {
             casino_id: None,
             table_id: None,
             machine_id: None,
+            pool_id: None,
             device_id: None,
             game: None,
             round_id: None,
@@ -676,8 +711,14 @@ impl<A: Adjudicator> Auditor<A> {
             events: open.events,
             settlement: Some(settlement),
         };
+        let state_before = if self.settings.keep_round_states {
+            serde_json::to_string(&*state).ok()
+        } else {
+            None
+        };
         match self.engines.adjudicate(&configured.table, state, &round) {
             Ok(adj) => self.record(
+                state_before,
                 meta,
                 table_id,
                 &configured,
@@ -707,6 +748,7 @@ impl<A: Adjudicator> Auditor<A> {
     #[allow(clippy::too_many_arguments)]
     fn record(
         &mut self,
+        state_before: Option<String>,
         meta: &EntryMeta,
         table_id: &str,
         configured: &Configured<A>,
@@ -802,6 +844,8 @@ impl<A: Adjudicator> Auditor<A> {
                 .fold(0, Cents::saturating_add),
             findings: 0,
             event_indexes: indexes.to_vec(),
+            jackpot_pool_id: config.jackpot.as_ref().and_then(|j| j.pool_id.clone()),
+            state_before,
         };
         for b in &adj.bets {
             summary.bets += 1;

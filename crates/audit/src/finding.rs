@@ -33,7 +33,7 @@ pub const RECORD_INTEGRITY: &str =
     "casino-ledger record integrity (every round opened, played and settled once, on the record)";
 
 /// One finding.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
     /// Stable id: derived from the finding's content, identical in every replay.
     pub id: String,
@@ -52,6 +52,8 @@ pub struct Finding {
     pub table_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub machine_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pool_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub device_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -154,6 +156,7 @@ mod tests {
             casino_id: None,
             table_id: Some("t1".into()),
             machine_id: None,
+            pool_id: None,
             device_id: None,
             game: Some(GameId::RouletteFrench),
             round_id: Some("r1".into()),

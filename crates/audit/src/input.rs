@@ -23,6 +23,12 @@ pub enum AuditInput {
         table_id: String,
         config: TableConfig,
     },
+    /// A table configured for a game id no engine (and no digest) knows.
+    UnknownGame {
+        table_id: String,
+        casino_id: String,
+        game: String,
+    },
     RoundOpened {
         table_id: String,
         round_id: String,

@@ -41,6 +41,14 @@ pub struct RoundSummary {
     pub findings: u32,
     /// Ledger indexes of the round's events (opening and settlement excluded).
     pub event_indexes: Vec<u64>,
+    /// The table jackpot pool the round fed, if the table has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jackpot_pool_id: Option<String>,
+    /// The engine's table state before the round, as JSON (kept when
+    /// [`crate::AuditSettings::keep_round_states`] is set), so the round can be adjudicated again
+    /// exactly, with its explanation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state_before: Option<String>,
 }
 
 impl RoundSummary {
@@ -247,6 +255,8 @@ mod tests {
             discrepancy_abs_cents: (due - reported).abs(),
             findings: 0,
             event_indexes: vec![],
+            jackpot_pool_id: None,
+            state_before: None,
         }
     }
 

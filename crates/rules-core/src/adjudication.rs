@@ -245,10 +245,13 @@ pub struct BetOutcome {
 }
 
 /// How serious a finding is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
     /// Informational: a procedure the rules describe, no money at stake.
+    #[default]
     Info,
     /// A breach of procedure without a settlement consequence.
     Low,

@@ -1,0 +1,216 @@
+//! The replayer: chain entries in, findings and adjudicated rounds out. One [`Auditor`] (table
+//! games, lifecycle, security) and one jackpot [`Book`] (machines, pools, trust, transfers, table
+//! jackpots) advance in lockstep, and every finding of either goes into the auditor's one
+//! sequence and digest. Deterministic: the same chain gives the same findings, byte for byte,
+//! whether replayed live or from genesis.
+
+use audit::{
+    AuditInput, AuditSettings, Auditor, AuditorSnapshot, EntryMeta, Finding, FindingsDigest,
+    JackpotValues, RoundSummary, RulesEngines,
+};
+use jackpot::{Book, EventCtx};
+use ledger_proto::v1;
+use rules::TableState;
+use rules_core::{Cents, Confidence, Severity};
+use serde::{Deserialize, Serialize};
+
+use crate::convert::{route, Routed};
+
+/// Codes of the integration itself.
+pub mod codes {
+    /// A stored entry the audit cannot decode (the store is not what ingest accepted).
+    pub const ENTRY_UNREADABLE: &str = "AUDIT_ENTRY_UNREADABLE";
+    /// A slot, pool or inspectorate event the jackpot accounts cannot make sense of (an unknown
+    /// pool or machine, an amount out of range): nothing moved.
+    pub const JACKPOT_EVENT_REFUSED: &str = "JACKPOT_EVENT_REFUSED";
+}
+
+/// What one entry produced.
+#[derive(Debug, Default)]
+pub struct Step {
+    pub findings: Vec<Finding>,
+    pub rounds: Vec<RoundSummary>,
+}
+
+/// Everything the replayer needs to resume.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ReplayerSnapshot {
+    pub auditor: AuditorSnapshot<TableState>,
+    pub book: Book,
+}
+
+/// The replayer.
+pub struct Replayer {
+    auditor: Auditor<RulesEngines>,
+    book: Book,
+}
+
+struct BookValues<'a>(&'a Book);
+
+impl JackpotValues for BookValues<'_> {
+    fn value_cents(&self, pool_id: &str) -> Option<Cents> {
+        self.0.pool(pool_id).map(|p| jackpot::amount::to_cents(p.captive_e4))
+    }
+}
+
+/// The audit settings of the product (live and replay must agree).
+pub fn settings(keep_round_states: bool) -> AuditSettings {
+    AuditSettings {
+        keep_round_states,
+        ..AuditSettings::default()
+    }
+}
+
+impl Replayer {
+    /// A replayer at genesis.
+    pub fn new(settings: AuditSettings) -> Replayer {
+        Replayer {
+            auditor: Auditor::new(RulesEngines, settings),
+            book: Book::new(),
+        }
+    }
+
+    /// Resume from a snapshot.
+    pub fn restore(snap: ReplayerSnapshot) -> Result<Replayer, rules_core::ConfigError> {
+        Ok(Replayer {
+            auditor: Auditor::restore(RulesEngines, snap.auditor)?,
+            book: snap.book,
+        })
+    }
+
+    pub fn snapshot(&self) -> ReplayerSnapshot {
+        ReplayerSnapshot {
+            auditor: self.auditor.snapshot(),
+            book: self.book.clone(),
+        }
+    }
+
+    /// Ledger index of the last entry applied.
+    pub fn position(&self) -> Option<u64> {
+        self.auditor.position()
+    }
+
+    pub fn digest(&self) -> FindingsDigest {
+        self.auditor.digest()
+    }
+
+    /// The jackpot accounts.
+    pub fn book(&self) -> &Book {
+        &self.book
+    }
+
+    pub fn open_rounds(&self) -> usize {
+        self.auditor.open_rounds()
+    }
+
+    /// Apply one chain entry (entries in chain order; an entry at or before the position is
+    /// ignored).
+    pub fn apply(&mut self, entry: &v1::ChainEntry) -> Step {
+        let mut step = Step::default();
+        if self.position().is_some_and(|p| entry.index <= p) {
+            return step;
+        }
+        let (meta, routed) = match route(entry) {
+            Ok(r) => r,
+            Err(e) => {
+                let meta = EntryMeta {
+                    index: entry.index,
+                    received_at_ms: entry.received_at_ms,
+                    signer: String::new(),
+                };
+                step.findings.extend(self.auditor.apply(&meta, AuditInput::Tick).findings);
+                let f = Finding {
+                    severity: Severity::Critical,
+                    code: codes::ENTRY_UNREADABLE.to_string(),
+                    citation: audit::finding::RECORD_INTEGRITY.to_string(),
+                    message: format!("the stored entry cannot be read: {e}; run `ledgerctl verify`"),
+                    ..self.auditor.blank(&meta)
+                };
+                step.findings.push(self.auditor.record_external(f));
+                return step;
+            }
+        };
+        match routed {
+            Routed::Audit(input) => {
+                let out = self
+                    .auditor
+                    .apply_with(&meta, input, &BookValues(&self.book));
+                step.findings.extend(out.findings);
+                for (summary, adj) in out.rounds.iter().zip(&out.adjudications) {
+                    let (Some(pool), Some(account)) = (&summary.jackpot_pool_id, &adj.jackpot)
+                    else {
+                        continue;
+                    };
+                    let event = jackpot::Event::TableJackpotRound(jackpot::TableJackpotRound {
+                        pool_id: pool.as_str().into(),
+                        table_id: summary.table_id.as_str().into(),
+                        round_id: summary.round_id.as_str().into(),
+                        game: summary.game,
+                        account: account.clone(),
+                        wins: adj.jackpot_wins.clone(),
+                    });
+                    self.apply_book(&meta, &event, &mut step);
+                }
+                step.rounds = out.rounds;
+            }
+            Routed::Jackpot(event) => {
+                // Time passes for the table audit first (round deadlines), then the accounts.
+                step.findings.extend(self.auditor.apply(&meta, AuditInput::Tick).findings);
+                self.apply_book(&meta, &event, &mut step);
+            }
+            Routed::Tick => {
+                step.findings.extend(self.auditor.apply(&meta, AuditInput::Tick).findings);
+            }
+        }
+        step
+    }
+
+    fn apply_book(&mut self, meta: &EntryMeta, event: &jackpot::Event, step: &mut Step) {
+        let ctx = EventCtx {
+            ledger_index: meta.index,
+            at_ms: meta.received_at_ms,
+        };
+        match self.book.apply(event, ctx) {
+            Ok(found) => {
+                for f in found {
+                    let finding = self.from_book(meta, f);
+                    step.findings.push(self.auditor.record_external(finding));
+                }
+            }
+            Err(e) => {
+                let f = Finding {
+                    severity: Severity::High,
+                    code: codes::JACKPOT_EVENT_REFUSED.to_string(),
+                    citation: "P217/2007 T.III r.5 (captive values held in trust, on the record)"
+                        .to_string(),
+                    message: format!("the jackpot accounts refuse the event: {e}; nothing moved"),
+                    ..self.auditor.blank(meta)
+                };
+                step.findings.push(self.auditor.record_external(f));
+            }
+        }
+    }
+
+    fn from_book(&self, meta: &EntryMeta, f: jackpot::Finding) -> Finding {
+        let mut evidence = f.evidence.clone();
+        evidence.push(meta.index);
+        Finding {
+            severity: f.severity,
+            confidence: match f.confidence {
+                Confidence::Certain => Confidence::Certain,
+                Confidence::Review => Confidence::Review,
+            },
+            code: f.code.to_string(),
+            citation: f.citation.to_string(),
+            casino_id: f.casino_id.as_ref().map(|c| c.to_string()),
+            table_id: f.table_id.as_ref().map(|c| c.to_string()),
+            machine_id: f.machine_id.as_ref().map(|c| c.to_string()),
+            pool_id: f.pool_id.as_ref().map(|c| c.to_string()),
+            due_cents: f.amounts.map(|a| a.due_cents),
+            reported_cents: f.amounts.map(|a| a.reported_cents),
+            evidence,
+            message: f.message,
+            ..self.auditor.blank(meta)
+        }
+    }
+}
