@@ -621,3 +621,57 @@ fn the_jackpot_value_is_the_callers() {
     }
     assert!(checked > 0);
 }
+
+/// Soak: 5 configurations x 40 seeds x 3,000 chained rounds, a mistake every 97th round, every
+/// round with exactly its findings. `cargo test --release -p rules-blackjack --test sim --
+/// --ignored`.
+#[test]
+#[ignore]
+fn soak() {
+    let mut tables = vec![
+        BlackjackEngine::example_table(GameId::Blackjack),
+        BlackjackEngine::example_table(GameId::BlackjackOnline),
+    ];
+    let mut t = BlackjackEngine::example_table(GameId::Blackjack);
+    t.regulation = Some("P1364/2001".into());
+    t.decks = Some(4);
+    if let Some(j) = t.jackpot.as_mut() {
+        j.paytable.clear();
+    }
+    tables.push(t);
+    let mut t = BlackjackEngine::example_table(GameId::Blackjack);
+    t.settings
+        .insert("shuffler".into(), Setting::Text("continuous".into()));
+    tables.push(t);
+    let mut t = BlackjackEngine::example_table(GameId::BlackjackOnline);
+    t.settings
+        .insert("blackjack_pays".into(), Setting::List(vec![6, 5]));
+    t.settings
+        .insert("online_blackjack_beats_21".into(), Setting::Bool(false));
+    t.min_bet_cents = Some(250);
+    tables.push(t);
+    for table in tables {
+        for seed in 0..40u64 {
+            let mut t = Table::with(table.clone());
+            let mut rng = SimRng::new(seed * 31 + 7);
+            let ids = mistakes_of(table.game);
+            for i in 0..3_000usize {
+                let m = (i % 97 == 50).then(|| ids[(i / 97) % ids.len()]);
+                let (r, a) = t.play(&mut rng, m);
+                let mut want: Vec<String> = m
+                    .map(|id| {
+                        let spec = BlackjackEngine::mistakes().iter().find(|x| x.id == id);
+                        spec.unwrap().codes.iter().map(|c| c.to_string()).collect()
+                    })
+                    .unwrap_or_default();
+                want.sort();
+                assert_eq!(
+                    findings(&a),
+                    want,
+                    "{m:?} seed {seed} round {i}\n{}",
+                    json(&r)
+                );
+            }
+        }
+    }
+}

@@ -1,7 +1,7 @@
 //! Simulation throughput: rounds simulated per second per game (honest rounds, from the table
 //! states of a played session), and a whole session step (simulate, then adjudicate to advance
-//! the state). `cargo bench -p rules-poker-sem-descarte --bench simulate`; criterion reports the rate as
-//! `thrpt` in elements (= rounds) per second.
+//! the state). `cargo bench -p rules-poker-sem-descarte --bench simulate`; criterion reports the
+//! rate as `thrpt` in elements (= rounds) per second.
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rules_core::*;
 use rules_poker_sem_descarte::{PokerSemDescarteEngine, PsdState};

@@ -231,8 +231,7 @@ impl Sim<'_> {
 
 /// The policy: call with a pair or better (a low pair passed now and then), with ace-king
 /// mostly, with a lesser ace now and then, otherwise rarely.
-fn policy(rng: &mut SimRng, cards: &[Card; 5]) -> Choice {
-    let r = eval::rank(cards);
+fn policy(rng: &mut SimRng, r: &eval::Ranked) -> Choice {
     let call = match r.category {
         Category::Pair if r.key[0] <= 5 => !rng.chance(1, 8),
         Category::HighCard => {
@@ -407,7 +406,7 @@ fn build(
     let mut s = Sim {
         rng,
         round_id,
-        events: Vec::with_capacity(64),
+        events: Vec::with_capacity(96),
         t: start_ms,
         deck: Card::deck().collect(),
         next_bet: 0,
@@ -604,34 +603,32 @@ fn build(
         s.procedure("look_at_cards");
         s.wait(5_000, 15_000);
         // Decisions (r.17), seat by seat; the mistakes that need a call or a pass get one.
-        let mut choices: Vec<Choice> = players
+        let ranked: Vec<eval::Ranked> = players
             .iter()
-            .map(|p| policy(s.rng, &hand(&p.cards)))
+            .map(|p| eval::rank(&hand(&p.cards)))
             .collect();
-        let strength = |p: &Player| {
-            let r = eval::rank(&hand(&p.cards));
-            (r.category, r.key)
-        };
-        let best = (0..players.len()).max_by_key(|&k| strength(&players[k]));
-        let worst = (0..players.len()).min_by_key(|&k| strength(&players[k]));
+        let mut choices: Vec<Choice> = ranked.iter().map(|r| policy(s.rng, r)).collect();
+        let strength = |k: usize| (ranked[k].category, ranked[k].key);
+        let best = || (0..players.len()).max_by_key(|&k| strength(k));
+        let worst = || (0..players.len()).min_by_key(|&k| strength(k));
         let mut short_call: Option<usize> = None;
         match m {
             Some(Mistake::PaidMultipleOnNonQualifyingBank) => {
                 if !choices.contains(&Choice::Call)
-                    && let Some(b) = best
+                    && let Some(b) = best()
                 {
                     choices[b] = Choice::Call;
                 }
             }
             Some(Mistake::CallNotDoubleAnte) => {
-                let k = best.unwrap_or(0);
+                let k = best().unwrap_or(0);
                 choices[k] = Choice::Call;
                 short_call = Some(k);
             }
             Some(Mistake::MisdealSettled) => choices.iter_mut().for_each(|c| *c = Choice::Pass),
             Some(Mistake::PassPaid) => {
                 if !choices.contains(&Choice::Pass)
-                    && let Some(w) = worst
+                    && let Some(w) = worst()
                 {
                     choices[w] = Choice::Pass;
                 }

@@ -456,3 +456,50 @@ fn the_jackpot_value_is_the_callers() {
     }
     assert!(wins > 0);
 }
+
+/// Soak: 3 configurations x 40 seeds x 3,000 chained rounds, a mistake every 37th round, every
+/// round with exactly its findings. `cargo test --release -p rules-poker-sem-descarte --test
+/// sim -- --ignored`.
+#[test]
+#[ignore]
+fn soak() {
+    let mut tables = vec![PokerSemDescarteEngine::example_table(GAME)];
+    let mut t = PokerSemDescarteEngine::example_table(GAME);
+    t.regulation = Some("P461/2001".into());
+    if let Some(j) = t.jackpot.as_mut() {
+        j.paytable.clear();
+    }
+    t.settings.insert("shuffler".into(), Setting::Bool(true));
+    tables.push(t);
+    let mut t = PokerSemDescarteEngine::example_table(GAME);
+    t.settings
+        .insert("high_card_suit_tiebreak".into(), Setting::Bool(false));
+    t.seats = Some(5);
+    tables.push(t);
+    let ids = mistakes_of(GAME);
+    for table in tables {
+        for seed in 0..40u64 {
+            let mut t = Table::with(table.clone());
+            let mut rng = SimRng::new(seed * 31 + 7);
+            for i in 0..3_000usize {
+                let m = (i % 37 == 20).then(|| ids[(i / 37) % ids.len()]);
+                let (r, a) = t.play(&mut rng, m);
+                let mut want: Vec<String> = m
+                    .map(|id| {
+                        let spec = PokerSemDescarteEngine::mistakes()
+                            .iter()
+                            .find(|x| x.id == id);
+                        spec.unwrap().codes.iter().map(|c| c.to_string()).collect()
+                    })
+                    .unwrap_or_default();
+                want.sort();
+                assert_eq!(
+                    findings(&a),
+                    want,
+                    "{m:?} seed {seed} round {i}\n{}",
+                    json(&r)
+                );
+            }
+        }
+    }
+}
