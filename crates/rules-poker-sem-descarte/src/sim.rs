@@ -774,6 +774,28 @@ impl Simulate for PokerSemDescarteEngine {
         MISTAKES
     }
 
+    fn simulate_with_jackpot(
+        table: &TableConfig,
+        config: &Self::Config,
+        state: &Self::State,
+        round_id: Id,
+        start_ms: i64,
+        rng: &mut SimRng,
+        mistake: Option<&str>,
+        jackpot_before_cents: Option<Cents>,
+    ) -> Result<Round, SimError> {
+        simulate_with_jackpot(
+            table,
+            config,
+            state,
+            round_id,
+            start_ms,
+            rng,
+            mistake,
+            jackpot_before_cents,
+        )
+    }
+
     fn mistakes_for(game: GameId) -> Vec<&'static MistakeSpec> {
         let ids = mistakes_of(game);
         MISTAKES.iter().filter(|m| ids.contains(&m.id)).collect()
