@@ -479,3 +479,55 @@ fn explain_notes_cite_rules() {
     assert!(text.contains("r.20(a) | bet `b`"), "{text}");
     let _ = Options::default();
 }
+
+/// P217/2007 T.II S.I r.34, r.80 (note 15): a bank halved into the garage at the start of a coup
+/// is already out of that coup's bank bet. If the banker wins that coup and passes, the hand is
+/// offered at the accumulated bank: the earlier garage is not subtracted a second time. Only a
+/// reduction declared after the deal, before "Passo a mão", lowers the level.
+#[test]
+fn r80_garage_before_the_deal_does_not_lower_the_passed_level() {
+    let mut st = BaccaratState::default();
+    // Three won coups, fully covered: 100 000 → 200 000 → 400 000 → 800 000.
+    for bank in [100_000, 200_000, 400_000] {
+        let a = run_state(&t(), &mut st, &coup(vec![], 1, bank, bank, WIN, vec![]));
+        assert!(a.violations.is_empty(), "{:?}", a.violations);
+    }
+    // After the 3rd win he halves (r.34): 400 000 in play, 400 000 to the garage; he wins
+    // 100 000 and passes the hand.
+    let before_pass = st.clone();
+    let a = run_state(
+        &t(),
+        &mut st,
+        &coup(
+            vec![proc_amount("garage", 400_000)],
+            1,
+            400_000,
+            100_000,
+            WIN,
+            vec![decide(1, "pass_hand")],
+        ),
+    );
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
+    assert_eq!(st.hand.passed.as_ref().map(|p| p.level_cents), Some(500_000));
+    let a = run_state(
+        &t(),
+        &mut st.clone(),
+        &coup(vec![], 2, 500_000, 100_000, WIN, vec![]),
+    );
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
+    // A reduction declared once the coup is decided, before passing, lowers the level.
+    let mut st = before_pass;
+    run_state(
+        &t(),
+        &mut st,
+        &coup(
+            vec![proc_amount("garage", 400_000)],
+            1,
+            400_000,
+            100_000,
+            WIN,
+            vec![proc_amount("garage", 100_000), decide(1, "pass_hand")],
+        ),
+    );
+    assert_eq!(st.hand.passed.as_ref().map(|p| p.level_cents), Some(400_000));
+}

@@ -61,7 +61,8 @@
 //! cases), `advice` (`value` `carta`/`nao`, `seat` = the advised player: the banker's seat for
 //! r.98 advice or the dealer's indication of r.104(n), else the ponto, r.99), `unknowing_ponto`
 //! (`seat`: a player who does not know the game, r.101), `garage` (`amount_cents` set aside,
-//! r.34, r.46; before `pass_hand` it lowers the passed level, note 15), `auction` ("Banca em
+//! r.34, r.46; recorded after the deal and before `pass_hand` it lowers the passed level, note
+//! 15; before the deal it is the reduction the bank bet already shows), `auction` ("Banca em
 //! leilão. Quem oferece?", r.80), `seat_change` (`seat`: a player moved there to get the hand
 //! sooner, r.92), `cards_spread` (r.15).
 //!
@@ -787,7 +788,12 @@ fn parse<'a>(
                         if !(0..=rules_core::MAX_AMOUNT_CENTS).contains(&a) {
                             return Err(RoundError::event(round, i, "garage amount out of range"));
                         }
-                        garage = a;
+                        // Note 15: only a reduction declared once the coup is dealt (before
+                        // "Passo a mão") lowers the passed level. A garage recorded before the
+                        // deal reduced this coup's bank, which the bank bet already shows.
+                        if first_card.is_some() {
+                            garage = a;
+                        }
                     }
                     "auction" => auction = true,
                     "seat_change" => {
