@@ -508,7 +508,10 @@ fn r80_garage_before_the_deal_does_not_lower_the_passed_level() {
         ),
     );
     assert!(a.violations.is_empty(), "{:?}", a.violations);
-    assert_eq!(st.hand.passed.as_ref().map(|p| p.level_cents), Some(500_000));
+    assert_eq!(
+        st.hand.passed.as_ref().map(|p| p.level_cents),
+        Some(500_000)
+    );
     let a = run_state(
         &t(),
         &mut st.clone(),
@@ -529,5 +532,8 @@ fn r80_garage_before_the_deal_does_not_lower_the_passed_level() {
             vec![proc_amount("garage", 100_000), decide(1, "pass_hand")],
         ),
     );
-    assert_eq!(st.hand.passed.as_ref().map(|p| p.level_cents), Some(400_000));
+    assert_eq!(
+        st.hand.passed.as_ref().map(|p| p.level_cents),
+        Some(400_000)
+    );
 }

@@ -1022,7 +1022,7 @@ fn parse<'a>(
 }
 
 /// Priority from the banker's right (r.48, r.61): seat distance, 1 = the seat on his right.
-fn distance(banker_seat: Option<u8>, seat: Option<u8>) -> u8 {
+pub(crate) fn distance(banker_seat: Option<u8>, seat: Option<u8>) -> u8 {
     match (banker_seat, seat) {
         (Some(b), Some(s)) if (1..=9).contains(&s) => (s + 9 - b.min(9)) % 9,
         (None, Some(s)) => s,
