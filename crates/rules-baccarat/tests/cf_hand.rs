@@ -537,3 +537,54 @@ fn r80_garage_before_the_deal_does_not_lower_the_passed_level() {
         Some(400_000)
     );
 }
+
+/// P217/2007 T.II S.I r.48, r.49: seated punters call banco before standing ones. A standing
+/// player (known by his `standing` role or a standing bet of his) who calls banco nearer the
+/// banker's right does not take the priority from a seated caller.
+#[test]
+fn r49_standing_callers_come_after_seated_ones() {
+    let standing_role = EventKind::Role {
+        role: "standing".into(),
+        seat: Some(2),
+        player: Some("w".into()),
+    };
+    let call = |seat: u8, player: &str| {
+        let mut d = rules_core::Decision::new(seat, "banco");
+        d.player = Some(player.into());
+        EventKind::Decision(d)
+    };
+    let coup_with = |pre: Vec<EventKind>, banco: Bet| {
+        let mut ev = vec![bet_at("bank", "bank", 200_000, 1)];
+        ev.extend(pre);
+        ev.push(bet_full(banco));
+        ev.push(nmb());
+        ev.extend(cards(WIN));
+        round(ev)
+    };
+    // The standing player behind seat 2 calls first, the seated player at seat 5 too: the banco
+    // is seat 5's.
+    let r = coup_with(
+        vec![standing_role.clone(), call(2, "w"), call(5, "p5")],
+        Bet::new("b", "banco", 200_000).seat(5).player("p5"),
+    );
+    let a = run(&t(), &r);
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
+    // Given to the standing player, it breaks r.49.
+    let r = coup_with(
+        vec![standing_role, call(2, "w"), call(5, "p5")],
+        Bet::new("b", "banco", 200_000)
+            .seat(2)
+            .player("w")
+            .attr("standing", "true"),
+    );
+    assert_eq!(codes(&run(&t(), &r)), vec!["CF_BANCO_PRIORITY"]);
+    // Without the role, the standing bet tells who stands.
+    let r = coup_with(
+        vec![call(2, "w"), call(5, "p5")],
+        Bet::new("b", "banco", 200_000)
+            .seat(2)
+            .player("w")
+            .attr("standing", "true"),
+    );
+    assert_eq!(codes(&run(&t(), &r)), vec!["CF_BANCO_PRIORITY"]);
+}

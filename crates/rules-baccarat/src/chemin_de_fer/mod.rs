@@ -54,7 +54,9 @@
 //!
 //! **Roles** (`role` events): `banker` (must be the bank's owner), `card_holder` (the punter
 //! given the cards, r.55, r.60, r.61, r.101), `seated` / `left` (seat census: r.16, r.21, r.29;
-//! kept in the state), `standing`, `dealer`, `fiscal` (informational).
+//! kept in the state), `standing` (`seat` and `player` of a standing player, r.24: his banco calls
+//! rank after the seated players', r.49, as do those of a player with a standing bet), `dealer`,
+//! `fiscal` (informational).
 //!
 //! **Procedures** (`procedure` events, `name`): `shuffle` (new shoe, r.12, r.13), `cut`,
 //! `warning_card` (r.14), `banker_plays_by_table` (r.102: the banker must draw in both optional
@@ -345,6 +347,9 @@ pub(crate) struct CfRecord<'a> {
     pub card_holder: Option<(Participant, usize)>,
     pub seated_mask: u16,
     pub census_seen: bool,
+    /// Players recorded with a `standing` role (r.24): their calls rank after the seated ones
+    /// (r.49), although a decision carries no standing mark.
+    pub standing: Vec<Participant>,
     pub skip_mask: u16,
     pub late_changes: Vec<(usize, usize)>,
     pub too_few: Option<(u32, usize)>,
@@ -478,6 +483,7 @@ fn parse<'a>(
     let mut card_holder = None;
     let mut seated_mask = prev.seated_mask;
     let mut census_seen = false;
+    let mut standing = Vec::new();
     let mut skip_mask = prev.skip_mask;
     let mut late_changes = Vec::new();
     let mut too_few = None;
@@ -740,7 +746,8 @@ fn parse<'a>(
                             seated_mask &= !(1u16 << s);
                         }
                     }
-                    "standing" | "dealer" | "fiscal" => {}
+                    "standing" => standing.push(participant(*seat, player, true)),
+                    "dealer" | "fiscal" => {}
                     other => {
                         return Err(RoundError::event(
                             round,
@@ -1014,6 +1021,7 @@ fn parse<'a>(
         card_holder,
         seated_mask,
         census_seen,
+        standing,
         skip_mask,
         late_changes,
         too_few,
@@ -1208,10 +1216,16 @@ fn check_bets(cfg: &CfConfig, prev: &CfTableState, rec: &CfRecord<'_>, adj: &mut
         CfKind::AvecLaTable => 2,
         _ => 1,
     };
+    // r.49: a caller stands if his role or a bet of his says so (a decision cannot).
+    let stands = |who: &Participant| {
+        who.standing
+            || rec.standing.iter().any(|s| s.same(who))
+            || rec.bets.iter().any(|b| b.who.standing && b.who.same(who))
+    };
     let key = |k: CfKind, who: &Participant, idx: usize| {
         (
             class(k, who),
-            who.standing as u8,
+            stands(who) as u8,
             distance(rec.banker.seat, who.seat),
             idx,
         )
