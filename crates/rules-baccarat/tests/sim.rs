@@ -300,6 +300,22 @@ fn honest_chemin_de_fer_sessions_adjudicate_clean_and_cover_the_game() {
                 count(&mut seen, kind, bets.iter().any(|b| b.bet_type == kind));
             }
             count(&mut seen, "partial cover", punters < capital);
+            let callers: Vec<&Decision> = r
+                .events
+                .iter()
+                .filter_map(|e| match &e.kind {
+                    EventKind::Decision(d) if d.action == "banco" => Some(d),
+                    _ => None,
+                })
+                .collect();
+            count(&mut seen, "two banco callers", callers.len() == 2);
+            count(
+                &mut seen,
+                "standing banco caller",
+                callers
+                    .iter()
+                    .any(|d| d.player.as_deref().is_some_and(|p| p.starts_with('w'))),
+            );
             count(
                 &mut seen,
                 "standing punter",
@@ -420,6 +436,8 @@ fn honest_chemin_de_fer_sessions_adjudicate_clean_and_cover_the_game() {
         ("banco_avec_la_table", 30),
         ("associate", 30),
         ("partial cover", 1_000),
+        ("two banco callers", 50),
+        ("standing banco caller", 50),
         ("standing punter", 100),
         ("on the line", 30),
         ("null coup", 300),

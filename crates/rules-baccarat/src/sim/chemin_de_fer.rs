@@ -3,7 +3,7 @@
 //! * **Players** (r.3, r.16, r.21, r.24): seats 1-9, at least four seated (a census of `seated`
 //!   roles when the table opens; now and then a player sits down at the start of a coup or
 //!   leaves at its end, never below four), player `p<seat>`; a few standing players `w<seat>`
-//!   behind a seated one.
+//!   behind a seated one, recorded with a `standing` role.
 //! * **The shoe** (r.4, r.12-r.14, r.106(d)): the table's decks (6 by default), shuffled and cut;
 //!   the first card burned and as many more as its value (a court card or a ten: 10); the warning
 //!   card between the 7th and 8th card from the end, so the coup in which it comes out is the
@@ -20,7 +20,7 @@
 //!   no bid: the next player takes it with the minimum bank). At the start of a hand an
 //!   associate may add an equal amount (r.31).
 //! * **Bets** (r.36, r.43, r.45-r.61): a banco suivi by the punter who lost a banco (r.51, r.54),
-//!   bancos called by one or two punters and given by priority (r.48), now and then a banco avec
+//!   bancos called by one or two punters and given by priority (r.48, r.49: seated first), now and then a banco avec
 //!   la table completed by others (r.55), otherwise bets in multiples of the minimum (a few on the
 //!   line at half value) up to the bank or less; the cards to the banco player or the seated
 //!   punter with the highest bet, by seat priority on equal bets (r.60, r.61).
@@ -304,6 +304,10 @@ pub(crate) fn simulate(
     {
         punters.push(s.clone());
     }
+    // r.24: the standing players are recorded as such.
+    for p in punters.iter().filter(|p| p.standing) {
+        ctx.push(role("standing", p));
+    }
     // r.89: who passed the hand after a null coup may not banco on the next coup.
     let no_banco: Option<Participant> = h
         .passed
@@ -359,26 +363,19 @@ pub(crate) fn simulate(
             holder = Some(s);
         }
         Cover::Banco => {
-            let able: Vec<&Participant> = punters.iter().filter(|p| may_banco(p)).collect();
-            let seated_able: Vec<&Participant> =
-                able.iter().copied().filter(|p| !p.standing).collect();
-            // Two callers are both seated: a call carries no standing mark (r.49 cannot be read
-            // from decisions), so the sole caller may be standing.
-            let callers: Vec<Participant> = if seated_able.len() >= 2 && ctx.rng.chance(3, 10) {
-                let mut c: Vec<&Participant> = seated_able.clone();
-                ctx.rng.shuffle(&mut c);
-                c[..2].iter().map(|p| (*p).clone()).collect()
+            let mut able: Vec<&Participant> = punters.iter().filter(|p| may_banco(p)).collect();
+            ctx.rng.shuffle(&mut able);
+            let n = if able.len() >= 2 && ctx.rng.chance(3, 10) {
+                2
             } else {
-                ctx.rng
-                    .pick(&able)
-                    .map(|p| (*p).clone())
-                    .into_iter()
-                    .collect()
+                1
             };
+            let callers: Vec<Participant> = able.iter().take(n).map(|p| (*p).clone()).collect();
+            // r.48, r.49: seated before standing, then from the banker's right, then first.
             if let Some(top) = callers
                 .iter()
                 .enumerate()
-                .min_by_key(|(i, p)| (distance(banker.seat, p.seat), *i))
+                .min_by_key(|(i, p)| (p.standing, distance(banker.seat, p.seat), *i))
                 .map(|(_, p)| p.clone())
             {
                 for c in &callers {

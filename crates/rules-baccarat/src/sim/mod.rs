@@ -38,6 +38,11 @@ use crate::{BaccaratConfig, BaccaratEngine, BaccaratState};
 
 /// The mistakes a simulated baccarat table can be told to make. [`mistakes_of`] says which
 /// game each belongs to; asking another game for it is [`SimError::MistakeNotApplicable`].
+///
+/// `codes` is the set of codes the coup's adjudication then contains, violations and
+/// discrepancies together, and nothing else. A wrong payout is one discrepancy per bet paid
+/// wrongly, so `PB_WRONG_PAYOUT` / `CF_WRONG_PAYOUT` may occur several times (and
+/// `CF_WRONG_PAYOUT` also as the violation on a wrongly reported cagnotte).
 pub const MISTAKES: &[MistakeSpec] = &[
     // Ponto e banca and Macau.
     MistakeSpec {
