@@ -161,9 +161,9 @@ fn new_bank(rng: &mut SimRng, min_bank: Cents) -> Cents {
     min_bank * K[rng.below(8) as usize]
 }
 
-#[allow(clippy::too_many_arguments)]
+/// Play one coup. See the module docs.
 pub(crate) fn simulate(
-    table: &TableConfig,
+    _table: &TableConfig,
     cfg: &CfConfig,
     state: &BaccaratState,
     round_id: Id,
@@ -171,7 +171,6 @@ pub(crate) fn simulate(
     rng: &mut SimRng,
     m: Option<Mistake>,
 ) -> Result<Round, SimError> {
-    let _ = table;
     let h = &state.hand;
     let unit = cfg.min_bet_cents.unwrap_or(10_000).max(1);
     let min_bank = cfg.min_bank_cents.unwrap_or(unit * 10).max(unit);

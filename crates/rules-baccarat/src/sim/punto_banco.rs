@@ -20,7 +20,7 @@
 //!   by the tableau; naturals stop the drawing.
 //!
 //! Every bet is checked, as placed, against the same limits the engine applies
-//! ([`limit_findings`]); an honest coup adjudicates with no finding at all.
+//! (`limit_findings`); an honest coup adjudicates with no finding at all.
 
 use rules_core::{
     Bet, Card, Cents, EventKind, Id, Options, Recipient, ReportedNet, Round, SimError, SimRng,
@@ -371,7 +371,7 @@ pub(crate) fn simulate(
     rng: &mut SimRng,
     m: Option<Mistake>,
 ) -> Result<Round, SimError> {
-    if state.hand != Default::default() {
+    if state.hand.banker.is_some() || state.hand.census_known {
         return Err(wrong_state(
             cfg.variant.game(),
             "the state holds a chemin de fer hand",
