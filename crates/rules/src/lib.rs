@@ -190,6 +190,7 @@ simulators! {
     Roulette => rules_roulette::RouletteEngine,
     Dice => rules_dice::DiceEngine,
     Poker => rules_poker::PokerEngine,
+    Baccarat => rules_baccarat::BaccaratEngine,
     Blackjack => rules_blackjack::BlackjackEngine,
     PokerSemDescarte => rules_poker_sem_descarte::PokerSemDescarteEngine,
 }
