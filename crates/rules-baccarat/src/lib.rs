@@ -15,6 +15,7 @@
 //! | [`limits`] | the variants' limits side by side (S.III r.12, r.21; S.IV r.11, r.12, r.21-r.25) |
 //! | [`chemin_de_fer`] | coup play, faults and reconstruction, bank money and the hand |
 //! | [`shoe`] | what the shoe carries between coups (shuffle, burn, warning card) |
+//! | [`sim`] | playing the three games by the rules ([`rules_core::Simulate`]): honest coups and coups with a known mistake |
 //!
 //! The vocabulary of the record (bet types, actions, roles, procedures, faults, void reasons,
 //! settings) is documented in [`punto_banco`] and [`chemin_de_fer`].
@@ -25,6 +26,7 @@ pub mod commission;
 pub mod limits;
 pub mod punto_banco;
 pub mod shoe;
+pub mod sim;
 pub mod tableau;
 mod util;
 

@@ -479,3 +479,112 @@ fn explain_notes_cite_rules() {
     assert!(text.contains("r.20(a) | bet `b`"), "{text}");
     let _ = Options::default();
 }
+
+/// P217/2007 T.II S.I r.34, r.80 (note 15): a bank halved into the garage at the start of a coup
+/// is already out of that coup's bank bet. If the banker wins that coup and passes, the hand is
+/// offered at the accumulated bank: the earlier garage is not subtracted a second time. Only a
+/// reduction declared after the deal, before "Passo a mão", lowers the level.
+#[test]
+fn r80_garage_before_the_deal_does_not_lower_the_passed_level() {
+    let mut st = BaccaratState::default();
+    // Three won coups, fully covered: 100 000 → 200 000 → 400 000 → 800 000.
+    for bank in [100_000, 200_000, 400_000] {
+        let a = run_state(&t(), &mut st, &coup(vec![], 1, bank, bank, WIN, vec![]));
+        assert!(a.violations.is_empty(), "{:?}", a.violations);
+    }
+    // After the 3rd win he halves (r.34): 400 000 in play, 400 000 to the garage; he wins
+    // 100 000 and passes the hand.
+    let before_pass = st.clone();
+    let a = run_state(
+        &t(),
+        &mut st,
+        &coup(
+            vec![proc_amount("garage", 400_000)],
+            1,
+            400_000,
+            100_000,
+            WIN,
+            vec![decide(1, "pass_hand")],
+        ),
+    );
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
+    assert_eq!(
+        st.hand.passed.as_ref().map(|p| p.level_cents),
+        Some(500_000)
+    );
+    let a = run_state(
+        &t(),
+        &mut st.clone(),
+        &coup(vec![], 2, 500_000, 100_000, WIN, vec![]),
+    );
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
+    // A reduction declared once the coup is decided, before passing, lowers the level.
+    let mut st = before_pass;
+    run_state(
+        &t(),
+        &mut st,
+        &coup(
+            vec![proc_amount("garage", 400_000)],
+            1,
+            400_000,
+            100_000,
+            WIN,
+            vec![proc_amount("garage", 100_000), decide(1, "pass_hand")],
+        ),
+    );
+    assert_eq!(
+        st.hand.passed.as_ref().map(|p| p.level_cents),
+        Some(400_000)
+    );
+}
+
+/// P217/2007 T.II S.I r.48, r.49: seated punters call banco before standing ones. A standing
+/// player (known by his `standing` role or a standing bet of his) who calls banco nearer the
+/// banker's right does not take the priority from a seated caller.
+#[test]
+fn r49_standing_callers_come_after_seated_ones() {
+    let standing_role = EventKind::Role {
+        role: "standing".into(),
+        seat: Some(2),
+        player: Some("w".into()),
+    };
+    let call = |seat: u8, player: &str| {
+        let mut d = rules_core::Decision::new(seat, "banco");
+        d.player = Some(player.into());
+        EventKind::Decision(d)
+    };
+    let coup_with = |pre: Vec<EventKind>, banco: Bet| {
+        let mut ev = vec![bet_at("bank", "bank", 200_000, 1)];
+        ev.extend(pre);
+        ev.push(bet_full(banco));
+        ev.push(nmb());
+        ev.extend(cards(WIN));
+        round(ev)
+    };
+    // The standing player behind seat 2 calls first, the seated player at seat 5 too: the banco
+    // is seat 5's.
+    let r = coup_with(
+        vec![standing_role.clone(), call(2, "w"), call(5, "p5")],
+        Bet::new("b", "banco", 200_000).seat(5).player("p5"),
+    );
+    let a = run(&t(), &r);
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
+    // Given to the standing player, it breaks r.49.
+    let r = coup_with(
+        vec![standing_role, call(2, "w"), call(5, "p5")],
+        Bet::new("b", "banco", 200_000)
+            .seat(2)
+            .player("w")
+            .attr("standing", "true"),
+    );
+    assert_eq!(codes(&run(&t(), &r)), vec!["CF_BANCO_PRIORITY"]);
+    // Without the role, the standing bet tells who stands.
+    let r = coup_with(
+        vec![call(2, "w"), call(5, "p5")],
+        Bet::new("b", "banco", 200_000)
+            .seat(2)
+            .player("w")
+            .attr("standing", "true"),
+    );
+    assert_eq!(codes(&run(&t(), &r)), vec!["CF_BANCO_PRIORITY"]);
+}

@@ -15,6 +15,7 @@
 //! * module [`jackpot`]: the prémio acumulado (r.38-r.50; P1364/2001 r.43 fixed table);
 //! * module [`shoe`]: the shoe, the warning card and the automatic shuffler (r.3, r.8-r.11, r.51-r.61);
 //! * module [`online`]: online void rounds and sessions (ROBJ/2015 r.25-r.38);
+//! * module [`sim`]: the simulator that plays the games by the rules ([`rules_core::Simulate`]);
 //! * module [`state`]: what carries over between rounds;
 //! * module [`config`]: the table configuration;
 //! * module [`cite`]: the citations.
@@ -32,6 +33,7 @@ pub mod online;
 pub mod play;
 pub mod settle;
 pub mod shoe;
+pub mod sim;
 mod small;
 pub mod state;
 

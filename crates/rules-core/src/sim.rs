@@ -152,6 +152,24 @@ pub trait Simulate: Engine {
     /// A typical approved table configuration for `game` (one of [`Engine::games`]).
     fn example_table(game: crate::GameId) -> TableConfig;
 
+    /// Play one round at a table with a jackpot whose value before the round is
+    /// `jackpot_before_cents` (the caller's pool accounts), so jackpot prizes are priced on it.
+    /// Engines without table jackpots ignore the value.
+    #[allow(clippy::too_many_arguments)]
+    fn simulate_with_jackpot(
+        table: &TableConfig,
+        config: &Self::Config,
+        state: &Self::State,
+        round_id: Id,
+        start_ms: i64,
+        rng: &mut SimRng,
+        mistake: Option<&str>,
+        jackpot_before_cents: Option<crate::Cents>,
+    ) -> Result<Round, SimError> {
+        let _ = jackpot_before_cents;
+        Self::simulate(table, config, state, round_id, start_ms, rng, mistake)
+    }
+
     /// Play one round.
     #[allow(clippy::too_many_arguments)]
     fn simulate(

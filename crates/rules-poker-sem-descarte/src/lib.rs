@@ -9,6 +9,7 @@
 //! * module [`deal`]: bets, the deal pattern, decisions, faults, misdeals (r.5, r.13-r.17, r.19);
 //! * module [`settle`]: what each bet is due (r.6, r.7, r.17, r.18) and the jackpot's movement;
 //! * module [`jackpot`]: jackpot pricing and division (r.3, r.4, r.8-r.12);
+//! * module [`sim`]: the simulator that plays the game by the rules ([`rules_core::Simulate`]);
 //! * module [`config`], module [`state`], module [`cite`].
 
 pub mod cite;
@@ -19,6 +20,7 @@ pub mod jackpot;
 pub mod paytable;
 pub mod poker_sem_descarte;
 pub mod settle;
+pub mod sim;
 pub mod state;
 
 pub use config::PsdConfig;

@@ -155,12 +155,27 @@ macro_rules! simulators {
                 rng: &mut SimRng,
                 mistake: Option<&str>,
             ) -> Result<Round, SimError> {
+                self.simulate_with_jackpot(state, round_id, start_ms, rng, mistake, None)
+            }
+
+            /// [`ConfiguredTable::simulate`] at a table whose jackpot stands at
+            /// `jackpot_before_cents` before the round (from the caller's pool accounts).
+            pub fn simulate_with_jackpot(
+                &self,
+                state: &TableState,
+                round_id: Id,
+                start_ms: i64,
+                rng: &mut SimRng,
+                mistake: Option<&str>,
+                jackpot_before_cents: Option<rules_core::Cents>,
+            ) -> Result<Round, SimError> {
                 #[allow(unreachable_patterns)]
                 match (&self.compiled, state) {
                     $(
                         (Compiled::$variant(c), TableState::$variant(s)) => {
-                            <$engine as Simulate>::simulate(
+                            <$engine as Simulate>::simulate_with_jackpot(
                                 &self.table, c, s, round_id, start_ms, rng, mistake,
+                                jackpot_before_cents,
                             )
                         }
                     )*
@@ -175,6 +190,9 @@ simulators! {
     Roulette => rules_roulette::RouletteEngine,
     Dice => rules_dice::DiceEngine,
     Poker => rules_poker::PokerEngine,
+    Baccarat => rules_baccarat::BaccaratEngine,
+    Blackjack => rules_blackjack::BlackjackEngine,
+    PokerSemDescarte => rules_poker_sem_descarte::PokerSemDescarteEngine,
 }
 
 /// A table configuration checked and compiled for its engine.

@@ -146,7 +146,7 @@ fn vio(code: &'static str, sev: Severity, cite: &'static str, msg: String) -> Vi
 
 /// The next occupied seat to the right of `seat` (r.3: seat n+1 is to the right of seat n),
 /// skipping seats the hand must skip; `None` if the census is unknown.
-fn next_right(state: &CfTableState, seat: u8, declined: u16) -> Option<u8> {
+pub(crate) fn next_right(state: &CfTableState, seat: u8, declined: u16) -> Option<u8> {
     if !state.census_known {
         return Some(if seat >= 9 { 1 } else { seat + 1 });
     }
@@ -338,7 +338,7 @@ pub(crate) fn check_hand(
     }
 }
 
-fn first_seat(mask: u16) -> Option<u8> {
+pub(crate) fn first_seat(mask: u16) -> Option<u8> {
     (1..=9u8).find(|s| mask & (1u16 << s) != 0)
 }
 

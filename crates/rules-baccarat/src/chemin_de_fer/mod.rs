@@ -54,14 +54,17 @@
 //!
 //! **Roles** (`role` events): `banker` (must be the bank's owner), `card_holder` (the punter
 //! given the cards, r.55, r.60, r.61, r.101), `seated` / `left` (seat census: r.16, r.21, r.29;
-//! kept in the state), `standing`, `dealer`, `fiscal` (informational).
+//! kept in the state), `standing` (`seat` and `player` of a standing player, r.24: his banco calls
+//! rank after the seated players', r.49, as do those of a player with a standing bet), `dealer`,
+//! `fiscal` (informational).
 //!
 //! **Procedures** (`procedure` events, `name`): `shuffle` (new shoe, r.12, r.13), `cut`,
 //! `warning_card` (r.14), `banker_plays_by_table` (r.102: the banker must draw in both optional
 //! cases), `advice` (`value` `carta`/`nao`, `seat` = the advised player: the banker's seat for
 //! r.98 advice or the dealer's indication of r.104(n), else the ponto, r.99), `unknowing_ponto`
 //! (`seat`: a player who does not know the game, r.101), `garage` (`amount_cents` set aside,
-//! r.34, r.46; before `pass_hand` it lowers the passed level, note 15), `auction` ("Banca em
+//! r.34, r.46; recorded after the deal and before `pass_hand` it lowers the passed level, note
+//! 15; before the deal it is the reduction the bank bet already shows), `auction` ("Banca em
 //! leilão. Quem oferece?", r.80), `seat_change` (`seat`: a player moved there to get the hand
 //! sooner, r.92), `cards_spread` (r.15).
 //!
@@ -344,6 +347,9 @@ pub(crate) struct CfRecord<'a> {
     pub card_holder: Option<(Participant, usize)>,
     pub seated_mask: u16,
     pub census_seen: bool,
+    /// Players recorded with a `standing` role (r.24): their calls rank after the seated ones
+    /// (r.49), although a decision carries no standing mark.
+    pub standing: Vec<Participant>,
     pub skip_mask: u16,
     pub late_changes: Vec<(usize, usize)>,
     pub too_few: Option<(u32, usize)>,
@@ -477,6 +483,7 @@ fn parse<'a>(
     let mut card_holder = None;
     let mut seated_mask = prev.seated_mask;
     let mut census_seen = false;
+    let mut standing = Vec::new();
     let mut skip_mask = prev.skip_mask;
     let mut late_changes = Vec::new();
     let mut too_few = None;
@@ -739,7 +746,8 @@ fn parse<'a>(
                             seated_mask &= !(1u16 << s);
                         }
                     }
-                    "standing" | "dealer" | "fiscal" => {}
+                    "standing" => standing.push(participant(*seat, player, true)),
+                    "dealer" | "fiscal" => {}
                     other => {
                         return Err(RoundError::event(
                             round,
@@ -787,7 +795,12 @@ fn parse<'a>(
                         if !(0..=rules_core::MAX_AMOUNT_CENTS).contains(&a) {
                             return Err(RoundError::event(round, i, "garage amount out of range"));
                         }
-                        garage = a;
+                        // Note 15: only a reduction declared once the coup is dealt (before
+                        // "Passo a mão") lowers the passed level. A garage recorded before the
+                        // deal reduced this coup's bank, which the bank bet already shows.
+                        if first_card.is_some() {
+                            garage = a;
+                        }
                     }
                     "auction" => auction = true,
                     "seat_change" => {
@@ -1008,6 +1021,7 @@ fn parse<'a>(
         card_holder,
         seated_mask,
         census_seen,
+        standing,
         skip_mask,
         late_changes,
         too_few,
@@ -1016,7 +1030,7 @@ fn parse<'a>(
 }
 
 /// Priority from the banker's right (r.48, r.61): seat distance, 1 = the seat on his right.
-fn distance(banker_seat: Option<u8>, seat: Option<u8>) -> u8 {
+pub(crate) fn distance(banker_seat: Option<u8>, seat: Option<u8>) -> u8 {
     match (banker_seat, seat) {
         (Some(b), Some(s)) if (1..=9).contains(&s) => (s + 9 - b.min(9)) % 9,
         (None, Some(s)) => s,
@@ -1202,10 +1216,16 @@ fn check_bets(cfg: &CfConfig, prev: &CfTableState, rec: &CfRecord<'_>, adj: &mut
         CfKind::AvecLaTable => 2,
         _ => 1,
     };
+    // r.49: a caller stands if his role or a bet of his says so (a decision cannot).
+    let stands = |who: &Participant| {
+        who.standing
+            || rec.standing.iter().any(|s| s.same(who))
+            || rec.bets.iter().any(|b| b.who.standing && b.who.same(who))
+    };
     let key = |k: CfKind, who: &Participant, idx: usize| {
         (
             class(k, who),
-            who.standing as u8,
+            stands(who) as u8,
             distance(rec.banker.seat, who.seat),
             idx,
         )
