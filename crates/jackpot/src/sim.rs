@@ -495,6 +495,21 @@ impl Floor {
         out
     }
 
+    /// The machine is verified and put back into service (ends every fault mark, r.9).
+    pub fn restore(&mut self, machine_id: &Id, detail: &str) -> Vec<FloorEvent> {
+        let mut out = Vec::new();
+        self.push(
+            &mut out,
+            Signer::Machine(machine_id.clone()),
+            Event::MachineRestored(crate::event::MachineRestored {
+                machine_id: machine_id.clone(),
+                detail: detail.to_string(),
+            }),
+        );
+        self.reading(&mut out, machine_id);
+        out
+    }
+
     /// A meter reading of `machine_id` whose `coin_in` went back by `back_cents` without a RAM
     /// clear (a mistake: the meter is not reliable). The machine's counters are not changed, so
     /// its next honest reading goes forward again.

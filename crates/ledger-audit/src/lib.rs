@@ -1,3 +1,2 @@
-pub mod convert;
 pub mod replay;
 pub mod store;

@@ -14,7 +14,7 @@ use rules::TableState;
 use rules_core::{Cents, Confidence, Severity};
 use serde::{Deserialize, Serialize};
 
-use crate::convert::{route, Routed};
+use ledger_convert::{Routed, route};
 
 /// Codes of the integration itself.
 pub mod codes {
@@ -49,7 +49,9 @@ struct BookValues<'a>(&'a Book);
 
 impl JackpotValues for BookValues<'_> {
     fn value_cents(&self, pool_id: &str) -> Option<Cents> {
-        self.0.pool(pool_id).map(|p| jackpot::amount::to_cents(p.captive_e4))
+        self.0
+            .pool(pool_id)
+            .map(|p| jackpot::amount::to_cents(p.captive_e4))
     }
 }
 
@@ -118,12 +120,15 @@ impl Replayer {
                     received_at_ms: entry.received_at_ms,
                     signer: String::new(),
                 };
-                step.findings.extend(self.auditor.apply(&meta, AuditInput::Tick).findings);
+                step.findings
+                    .extend(self.auditor.apply(&meta, AuditInput::Tick).findings);
                 let f = Finding {
                     severity: Severity::Critical,
                     code: codes::ENTRY_UNREADABLE.to_string(),
                     citation: audit::finding::RECORD_INTEGRITY.to_string(),
-                    message: format!("the stored entry cannot be read: {e}; run `ledgerctl verify`"),
+                    message: format!(
+                        "the stored entry cannot be read: {e}; run `ledgerctl verify`"
+                    ),
                     ..self.auditor.blank(&meta)
                 };
                 step.findings.push(self.auditor.record_external(f));
@@ -155,11 +160,13 @@ impl Replayer {
             }
             Routed::Jackpot(event) => {
                 // Time passes for the table audit first (round deadlines), then the accounts.
-                step.findings.extend(self.auditor.apply(&meta, AuditInput::Tick).findings);
+                step.findings
+                    .extend(self.auditor.apply(&meta, AuditInput::Tick).findings);
                 self.apply_book(&meta, &event, &mut step);
             }
             Routed::Tick => {
-                step.findings.extend(self.auditor.apply(&meta, AuditInput::Tick).findings);
+                step.findings
+                    .extend(self.auditor.apply(&meta, AuditInput::Tick).findings);
             }
         }
         step
@@ -173,7 +180,7 @@ impl Replayer {
         match self.book.apply(event, ctx) {
             Ok(found) => {
                 for f in found {
-                    let finding = self.from_book(meta, f);
+                    let finding = self.book_finding(meta, f);
                     step.findings.push(self.auditor.record_external(finding));
                 }
             }
@@ -191,7 +198,7 @@ impl Replayer {
         }
     }
 
-    fn from_book(&self, meta: &EntryMeta, f: jackpot::Finding) -> Finding {
+    fn book_finding(&self, meta: &EntryMeta, f: jackpot::Finding) -> Finding {
         let mut evidence = f.evidence.clone();
         evidence.push(meta.index);
         Finding {

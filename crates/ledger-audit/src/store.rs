@@ -54,7 +54,8 @@ pub struct FindingFilter {
 impl FindingFilter {
     pub fn matches(&self, f: &Finding) -> bool {
         let eq = |want: &Option<String>, have: &Option<String>| {
-            want.as_ref().is_none_or(|w| have.as_deref() == Some(w.as_str()))
+            want.as_ref()
+                .is_none_or(|w| have.as_deref() == Some(w.as_str()))
         };
         eq(&self.casino_id, &f.casino_id)
             && self.subject.as_ref().is_none_or(|s| {
@@ -135,7 +136,10 @@ impl AuditStore {
             None => (0, None),
         };
         let mut batch = sled::Batch::default();
-        for kv in self.tree.range(prefixed(b'F', &[&next_seq.to_be_bytes()])..prefixed(b'G', &[])) {
+        for kv in self
+            .tree
+            .range(prefixed(b'F', &[&next_seq.to_be_bytes()])..prefixed(b'G', &[]))
+        {
             let (k, v) = kv?;
             let f: Finding = decode(&v)?;
             if let (Some(t), Some(r)) = (&f.table_id, &f.round_id) {
@@ -147,7 +151,10 @@ impl AuditStore {
             batch.remove(k);
         }
         let from = position.map_or(0, |p| p + 1);
-        for kv in self.tree.range(prefixed(b'I', &[&from.to_be_bytes()])..prefixed(b'J', &[])) {
+        for kv in self
+            .tree
+            .range(prefixed(b'I', &[&from.to_be_bytes()])..prefixed(b'J', &[]))
+        {
             let (k, _) = kv?;
             let rk = &k[9..];
             if let Some(v) = self.tree.get(prefixed(b'R', &[rk]))? {
@@ -182,7 +189,10 @@ impl AuditStore {
             let rk = round_key(&r.table_id, &r.round_id);
             batch.insert(prefixed(b'R', &[&rk]), encode(r));
             batch.insert(prefixed(b'T', &[&biased(r.closed_ms), &rk]), &[][..]);
-            batch.insert(prefixed(b'I', &[&r.closed_index.to_be_bytes(), &rk]), &[][..]);
+            batch.insert(
+                prefixed(b'I', &[&r.closed_index.to_be_bytes(), &rk]),
+                &[][..],
+            );
         }
         if let Some(s) = snapshot {
             batch.insert(&b"S"[..], encode(s));
@@ -207,7 +217,10 @@ impl AuditStore {
     ) -> Result<Vec<Finding>> {
         let start = after_seq.map_or(0, |s| s.saturating_add(1));
         let mut out = Vec::new();
-        for kv in self.tree.range(prefixed(b'F', &[&start.to_be_bytes()])..prefixed(b'G', &[])) {
+        for kv in self
+            .tree
+            .range(prefixed(b'F', &[&start.to_be_bytes()])..prefixed(b'G', &[]))
+        {
             let (_, v) = kv?;
             let f: Finding = decode(&v)?;
             if filter.matches(&f) {

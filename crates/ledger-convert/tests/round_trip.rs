@@ -1,0 +1,175 @@
+//! Domain → proto → chain entry → domain is the identity on everything a device can say: every
+//! event of simulated rounds of every game, and every event of a simulated slot floor.
+
+use audit::AuditInput;
+use jackpot::sim::{Floor, FloorMachine, FloorPlan};
+use ledger_convert::{Routed, route, to_proto};
+use ledger_proto::v1::{self, event_body::Payload as P};
+use prost::Message;
+use rules_core::{GameId, Options, RoundEvent, SimRng, TableConfig};
+
+fn entry(index: u64, at_ms: i64, payload: P) -> v1::ChainEntry {
+    let body = v1::EventBody {
+        device_id: "dev-1".into(),
+        sequence: index,
+        occurred_at_ms: at_ms,
+        payload: Some(payload),
+    };
+    v1::ChainEntry {
+        format: 1,
+        index,
+        received_at_ms: at_ms,
+        kind: v1::RecordKind::Event as i32,
+        body: body.encode_to_vec(),
+        ..Default::default()
+    }
+}
+
+fn back(index: u64, at_ms: i64, payload: P) -> Routed {
+    let (meta, routed) = route(&entry(index, at_ms, payload)).expect("routes");
+    assert_eq!(meta.index, index);
+    assert_eq!(meta.signer, "dev-1");
+    routed
+}
+
+#[test]
+fn every_round_event_of_every_game_survives_the_trip() {
+    let mut index = 0;
+    for game in GameId::ALL {
+        let Some(mut config) = rules::example_table(game) else {
+            continue;
+        };
+        config.table_id = Some("T1".into());
+        config.casino_id = Some("C1".into());
+        index += 1;
+        match back(index, 0, to_proto::table_configured("T1", "C1", &config)) {
+            Routed::Audit(AuditInput::TableConfigured {
+                table_id,
+                config: c,
+            }) => {
+                assert_eq!(table_id, "T1");
+                assert_eq!(c, config, "{game}");
+            }
+            other => panic!("{game}: {other:?}"),
+        }
+        let table = rules::ConfiguredTable::new(config.clone()).unwrap();
+        let mut state = table.fresh_state();
+        let mut rng = SimRng::new(9);
+        let mut ms = 1_767_225_600_000;
+        for i in 0..60 {
+            let round_id = format!("{game}-{i}");
+            let round = table
+                .simulate(&state, round_id.clone().into(), ms, &mut rng, None)
+                .unwrap();
+            table
+                .adjudicate(&mut state, &round, &Options::default())
+                .unwrap();
+            for e in &round.events {
+                index += 1;
+                let at = e.at_ms.unwrap_or(ms);
+                match back(index, at, to_proto::round_event("T1", &round_id, e)) {
+                    Routed::Audit(AuditInput::RoundEvent {
+                        table_id,
+                        round_id: r,
+                        event,
+                    }) => {
+                        assert_eq!((table_id.as_str(), r.as_str()), ("T1", round_id.as_str()));
+                        assert_eq!(event, RoundEvent::at(at, e.kind.clone()), "{game}");
+                    }
+                    other => panic!("{game}: {other:?}"),
+                }
+            }
+            let s = round.settlement.clone().unwrap();
+            index += 1;
+            match back(
+                index,
+                ms,
+                to_proto::round_settled("T1", &round_id, &s, "void"),
+            ) {
+                Routed::Audit(AuditInput::RoundSettled { settlement, .. }) => {
+                    assert_eq!(settlement, s, "{game}")
+                }
+                Routed::Audit(AuditInput::RoundVoided { .. }) => {
+                    assert!(s.void && s.results.is_empty())
+                }
+                other => panic!("{game}: {other:?}"),
+            }
+            ms = round
+                .events
+                .iter()
+                .filter_map(|e| e.at_ms)
+                .max()
+                .unwrap_or(ms)
+                + 10_000;
+        }
+    }
+    assert!(index > 5_000, "{index}");
+}
+
+#[test]
+fn every_slot_floor_event_survives_the_trip() {
+    let machine = |id: &str, model: &str| FloorMachine {
+        machine_id: id.into(),
+        casino_id: "C1".into(),
+        model_id: model.into(),
+        bet_values_cents: vec![50, 100],
+        rollover: 100_000_000,
+        initial_coin_in: 99_000_000,
+        report_games: true,
+    };
+    let plan = FloorPlan {
+        models: vec![jackpot::ModelApproved {
+            model_id: "K".into(),
+            theoretical_rtp_bp: 9000,
+            bet_values_cents: vec![50, 100],
+            approval_ref: "IGJ".into(),
+        }],
+        machines: vec![machine("M1", "K"), machine("M2", "K")],
+        pools: vec![jackpot::PoolConfigured {
+            pool_id: "JP1".into(),
+            kind: jackpot::PoolKind::Jackpot,
+            casino_ids: vec!["C1".into()],
+            member_machine_ids: vec!["M1".into()],
+            member_table_ids: vec![],
+            contribution_bp: 100,
+            start_value_cents: 10_000,
+            reset_value_cents: 10_000,
+        }],
+    };
+    let mut floor = Floor::new(plan, 1, 1_767_225_600_000);
+    floor.set_hit_odds("JP1", 50);
+    let mut events = floor.setup();
+    events.extend(floor.play(100));
+    events.extend(floor.fail(&"M1".into(), "destroyed", true));
+    events.extend(floor.authorize("A1", "JP1", "JP1"));
+    events.extend(floor.transfer("X1", "JP1", "JP1", Some("A1")));
+    let mut n = 0;
+    for (i, e) in events.iter().enumerate() {
+        let p = to_proto::jackpot_event(&e.event).expect("every floor event is signed");
+        match back(i as u64 + 1, e.at_ms, p) {
+            Routed::Jackpot(j) => assert_eq!(j, e.event),
+            other => panic!("{other:?}"),
+        }
+        n += 1;
+    }
+    assert!(n > 100);
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e.event, jackpot::Event::JackpotAwarded(_)))
+    );
+}
+
+#[test]
+fn an_unknown_game_is_routed_as_such() {
+    let mut c = TableConfig::new(GameId::Craps);
+    c.min_bet_cents = Some(100);
+    let P::TableConfigured(mut m) = to_proto::table_configured("T9", "C1", &c) else {
+        unreachable!()
+    };
+    m.game = "bingo".into();
+    match back(1, 0, P::TableConfigured(m)) {
+        Routed::Audit(AuditInput::UnknownGame { game, .. }) => assert_eq!(game, "bingo"),
+        other => panic!("{other:?}"),
+    }
+}
