@@ -844,6 +844,7 @@ impl<A: Adjudicator> Auditor<A> {
                 .fold(0, Cents::saturating_add),
             findings: 0,
             event_indexes: indexes.to_vec(),
+            jackpot_before_cents: round.jackpot_before_cents,
             jackpot_pool_id: config.jackpot.as_ref().and_then(|j| j.pool_id.clone()),
             state_before,
         };

@@ -41,6 +41,9 @@ pub struct RoundSummary {
     pub findings: u32,
     /// Ledger indexes of the round's events (opening and settlement excluded).
     pub event_indexes: Vec<u64>,
+    /// The table jackpot's value before the round (what jackpot prizes were priced on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jackpot_before_cents: Option<Cents>,
     /// The table jackpot pool the round fed, if the table has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jackpot_pool_id: Option<String>,
@@ -255,6 +258,7 @@ mod tests {
             discrepancy_abs_cents: (due - reported).abs(),
             findings: 0,
             event_indexes: vec![],
+            jackpot_before_cents: None,
             jackpot_pool_id: None,
             state_before: None,
         }

@@ -1,2 +1,4 @@
+pub mod live;
+pub mod query;
 pub mod replay;
 pub mod store;

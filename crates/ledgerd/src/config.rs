@@ -25,6 +25,7 @@ pub struct Config {
     pub checkpoint: Checkpoint,
     pub store: StoreSection,
     pub grpc: Grpc,
+    pub audit: AuditSection,
     pub log: Log,
 }
 
@@ -91,6 +92,27 @@ pub struct Grpc {
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
+pub struct AuditSection {
+    /// Replay every durable entry against the rule engines and the jackpot accounts as it
+    /// arrives, and serve the `Audit` and `Jackpots` gRPC services. Its derived store lives in
+    /// `<data-dir>/audit` and can be deleted: it is rebuilt from the chain on the next start.
+    pub enabled: bool,
+    /// Keep each round's table state before adjudication, so `ledgerctl round --explain`
+    /// re-adjudicates it exactly (one serialisation per round).
+    pub keep_round_states: bool,
+}
+
+impl Default for AuditSection {
+    fn default() -> Self {
+        AuditSection {
+            enabled: true,
+            keep_round_states: true,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct Log {
     /// tracing filter (RUST_LOG syntax), e.g. "info" or "ledgerd=debug,info". RUST_LOG overrides.
     pub filter: String,
@@ -107,6 +129,7 @@ impl Default for Config {
             checkpoint: Checkpoint::default(),
             store: StoreSection::default(),
             grpc: Grpc::default(),
+            audit: AuditSection::default(),
             log: Log::default(),
         }
     }

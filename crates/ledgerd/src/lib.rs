@@ -8,6 +8,7 @@
 //! The binary (`main.rs`) only parses arguments and calls [`run`]; `ledgerctl demo` embeds the same
 //! server through [`Server::start`].
 
+pub mod audit;
 pub mod config;
 pub mod pipeline;
 pub mod service;
@@ -18,7 +19,8 @@ use std::time::Duration;
 
 use anyhow::Context;
 use ledger_core::proto::{
-    checkpoints_server::CheckpointsServer, ingest_server::IngestServer, query_server::QueryServer,
+    audit_server::AuditServer, checkpoints_server::CheckpointsServer,
+    ingest_server::IngestServer, jackpots_server::JackpotsServer, query_server::QueryServer,
 };
 use ledger_store::Store;
 use tokio::sync::oneshot;
@@ -70,7 +72,7 @@ impl Server {
             .with_context(|| format!("cannot listen on {}", cfg.listen))?;
         let addr = listener.local_addr()?;
         let (shutdown, shutdown_rx) = oneshot::channel();
-        let task = tokio::spawn(serve(cfg, ledger, listener, shutdown_rx));
+        let task = tokio::spawn(serve(cfg, data_dir.clone(), ledger, listener, shutdown_rx));
         tracing::info!(%addr, data_dir = %data_dir.display(), ledger_key = %ledger_public_key, "ledgerd serving");
         Ok(Server {
             addr,
@@ -96,6 +98,7 @@ impl Server {
 
 async fn serve(
     cfg: Config,
+    data_dir: PathBuf,
     ledger: Ledger,
     listener: tokio::net::TcpListener,
     shutdown: oneshot::Receiver<()>,
@@ -129,6 +132,45 @@ async fn serve(
         ledger: ledger.clone(),
     });
 
+    // The live audit and its services.
+    let live = if cfg.audit.enabled {
+        let dir = data_dir.join("audit");
+        Some(
+            audit::LiveAudit::start(&dir, cfg.audit.keep_round_states, ledger.clone())
+                .with_context(|| format!("cannot start the audit in {}", dir.display()))?,
+        )
+    } else {
+        None
+    };
+    let (audit_service, jackpot_service) = match &live {
+        Some(a) => {
+            health
+                .set_serving::<AuditServer<audit::AuditService>>()
+                .await;
+            health
+                .set_serving::<JackpotsServer<audit::JackpotService>>()
+                .await;
+            (
+                Some(
+                    AuditServer::new(audit::AuditService {
+                        store: a.store.clone(),
+                        replayer: a.replayer.clone(),
+                        committed: a.committed.clone(),
+                        ledger: ledger.clone(),
+                    })
+                    .max_encoding_message_size(max),
+                ),
+                Some(
+                    JackpotsServer::new(audit::JackpotService {
+                        replayer: a.replayer.clone(),
+                    })
+                    .max_encoding_message_size(max),
+                ),
+            )
+        }
+        None => (None, None),
+    };
+
     // Periodic checkpoints.
     let periodic = if cfg.checkpoint.interval_secs > 0 {
         let l = ledger.clone();
@@ -158,6 +200,8 @@ async fn serve(
         .add_service(ingest)
         .add_service(query)
         .add_service(checkpoints)
+        .add_optional_service(audit_service)
+        .add_optional_service(jackpot_service)
         .serve_with_incoming_shutdown(incoming, async {
             let _ = stop_rx.await;
         });
@@ -188,6 +232,10 @@ async fn serve(
     }
     if let Some(p) = periodic {
         p.abort();
+    }
+    if let Some(a) = live {
+        // Commit what the audit has pending and snapshot it.
+        tokio::task::spawn_blocking(move || a.stop()).await?;
     }
     if let Some(m) = fatal_msg {
         anyhow::bail!("the ledger stopped acknowledging: {m}");

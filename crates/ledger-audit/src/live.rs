@@ -1,0 +1,165 @@
+//! Following the chain: apply new durable entries as they come, commit findings and rounds
+//! within a fraction of a second, snapshot the replayer now and then, and resume after a restart
+//! from the last snapshot (everything committed after it is dropped and replayed, so a finding is
+//! never lost, duplicated or renumbered).
+
+use std::path::Path;
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+use audit::{Finding, RoundSummary};
+use ledger_store::Store;
+
+use crate::replay::{settings, Replayer};
+use crate::store::{AuditStore, AuditStoreError};
+
+/// How often pending findings are committed (they become visible to queries).
+pub const COMMIT_EVERY: Duration = Duration::from_millis(200);
+/// How often the replayer is snapshotted (resuming replays at most this much).
+pub const SNAPSHOT_EVERY: Duration = Duration::from_secs(5);
+/// Most entries applied between two commits.
+pub const MAX_PENDING_ENTRIES: usize = 20_000;
+
+/// Why following stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum FollowError {
+    #[error(transparent)]
+    Store(#[from] AuditStoreError),
+    #[error("reading the chain: {0}")]
+    Chain(#[from] ledger_store::StoreError),
+    #[error("resuming the audit: {0}")]
+    Resume(#[from] rules_core::ConfigError),
+}
+
+/// The live audit: the replayer (shared with the query services, which read the jackpot
+/// accounts through it) and its derived store.
+pub struct Follower {
+    replayer: Arc<RwLock<Replayer>>,
+    store: AuditStore,
+    pending_findings: Vec<Finding>,
+    pending_rounds: Vec<RoundSummary>,
+    pending_entries: usize,
+    last_commit: Instant,
+    last_snapshot: Instant,
+    /// Position covered by committed findings (what queries see).
+    committed: Arc<RwLock<Option<u64>>>,
+}
+
+impl Follower {
+    /// Open the derived store in `dir` and resume from its snapshot (or start at genesis).
+    pub fn open(dir: &Path, keep_round_states: bool) -> Result<Follower, FollowError> {
+        Self::with_store(AuditStore::open(dir)?, keep_round_states)
+    }
+
+    pub fn with_store(store: AuditStore, keep_round_states: bool) -> Result<Follower, FollowError> {
+        let replayer = match store.load()? {
+            Some(snap) => Replayer::restore(snap)?,
+            None => Replayer::new(settings(keep_round_states)),
+        };
+        let position = replayer.position();
+        Ok(Follower {
+            replayer: Arc::new(RwLock::new(replayer)),
+            store,
+            pending_findings: Vec::new(),
+            pending_rounds: Vec::new(),
+            pending_entries: 0,
+            last_commit: Instant::now(),
+            last_snapshot: Instant::now(),
+            committed: Arc::new(RwLock::new(position)),
+        })
+    }
+
+    /// The replayer, for read-only queries (jackpot accounts, digest).
+    pub fn replayer(&self) -> Arc<RwLock<Replayer>> {
+        self.replayer.clone()
+    }
+
+    pub fn store(&self) -> AuditStore {
+        self.store.clone()
+    }
+
+    /// The position covered by committed findings.
+    pub fn committed(&self) -> Arc<RwLock<Option<u64>>> {
+        self.committed.clone()
+    }
+
+    /// Ledger index of the last applied entry.
+    pub fn position(&self) -> Option<u64> {
+        self.replayer.read().map(|r| r.position()).unwrap_or_default()
+    }
+
+    /// Apply the chain's entries after the position up to `head` (at most `max` of them). Returns
+    /// how many were applied. Commits when due.
+    pub fn step(&mut self, chain: &Store, head: u64, max: usize) -> Result<usize, FollowError> {
+        let from = self.position().map_or(0, |p| p + 1);
+        if from > head {
+            self.commit_if_due(false)?;
+            return Ok(0);
+        }
+        let to = head.min(from.saturating_add(max as u64).saturating_sub(1));
+        let mut applied = 0;
+        {
+            let mut replayer = self.replayer.write().unwrap_or_else(|e| e.into_inner());
+            for entry in chain.entries(from, to) {
+                let entry = entry?;
+                if entry.index < from || entry.index > to {
+                    continue;
+                }
+                let step = replayer.apply(&entry);
+                self.pending_findings.extend(step.findings);
+                self.pending_rounds.extend(step.rounds);
+                applied += 1;
+            }
+        }
+        self.pending_entries += applied;
+        self.commit_if_due(false)?;
+        Ok(applied)
+    }
+
+    /// Commit if enough time passed or enough is pending (or `force`).
+    pub fn commit_if_due(&mut self, force: bool) -> Result<(), FollowError> {
+        let due = force
+            || self.pending_entries >= MAX_PENDING_ENTRIES
+            || (self.pending_entries > 0 && self.last_commit.elapsed() >= COMMIT_EVERY);
+        if !due {
+            return Ok(());
+        }
+        let snapshot_due = force || self.last_snapshot.elapsed() >= SNAPSHOT_EVERY;
+        let (snapshot, position) = {
+            let r = self.replayer.read().unwrap_or_else(|e| e.into_inner());
+            (snapshot_due.then(|| r.snapshot()), r.position())
+        };
+        self.store
+            .commit(&self.pending_findings, &self.pending_rounds, snapshot.as_ref())?;
+        if snapshot.is_some() {
+            self.last_snapshot = Instant::now();
+            self.store.flush()?;
+        }
+        self.pending_findings.clear();
+        self.pending_rounds.clear();
+        self.pending_entries = 0;
+        self.last_commit = Instant::now();
+        *self.committed.write().unwrap_or_else(|e| e.into_inner()) = position;
+        Ok(())
+    }
+
+    /// Replay everything from the current position to `head`, committing as it goes; `progress`
+    /// is called with the position after each batch.
+    pub fn run_to(
+        &mut self,
+        chain: &Store,
+        head: u64,
+        mut progress: impl FnMut(u64),
+    ) -> Result<(), FollowError> {
+        loop {
+            let n = self.step(chain, head, 10_000)?;
+            if let Some(p) = self.position() {
+                progress(p);
+            }
+            if n == 0 {
+                break;
+            }
+        }
+        self.commit_if_due(true)
+    }
+}

@@ -1,0 +1,481 @@
+//! The live audit inside ledgerd: a thread follows the durable chain with the replayer
+//! (`ledger-audit`), and two gRPC services answer from what it has committed: `Audit` (status,
+//! findings, rounds, reports) and `Jackpots` (pools, trust, machines, transfers).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use audit::{Finding, Period};
+use chrono::NaiveDate;
+use ledger_audit::live::Follower;
+use ledger_audit::query;
+use ledger_audit::replay::Replayer;
+use ledger_audit::store::{AuditStore, FindingFilter};
+use ledger_core::proto::{self as v1, audit_server::Audit, jackpots_server::Jackpots};
+use rules_core::{GameId, Severity};
+use tonic::{Request, Response, Status};
+
+use crate::pipeline::Ledger;
+
+/// The running audit.
+pub struct LiveAudit {
+    pub store: AuditStore,
+    pub replayer: Arc<RwLock<Replayer>>,
+    pub committed: Arc<RwLock<Option<u64>>>,
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl LiveAudit {
+    /// Open the derived store under `dir`, resume, and follow `ledger`'s durable head.
+    pub fn start(
+        dir: &std::path::Path,
+        keep_round_states: bool,
+        ledger: Ledger,
+    ) -> anyhow::Result<LiveAudit> {
+        let mut follower = Follower::open(dir, keep_round_states)?;
+        let store = follower.store();
+        let replayer = follower.replayer();
+        let committed = follower.committed();
+        let stop = Arc::new(AtomicBool::new(false));
+        let stop2 = stop.clone();
+        let runtime = tokio::runtime::Handle::current();
+        let thread = std::thread::Builder::new()
+            .name("audit".into())
+            .spawn(move || {
+                let chain = ledger.store().clone();
+                let mut durable = ledger.durable();
+                while !stop2.load(Ordering::Relaxed) {
+                    let head = durable.borrow_and_update().0;
+                    match follower.step(&chain, head, 5_000) {
+                        Ok(0) => {
+                            // Caught up: wait for the head to move (or commit what is pending).
+                            let _ = runtime.block_on(async {
+                                tokio::time::timeout(Duration::from_millis(100), durable.changed())
+                                    .await
+                            });
+                            if let Err(e) = follower.commit_if_due(false) {
+                                tracing::error!(error = %e, "audit commit failed; the audit stops");
+                                return;
+                            }
+                        }
+                        Ok(_) => {}
+                        Err(e) => {
+                            tracing::error!(error = %e, "the audit stops");
+                            return;
+                        }
+                    }
+                }
+                if let Err(e) = follower.commit_if_due(true) {
+                    tracing::error!(error = %e, "final audit commit failed");
+                }
+            })?;
+        Ok(LiveAudit {
+            store,
+            replayer,
+            committed,
+            stop,
+            thread: Some(thread),
+        })
+    }
+
+    /// Stop following (commits what is pending and snapshots).
+    pub fn stop(mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl Drop for LiveAudit {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn internal(e: impl std::fmt::Display) -> Status {
+    Status::internal(e.to_string())
+}
+
+fn severity_to_proto(s: Severity) -> i32 {
+    (match s {
+        Severity::Info => v1::Severity::Info,
+        Severity::Low => v1::Severity::Low,
+        Severity::Medium => v1::Severity::Medium,
+        Severity::High => v1::Severity::High,
+        Severity::Critical => v1::Severity::Critical,
+    }) as i32
+}
+
+fn severity_from_proto(s: i32) -> Result<Option<Severity>, Status> {
+    Ok(match v1::Severity::try_from(s) {
+        Ok(v1::Severity::Unspecified) => None,
+        Ok(v1::Severity::Info) => Some(Severity::Info),
+        Ok(v1::Severity::Low) => Some(Severity::Low),
+        Ok(v1::Severity::Medium) => Some(Severity::Medium),
+        Ok(v1::Severity::High) => Some(Severity::High),
+        Ok(v1::Severity::Critical) => Some(Severity::Critical),
+        Err(_) => {
+            return Err(Status::invalid_argument(format!(
+                "min_severity: {s} is not a severity"
+            )))
+        }
+    })
+}
+
+/// A finding in its proto form.
+pub fn finding_to_proto(f: &Finding) -> v1::Finding {
+    let s = |o: &Option<String>| o.clone().unwrap_or_default();
+    v1::Finding {
+        id: f.id.clone(),
+        seq: f.seq,
+        severity: severity_to_proto(f.severity),
+        for_review: f.confidence == rules_core::Confidence::Review,
+        code: f.code.clone(),
+        citation: f.citation.clone(),
+        casino_id: s(&f.casino_id),
+        table_id: s(&f.table_id),
+        machine_id: s(&f.machine_id),
+        pool_id: s(&f.pool_id),
+        device_id: s(&f.device_id),
+        game: f.game.map(|g| g.as_str().to_string()).unwrap_or_default(),
+        round_id: s(&f.round_id),
+        bet_id: s(&f.bet_id),
+        due_cents: f.due_cents,
+        reported_cents: f.reported_cents,
+        evidence: f.evidence.clone(),
+        at_ms: f.at_ms,
+        message: f.message.clone(),
+    }
+}
+
+fn non_empty(s: String) -> Option<String> {
+    if s.is_empty() { None } else { Some(s) }
+}
+
+/// The `Audit` gRPC service.
+#[derive(Clone)]
+pub struct AuditService {
+    pub store: AuditStore,
+    pub replayer: Arc<RwLock<Replayer>>,
+    pub committed: Arc<RwLock<Option<u64>>>,
+    pub ledger: Ledger,
+}
+
+#[tonic::async_trait]
+impl Audit for AuditService {
+    async fn get_status(
+        &self,
+        _: Request<v1::AuditStatusRequest>,
+    ) -> Result<Response<v1::AuditStatus>, Status> {
+        let position = *self.committed.read().map_err(internal)?;
+        let store = self.store.clone();
+        let findings = tokio::task::spawn_blocking(move || store.finding_count())
+            .await
+            .map_err(internal)?
+            .map_err(internal)?;
+        // The digest over the committed findings: recompute from the store would be slow; the
+        // replayer's digest covers its position, which equals the committed one once caught up.
+        let (digest, open_rounds, replayer_position) = {
+            let r = self.replayer.read().map_err(internal)?;
+            (r.digest(), r.open_rounds(), r.position())
+        };
+        let digest = if replayer_position == position && digest.count == findings {
+            digest.hex()
+        } else {
+            String::new()
+        };
+        Ok(Response::new(v1::AuditStatus {
+            position: position.map_or(-1, |p| p as i64),
+            head: self.ledger.durable().borrow().0,
+            findings,
+            findings_digest: digest,
+            open_rounds: open_rounds as u64,
+            rounds: 0,
+        }))
+    }
+
+    async fn list_findings(
+        &self,
+        req: Request<v1::ListFindingsRequest>,
+    ) -> Result<Response<v1::ListFindingsResponse>, Status> {
+        let r = req.into_inner();
+        let game = match non_empty(r.game) {
+            Some(g) => Some(g.parse::<GameId>().map_err(|e| Status::invalid_argument(e.to_string()))?),
+            None => None,
+        };
+        let filter = FindingFilter {
+            casino_id: non_empty(r.casino_id),
+            subject: non_empty(r.subject),
+            game,
+            code: non_empty(r.code),
+            min_severity: severity_from_proto(r.min_severity)?,
+            pool_id: non_empty(r.pool_id),
+            round_id: non_empty(r.round_id),
+            from_ms: r.from_ms,
+            to_ms: r.to_ms,
+        };
+        let limit = match r.limit {
+            0 => 100,
+            n if n > 10_000 => {
+                return Err(Status::invalid_argument(format!(
+                    "limit: {n} is above 10000"
+                )))
+            }
+            n => n as usize,
+        };
+        let store = self.store.clone();
+        let mut findings = tokio::task::spawn_blocking(move || {
+            store.findings(&filter, r.after_seq, limit + 1)
+        })
+        .await
+        .map_err(internal)?
+        .map_err(internal)?;
+        let more = findings.len() > limit;
+        findings.truncate(limit);
+        Ok(Response::new(v1::ListFindingsResponse {
+            next_after_seq: if more { findings.last().map(|f| f.seq) } else { None },
+            findings: findings.iter().map(finding_to_proto).collect(),
+        }))
+    }
+
+    async fn get_round(
+        &self,
+        req: Request<v1::GetRoundRequest>,
+    ) -> Result<Response<v1::RoundDetail>, Status> {
+        let r = req.into_inner();
+        if r.round_id.is_empty() {
+            return Err(Status::invalid_argument("round_id: missing"));
+        }
+        let store = self.store.clone();
+        let chain = self.ledger.store().clone();
+        let detail = tokio::task::spawn_blocking(move || {
+            query::round_detail(&chain, &store, non_empty(r.table_id).as_deref(), &r.round_id, r.explain)
+        })
+        .await
+        .map_err(internal)?
+        .map_err(|e| match e {
+            query::QueryError::NoRound(_) => Status::not_found(e.to_string()),
+            query::QueryError::Ambiguous { .. } => Status::invalid_argument(e.to_string()),
+            other => Status::internal(other.to_string()),
+        })?;
+        Ok(Response::new(v1::RoundDetail {
+            summary_json: serde_json::to_string(&detail.summary).map_err(internal)?,
+            entries: detail.entries,
+            adjudication_json: serde_json::to_string(&detail.adjudication).map_err(internal)?,
+            explanation: detail.explanation,
+            findings: detail.findings.iter().map(finding_to_proto).collect(),
+        }))
+    }
+
+    async fn get_report(
+        &self,
+        req: Request<v1::ReportRequest>,
+    ) -> Result<Response<v1::Report>, Status> {
+        let r = req.into_inner();
+        let period = match (r.from_ms, r.to_ms) {
+            (Some(from_ms), Some(to_ms)) => Some(Period { from_ms, to_ms }),
+            (None, None) => None,
+            _ => return Err(Status::invalid_argument("from_ms and to_ms go together")),
+        };
+        let day = match non_empty(r.day) {
+            Some(d) => Some(NaiveDate::parse_from_str(&d, "%Y-%m-%d").map_err(|e| {
+                Status::invalid_argument(format!("day: `{d}` is not YYYY-MM-DD ({e})"))
+            })?),
+            None => None,
+        };
+        let store = self.store.clone();
+        let periods = tokio::task::spawn_blocking(move || query::report(&store, period, day))
+            .await
+            .map_err(internal)?
+            .map_err(|e| Status::invalid_argument(e.to_string()))?;
+        Ok(Response::new(v1::Report {
+            periods: periods
+                .into_iter()
+                .map(|(name, p, rows)| v1::ReportPeriod {
+                    name,
+                    from_ms: p.from_ms,
+                    to_ms: p.to_ms,
+                    rows: rows.into_iter().map(report_row).collect(),
+                })
+                .collect(),
+        }))
+    }
+}
+
+fn report_row(r: audit::ReportRow) -> v1::ReportRow {
+    v1::ReportRow {
+        casino_id: r.casino_id,
+        table_id: r.table_id,
+        game: r.game,
+        rounds: r.rounds,
+        void_rounds: r.void_rounds,
+        handle_cents: r.handle_cents,
+        due_player_net_cents: r.due_player_net_cents,
+        reported_player_net_cents: r.reported_player_net_cents,
+        due_win_cents: r.due_win_cents,
+        reported_win_cents: r.reported_win_cents,
+        hold_bp: r.hold_bp,
+        due_hold_bp: r.due_hold_bp,
+        discrepancies: r.discrepancies,
+        discrepancy_abs_cents: r.discrepancy_abs_cents,
+    }
+}
+
+/// The `Jackpots` gRPC service: the jackpot accounts as the live audit holds them.
+#[derive(Clone)]
+pub struct JackpotService {
+    pub replayer: Arc<RwLock<Replayer>>,
+}
+
+fn json(v: &impl serde::Serialize) -> Result<Response<v1::JsonDocument>, Status> {
+    Ok(Response::new(v1::JsonDocument {
+        json: serde_json::to_string(v).map_err(internal)?,
+    }))
+}
+
+#[tonic::async_trait]
+impl Jackpots for JackpotService {
+    async fn list_pools(
+        &self,
+        _: Request<v1::ListPoolsRequest>,
+    ) -> Result<Response<v1::PoolList>, Status> {
+        let r = self.replayer.read().map_err(internal)?;
+        let book = r.book();
+        let pools = book
+            .reconciliation_status()
+            .into_iter()
+            .map(|s| {
+                let casinos = book
+                    .pool(&s.pool_id)
+                    .map(|p| p.casinos.iter().map(|c| c.to_string()).collect())
+                    .unwrap_or_default();
+                v1::PoolSummary {
+                    pool_id: s.pool_id.to_string(),
+                    kind: serde_json::to_value(s.kind)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_string))
+                        .unwrap_or_default(),
+                    casino_ids: casinos,
+                    captive_cents: s.captive_cents,
+                    captive_e4: s.captive_e4.to_string(),
+                    last_reported_cents: s.last_report.as_ref().map(|l| l.reported_cents),
+                    reconciled: s.last_report.as_ref().is_none_or(|l| l.ok),
+                }
+            })
+            .collect();
+        Ok(Response::new(v1::PoolList {
+            pools,
+            conservation_holds: book.conservation().holds,
+        }))
+    }
+
+    async fn get_pool(
+        &self,
+        req: Request<v1::GetPoolRequest>,
+    ) -> Result<Response<v1::JsonDocument>, Status> {
+        let id = req.into_inner().pool_id;
+        let r = self.replayer.read().map_err(internal)?;
+        let book = r.book();
+        let pool = book
+            .pool(&id)
+            .ok_or_else(|| Status::not_found(format!("no pool `{id}`")))?;
+        let history = book
+            .pool_history(&id, jackpot::Period::All)
+            .map_err(|e| Status::not_found(e.to_string()))?;
+        json(&serde_json::json!({ "pool": pool, "history": history }))
+    }
+
+    async fn get_liability(
+        &self,
+        req: Request<v1::LiabilityRequest>,
+    ) -> Result<Response<v1::JsonDocument>, Status> {
+        let casino = req.into_inner().casino_id;
+        let r = self.replayer.read().map_err(internal)?;
+        if casino.is_empty() {
+            json(&r.book().trust_report())
+        } else {
+            json(&r.book().liability(&casino))
+        }
+    }
+
+    async fn list_machines(
+        &self,
+        req: Request<v1::ListMachinesRequest>,
+    ) -> Result<Response<v1::JsonDocument>, Status> {
+        let q = req.into_inner();
+        let period = match (q.from_ms, q.to_ms) {
+            (Some(from_ms), Some(to_ms)) => jackpot::Period::Times { from_ms, to_ms },
+            _ => jackpot::Period::All,
+        };
+        let r = self.replayer.read().map_err(internal)?;
+        let book = r.book();
+        let machines: Vec<serde_json::Value> = book
+            .machines()
+            .map(|m| {
+                serde_json::json!({
+                    "machine": m,
+                    "return": book.machine_return(&m.id, period).ok(),
+                })
+            })
+            .collect();
+        json(&machines)
+    }
+
+    async fn transfer_candidates(
+        &self,
+        req: Request<v1::TransferCandidatesRequest>,
+    ) -> Result<Response<v1::JsonDocument>, Status> {
+        let id = req.into_inner().machine_id;
+        let r = self.replayer.read().map_err(internal)?;
+        let c = r
+            .book()
+            .transfer_candidates(&id)
+            .map_err(|e| Status::not_found(e.to_string()))?;
+        json(&c)
+    }
+
+    async fn validate_transfer(
+        &self,
+        req: Request<v1::JackpotTransfer>,
+    ) -> Result<Response<v1::TransferValidation>, Status> {
+        let t = req.into_inner();
+        let transfer = jackpot::JackpotTransfer {
+            transfer_id: t.transfer_id.into(),
+            from_pool_id: t.from_pool_id.into(),
+            to_pool_id: t.to_pool_id.into(),
+            amount_cents: t.amount_cents,
+            reason: t.reason,
+            authorization_id: non_empty(t.authorization_id).map(Into::into),
+        };
+        let r = self.replayer.read().map_err(internal)?;
+        let (accepted, findings, error) = match r.book().validate_transfer(&transfer) {
+            Ok(()) => (true, Vec::new(), String::new()),
+            Err(jackpot::TransferRejection::Ineligible(fs)) => (
+                false,
+                fs.iter()
+                    .map(|f| v1::Finding {
+                        severity: severity_to_proto(f.severity),
+                        code: f.code.to_string(),
+                        citation: f.citation.to_string(),
+                        message: f.message.clone(),
+                        pool_id: f.pool_id.as_deref().unwrap_or_default().to_string(),
+                        ..Default::default()
+                    })
+                    .collect(),
+                String::new(),
+            ),
+            Err(e) => (false, Vec::new(), e.to_string()),
+        };
+        Ok(Response::new(v1::TransferValidation {
+            accepted,
+            findings,
+            error,
+        }))
+    }
+}
