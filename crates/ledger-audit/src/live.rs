@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use audit::{Finding, RoundSummary};
 use ledger_store::Store;
 
-use crate::replay::{settings, Replayer};
+use crate::replay::{Replayer, settings};
 use crate::store::{AuditStore, AuditStoreError};
 
 /// How often pending findings are committed (they become visible to queries).
@@ -29,6 +29,8 @@ pub enum FollowError {
     Chain(#[from] ledger_store::StoreError),
     #[error("resuming the audit: {0}")]
     Resume(#[from] rules_core::ConfigError),
+    #[error("{0}")]
+    Source(String),
 }
 
 /// The live audit: the replayer (shared with the query services, which read the jackpot
@@ -85,7 +87,10 @@ impl Follower {
 
     /// Ledger index of the last applied entry.
     pub fn position(&self) -> Option<u64> {
-        self.replayer.read().map(|r| r.position()).unwrap_or_default()
+        self.replayer
+            .read()
+            .map(|r| r.position())
+            .unwrap_or_default()
     }
 
     /// Apply the chain's entries after the position up to `head` (at most `max` of them). Returns
@@ -129,8 +134,11 @@ impl Follower {
             let r = self.replayer.read().unwrap_or_else(|e| e.into_inner());
             (snapshot_due.then(|| r.snapshot()), r.position())
         };
-        self.store
-            .commit(&self.pending_findings, &self.pending_rounds, snapshot.as_ref())?;
+        self.store.commit(
+            &self.pending_findings,
+            &self.pending_rounds,
+            snapshot.as_ref(),
+        )?;
         if snapshot.is_some() {
             self.last_snapshot = Instant::now();
             self.store.flush()?;
@@ -141,6 +149,29 @@ impl Follower {
         self.last_commit = Instant::now();
         *self.committed.write().unwrap_or_else(|e| e.into_inner()) = position;
         Ok(())
+    }
+
+    /// Apply entries from any source (an export file), in chain order, committing as it goes.
+    pub fn apply_all<E: Into<FollowError>>(
+        &mut self,
+        entries: impl Iterator<Item = Result<ledger_proto::v1::ChainEntry, E>>,
+        mut progress: impl FnMut(u64),
+    ) -> Result<(), FollowError> {
+        for entry in entries {
+            let entry = entry.map_err(Into::into)?;
+            let step = {
+                let mut r = self.replayer.write().unwrap_or_else(|e| e.into_inner());
+                r.apply(&entry)
+            };
+            self.pending_findings.extend(step.findings);
+            self.pending_rounds.extend(step.rounds);
+            self.pending_entries += 1;
+            if self.pending_entries >= MAX_PENDING_ENTRIES {
+                self.commit_if_due(false)?;
+                progress(entry.index);
+            }
+        }
+        self.commit_if_due(true)
     }
 
     /// Replay everything from the current position to `head`, committing as it goes; `progress`

@@ -1,9 +1,9 @@
 //! Answers that combine the chain and the derived store: a round rebuilt from its entries and
 //! adjudicated again (with its explanation), and the reports.
 
-use audit::{aggregate, Finding, Period, ReportRow, RoundSummary};
+use audit::{Finding, Period, ReportRow, RoundSummary, aggregate};
 use chrono::NaiveDate;
-use ledger_convert::{route, Routed};
+use ledger_convert::{Routed, route};
 use ledger_proto::v1;
 use ledger_store::Store;
 use rules_core::{Adjudication, Options, Round, Settlement};
@@ -83,7 +83,7 @@ pub fn round_detail(
             return Err(QueryError::Invalid(format!(
                 "entry {} is not the table's configuration",
                 summary.config_index
-            )))
+            )));
         }
     };
     let mut events = Vec::new();
@@ -155,7 +155,7 @@ pub fn report(
         (None, None) => {
             return Err(QueryError::Invalid(
                 "give a period (from and to) or a day".to_string(),
-            ))
+            ));
         }
     };
     let mut out = Vec::new();

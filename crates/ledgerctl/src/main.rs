@@ -1,11 +1,14 @@
 //! ledgerctl: the casino-ledger command line. One module per subcommand.
 
+mod adjudicate;
+mod audit_cmd;
 mod bench;
 mod checkpoint;
 mod common;
 mod demo;
 mod device;
 mod export;
+mod findings;
 mod keygen;
 mod status;
 mod tail;
@@ -53,6 +56,14 @@ enum Command {
     /// Load test: stream pre-signed events over N concurrent streams; report events/s and
     /// receipt latency.
     Bench(bench::Args),
+    /// Run the rule engines on rounds written as JSON (a file or stdin; one document or JSON
+    /// Lines): what each bet was due, every violation, and with --explain rule by rule why.
+    Adjudicate(adjudicate::Args),
+    /// Replay the chain from genesis against the rule engines and jackpot accounts (offline),
+    /// or show the live audit's status; prints the findings digest.
+    Audit(audit_cmd::Args),
+    /// List the audit's findings from the running ledger, with filters.
+    Findings(findings::Args),
 }
 
 fn main() {
@@ -77,6 +88,11 @@ fn main() {
         Command::Status(a) => common::runtime().and_then(|rt| rt.block_on(status::run(a, json))),
         Command::Demo(a) => common::runtime().and_then(|rt| rt.block_on(demo::run(a, json))),
         Command::Bench(a) => common::runtime().and_then(|rt| rt.block_on(bench::run(a, json))),
+        Command::Adjudicate(a) => adjudicate::run(a, json),
+        Command::Audit(a) => common::runtime().and_then(|rt| rt.block_on(audit_cmd::run(a, json))),
+        Command::Findings(a) => {
+            common::runtime().and_then(|rt| rt.block_on(findings::run(a, json)))
+        }
     };
     match result {
         Ok(code) => std::process::exit(code),
@@ -85,4 +101,9 @@ fn main() {
             std::process::exit(1);
         }
     }
+}
+
+/// An audit finding in its proto form (for printing offline findings like live ones).
+fn audit_cmd_finding(f: &audit::Finding) -> ledger_core::proto::Finding {
+    ledgerd::audit::finding_to_proto(f)
 }

@@ -296,7 +296,10 @@ fn hexfield(v: &serde_json::Value, name: &str, line: usize) -> Result<Vec<u8>, V
     hex::decode(s).map_err(|e| VerifyError::general(format!("line {line}: {name}: {e}")))
 }
 
-fn entry_from_json(e: &serde_json::Value, line: usize) -> Result<v1::ChainEntry, VerifyError> {
+pub(crate) fn entry_from_json(
+    e: &serde_json::Value,
+    line: usize,
+) -> Result<v1::ChainEntry, VerifyError> {
     let num = |name: &str| {
         e.get(name)
             .and_then(|x| x.as_i64())

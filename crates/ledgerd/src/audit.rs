@@ -123,7 +123,7 @@ fn severity_from_proto(s: i32) -> Result<Option<Severity>, Status> {
         Err(_) => {
             return Err(Status::invalid_argument(format!(
                 "min_severity: {s} is not a severity"
-            )))
+            )));
         }
     })
 }
@@ -206,7 +206,10 @@ impl Audit for AuditService {
     ) -> Result<Response<v1::ListFindingsResponse>, Status> {
         let r = req.into_inner();
         let game = match non_empty(r.game) {
-            Some(g) => Some(g.parse::<GameId>().map_err(|e| Status::invalid_argument(e.to_string()))?),
+            Some(g) => Some(
+                g.parse::<GameId>()
+                    .map_err(|e| Status::invalid_argument(e.to_string()))?,
+            ),
             None => None,
         };
         let filter = FindingFilter {
@@ -225,21 +228,24 @@ impl Audit for AuditService {
             n if n > 10_000 => {
                 return Err(Status::invalid_argument(format!(
                     "limit: {n} is above 10000"
-                )))
+                )));
             }
             n => n as usize,
         };
         let store = self.store.clone();
-        let mut findings = tokio::task::spawn_blocking(move || {
-            store.findings(&filter, r.after_seq, limit + 1)
-        })
-        .await
-        .map_err(internal)?
-        .map_err(internal)?;
+        let mut findings =
+            tokio::task::spawn_blocking(move || store.findings(&filter, r.after_seq, limit + 1))
+                .await
+                .map_err(internal)?
+                .map_err(internal)?;
         let more = findings.len() > limit;
         findings.truncate(limit);
         Ok(Response::new(v1::ListFindingsResponse {
-            next_after_seq: if more { findings.last().map(|f| f.seq) } else { None },
+            next_after_seq: if more {
+                findings.last().map(|f| f.seq)
+            } else {
+                None
+            },
             findings: findings.iter().map(finding_to_proto).collect(),
         }))
     }
@@ -255,7 +261,13 @@ impl Audit for AuditService {
         let store = self.store.clone();
         let chain = self.ledger.store().clone();
         let detail = tokio::task::spawn_blocking(move || {
-            query::round_detail(&chain, &store, non_empty(r.table_id).as_deref(), &r.round_id, r.explain)
+            query::round_detail(
+                &chain,
+                &store,
+                non_empty(r.table_id).as_deref(),
+                &r.round_id,
+                r.explain,
+            )
         })
         .await
         .map_err(internal)?

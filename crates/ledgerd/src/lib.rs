@@ -19,8 +19,8 @@ use std::time::Duration;
 
 use anyhow::Context;
 use ledger_core::proto::{
-    audit_server::AuditServer, checkpoints_server::CheckpointsServer,
-    ingest_server::IngestServer, jackpots_server::JackpotsServer, query_server::QueryServer,
+    audit_server::AuditServer, checkpoints_server::CheckpointsServer, ingest_server::IngestServer,
+    jackpots_server::JackpotsServer, query_server::QueryServer,
 };
 use ledger_store::Store;
 use tokio::sync::oneshot;
