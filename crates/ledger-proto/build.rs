@@ -22,7 +22,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 root.join("casino_ledger/v1/events.proto"),
                 root.join("casino_ledger/v1/ledger.proto"),
             ],
-            &[root.clone()],
+            std::slice::from_ref(&root),
         )?;
     println!("cargo:rerun-if-changed={}", root.display());
     println!("cargo:rerun-if-env-changed=PROTOC");
