@@ -325,7 +325,7 @@ impl CasinoSim {
                     "straight" => sel.first() == Some(&pocket),
                     "red" => RED.contains(&pocket),
                     "black" => pocket != 0 && !RED.contains(&pocket),
-                    _ => pocket != 0 && pocket % 2 == 0,
+                    _ => pocket != 0 && pocket.is_multiple_of(2),
                 };
                 // French roulette: even chances lose half on zero ("la partage").
                 let net = if wins {

@@ -320,13 +320,13 @@ fn check_payload(p: P) -> Result<Payload, BodyError> {
             if let Some(v) = m.max_bet_cents {
                 stake(&f("max_bet_cents"), v)?;
             }
-            if let (Some(lo), Some(hi)) = (m.min_bet_cents, m.max_bet_cents) {
-                if lo > hi {
-                    return Err(bad(
-                        &f("min_bet_cents"),
-                        format!("{lo} is above max_bet_cents {hi}"),
-                    ));
-                }
+            if let (Some(lo), Some(hi)) = (m.min_bet_cents, m.max_bet_cents)
+                && lo > hi
+            {
+                return Err(bad(
+                    &f("min_bet_cents"),
+                    format!("{lo} is above max_bet_cents {hi}"),
+                ));
             }
             list(&f("limits"), &m.limits)?;
             for (i, l) in m.limits.iter().enumerate() {
@@ -339,33 +339,33 @@ fn check_payload(p: P) -> Result<Payload, BodyError> {
                 }
             }
             opt_id(&f("commission"), &m.commission)?;
-            if let Some(j) = &m.jackpot {
-                if !j.pool_id.is_empty() {
-                    id(&f("jackpot.pool_id"), &j.pool_id)?;
-                    stake(&f("jackpot.bet_amount_cents"), j.bet_amount_cents)?;
-                    bp(&f("jackpot.increment_bp"), j.increment_bp)?;
-                    nonneg(&f("jackpot.start_value_cents"), j.start_value_cents)?;
-                    list(&f("jackpot.paytable"), &j.paytable)?;
-                    for (i, pr) in j.paytable.iter().enumerate() {
-                        id(
-                            &f(&format!("jackpot.paytable[{i}].combination")),
-                            &pr.combination,
-                        )?;
-                        match pr.award {
-                            None => {
-                                return Err(bad(
-                                    &f(&format!("jackpot.paytable[{i}].award")),
-                                    "missing",
-                                ));
-                            }
-                            Some(v1::jackpot_prize::Award::PercentBp(b)) => {
-                                bp(&f(&format!("jackpot.paytable[{i}].percent_bp")), b)?
-                            }
-                            Some(_) => {}
+            if let Some(j) = &m.jackpot
+                && !j.pool_id.is_empty()
+            {
+                id(&f("jackpot.pool_id"), &j.pool_id)?;
+                stake(&f("jackpot.bet_amount_cents"), j.bet_amount_cents)?;
+                bp(&f("jackpot.increment_bp"), j.increment_bp)?;
+                nonneg(&f("jackpot.start_value_cents"), j.start_value_cents)?;
+                list(&f("jackpot.paytable"), &j.paytable)?;
+                for (i, pr) in j.paytable.iter().enumerate() {
+                    id(
+                        &f(&format!("jackpot.paytable[{i}].combination")),
+                        &pr.combination,
+                    )?;
+                    match pr.award {
+                        None => {
+                            return Err(bad(
+                                &f(&format!("jackpot.paytable[{i}].award")),
+                                "missing",
+                            ));
                         }
+                        Some(v1::jackpot_prize::Award::PercentBp(b)) => {
+                            bp(&f(&format!("jackpot.paytable[{i}].percent_bp")), b)?
+                        }
+                        Some(_) => {}
                     }
-                    opt_id(&f("jackpot.collection"), &j.collection)?;
                 }
+                opt_id(&f("jackpot.collection"), &j.collection)?;
             }
             if m.settings.len() > MAX_LIST_LEN {
                 return Err(bad(&f("settings"), "too many settings"));
@@ -440,10 +440,10 @@ fn check_payload(p: P) -> Result<Payload, BodyError> {
             if let Some(d) = m.dice.iter().find(|d| !(1..=6).contains(*d)) {
                 return Err(bad(&f("dice"), format!("face {d} is not 1-6")));
             }
-            if let Some(c) = m.chosen_from {
-                if c > 255 {
-                    return Err(bad(&f("chosen_from"), format!("{c} out of range")));
-                }
+            if let Some(c) = m.chosen_from
+                && c > 255
+            {
+                return Err(bad(&f("chosen_from"), format!("{c} out of range")));
             }
             t
         }
@@ -451,10 +451,10 @@ fn check_payload(p: P) -> Result<Payload, BodyError> {
             let t = table!(m);
             direction(&f("ball_direction"), m.ball_direction)?;
             direction(&f("wheel_direction"), m.wheel_direction)?;
-            if let Some(p) = m.from_pocket {
-                if p > 36 {
-                    return Err(bad(&f("from_pocket"), format!("pocket {p} is not 0-36")));
-                }
+            if let Some(p) = m.from_pocket
+                && p > 36
+            {
+                return Err(bad(&f("from_pocket"), format!("pocket {p} is not 0-36")));
             }
             opt_id(&f("ball_id"), &m.ball_id)?;
             t

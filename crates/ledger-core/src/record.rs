@@ -133,14 +133,14 @@ pub fn check_checkpoint(
         .map_err(|e| format!("not a CheckpointBody: {e}"))?;
     let key =
         parse_public_key(&b.ledger_public_key).map_err(|e| format!("ledger_public_key: {e}"))?;
-    if let Some(k) = expected_key {
-        if k != &key {
-            return Err(format!(
-                "signed by ledger key {} but the ledger's key is {}",
-                hex::encode(key.as_bytes()),
-                hex::encode(k.as_bytes())
-            ));
-        }
+    if let Some(k) = expected_key
+        && k != &key
+    {
+        return Err(format!(
+            "signed by ledger key {} but the ledger's key is {}",
+            hex::encode(key.as_bytes()),
+            hex::encode(k.as_bytes())
+        ));
     }
     let sig = parse_signature(&cp.signature).map_err(|e| e.to_string())?;
     if !verify_strict(&key, CHECKPOINT_DOMAIN, &cp.body, &sig) {

@@ -279,17 +279,17 @@ impl ChainVerifier {
                     (Some(Record::Genesis(g)), 0) => {
                         let k = parse_public_key(&g.ledger_public_key)
                             .map_err(|e| VerifyError::at(0, format!("genesis ledger key: {e}")))?;
-                        if let Some(exp) = &self.expected_key {
-                            if exp != &k {
-                                return Err(VerifyError::at(
-                                    0,
-                                    format!(
-                                        "the genesis names ledger key {} but the trusted ledger key is {}",
-                                        hex::encode(k.as_bytes()),
-                                        hex::encode(exp.as_bytes())
-                                    ),
-                                ));
-                            }
+                        if let Some(exp) = &self.expected_key
+                            && exp != &k
+                        {
+                            return Err(VerifyError::at(
+                                0,
+                                format!(
+                                    "the genesis names ledger key {} but the trusted ledger key is {}",
+                                    hex::encode(k.as_bytes()),
+                                    hex::encode(exp.as_bytes())
+                                ),
+                            ));
                         }
                         self.ledger_key = Some(k);
                         self.summary.ledger_id = g.ledger_id.clone();

@@ -134,15 +134,15 @@ pub fn verify_prechecked(items: &mut [PreOutcome]) {
     let mut checks = Vec::with_capacity(items.len());
     let mut at = Vec::with_capacity(items.len());
     for (i, it) in items.iter().enumerate() {
-        if let PreOutcome::Ready(r) = it {
-            if let Some(key) = r.key {
-                checks.push(SignatureCheck {
-                    message: signed_message(EVENT_DOMAIN, &r.body),
-                    signature: r.sig,
-                    key,
-                });
-                at.push(i);
-            }
+        if let PreOutcome::Ready(r) = it
+            && let Some(key) = r.key
+        {
+            checks.push(SignatureCheck {
+                message: signed_message(EVENT_DOMAIN, &r.body),
+                signature: r.sig,
+                key,
+            });
+            at.push(i);
         }
     }
     for (ok, i) in verify_many(&checks).into_iter().zip(at) {
@@ -352,13 +352,13 @@ impl Appender {
             return Ok(());
         }
         for p in principals {
-            if let Some(s) = self.signers.get(&p.id) {
-                if !s.role.is_principal() {
-                    return Err(StoreError::Refused(format!(
-                        "configured principal {} has the id of a registered device",
-                        p.id
-                    )));
-                }
+            if let Some(s) = self.signers.get(&p.id)
+                && !s.role.is_principal()
+            {
+                return Err(StoreError::Refused(format!(
+                    "configured principal {} has the id of a registered device",
+                    p.id
+                )));
             }
         }
         let mut p = self.begin();
@@ -442,13 +442,14 @@ impl Appender {
         device: &str,
         seq: u64,
     ) -> Result<Option<v1::ChainEntry>, StoreError> {
-        if let Some((first, idx)) = p.runs.get(device) {
-            if seq >= *first && ((seq - first) as usize) < idx.len() / 8 {
-                let o = (seq - first) as usize * 8;
-                let index = u64_of(&idx[o..]).unwrap_or_default();
-                let base = p.entries.first().map(|e| e.index).unwrap_or_default();
-                return Ok(p.entries.get((index - base) as usize).cloned());
-            }
+        if let Some((first, idx)) = p.runs.get(device)
+            && seq >= *first
+            && ((seq - first) as usize) < idx.len() / 8
+        {
+            let o = (seq - first) as usize * 8;
+            let index = u64_of(&idx[o..]).unwrap_or_default();
+            let base = p.entries.first().map(|e| e.index).unwrap_or_default();
+            return Ok(p.entries.get((index - base) as usize).cloned());
         }
         match self.store.index_of(device, seq)? {
             None => Ok(None),

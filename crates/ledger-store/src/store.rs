@@ -753,10 +753,13 @@ impl Store {
                     }
                 }
                 _ => {
-                    if let Ok(r) = ledger_core::record::decode_ledger_record(&e.body) {
-                        if let Some(v1::ledger_record_body::Record::SecurityFinding(f)) = r.record {
-                            batch.insert(finding_key(&f.device_id, f.sequence), &e.index.to_be_bytes());
-                        }
+                    if let Ok(r) = ledger_core::record::decode_ledger_record(&e.body)
+                        && let Some(v1::ledger_record_body::Record::SecurityFinding(f)) = r.record
+                    {
+                        batch.insert(
+                            finding_key(&f.device_id, f.sequence),
+                            &e.index.to_be_bytes(),
+                        );
                     }
                 }
             }

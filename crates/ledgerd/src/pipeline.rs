@@ -28,6 +28,13 @@ use tonic::Status;
 
 type Reply = oneshot::Sender<Result<v1::Receipt, Status>>;
 type CheckpointReply = oneshot::Sender<Result<v1::Checkpoint, Status>>;
+/// A prechecked group on its way to the appender, with its replies and an optional checkpoint
+/// request that follows it.
+type Group = (
+    Vec<PreOutcome>,
+    Vec<Reply>,
+    Option<(&'static str, CheckpointReply)>,
+);
 
 enum Msg {
     Event(v1::Envelope, Reply),
@@ -78,11 +85,7 @@ impl Ledger {
         let (tx, rx) = mpsc::channel(cfg.queue_capacity);
         let (durable_tx, durable) = watch::channel(head);
         let (fatal_tx, fatal) = watch::channel(None);
-        let (b_tx, b_rx) = tokio::sync::mpsc::channel::<(
-            Vec<PreOutcome>,
-            Vec<Reply>,
-            Option<(&'static str, CheckpointReply)>,
-        )>(2);
+        let (b_tx, b_rx) = tokio::sync::mpsc::channel::<Group>(2);
         let (c_tx, c_rx) = std_mpsc::sync_channel::<Applied>(4);
         tokio::spawn(stage_a(rx, b_tx, store.clone(), cfg));
         let fatal_b = fatal_tx.clone();
@@ -144,11 +147,7 @@ impl Ledger {
 
 async fn stage_a(
     mut rx: mpsc::Receiver<Msg>,
-    b_tx: mpsc::Sender<(
-        Vec<PreOutcome>,
-        Vec<Reply>,
-        Option<(&'static str, CheckpointReply)>,
-    )>,
+    b_tx: mpsc::Sender<Group>,
     store: Arc<Store>,
     cfg: PipelineConfig,
 ) {
@@ -218,11 +217,7 @@ async fn precheck_group(
     items
 }
 
-type BRx = mpsc::Receiver<(
-    Vec<PreOutcome>,
-    Vec<Reply>,
-    Option<(&'static str, CheckpointReply)>,
-)>;
+type BRx = mpsc::Receiver<Group>;
 
 fn stage_b(
     mut appender: Appender,
@@ -253,10 +248,10 @@ fn stage_b(
                 }
             }
         }
-        if let Some((why, r)) = control {
-            if c_tx.send(Applied::Checkpoint(why, r)).is_err() {
-                return;
-            }
+        if let Some((why, r)) = control
+            && c_tx.send(Applied::Checkpoint(why, r)).is_err()
+        {
+            return;
         }
     }
 }
@@ -274,12 +269,10 @@ fn stage_c(
             waiting.push(m);
         }
         let has_groups = waiting.iter().any(|m| matches!(m, Applied::Group { .. }));
-        if has_groups {
-            if let Err(e) = store.sync() {
-                tracing::error!(error = %e, "flush/fsync failed; the ledger stops acknowledging and exits");
-                let _ = fatal.send(Some(format!("flush/fsync failed: {e}")));
-                return; // dropping every reply answers UNAVAILABLE; never retry an fsync
-            }
+        if has_groups && let Err(e) = store.sync() {
+            tracing::error!(error = %e, "flush/fsync failed; the ledger stops acknowledging and exits");
+            let _ = fatal.send(Some(format!("flush/fsync failed: {e}")));
+            return; // dropping every reply answers UNAVAILABLE; never retry an fsync
         }
         for m in waiting {
             match m {
