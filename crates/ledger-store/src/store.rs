@@ -208,7 +208,7 @@ impl Store {
                 dir.display()
             )));
         }
-        let db = open_sled(dir, 64 << 20)?;
+        let db = open_sled(dir, 16 << 20)?;
         let tree = db.open_tree("ledger")?;
         Ok(Store {
             dir: dir.to_path_buf(),
