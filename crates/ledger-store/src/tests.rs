@@ -388,3 +388,30 @@ fn an_entry_rewritten_through_sled_is_found_at_its_index() {
         .expect("refused");
     assert!(err.to_string().contains("entry 23"), "{err}");
 }
+
+/// sled never fsyncs blob files; pages must stay below its blob threshold even with the largest
+/// envelopes the ingest accepts (64 KiB bodies).
+#[test]
+fn the_largest_envelopes_leave_no_unsynced_blob_files() {
+    let (d, mut op, store, mut a) = setup();
+    let mut t = Dev::new("table-1", 2);
+    submit(&mut a, vec![op.env(register(&t))]);
+    let big = |n: usize| {
+        P::BetsCollected(v1::BetsCollected {
+            table_id: "t1".into(),
+            round_id: format!("r{n}"),
+            bet_ids: (0..500).map(|i| format!("{i:0>120}")).collect(),
+        })
+    };
+    for g in 0..3 {
+        let envs: Vec<_> = (0..40).map(|n| t.env(big(g * 100 + n))).collect();
+        assert!(envs[0].body.len() > 60_000 && envs[0].body.len() <= 65_536);
+        let r = submit(&mut a, envs);
+        assert!(r.iter().all(|r| status(r).0 == St::Accepted), "{:?}", r[0]);
+    }
+    let blobs = std::fs::read_dir(d.path().join("blobs"))
+        .map(|r| r.count())
+        .unwrap_or(0);
+    assert_eq!(blobs, 0, "sled wrote blob files");
+    verify_all(&store);
+}

@@ -43,7 +43,8 @@ pub struct PrincipalEntry {
 #[serde(deny_unknown_fields, default)]
 pub struct Ingest {
     /// Largest accepted EventBody in bytes; larger envelopes are rejected (TOO_LARGE). Kept far
-    /// below sled's blob threshold (about 128 KiB), whose files sled never fsyncs.
+    /// below sled's blob threshold (a page of up to 17 values must stay under a quarter
+    /// segment), whose files sled never fsyncs; hence at most 65536.
     pub max_body_bytes: usize,
     /// Most envelopes verified and appended as one group (one flush + fsync covers a group).
     pub max_batch: usize,
@@ -200,9 +201,9 @@ impl Config {
     /// Check values that TOML types cannot.
     pub fn validate(&self) -> Result<(), ConfigError> {
         let bad = |m: String| Err(ConfigError::Invalid(m));
-        if self.ingest.max_body_bytes == 0 || self.ingest.max_body_bytes > 100 * 1024 {
+        if self.ingest.max_body_bytes == 0 || self.ingest.max_body_bytes > 65536 {
             return bad(format!(
-                "ingest.max_body_bytes = {}: must be 1..=102400 (sled never fsyncs blobs above ~128 KiB)",
+                "ingest.max_body_bytes = {}: must be 1..=65536 (larger pages would go to sled blob files)",
                 self.ingest.max_body_bytes
             ));
         }
