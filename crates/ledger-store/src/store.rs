@@ -378,7 +378,7 @@ impl Store {
         })?;
         let first = u64_of(&k[1..]).unwrap_or(u64::MAX);
         let mut chunk = decode_chunk(first, &v)?;
-        let pos = (index - first) as usize;
+        let pos = index.checked_sub(first).unwrap_or(u64::MAX) as usize;
         Ok(if pos < chunk.len() {
             Some(chunk.swap_remove(pos))
         } else {

@@ -59,14 +59,14 @@ fn main() -> anyhow::Result<()> {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
-    let data_dir = cfg
-        .data_dir
-        .clone()
-        .context("no data directory: pass --data-dir DIR or set data_dir in the configuration")?;
     if args.check_config {
         println!("{cfg:#?}");
         return Ok(());
     }
+    let data_dir = cfg
+        .data_dir
+        .clone()
+        .context("no data directory: pass --data-dir DIR or set data_dir in the configuration")?;
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?
