@@ -322,3 +322,38 @@ async fn unknown_and_revoked_devices_via_the_cli() {
     assert_eq!(st(&r[0]), St::Rejected);
     l.stop();
 }
+
+/// Server reflection lists the ledger's services (what `grpcurl list` shows).
+#[tokio::test]
+async fn reflection_lists_the_services() {
+    use tonic_reflection::pb::v1::{
+        ServerReflectionRequest, server_reflection_client::ServerReflectionClient,
+        server_reflection_request::MessageRequest, server_reflection_response::MessageResponse,
+    };
+    let (_dir, l) = start();
+    let ch = ledger_agent::connect(&l.url()).await.unwrap();
+    let req = ServerReflectionRequest {
+        host: String::new(),
+        message_request: Some(MessageRequest::ListServices(String::new())),
+    };
+    let mut resp = ServerReflectionClient::new(ch)
+        .server_reflection_info(tokio_stream::iter(vec![req]))
+        .await
+        .unwrap()
+        .into_inner();
+    let Some(MessageResponse::ListServicesResponse(list)) =
+        resp.next().await.unwrap().unwrap().message_response
+    else {
+        panic!("no service list");
+    };
+    let names: Vec<_> = list.service.iter().map(|s| s.name.as_str()).collect();
+    for s in [
+        "casino_ledger.v1.Ingest",
+        "casino_ledger.v1.Query",
+        "casino_ledger.v1.Checkpoints",
+        "grpc.health.v1.Health",
+    ] {
+        assert!(names.contains(&s), "{s} missing from {names:?}");
+    }
+    l.stop();
+}

@@ -154,6 +154,7 @@ pub struct Store {
     pub(crate) tree: sled::Tree,
     log: Option<File>,
     synced_blobs: std::sync::Mutex<std::collections::HashSet<std::ffi::OsString>>,
+    fail_syncs: std::sync::atomic::AtomicBool,
     pub(crate) key: Option<SigningKey>,
     /// Public keys of the known signers, for signature checks ahead of the appender.
     pub(crate) keys: RwLock<HashMap<String, VerifyingKey>>,
@@ -226,6 +227,7 @@ impl Store {
             tree,
             log: None,
             synced_blobs: Default::default(),
+            fail_syncs: Default::default(),
             key: None,
             keys: RwLock::new(HashMap::new()),
             checkpoint_lock: std::sync::Mutex::new(()),
@@ -260,6 +262,7 @@ impl Store {
             tree,
             log: Some(log),
             synced_blobs: Default::default(),
+            fail_syncs: Default::default(),
             key: Some(key),
             keys: RwLock::new(HashMap::new()),
             checkpoint_lock: std::sync::Mutex::new(()),
@@ -305,6 +308,12 @@ impl Store {
 
     /// Make everything applied so far durable: sled flush, then fsync of sled's `db` file.
     pub fn sync(&self) -> Result<(), StoreError> {
+        if self.fail_syncs.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(StoreError::io(
+                &self.dir.join("db"),
+                std::io::Error::other("injected fsync failure (test)"),
+            ));
+        }
         self.db.flush()?;
         if let Some(log) = &self.log {
             log.sync_all()
@@ -312,6 +321,14 @@ impl Store {
             self.sync_blobs()?;
         }
         Ok(())
+    }
+
+    /// Make every later `sync` fail, as a failing disk would (fault injection for tests of the
+    /// "a failed fsync stops all acknowledgements" path).
+    #[doc(hidden)]
+    pub fn inject_sync_failures_for_tests(&self) {
+        self.fail_syncs
+            .store(true, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// sled 0.34 writes oversized pages to `blobs/` without fsync. They should not occur (see

@@ -307,3 +307,89 @@ fn stage_c(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ed25519_dalek::SigningKey;
+    use ledger_core::SignerRole;
+    use ledger_core::proto::event_body::Payload as P;
+    use ledger_core::signing::{EVENT_DOMAIN, sign};
+    use ledger_store::{OpenConfig, PrincipalConfig};
+    use prost::Message;
+
+    fn env(key: &SigningKey, dev: &str, seq: u64, payload: P) -> v1::Envelope {
+        let body = v1::EventBody {
+            device_id: dev.into(),
+            sequence: seq,
+            occurred_at_ms: now_ms(),
+            payload: Some(payload),
+        }
+        .encode_to_vec();
+        let signature = sign(key, EVENT_DOMAIN, &body).to_bytes().to_vec();
+        v1::Envelope { body, signature }
+    }
+
+    /// A failed fsync stops every acknowledgement: the group it covered, and all later ones.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_failed_sync_stops_acknowledging() {
+        let dir = tempfile::tempdir().unwrap();
+        let op = SigningKey::from_bytes(&[1; 32]);
+        let (store, appender) = Store::open_writer(
+            dir.path(),
+            &OpenConfig {
+                cache_capacity_bytes: 8 << 20,
+                ledger_id: "t".into(),
+                principals: vec![PrincipalConfig {
+                    id: "op".into(),
+                    role: SignerRole::Operator,
+                    key: op.verifying_key(),
+                }],
+            },
+        )
+        .unwrap();
+        let ledger = Ledger::start(
+            appender,
+            PipelineConfig {
+                max_batch: 64,
+                queue_capacity: 64,
+                max_body_bytes: 65536,
+                time: TimePolicy::default(),
+            },
+        );
+        let model = |n: u32| {
+            P::MachineModelApproved(v1::MachineModelApproved {
+                model_id: format!("m{n}"),
+                theoretical_rtp_bp: 9000,
+                bet_values_cents: vec![10],
+                approval_ref: String::new(),
+            })
+        };
+        let ok = ledger
+            .submit(env(&op, "op", 1, model(1)))
+            .await
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(ok.status, v1::ReceiptStatus::Accepted as i32);
+        store.inject_sync_failures_for_tests();
+        let failed = ledger.submit(env(&op, "op", 2, model(2))).await.await;
+        assert!(
+            !matches!(failed, Ok(Ok(_))),
+            "no receipt after a failed sync: {failed:?}"
+        );
+        let mut fatal = ledger.fatal();
+        fatal.wait_for(|f| f.is_some()).await.unwrap();
+        assert!(fatal.borrow().as_deref().unwrap().contains("fsync"));
+        let later = ledger.submit(env(&op, "op", 2, model(2))).await.await;
+        assert!(
+            !matches!(later, Ok(Ok(_))),
+            "nothing is acknowledged any more: {later:?}"
+        );
+        assert_eq!(
+            ledger.durable().borrow().0,
+            ok.index,
+            "the durable head stays where the last good sync left it"
+        );
+    }
+}
