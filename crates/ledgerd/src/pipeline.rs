@@ -173,12 +173,24 @@ async fn stage_a(
             next = rx.try_recv().ok();
         }
         let now = now_ms();
+        let n = envs.len();
+        let t = std::time::Instant::now();
         let items = precheck_group(&store, envs, &cfg, now).await;
+        tracing::trace!(
+            n,
+            us = t.elapsed().as_micros() as u64,
+            "stage A: precheck + verify"
+        );
         if b_tx.send((items, replies, control)).await.is_err() {
             return;
         }
     }
 }
+
+/// Groups at least this large are verified on two threads at once. Smaller groups (moderate load)
+/// use one, which leaves the other core to gRPC, the appender and the sync, and keeps latency low;
+/// under heavy load groups grow past this and verification uses both cores.
+const SPLIT_AT: usize = 512;
 
 /// Precheck and batch-verify a group, split over two blocking threads when it is large enough
 /// (this machine has two cores; tokio's own workers mostly wait on I/O meanwhile).
@@ -199,7 +211,7 @@ async fn precheck_group(
         }
     };
     let (max, time) = (cfg.max_body_bytes, cfg.time);
-    if envs.len() < 128 {
+    if envs.len() < SPLIT_AT {
         return tokio::task::spawn_blocking(work(store.clone(), envs, max, time))
             .await
             .expect("precheck does not panic");
@@ -230,7 +242,10 @@ fn stage_b(
             return; // dropping replies answers UNAVAILABLE
         }
         if !items.is_empty() {
-            match appender.apply(items, now_ms()) {
+            let (n, t) = (items.len(), std::time::Instant::now());
+            let applied = appender.apply(items, now_ms());
+            tracing::trace!(n, us = t.elapsed().as_micros() as u64, "stage B: apply");
+            match applied {
                 Ok((receipts, applied)) => {
                     let group = Applied::Group {
                         receipts,
@@ -269,7 +284,14 @@ fn stage_c(
             waiting.push(m);
         }
         let has_groups = waiting.iter().any(|m| matches!(m, Applied::Group { .. }));
-        if has_groups && let Err(e) = store.sync() {
+        let t = std::time::Instant::now();
+        let synced = if has_groups { store.sync() } else { Ok(()) };
+        tracing::trace!(
+            groups = waiting.len(),
+            us = t.elapsed().as_micros() as u64,
+            "stage C: sync"
+        );
+        if let Err(e) = synced {
             tracing::error!(error = %e, "flush/fsync failed; the ledger stops acknowledging and exits");
             let _ = fatal.send(Some(format!("flush/fsync failed: {e}")));
             return; // dropping every reply answers UNAVAILABLE; never retry an fsync
