@@ -151,6 +151,23 @@ async fn stage_a(
     store: Arc<Store>,
     cfg: PipelineConfig,
 ) {
+    // Up to two groups are verified at once (one per core); a forwarder hands them to the
+    // appender in arrival order. Under load, this queue fills and the groups grow.
+    type Verifying = (
+        tokio::task::JoinHandle<Vec<PreOutcome>>,
+        Vec<Reply>,
+        Option<(&'static str, CheckpointReply)>,
+    );
+    let (v_tx, mut v_rx) = mpsc::channel::<Verifying>(1);
+    tokio::spawn(async move {
+        while let Some((handle, replies, control)) = v_rx.recv().await {
+            let items = handle.await.expect("precheck does not panic");
+            if b_tx.send((items, replies, control)).await.is_err() {
+                return;
+            }
+        }
+    });
+    let cfg = Arc::new(cfg);
     while let Some(first) = rx.recv().await {
         let mut envs = Vec::new();
         let mut replies = Vec::new();
@@ -173,15 +190,19 @@ async fn stage_a(
             next = rx.try_recv().ok();
         }
         let now = now_ms();
-        let n = envs.len();
-        let t = std::time::Instant::now();
-        let items = precheck_group(&store, envs, &cfg, now).await;
-        tracing::trace!(
-            n,
-            us = t.elapsed().as_micros() as u64,
-            "stage A: precheck + verify"
-        );
-        if b_tx.send((items, replies, control)).await.is_err() {
+        let (store, cfg2) = (store.clone(), cfg.clone());
+        let handle = tokio::spawn(async move {
+            let n = envs.len();
+            let t = std::time::Instant::now();
+            let items = precheck_group(&store, envs, &cfg2, now).await;
+            tracing::trace!(
+                n,
+                us = t.elapsed().as_micros() as u64,
+                "stage A: precheck + verify"
+            );
+            items
+        });
+        if v_tx.send((handle, replies, control)).await.is_err() {
             return;
         }
     }
