@@ -7,8 +7,9 @@
 //! ```
 //!
 //! * A takes whatever is queued (up to `max_batch`) as one group, so the group grows with load
-//!   and no time is spent waiting for a fuller batch. While A verifies group k+1, B and C are
-//!   applying and syncing group k.
+//!   and no time is spent waiting for a fuller batch. A verifies up to two groups at once (one
+//!   per core; groups of 512+ are also split in two) and hands them to B in arrival order; while
+//!   it verifies groups k+1 and k+2, B and C are applying and syncing group k.
 //! * C drains every applied group that is waiting and covers them with one flush + fsync, and
 //!   only then sends their receipts: nothing is acknowledged before it is durable.
 //! * A sync error is fatal: C stops, every waiting and later submission gets UNAVAILABLE, and
