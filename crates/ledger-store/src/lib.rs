@@ -1,1 +1,62 @@
-//! The sled-backed store of the hash chain, with durable group commit.
+//! # ledger-store: the hash chain on sled, with durable group commit
+//!
+//! One sled tree (`ledger`) holds everything, under one-byte key prefixes, so that a whole group
+//! of entries and the derived state they change are written by one atomic `apply_batch`:
+//!
+//! | key | value |
+//! |---|---|
+//! | `E` u64be first index | a chunk of consecutive entries of one group: `u32be len, ChainEntry (prost)`, ... (≤ 256 entries, ≤ 64 KiB) |
+//! | `S` u8 len, device id, u64be first sequence | a run of consecutive sequences: the u64be entry index of each (derived; one record per device per group) |
+//! | `D` device id | `DeviceInfo` (prost): key, kind, registration, last sequence (derived) |
+//! | `F` u8 len, device id, u64be sequence | u64be index of the security finding about it (one per device and sequence; derived) |
+//! | `C` u64be number | `Checkpoint` (prost); mirrored to `checkpoints.log` |
+//! | `M` `head` | u64be index + 32-byte hash of the last entry |
+//! | `M` `derived` | u64be index up to which the derived state is built |
+//!
+//! Derived data (`S`, `D`, `F`) can be rebuilt from the entries ([`Store::rebuild_derived`]).
+//!
+//! Durability: sled 0.34's flush is `sync_file_range`, not a full fsync, so [`Store::sync`] flushes
+//! sled and then fsyncs sled's `db` file through a second descriptor. Nothing may be acknowledged
+//! before the `sync` that follows its `apply`. A `sync` error is fatal: the caller stops
+//! acknowledging and exits.
+//!
+//! The [`Appender`] holds the writer's state (head, signers) and decides, one event at a time and
+//! in order, what happens to each envelope; [`precheck`] and [`verify_prechecked`] do the
+//! order-independent work (decoding, time, signatures) beforehand, on other threads.
+
+mod append;
+mod keyfile;
+mod store;
+
+pub use append::{Appender, Applied, PreOutcome, Ready, now_ms, precheck, verify_prechecked};
+pub use keyfile::{LEDGER_KEY_FILE, generate_key, load_or_create as load_ledger_key};
+pub use store::{CHECKPOINT_LOG, OpenConfig, PrincipalConfig, Store};
+
+/// Errors of the store. Any of them from a write or a sync is fatal for acknowledging.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("sled: {0}")]
+    Sled(#[from] sled::Error),
+    #[error("I/O on {path}: {err}")]
+    Io { path: String, err: std::io::Error },
+    #[error("ledger key: {0}")]
+    Key(String),
+    #[error("the store is corrupt at entry {index}: {detail}")]
+    CorruptEntry { index: u64, detail: String },
+    #[error("the store is corrupt: {0}")]
+    Corrupt(String),
+    #[error("{0}")]
+    Refused(String),
+}
+
+impl StoreError {
+    pub(crate) fn io(path: &std::path::Path, err: std::io::Error) -> StoreError {
+        StoreError::Io {
+            path: path.display().to_string(),
+            err,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

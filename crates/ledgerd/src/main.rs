@@ -1,1 +1,74 @@
-fn main() {}
+//! ledgerd: the casino-ledger daemon. See `ledgerd --help`.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::Parser;
+use ledgerd::Config;
+
+/// The casino-ledger daemon: receives ed25519-signed events from gaming tables and slot machines
+/// over gRPC, verifies them, appends them to a durable blake3 hash chain, and acknowledges each
+/// one only after it is on disk.
+///
+/// Everything except the data directory and the listen address lives in a TOML file; see
+/// deploy/ledgerd.toml for every key with its default and meaning. On first start ledgerd creates
+/// the data directory, the ledger's own key (ledger.key, mode 0600) and the chain's genesis entry.
+/// On every start it checks the chain's tail against the last signed checkpoint and refuses to
+/// serve if they disagree.
+///
+/// Signals: SIGTERM or SIGINT stop it cleanly (finish open streams, sign a shutdown checkpoint).
+/// Exit status: 0 after a clean stop; 1 on a configuration, startup or storage error (a failed
+/// flush or fsync stops all acknowledgements and exits; restart it and it recovers).
+#[derive(Parser, Debug)]
+#[command(version, about, long_about)]
+struct Args {
+    /// TOML configuration file (principals, ingest limits, checkpoints, gRPC, logging).
+    /// Without it, defaults apply and no operator can register devices.
+    #[arg(long, short = 'c', value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Data directory (overrides `data_dir` in the file). Created if missing; keep it on ext4 or
+    /// xfs, never btrfs, NFS or FUSE.
+    #[arg(long, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+    /// gRPC listen address, e.g. 127.0.0.1:50051 (overrides `listen`; port 0 picks a free port,
+    /// printed on stdout as "ledgerd listening on ADDR ...").
+    #[arg(long, value_name = "ADDR")]
+    listen: Option<SocketAddr>,
+    /// Check the configuration, print the effective values and exit.
+    #[arg(long)]
+    check_config: bool,
+}
+
+fn main() -> anyhow::Result<()> {
+    let args = Args::parse();
+    let mut cfg = match &args.config {
+        Some(p) => Config::load(p)?,
+        None => Config::default(),
+    };
+    if let Some(d) = args.data_dir {
+        cfg.data_dir = Some(d);
+    }
+    if let Some(l) = args.listen {
+        cfg.listen = l;
+    }
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .or_else(|_| tracing_subscriber::EnvFilter::try_new(&cfg.log.filter))
+        .context("log.filter")?;
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+    if args.check_config {
+        println!("{cfg:#?}");
+        return Ok(());
+    }
+    let data_dir = cfg
+        .data_dir
+        .clone()
+        .context("no data directory: pass --data-dir DIR or set data_dir in the configuration")?;
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?
+        .block_on(ledgerd::run(cfg, &data_dir))
+}

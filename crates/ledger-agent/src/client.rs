@@ -1,0 +1,137 @@
+//! The gRPC client: connect with large HTTP/2 windows, stream envelopes, collect receipts in order,
+//! and after a disconnect resend everything not yet receipted (the ledger answers DUPLICATE with
+//! the original receipt for what it already had).
+
+use std::time::Duration;
+
+use ledger_core::proto::{self as v1, ingest_client::IngestClient};
+use tokio_stream::StreamExt;
+use tonic::transport::{Channel, Endpoint};
+
+/// Client errors.
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    #[error("cannot connect to {url}: {err}")]
+    Connect {
+        url: String,
+        err: tonic::transport::Error,
+    },
+    #[error("bad ledger address {0:?}")]
+    Url(String),
+    #[error("gRPC: {0}")]
+    Status(#[from] tonic::Status),
+    #[error("key: {0}")]
+    Key(String),
+    #[error("gave up after {attempts} attempts: {last}")]
+    GaveUp { attempts: u32, last: String },
+    #[error("the ledger answered {got} receipts for {sent} envelopes")]
+    Protocol { got: usize, sent: usize },
+}
+
+/// Connection and retry settings.
+#[derive(Clone, Debug)]
+pub struct ClientOptions {
+    /// Reconnect attempts after a failure before giving up.
+    pub max_attempts: u32,
+    /// Pause between attempts (doubles each time, up to 2 s).
+    pub backoff: Duration,
+    pub connect_timeout: Duration,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions {
+            max_attempts: 20,
+            backoff: Duration::from_millis(100),
+            connect_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+/// A channel to ledgerd with the window sizes the server uses (the 64 KiB default stalls fast
+/// streams). `url` like `http://127.0.0.1:50051`.
+pub async fn connect(url: &str) -> Result<Channel, AgentError> {
+    endpoint(url, Duration::from_secs(5))?
+        .connect()
+        .await
+        .map_err(|err| AgentError::Connect {
+            url: url.to_string(),
+            err,
+        })
+}
+
+fn endpoint(url: &str, timeout: Duration) -> Result<Endpoint, AgentError> {
+    let url = if url.contains("://") {
+        url.to_string()
+    } else {
+        format!("http://{url}")
+    };
+    Ok(Endpoint::from_shared(url.clone())
+        .map_err(|_| AgentError::Url(url))?
+        .connect_timeout(timeout)
+        .tcp_nodelay(true)
+        .initial_stream_window_size(Some(4 << 20))
+        .initial_connection_window_size(Some(8 << 20)))
+}
+
+/// Stream `envelopes` on one stream and push the receipts, in order, onto `receipts`. Returns
+/// when every envelope has its receipt, or with the error that broke the stream (the receipts
+/// received so far are kept).
+pub async fn stream_once(
+    channel: Channel,
+    envelopes: &[v1::Envelope],
+    receipts: &mut Vec<v1::Receipt>,
+) -> Result<(), AgentError> {
+    let mut client = IngestClient::new(channel)
+        .max_decoding_message_size(16 << 20)
+        .max_encoding_message_size(16 << 20);
+    let out: Vec<v1::Envelope> = envelopes.to_vec();
+    let n = out.len();
+    let mut inbound = client.submit(tokio_stream::iter(out)).await?.into_inner();
+    let mut got = 0usize;
+    while got < n {
+        match inbound.next().await {
+            Some(Ok(r)) => {
+                receipts.push(r);
+                got += 1;
+            }
+            Some(Err(s)) => return Err(AgentError::Status(s)),
+            None => return Err(AgentError::Protocol { got, sent: n }),
+        }
+    }
+    Ok(())
+}
+
+/// Submit every envelope and return one receipt per envelope, in order, reconnecting and resending
+/// what is not yet receipted after any failure (kill -9 of the server included).
+pub async fn submit_all(
+    url: &str,
+    envelopes: &[v1::Envelope],
+    opts: &ClientOptions,
+) -> Result<Vec<v1::Receipt>, AgentError> {
+    let mut receipts = Vec::with_capacity(envelopes.len());
+    let mut attempts = 0u32;
+    let mut pause = opts.backoff;
+    while receipts.len() < envelopes.len() {
+        let result = match endpoint(url, opts.connect_timeout)?.connect().await {
+            Ok(ch) => stream_once(ch, &envelopes[receipts.len()..], &mut receipts).await,
+            Err(err) => Err(AgentError::Connect {
+                url: url.to_string(),
+                err,
+            }),
+        };
+        if let Err(e) = result {
+            attempts += 1;
+            if attempts >= opts.max_attempts {
+                return Err(AgentError::GaveUp {
+                    attempts,
+                    last: e.to_string(),
+                });
+            }
+            tracing::warn!(error = %e, resend_from = receipts.len(), "ingest stream broke; reconnecting");
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(Duration::from_secs(2));
+        }
+    }
+    Ok(receipts)
+}

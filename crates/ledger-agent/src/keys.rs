@@ -1,0 +1,91 @@
+//! Key files: `NAME.key` holds the 32-byte ed25519 seed in hex (mode 0600), `NAME.pub` the
+//! 32-byte public key in hex.
+
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use ed25519_dalek::{SigningKey, VerifyingKey};
+
+use crate::AgentError;
+
+/// A new random key.
+pub fn generate() -> SigningKey {
+    let mut seed = [0u8; 32];
+    rand::fill(&mut seed);
+    SigningKey::from_bytes(&seed)
+}
+
+/// Paths of the two files for `base` (`base.key`, `base.pub`).
+pub fn paths(base: &Path) -> (PathBuf, PathBuf) {
+    let s = base.as_os_str().to_owned();
+    let mut k = s.clone();
+    k.push(".key");
+    let mut p = s;
+    p.push(".pub");
+    (PathBuf::from(k), PathBuf::from(p))
+}
+
+/// Write `base.key` (0600, refusing to overwrite) and `base.pub`.
+pub fn write_pair(base: &Path, key: &SigningKey) -> Result<(PathBuf, PathBuf), AgentError> {
+    let (kp, pp) = paths(base);
+    let io = |p: &Path, e: std::io::Error| AgentError::Key(format!("{}: {e}", p.display()));
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&kp)
+        .map_err(|e| io(&kp, e))?;
+    f.write_all(format!("{}\n", hex::encode(key.to_bytes())).as_bytes())
+        .map_err(|e| io(&kp, e))?;
+    std::fs::write(
+        &pp,
+        format!("{}\n", hex::encode(key.verifying_key().as_bytes())),
+    )
+    .map_err(|e| io(&pp, e))?;
+    Ok((kp, pp))
+}
+
+/// Read a secret key file.
+pub fn read_secret(path: &Path) -> Result<SigningKey, AgentError> {
+    let t = std::fs::read_to_string(path)
+        .map_err(|e| AgentError::Key(format!("{}: {e}", path.display())))?;
+    ledger_core::signing::parse_secret_key_hex(&t)
+        .map_err(|e| AgentError::Key(format!("{}: {e}", path.display())))
+}
+
+/// Read a public key: a `.pub` file, or 64 hex digits given directly.
+pub fn read_public(path_or_hex: &str) -> Result<VerifyingKey, AgentError> {
+    let text = if Path::new(path_or_hex).is_file() {
+        std::fs::read_to_string(path_or_hex)
+            .map_err(|e| AgentError::Key(format!("{path_or_hex}: {e}")))?
+    } else {
+        path_or_hex.to_string()
+    };
+    ledger_core::signing::parse_public_key_hex(&text)
+        .map_err(|e| AgentError::Key(format!("{path_or_hex}: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_files_round_trip_with_private_permissions() {
+        use std::os::unix::fs::PermissionsExt;
+        let d = tempfile::tempdir().unwrap();
+        let base = d.path().join("table-1");
+        let k = generate();
+        let (kp, pp) = write_pair(&base, &k).unwrap();
+        assert_eq!(
+            std::fs::metadata(&kp).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        assert_eq!(read_secret(&kp).unwrap().to_bytes(), k.to_bytes());
+        assert_eq!(
+            read_public(pp.to_str().unwrap()).unwrap(),
+            k.verifying_key()
+        );
+        assert!(write_pair(&base, &k).is_err(), "never overwrites a key");
+    }
+}

@@ -1,0 +1,156 @@
+//! Criterion benches of the chain's pure core: building an entry (record hash + entry hash),
+//! checking one (structure, link, registry, sequence), and signature verification (batched vs
+//! strict single). Run: `cargo bench -p ledger-core --bench chain`.
+
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use ed25519_dalek::SigningKey;
+use ledger_core::proto::{self as v1, event_body::Payload as P, ledger_record_body::Record};
+use ledger_core::record::{make_entry, sign_ledger_record};
+use ledger_core::signing::{EVENT_DOMAIN, SignatureCheck, sign, signed_message};
+use ledger_core::{ChainVerifier, GENESIS_PREV_HASH, Hash32, RecordKind, verify_many};
+use prost::Message;
+
+fn body(seq: u64) -> Vec<u8> {
+    v1::EventBody {
+        device_id: "table-roulette-1".into(),
+        sequence: seq,
+        occurred_at_ms: 1_800_000_000_000 + seq as i64,
+        payload: Some(P::BetPlaced(v1::BetPlaced {
+            table_id: "RF-01".into(),
+            round_id: "RF-01-00042".into(),
+            bet_id: format!("b{seq}"),
+            bet_type: "straight".into(),
+            seat: Some(3),
+            player_id: "p3".into(),
+            selection: vec![17],
+            amount_cents: 2_500,
+            ..Default::default()
+        })),
+    }
+    .encode_to_vec()
+}
+
+/// A chain: genesis, principals, a device registration, then `n` events of that device.
+fn build_chain(n: u64) -> Vec<v1::ChainEntry> {
+    let ledger = SigningKey::from_bytes(&[1; 32]);
+    let op = SigningKey::from_bytes(&[2; 32]);
+    let dev = SigningKey::from_bytes(&[3; 32]);
+    let mut out = Vec::new();
+    let mut prev: Hash32 = GENESIS_PREV_HASH;
+    let mut push = |kind, body: Vec<u8>, sig: Vec<u8>, out: &mut Vec<v1::ChainEntry>| {
+        let e = make_entry(&prev, out.len() as u64, 1_800_000_000_000, kind, body, sig);
+        prev = e.entry_hash.as_slice().try_into().unwrap();
+        out.push(e);
+    };
+    let (b, s) = sign_ledger_record(
+        &ledger,
+        0,
+        Record::Genesis(v1::LedgerGenesis {
+            ledger_id: "bench".into(),
+            ledger_public_key: ledger.verifying_key().as_bytes().to_vec(),
+        }),
+    );
+    push(RecordKind::Ledger, b, s, &mut out);
+    let (b, s) = sign_ledger_record(
+        &ledger,
+        0,
+        Record::PrincipalsDeclared(v1::PrincipalsDeclared {
+            principals: vec![v1::Principal {
+                id: "op".into(),
+                role: v1::PrincipalRole::Operator as i32,
+                public_key: op.verifying_key().as_bytes().to_vec(),
+            }],
+        }),
+    );
+    push(RecordKind::Ledger, b, s, &mut out);
+    let reg = v1::EventBody {
+        device_id: "op".into(),
+        sequence: 1,
+        occurred_at_ms: 1_800_000_000_000,
+        payload: Some(P::DeviceRegistered(v1::DeviceRegistered {
+            device_id: "table-roulette-1".into(),
+            public_key: dev.verifying_key().as_bytes().to_vec(),
+            kind: v1::DeviceKind::Table as i32,
+            casino_id: "c".into(),
+            ..Default::default()
+        })),
+    }
+    .encode_to_vec();
+    let s = sign(&op, EVENT_DOMAIN, &reg).to_bytes().to_vec();
+    push(RecordKind::Event, reg, s, &mut out);
+    for seq in 1..=n {
+        let b = body(seq);
+        let s = sign(&dev, EVENT_DOMAIN, &b).to_bytes().to_vec();
+        push(RecordKind::Event, b, s, &mut out);
+    }
+    out
+}
+
+fn benches(c: &mut Criterion) {
+    let b = body(1);
+    let sig = vec![7u8; 64];
+    let mut g = c.benchmark_group("chain");
+    g.throughput(Throughput::Elements(1));
+    g.bench_function(
+        "append: make_entry (record hash + entry hash, ~110 B body)",
+        |bn| {
+            let mut prev = GENESIS_PREV_HASH;
+            let mut i = 0u64;
+            bn.iter_batched(
+                || b.clone(),
+                |body| {
+                    let e = make_entry(&prev, i, 1, RecordKind::Event, body, sig.clone());
+                    prev = e.entry_hash.as_slice().try_into().unwrap();
+                    i += 1;
+                    e
+                },
+                BatchSize::SmallInput,
+            )
+        },
+    );
+    let entries = build_chain(4096);
+    g.throughput(Throughput::Elements(entries.len() as u64));
+    g.bench_function(
+        "verify: check_entry x4099 (hashes, link, decode, registry, sequence; no signatures)",
+        |bn| {
+            bn.iter(|| {
+                let mut v = ChainVerifier::new(None);
+                let mut n = 0;
+                for e in &entries {
+                    n += v.check_entry(e).unwrap().len();
+                }
+                n
+            })
+        },
+    );
+    let dev = SigningKey::from_bytes(&[3; 32]);
+    let checks: Vec<SignatureCheck> = (1..=256u64)
+        .map(|s| {
+            let b = body(s);
+            SignatureCheck {
+                message: signed_message(EVENT_DOMAIN, &b),
+                signature: sign(&dev, EVENT_DOMAIN, &b),
+                key: dev.verifying_key(),
+            }
+        })
+        .collect();
+    g.throughput(Throughput::Elements(256));
+    g.bench_function("verify: signatures, batch of 256 (verify_many)", |bn| {
+        bn.iter(|| assert!(verify_many(&checks).iter().all(|&x| x)))
+    });
+    g.bench_function("verify: signatures, 256 x verify_strict", |bn| {
+        bn.iter(|| {
+            checks
+                .iter()
+                .all(|c| c.key.verify_strict(&c.message, &c.signature).is_ok())
+        })
+    });
+    g.finish();
+}
+
+criterion_group! {
+    name = chain_benches;
+    config = Criterion::default().sample_size(20).measurement_time(std::time::Duration::from_secs(3)).warm_up_time(std::time::Duration::from_secs(1));
+    targets = benches
+}
+criterion_main!(chain_benches);

@@ -1,0 +1,945 @@
+//! The signed event model in domain types: the one place where a device's signed bytes are
+//! decoded and checked field by field.
+//!
+//! A body that passes [`Event::decode`] is structurally sound: every required identifier is
+//! present, every amount is integer cents within [`MAX_AMOUNT_CENTS`], cards, recipients, pockets
+//! and dice are well formed, enums are known values. Whether it makes sense within its round is the
+//! rule engines' business (a later stage), not the ingest's. Table payloads are kept in their
+//! proto form here; the audit stage turns them into `rules_core` rounds.
+
+use chrono::{DateTime, TimeZone, Utc};
+use ed25519_dalek::VerifyingKey;
+use ledger_proto::v1::{self, event_body::Payload as P};
+use prost::Message;
+use rules_core::{Card, MAX_AMOUNT_CENTS, Recipient};
+
+use crate::signing::{KeyError, parse_public_key};
+
+/// Longest identifier (device, table, round, bet, ...) in bytes.
+pub const MAX_ID_LEN: usize = 128;
+/// Longest free-text field in bytes.
+pub const MAX_TEXT_LEN: usize = 4096;
+/// Most elements in any repeated field.
+pub const MAX_LIST_LEN: usize = 1024;
+
+/// Why a body was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BodyError {
+    /// The bytes are not an EventBody, or a field is missing or out of range.
+    #[error("malformed body: {field}: {problem}")]
+    Malformed { field: String, problem: String },
+    /// A registration with an unusable key.
+    #[error("registration refused: {0}")]
+    BadKey(KeyError),
+}
+
+fn bad(field: &str, problem: impl Into<String>) -> BodyError {
+    BodyError::Malformed {
+        field: field.to_string(),
+        problem: problem.into(),
+    }
+}
+
+/// Kind of a registered device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DeviceKind {
+    Table,
+    Machine,
+}
+
+/// A device registration (signed by an operator).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceRegistration {
+    pub device_id: String,
+    pub public_key: VerifyingKey,
+    pub kind: DeviceKind,
+    pub casino_id: String,
+    pub table_ids: Vec<String>,
+    /// For machines: the machine id (the device id when the registration leaves it empty).
+    pub machine_id: String,
+    pub model_id: String,
+    pub bet_values_cents: Vec<i64>,
+    pub description: String,
+}
+
+/// What an event is about, which decides who may sign it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Payload {
+    /// Registry, signed by an operator.
+    DeviceRegistered(DeviceRegistration),
+    /// Registry, signed by an operator.
+    DeviceRevoked { device_id: String, reason: String },
+    /// A table-game event for `table_id`, signed by a table device registered for that table.
+    Table { table_id: String, event: P },
+    /// A slot-machine event for `machine_id`, signed by that machine's agent. `machine_id` is
+    /// empty for payloads that name no machine (captive values).
+    Machine { machine_id: String, event: P },
+    /// Machine models, pools and jackpot transfers, signed by an operator.
+    Operator(P),
+    /// Inspectorate authorisations, signed by a regulator.
+    Regulator(P),
+}
+
+/// One decoded, structurally valid event.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    pub device_id: String,
+    pub sequence: u64,
+    pub occurred_at: DateTime<Utc>,
+    pub payload: Payload,
+}
+
+impl Event {
+    /// Decode and check an EventBody's bytes.
+    pub fn decode(body: &[u8]) -> Result<Event, BodyError> {
+        let b = v1::EventBody::decode(body)
+            .map_err(|e| bad("body", format!("not an EventBody: {e}")))?;
+        Event::from_proto(b)
+    }
+
+    /// Check a decoded EventBody.
+    pub fn from_proto(b: v1::EventBody) -> Result<Event, BodyError> {
+        id("device_id", &b.device_id)?;
+        if b.sequence == 0 {
+            return Err(bad("sequence", "must start at 1"));
+        }
+        let occurred_at = Utc
+            .timestamp_millis_opt(b.occurred_at_ms)
+            .single()
+            .ok_or_else(|| {
+                bad(
+                    "occurred_at_ms",
+                    format!("{} is not a valid time", b.occurred_at_ms),
+                )
+            })?;
+        let p = b.payload.ok_or_else(|| {
+            bad(
+                "payload",
+                "missing (or a payload this ledger version does not know)",
+            )
+        })?;
+        let payload = check_payload(p)?;
+        Ok(Event {
+            device_id: b.device_id,
+            sequence: b.sequence,
+            occurred_at,
+            payload,
+        })
+    }
+
+    /// The payload's name as in the proto (`bet_placed`, `meter_reading`, ...).
+    pub fn payload_name(&self) -> &'static str {
+        match &self.payload {
+            Payload::DeviceRegistered(_) => "device_registered",
+            Payload::DeviceRevoked { .. } => "device_revoked",
+            Payload::Table { event, .. }
+            | Payload::Machine { event, .. }
+            | Payload::Operator(event)
+            | Payload::Regulator(event) => payload_name(event),
+        }
+    }
+}
+
+/// The proto name of a payload.
+pub fn payload_name(p: &P) -> &'static str {
+    match p {
+        P::DeviceRegistered(_) => "device_registered",
+        P::DeviceRevoked(_) => "device_revoked",
+        P::TableConfigured(_) => "table_configured",
+        P::RoundOpened(_) => "round_opened",
+        P::BetPlaced(_) => "bet_placed",
+        P::BetChanged(_) => "bet_changed",
+        P::BetWithdrawn(_) => "bet_withdrawn",
+        P::BetsClosed(_) => "bets_closed",
+        P::CardDealt(_) => "card_dealt",
+        P::DiceThrown(_) => "dice_thrown",
+        P::BallLaunched(_) => "ball_launched",
+        P::BallLanded(_) => "ball_landed",
+        P::PlayerDecision(_) => "player_decision",
+        P::RoleAssigned(_) => "role_assigned",
+        P::TableProcedure(_) => "table_procedure",
+        P::FaultDeclared(_) => "fault_declared",
+        P::ThrowVoided(_) => "throw_voided",
+        P::BetsCollected(_) => "bets_collected",
+        P::PrizePaid(_) => "prize_paid",
+        P::JackpotDisplayed(_) => "jackpot_displayed",
+        P::RoundSettled(_) => "round_settled",
+        P::RoundVoided(_) => "round_voided",
+        P::MeterReading(_) => "meter_reading",
+        P::GamePlayed(_) => "game_played",
+        P::JackpotContribution(_) => "jackpot_contribution",
+        P::CaptiveValueReported(_) => "captive_value_reported",
+        P::JackpotAwarded(_) => "jackpot_awarded",
+        P::MachineFault(_) => "machine_fault",
+        P::MachineRestored(_) => "machine_restored",
+        P::RamClear(_) => "ram_clear",
+        P::MachineModelApproved(_) => "machine_model_approved",
+        P::PoolConfigured(_) => "pool_configured",
+        P::JackpotTransfer(_) => "jackpot_transfer",
+        P::TransferAuthorized(_) => "transfer_authorized",
+    }
+}
+
+// ----------------------------------------------------------------------------- field checks
+
+/// An identifier: non-empty, at most [`MAX_ID_LEN`] bytes, printable ASCII without spaces.
+pub fn id(field: &str, v: &str) -> Result<(), BodyError> {
+    if v.is_empty() {
+        return Err(bad(field, "missing"));
+    }
+    if v.len() > MAX_ID_LEN {
+        return Err(bad(field, format!("longer than {MAX_ID_LEN} bytes")));
+    }
+    if let Some(c) = v.chars().find(|c| !c.is_ascii_graphic()) {
+        return Err(bad(
+            field,
+            format!("character {c:?} not allowed in an identifier"),
+        ));
+    }
+    Ok(())
+}
+
+fn opt_id(field: &str, v: &str) -> Result<(), BodyError> {
+    if v.is_empty() { Ok(()) } else { id(field, v) }
+}
+
+fn text(field: &str, v: &str) -> Result<(), BodyError> {
+    if v.len() > MAX_TEXT_LEN {
+        return Err(bad(field, format!("longer than {MAX_TEXT_LEN} bytes")));
+    }
+    if v.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
+        return Err(bad(field, "control characters not allowed"));
+    }
+    Ok(())
+}
+
+fn list<T>(field: &str, v: &[T]) -> Result<(), BodyError> {
+    if v.len() > MAX_LIST_LEN {
+        return Err(bad(field, format!("more than {MAX_LIST_LEN} elements")));
+    }
+    Ok(())
+}
+
+/// Any amount (may be negative: a net result): |v| <= MAX_AMOUNT_CENTS.
+fn cents(field: &str, v: i64) -> Result<(), BodyError> {
+    if v.unsigned_abs() > MAX_AMOUNT_CENTS as u64 {
+        return Err(bad(
+            field,
+            format!("{v} cents is beyond the ledger's limit of ±{MAX_AMOUNT_CENTS}"),
+        ));
+    }
+    Ok(())
+}
+
+/// A non-negative amount.
+fn nonneg(field: &str, v: i64) -> Result<(), BodyError> {
+    if v < 0 {
+        return Err(bad(field, format!("must not be negative, got {v}")));
+    }
+    cents(field, v)
+}
+
+/// A stake: positive.
+fn stake(field: &str, v: i64) -> Result<(), BodyError> {
+    if v <= 0 {
+        return Err(bad(field, format!("must be positive, got {v}")));
+    }
+    cents(field, v)
+}
+
+fn seat(field: &str, v: Option<u32>) -> Result<(), BodyError> {
+    match v {
+        Some(s) if s > 255 => Err(bad(field, format!("seat {s} out of range 0-255"))),
+        _ => Ok(()),
+    }
+}
+
+fn bp(field: &str, v: u32) -> Result<(), BodyError> {
+    if v > 10_000 {
+        return Err(bad(field, format!("{v} basis points is more than 100%")));
+    }
+    Ok(())
+}
+
+fn direction(field: &str, v: i32) -> Result<(), BodyError> {
+    v1::Direction::try_from(v)
+        .map(|_| ())
+        .map_err(|_| bad(field, format!("unknown direction {v}")))
+}
+
+fn meters(field: &str, ms: &[v1::Meter]) -> Result<(), BodyError> {
+    list(field, ms)?;
+    for (i, m) in ms.iter().enumerate() {
+        id(&format!("{field}[{i}].name"), &m.name)?;
+        if m.rollover != 0 && m.value >= m.rollover {
+            return Err(bad(
+                &format!("{field}[{i}].value"),
+                format!(
+                    "{} is not below the meter's rollover {}",
+                    m.value, m.rollover
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn table_round(name: &str, table_id: &str, round_id: &str) -> Result<(), BodyError> {
+    id(&format!("{name}.table_id"), table_id)?;
+    id(&format!("{name}.round_id"), round_id)
+}
+
+fn check_payload(p: P) -> Result<Payload, BodyError> {
+    let name = payload_name(&p);
+    let f = |field: &str| format!("{name}.{field}");
+    // Table events: check, then classify by table.
+    macro_rules! table {
+        ($m:expr) => {{
+            table_round(name, &$m.table_id, &$m.round_id)?;
+            $m.table_id.clone()
+        }};
+    }
+    let table_id = match &p {
+        P::DeviceRegistered(r) => return registration(r).map(Payload::DeviceRegistered),
+        P::DeviceRevoked(r) => {
+            id(&f("device_id"), &r.device_id)?;
+            text(&f("reason"), &r.reason)?;
+            return Ok(Payload::DeviceRevoked {
+                device_id: r.device_id.clone(),
+                reason: r.reason.clone(),
+            });
+        }
+        P::TableConfigured(m) => {
+            id(&f("table_id"), &m.table_id)?;
+            id(&f("casino_id"), &m.casino_id)?;
+            id(&f("game"), &m.game)?;
+            opt_id(&f("regulation"), &m.regulation)?;
+            if let Some(v) = m.min_bet_cents {
+                stake(&f("min_bet_cents"), v)?;
+            }
+            if let Some(v) = m.max_bet_cents {
+                stake(&f("max_bet_cents"), v)?;
+            }
+            if let (Some(lo), Some(hi)) = (m.min_bet_cents, m.max_bet_cents)
+                && lo > hi
+            {
+                return Err(bad(
+                    &f("min_bet_cents"),
+                    format!("{lo} is above max_bet_cents {hi}"),
+                ));
+            }
+            list(&f("limits"), &m.limits)?;
+            for (i, l) in m.limits.iter().enumerate() {
+                id(&f(&format!("limits[{i}].chance")), &l.chance)?;
+                if let Some(v) = l.min_cents {
+                    stake(&f(&format!("limits[{i}].min_cents")), v)?;
+                }
+                if let Some(v) = l.max_cents {
+                    stake(&f(&format!("limits[{i}].max_cents")), v)?;
+                }
+            }
+            opt_id(&f("commission"), &m.commission)?;
+            if let Some(j) = &m.jackpot
+                && !j.pool_id.is_empty()
+            {
+                id(&f("jackpot.pool_id"), &j.pool_id)?;
+                stake(&f("jackpot.bet_amount_cents"), j.bet_amount_cents)?;
+                bp(&f("jackpot.increment_bp"), j.increment_bp)?;
+                nonneg(&f("jackpot.start_value_cents"), j.start_value_cents)?;
+                list(&f("jackpot.paytable"), &j.paytable)?;
+                for (i, pr) in j.paytable.iter().enumerate() {
+                    id(
+                        &f(&format!("jackpot.paytable[{i}].combination")),
+                        &pr.combination,
+                    )?;
+                    match pr.award {
+                        None => {
+                            return Err(bad(
+                                &f(&format!("jackpot.paytable[{i}].award")),
+                                "missing",
+                            ));
+                        }
+                        Some(v1::jackpot_prize::Award::PercentBp(b)) => {
+                            bp(&f(&format!("jackpot.paytable[{i}].percent_bp")), b)?
+                        }
+                        Some(_) => {}
+                    }
+                }
+                opt_id(&f("jackpot.collection"), &j.collection)?;
+            }
+            if m.settings.len() > MAX_LIST_LEN {
+                return Err(bad(&f("settings"), "too many settings"));
+            }
+            for (k, v) in &m.settings {
+                id(&f("settings key"), k)?;
+                match &v.value {
+                    None => return Err(bad(&f(&format!("settings[{k}]")), "missing value")),
+                    Some(v1::setting_value::Value::Text(t)) => {
+                        text(&f(&format!("settings[{k}]")), t)?
+                    }
+                    Some(v1::setting_value::Value::List(l)) => {
+                        list(&f(&format!("settings[{k}]")), &l.values)?
+                    }
+                    Some(_) => {}
+                }
+            }
+            m.table_id.clone()
+        }
+        P::RoundOpened(m) => table!(m),
+        P::BetPlaced(m) => {
+            let t = table!(m);
+            id(&f("bet_id"), &m.bet_id)?;
+            id(&f("bet_type"), &m.bet_type)?;
+            seat(&f("seat"), m.seat)?;
+            opt_id(&f("player_id"), &m.player_id)?;
+            list(&f("selection"), &m.selection)?;
+            if let Some(s) = m.selection.iter().find(|&&s| s > 255) {
+                return Err(bad(&f("selection"), format!("{s} out of range 0-255")));
+            }
+            stake(&f("amount_cents"), m.amount_cents)?;
+            opt_id(&f("on_bet_id"), &m.on_bet_id)?;
+            if m.attrs.len() > MAX_LIST_LEN {
+                return Err(bad(&f("attrs"), "too many attributes"));
+            }
+            for (k, v) in &m.attrs {
+                id(&f("attrs key"), k)?;
+                text(&f(&format!("attrs[{k}]")), v)?;
+            }
+            t
+        }
+        P::BetChanged(m) => {
+            let t = table!(m);
+            id(&f("bet_id"), &m.bet_id)?;
+            stake(&f("amount_cents"), m.amount_cents)?;
+            t
+        }
+        P::BetWithdrawn(m) => {
+            let t = table!(m);
+            id(&f("bet_id"), &m.bet_id)?;
+            t
+        }
+        P::BetsClosed(m) => table!(m),
+        P::CardDealt(m) => {
+            let t = table!(m);
+            m.recipient
+                .parse::<Recipient>()
+                .map_err(|e| bad(&f("recipient"), e.to_string()))?;
+            m.card
+                .parse::<Card>()
+                .map_err(|e| bad(&f("card"), e.to_string()))?;
+            t
+        }
+        P::DiceThrown(m) => {
+            let t = table!(m);
+            if m.dice.is_empty() || m.dice.len() > 5 {
+                return Err(bad(
+                    &f("dice"),
+                    format!("{} dice; expected 1 to 5", m.dice.len()),
+                ));
+            }
+            if let Some(d) = m.dice.iter().find(|d| !(1..=6).contains(*d)) {
+                return Err(bad(&f("dice"), format!("face {d} is not 1-6")));
+            }
+            if let Some(c) = m.chosen_from
+                && c > 255
+            {
+                return Err(bad(&f("chosen_from"), format!("{c} out of range")));
+            }
+            t
+        }
+        P::BallLaunched(m) => {
+            let t = table!(m);
+            direction(&f("ball_direction"), m.ball_direction)?;
+            direction(&f("wheel_direction"), m.wheel_direction)?;
+            if let Some(p) = m.from_pocket
+                && p > 36
+            {
+                return Err(bad(&f("from_pocket"), format!("pocket {p} is not 0-36")));
+            }
+            opt_id(&f("ball_id"), &m.ball_id)?;
+            t
+        }
+        P::BallLanded(m) => {
+            let t = table!(m);
+            if m.pocket > 36 {
+                return Err(bad(
+                    &f("pocket"),
+                    format!("pocket {} is not 0-36", m.pocket),
+                ));
+            }
+            t
+        }
+        P::PlayerDecision(m) => {
+            let t = table!(m);
+            seat(&f("seat"), m.seat)?;
+            if m.hand > 255 {
+                return Err(bad(&f("hand"), format!("hand {} out of range", m.hand)));
+            }
+            opt_id(&f("player_id"), &m.player_id)?;
+            id(&f("action"), &m.action)?;
+            if let Some(v) = m.amount_cents {
+                nonneg(&f("amount_cents"), v)?;
+            }
+            opt_id(&f("bet_id"), &m.bet_id)?;
+            t
+        }
+        P::RoleAssigned(m) => {
+            let t = table!(m);
+            id(&f("role"), &m.role)?;
+            seat(&f("seat"), m.seat)?;
+            opt_id(&f("player_id"), &m.player_id)?;
+            t
+        }
+        P::TableProcedure(m) => {
+            let t = table!(m);
+            id(&f("name"), &m.name)?;
+            text(&f("value"), &m.value)?;
+            seat(&f("seat"), m.seat)?;
+            if let Some(v) = m.amount_cents {
+                cents(&f("amount_cents"), v)?;
+            }
+            t
+        }
+        P::FaultDeclared(m) => {
+            let t = table!(m);
+            id(&f("code"), &m.code)?;
+            seat(&f("seat"), m.seat)?;
+            text(&f("detail"), &m.detail)?;
+            t
+        }
+        P::ThrowVoided(m) => {
+            let t = table!(m);
+            text(&f("reason"), &m.reason)?;
+            t
+        }
+        P::BetsCollected(m) => {
+            let t = table!(m);
+            list(&f("bet_ids"), &m.bet_ids)?;
+            for (i, b) in m.bet_ids.iter().enumerate() {
+                id(&f(&format!("bet_ids[{i}]")), b)?;
+            }
+            t
+        }
+        P::PrizePaid(m) => {
+            let t = table!(m);
+            id(&f("bet_id"), &m.bet_id)?;
+            nonneg(&f("amount_cents"), m.amount_cents)?;
+            t
+        }
+        P::JackpotDisplayed(m) => {
+            let t = table!(m);
+            nonneg(&f("value_cents"), m.value_cents)?;
+            t
+        }
+        P::RoundSettled(m) => {
+            let t = table!(m);
+            list(&f("results"), &m.results)?;
+            for (i, r) in m.results.iter().enumerate() {
+                id(&f(&format!("results[{i}].bet_id")), &r.bet_id)?;
+                cents(&f(&format!("results[{i}].net_cents")), r.net_cents)?;
+            }
+            if let Some(h) = m.house_cents {
+                cents(&f("house_cents"), h)?;
+            }
+            t
+        }
+        P::RoundVoided(m) => {
+            let t = table!(m);
+            text(&f("reason"), &m.reason)?;
+            t
+        }
+        // ------------------------------------------------------------------ slot machines
+        P::MeterReading(m) => {
+            id(&f("machine_id"), &m.machine_id)?;
+            if m.meters.is_empty() {
+                return Err(bad(&f("meters"), "at least one meter is required"));
+            }
+            meters(&f("meters"), &m.meters)?;
+            return Ok(Payload::Machine {
+                machine_id: m.machine_id.clone(),
+                event: p,
+            });
+        }
+        P::GamePlayed(m) => {
+            id(&f("machine_id"), &m.machine_id)?;
+            nonneg(&f("wager_cents"), m.wager_cents)?;
+            nonneg(&f("win_cents"), m.win_cents)?;
+            return Ok(Payload::Machine {
+                machine_id: m.machine_id.clone(),
+                event: p,
+            });
+        }
+        P::JackpotContribution(m) => {
+            id(&f("pool_id"), &m.pool_id)?;
+            id(&f("machine_id"), &m.machine_id)?;
+            nonneg(&f("amount_cents"), m.amount_cents)?;
+            return Ok(Payload::Machine {
+                machine_id: m.machine_id.clone(),
+                event: p,
+            });
+        }
+        P::CaptiveValueReported(m) => {
+            id(&f("pool_id"), &m.pool_id)?;
+            nonneg(&f("value_cents"), m.value_cents)?;
+            return Ok(Payload::Machine {
+                machine_id: String::new(),
+                event: p,
+            });
+        }
+        P::JackpotAwarded(m) => {
+            id(&f("pool_id"), &m.pool_id)?;
+            id(&f("machine_id"), &m.machine_id)?;
+            stake(&f("amount_cents"), m.amount_cents)?;
+            text(&f("winner"), &m.winner)?;
+            return Ok(Payload::Machine {
+                machine_id: m.machine_id.clone(),
+                event: p,
+            });
+        }
+        P::MachineFault(m) => {
+            id(&f("machine_id"), &m.machine_id)?;
+            id(&f("code"), &m.code)?;
+            text(&f("detail"), &m.detail)?;
+            return Ok(Payload::Machine {
+                machine_id: m.machine_id.clone(),
+                event: p,
+            });
+        }
+        P::MachineRestored(m) => {
+            id(&f("machine_id"), &m.machine_id)?;
+            text(&f("detail"), &m.detail)?;
+            return Ok(Payload::Machine {
+                machine_id: m.machine_id.clone(),
+                event: p,
+            });
+        }
+        P::RamClear(m) => {
+            id(&f("machine_id"), &m.machine_id)?;
+            meters(&f("before"), &m.before)?;
+            meters(&f("after"), &m.after)?;
+            return Ok(Payload::Machine {
+                machine_id: m.machine_id.clone(),
+                event: p,
+            });
+        }
+        // ------------------------------------------------------------ operator / regulator
+        P::MachineModelApproved(m) => {
+            id(&f("model_id"), &m.model_id)?;
+            bp(&f("theoretical_rtp_bp"), m.theoretical_rtp_bp)?;
+            list(&f("bet_values_cents"), &m.bet_values_cents)?;
+            for (i, v) in m.bet_values_cents.iter().enumerate() {
+                stake(&f(&format!("bet_values_cents[{i}]")), *v)?;
+            }
+            text(&f("approval_ref"), &m.approval_ref)?;
+            return Ok(Payload::Operator(p));
+        }
+        P::PoolConfigured(m) => {
+            id(&f("pool_id"), &m.pool_id)?;
+            if v1::PoolKind::try_from(m.kind).unwrap_or(v1::PoolKind::Unspecified)
+                == v1::PoolKind::Unspecified
+            {
+                return Err(bad(
+                    &f("kind"),
+                    format!("pool kind {} is not a known kind", m.kind),
+                ));
+            }
+            for (fld, ids) in [
+                ("casino_ids", &m.casino_ids),
+                ("member_machine_ids", &m.member_machine_ids),
+                ("member_table_ids", &m.member_table_ids),
+            ] {
+                list(&f(fld), ids)?;
+                for (i, x) in ids.iter().enumerate() {
+                    id(&f(&format!("{fld}[{i}]")), x)?;
+                }
+            }
+            bp(&f("contribution_bp"), m.contribution_bp)?;
+            nonneg(&f("start_value_cents"), m.start_value_cents)?;
+            nonneg(&f("reset_value_cents"), m.reset_value_cents)?;
+            return Ok(Payload::Operator(p));
+        }
+        P::JackpotTransfer(m) => {
+            id(&f("transfer_id"), &m.transfer_id)?;
+            id(&f("from_pool_id"), &m.from_pool_id)?;
+            id(&f("to_pool_id"), &m.to_pool_id)?;
+            stake(&f("amount_cents"), m.amount_cents)?;
+            text(&f("reason"), &m.reason)?;
+            opt_id(&f("authorization_id"), &m.authorization_id)?;
+            return Ok(Payload::Operator(p));
+        }
+        P::TransferAuthorized(m) => {
+            id(&f("authorization_id"), &m.authorization_id)?;
+            id(&f("from_pool_id"), &m.from_pool_id)?;
+            id(&f("to_pool_id"), &m.to_pool_id)?;
+            text(&f("reference"), &m.reference)?;
+            return Ok(Payload::Regulator(p));
+        }
+    };
+    Ok(Payload::Table { table_id, event: p })
+}
+
+fn registration(r: &v1::DeviceRegistered) -> Result<DeviceRegistration, BodyError> {
+    let f = |field: &str| format!("device_registered.{field}");
+    id(&f("device_id"), &r.device_id)?;
+    let kind = match v1::DeviceKind::try_from(r.kind) {
+        Ok(v1::DeviceKind::Table) => DeviceKind::Table,
+        Ok(v1::DeviceKind::Machine) => DeviceKind::Machine,
+        _ => {
+            return Err(bad(
+                &f("kind"),
+                "must be DEVICE_KIND_TABLE or DEVICE_KIND_MACHINE",
+            ));
+        }
+    };
+    id(&f("casino_id"), &r.casino_id)?;
+    list(&f("table_ids"), &r.table_ids)?;
+    for (i, t) in r.table_ids.iter().enumerate() {
+        id(&f(&format!("table_ids[{i}]")), t)?;
+    }
+    opt_id(&f("machine_id"), &r.machine_id)?;
+    list(&f("bet_values_cents"), &r.bet_values_cents)?;
+    for (i, v) in r.bet_values_cents.iter().enumerate() {
+        stake(&f(&format!("bet_values_cents[{i}]")), *v)?;
+    }
+    let mut machine_id = String::new();
+    if kind == DeviceKind::Machine {
+        id(&f("model_id"), &r.model_id)?;
+        if r.bet_values_cents.is_empty() {
+            return Err(bad(
+                &f("bet_values_cents"),
+                "a machine needs its bet values (denomination)",
+            ));
+        }
+        machine_id = if r.machine_id.is_empty() {
+            r.device_id.clone()
+        } else {
+            r.machine_id.clone()
+        };
+    } else {
+        opt_id(&f("model_id"), &r.model_id)?;
+    }
+    text(&f("description"), &r.description)?;
+    let public_key = parse_public_key(&r.public_key).map_err(BodyError::BadKey)?;
+    Ok(DeviceRegistration {
+        device_id: r.device_id.clone(),
+        public_key,
+        kind,
+        casino_id: r.casino_id.clone(),
+        table_ids: r.table_ids.clone(),
+        machine_id,
+        model_id: r.model_id.clone(),
+        bet_values_cents: r.bet_values_cents.clone(),
+        description: r.description.clone(),
+    })
+}
+
+/// The time window an event's `occurred_at_ms` must fall in.
+#[derive(Clone, Copy, Debug)]
+pub struct TimePolicy {
+    /// How far ahead of the ledger's clock an event may be (clock skew), in ms.
+    pub max_future_ms: i64,
+    /// How far behind the ledger's clock an event may be, in ms; 0 = no limit (devices resend
+    /// old events after an outage).
+    pub max_past_ms: i64,
+    /// The earliest time accepted at all (UTC ms).
+    pub earliest_ms: i64,
+}
+
+impl Default for TimePolicy {
+    fn default() -> Self {
+        TimePolicy {
+            max_future_ms: 5 * 60 * 1000,
+            max_past_ms: 0,
+            earliest_ms: 946_684_800_000, // 2000-01-01T00:00:00Z
+        }
+    }
+}
+
+impl TimePolicy {
+    /// Check `occurred_at_ms` against the ledger's clock `now_ms`; the error says why.
+    pub fn check(&self, occurred_at_ms: i64, now_ms: i64) -> Result<(), String> {
+        if occurred_at_ms < self.earliest_ms {
+            return Err(format!(
+                "occurred_at_ms {occurred_at_ms} is before the earliest accepted time {}",
+                self.earliest_ms
+            ));
+        }
+        if occurred_at_ms > now_ms.saturating_add(self.max_future_ms) {
+            return Err(format!(
+                "occurred_at_ms {occurred_at_ms} is {} ms in the future (limit {} ms)",
+                occurred_at_ms - now_ms,
+                self.max_future_ms
+            ));
+        }
+        if self.max_past_ms > 0 && occurred_at_ms < now_ms.saturating_sub(self.max_past_ms) {
+            return Err(format!(
+                "occurred_at_ms {occurred_at_ms} is {} ms in the past (limit {} ms)",
+                now_ms - occurred_at_ms,
+                self.max_past_ms
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ed25519_dalek::SigningKey;
+    use proptest::prelude::*;
+
+    fn body(payload: P) -> Vec<u8> {
+        v1::EventBody {
+            device_id: "table-1".into(),
+            sequence: 1,
+            occurred_at_ms: 1_700_000_000_000,
+            payload: Some(payload),
+        }
+        .encode_to_vec()
+    }
+
+    fn bet(amount: i64) -> P {
+        P::BetPlaced(v1::BetPlaced {
+            table_id: "t1".into(),
+            round_id: "r1".into(),
+            bet_id: "b1".into(),
+            bet_type: "straight".into(),
+            selection: vec![17],
+            amount_cents: amount,
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn a_good_bet_decodes_as_a_table_event() {
+        let e = Event::decode(&body(bet(500))).unwrap();
+        assert_eq!(e.device_id, "table-1");
+        assert_eq!(e.payload_name(), "bet_placed");
+        assert!(matches!(e.payload, Payload::Table { ref table_id, .. } if table_id == "t1"));
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let e = Event::decode(&body(bet(-5))).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "malformed body: bet_placed.amount_cents: must be positive, got -5"
+        );
+        let card = P::CardDealt(v1::CardDealt {
+            table_id: "t1".into(),
+            round_id: "r1".into(),
+            recipient: "seat:3".into(),
+            card: "ZZ".into(),
+            face_up: true,
+        });
+        assert!(
+            Event::decode(&body(card))
+                .unwrap_err()
+                .to_string()
+                .contains("card_dealt.card")
+        );
+        let e = Event::decode(&[0xff, 0xff, 0xff]).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("malformed body: body: not an EventBody"),
+            "{e}"
+        );
+        let no_payload = v1::EventBody {
+            device_id: "d".into(),
+            sequence: 1,
+            occurred_at_ms: 1,
+            payload: None,
+        };
+        assert!(
+            Event::decode(&no_payload.encode_to_vec())
+                .unwrap_err()
+                .to_string()
+                .contains("payload")
+        );
+        let zero_seq = v1::EventBody {
+            device_id: "d".into(),
+            sequence: 0,
+            occurred_at_ms: 1,
+            payload: Some(bet(1)),
+        };
+        assert!(
+            Event::decode(&zero_seq.encode_to_vec())
+                .unwrap_err()
+                .to_string()
+                .contains("sequence")
+        );
+    }
+
+    #[test]
+    fn registrations_need_a_strong_key_and_machine_details() {
+        let key = SigningKey::from_bytes(&[9; 32]).verifying_key();
+        let mut r = v1::DeviceRegistered {
+            device_id: "slot-1".into(),
+            public_key: key.as_bytes().to_vec(),
+            kind: v1::DeviceKind::Machine as i32,
+            casino_id: "lisboa".into(),
+            model_id: "m1".into(),
+            bet_values_cents: vec![10, 20],
+            ..Default::default()
+        };
+        let e = Event::decode(&body(P::DeviceRegistered(r.clone()))).unwrap();
+        match e.payload {
+            Payload::DeviceRegistered(reg) => assert_eq!(reg.machine_id, "slot-1"),
+            other => panic!("{other:?}"),
+        }
+        let mut weak = [0u8; 32];
+        weak[0] = 1;
+        r.public_key = weak.to_vec();
+        assert_eq!(
+            Event::decode(&body(P::DeviceRegistered(r.clone()))).unwrap_err(),
+            BodyError::BadKey(KeyError::PublicKeyWeak)
+        );
+        r.public_key = key.as_bytes().to_vec();
+        r.bet_values_cents.clear();
+        assert!(
+            Event::decode(&body(P::DeviceRegistered(r)))
+                .unwrap_err()
+                .to_string()
+                .contains("bet_values_cents")
+        );
+    }
+
+    #[test]
+    fn time_policy() {
+        let p = TimePolicy::default();
+        let now = 1_700_000_000_000;
+        assert!(p.check(now, now).is_ok());
+        assert!(p.check(now + 5 * 60 * 1000, now).is_ok());
+        assert!(
+            p.check(now + 5 * 60 * 1000 + 1, now)
+                .unwrap_err()
+                .contains("future")
+        );
+        assert!(p.check(0, now).unwrap_err().contains("earliest"));
+        assert!(p.check(now - 86_400_000 * 365, now).is_ok());
+        let strict = TimePolicy {
+            max_past_ms: 1000,
+            ..p
+        };
+        assert!(strict.check(now - 1001, now).unwrap_err().contains("past"));
+    }
+
+    proptest! {
+        /// No input bytes make decoding panic.
+        #[test]
+        fn decode_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+            let _ = Event::decode(&bytes);
+        }
+
+        /// Any stake in range round-trips; any out of range is refused with the field named.
+        #[test]
+        fn stakes(amount in any::<i64>()) {
+            let r = Event::decode(&body(bet(amount)));
+            if amount > 0 && amount <= MAX_AMOUNT_CENTS {
+                prop_assert!(r.is_ok());
+            } else {
+                prop_assert!(r.unwrap_err().to_string().contains("amount_cents"));
+            }
+        }
+    }
+}

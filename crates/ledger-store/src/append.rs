@@ -1,0 +1,669 @@
+//! The writer's decisions. [`precheck`] and [`verify_prechecked`] need no order and run ahead on
+//! other threads; [`Appender::apply`] takes a group of prechecked envelopes in arrival order,
+//! decides each one (duplicate, equivocation, gap, registry rules, ...), and writes the accepted
+//! entries and the state they change with one atomic sled batch. The caller then calls
+//! [`crate::Store::sync`] and only after it succeeds sends the receipts.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use ed25519_dalek::{Signature, VerifyingKey};
+use ledger_core::event::{BodyError, Event, Payload, TimePolicy};
+use ledger_core::proto::{self as v1, ledger_record_body::Record};
+use ledger_core::record::{make_entry, sign_ledger_record};
+use ledger_core::signers::{Signer, authorize, check_registration, check_revocation};
+use ledger_core::signing::{EVENT_DOMAIN, SignatureCheck, signed_message, verify_many};
+use ledger_core::{GENESIS_PREV_HASH, Hash32, RecordKind};
+use prost::Message;
+
+use crate::StoreError;
+use crate::store::{
+    K_DERIVED, K_HEAD, SEQ_RUN_MAX, Store, device_key, entry_key, finding_key, seq_key, u64_of,
+};
+use v1::{ReceiptStatus as St, RejectReason as Why};
+
+/// An envelope that passed the order-independent checks.
+#[derive(Debug)]
+pub struct Ready {
+    pub body: Vec<u8>,
+    pub signature: Vec<u8>,
+    sig: Signature,
+    pub event: Event,
+    key: Option<VerifyingKey>,
+    /// Set by [`verify_prechecked`] when the signer's key was known.
+    sig_valid: Option<bool>,
+}
+
+/// Result of [`precheck`].
+#[derive(Debug)]
+pub enum PreOutcome {
+    /// Refused before any state was consulted; the receipt says why.
+    Rejected(v1::Receipt),
+    Ready(Box<Ready>),
+}
+
+fn reject(reason: Why, device_id: &str, sequence: u64, detail: impl Into<String>) -> v1::Receipt {
+    v1::Receipt {
+        status: St::Rejected as i32,
+        device_id: device_id.to_string(),
+        sequence,
+        reason: reason as i32,
+        detail: detail.into(),
+        ..Default::default()
+    }
+}
+
+/// Order-independent checks: size, decoding, fields, time. Looks up the signer's key if known.
+pub fn precheck(
+    store: &Store,
+    env: v1::Envelope,
+    max_body_bytes: usize,
+    time: &TimePolicy,
+    now_ms: i64,
+) -> PreOutcome {
+    if env.body.len() > max_body_bytes {
+        return PreOutcome::Rejected(reject(
+            Why::TooLarge,
+            "",
+            0,
+            format!(
+                "body is {} bytes; the limit is {max_body_bytes}",
+                env.body.len()
+            ),
+        ));
+    }
+    let event = match Event::decode(&env.body) {
+        Ok(e) => e,
+        Err(BodyError::BadKey(k)) => {
+            // Decode the header for the receipt; the body decoded far enough to know the key is bad.
+            let b = v1::EventBody::decode(env.body.as_slice()).unwrap_or_default();
+            return PreOutcome::Rejected(reject(
+                Why::RegistrationRefused,
+                &b.device_id,
+                b.sequence,
+                format!("device_registered.public_key: {k}"),
+            ));
+        }
+        Err(e) => {
+            let b = v1::EventBody::decode(env.body.as_slice()).unwrap_or_default();
+            return PreOutcome::Rejected(reject(
+                Why::Malformed,
+                &b.device_id,
+                b.sequence,
+                e.to_string(),
+            ));
+        }
+    };
+    let sig = match Signature::from_slice(&env.signature) {
+        Ok(s) => s,
+        Err(_) => {
+            return PreOutcome::Rejected(reject(
+                Why::BadSignature,
+                &event.device_id,
+                event.sequence,
+                format!("signature must be 64 bytes, got {}", env.signature.len()),
+            ));
+        }
+    };
+    if let Err(why) = time.check(event.occurred_at.timestamp_millis(), now_ms) {
+        return PreOutcome::Rejected(reject(
+            Why::TimeOutOfRange,
+            &event.device_id,
+            event.sequence,
+            why,
+        ));
+    }
+    let key = store
+        .keys
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&event.device_id)
+        .copied();
+    PreOutcome::Ready(Box::new(Ready {
+        body: env.body,
+        signature: env.signature,
+        sig,
+        event,
+        key,
+        sig_valid: None,
+    }))
+}
+
+/// Batch-verify the signatures of every prechecked envelope whose signer key is known.
+pub fn verify_prechecked(items: &mut [PreOutcome]) {
+    let mut checks = Vec::with_capacity(items.len());
+    let mut at = Vec::with_capacity(items.len());
+    for (i, it) in items.iter().enumerate() {
+        if let PreOutcome::Ready(r) = it
+            && let Some(key) = r.key
+        {
+            checks.push(SignatureCheck {
+                message: signed_message(EVENT_DOMAIN, &r.body),
+                signature: r.sig,
+                key,
+            });
+            at.push(i);
+        }
+    }
+    for (ok, i) in verify_many(&checks).into_iter().zip(at) {
+        if let PreOutcome::Ready(r) = &mut items[i] {
+            r.sig_valid = Some(ok);
+        }
+    }
+}
+
+/// Head after an apply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Applied {
+    pub head_index: u64,
+    pub head_hash: Hash32,
+    /// Entries appended by this apply.
+    pub appended: u64,
+}
+
+/// The writer's state: head, received-time clock, and every signer.
+pub struct Appender {
+    store: Arc<Store>,
+    head: Option<(u64, Hash32)>,
+    last_received_at_ms: i64,
+    signers: HashMap<String, Signer>,
+}
+
+/// An entry written in the current group, not yet visible in sled.
+struct Pending {
+    entries: Vec<v1::ChainEntry>,
+    /// Per device: the run of sequence numbers accepted in this group (first sequence, entry
+    /// indices as u64be), written as one `S` record per device per group.
+    runs: HashMap<String, (u64, Vec<u8>)>,
+    batch: sled::Batch,
+    dirty: HashSet<String>,
+    findings: Vec<(Vec<u8>, u64)>,
+}
+
+impl Appender {
+    pub(crate) fn new_empty(store: Arc<Store>) -> Appender {
+        Appender {
+            store,
+            head: None,
+            last_received_at_ms: i64::MIN,
+            signers: HashMap::new(),
+        }
+    }
+
+    pub(crate) fn load(store: Arc<Store>) -> Result<Appender, StoreError> {
+        let head = store.head()?;
+        let last_received_at_ms = match head {
+            Some((i, _)) => store
+                .entry(i)?
+                .map(|e| e.received_at_ms)
+                .unwrap_or(i64::MIN),
+            None => i64::MIN,
+        };
+        let mut signers = HashMap::new();
+        for s in store.signers()? {
+            signers.insert(s.id.clone(), s);
+        }
+        {
+            let mut keys = store.keys.write().unwrap_or_else(|e| e.into_inner());
+            for s in signers.values() {
+                keys.insert(s.id.clone(), s.key);
+            }
+        }
+        Ok(Appender {
+            store,
+            head,
+            last_received_at_ms,
+            signers,
+        })
+    }
+
+    /// The store.
+    pub fn store(&self) -> &Arc<Store> {
+        &self.store
+    }
+
+    /// Index and hash of the last applied entry (durable only after the next sync).
+    pub fn head(&self) -> Option<(u64, Hash32)> {
+        self.head
+    }
+
+    fn next(&self) -> (u64, Hash32) {
+        match self.head {
+            Some((i, h)) => (i + 1, h),
+            None => (0, GENESIS_PREV_HASH),
+        }
+    }
+
+    fn push(
+        &mut self,
+        p: &mut Pending,
+        received_at_ms: i64,
+        kind: RecordKind,
+        body: Vec<u8>,
+        signature: Vec<u8>,
+    ) -> (u64, Hash32) {
+        let (index, prev) = self.next();
+        let e = make_entry(&prev, index, received_at_ms, kind, body, signature);
+        let hash: Hash32 = e.entry_hash.as_slice().try_into().unwrap_or_default();
+        p.entries.push(e);
+        self.head = Some((index, hash));
+        (index, hash)
+    }
+
+    fn ledger_record(
+        &mut self,
+        p: &mut Pending,
+        now_ms: i64,
+        record: Record,
+    ) -> Result<(u64, Hash32), StoreError> {
+        let key = self
+            .store
+            .key
+            .as_ref()
+            .ok_or_else(|| StoreError::Refused("read-only store".into()))?;
+        let (body, sig) = sign_ledger_record(key, now_ms, record);
+        Ok(self.push(p, now_ms, RecordKind::Ledger, body, sig))
+    }
+
+    fn begin(&self) -> Pending {
+        Pending {
+            entries: Vec::new(),
+            runs: HashMap::new(),
+            batch: sled::Batch::default(),
+            dirty: HashSet::new(),
+            findings: Vec::new(),
+        }
+    }
+
+    fn commit(&mut self, mut p: Pending) -> Result<(), StoreError> {
+        if p.entries.is_empty() {
+            return Ok(());
+        }
+        for (first, chunk) in crate::store::encode_chunks(&p.entries) {
+            p.batch.insert(&entry_key(first), chunk);
+        }
+        for (dev, (first, idx)) in p.runs.drain() {
+            p.batch.insert(seq_key(&dev, first), idx);
+        }
+        for id in &p.dirty {
+            if let Some(s) = self.signers.get(id) {
+                p.batch.insert(device_key(id), s.to_proto().encode_to_vec());
+            }
+        }
+        if let Some((i, h)) = self.head {
+            let mut v = Vec::with_capacity(40);
+            v.extend_from_slice(&i.to_be_bytes());
+            v.extend_from_slice(&h);
+            p.batch.insert(K_HEAD, v);
+            p.batch.insert(K_DERIVED, &i.to_be_bytes());
+        }
+        self.store.tree.apply_batch(p.batch)?;
+        let mut keys = self.store.keys.write().unwrap_or_else(|e| e.into_inner());
+        for id in &p.dirty {
+            if let Some(s) = self.signers.get(id) {
+                keys.insert(id.clone(), s.key);
+            }
+        }
+        Ok(())
+    }
+
+    fn clock(&mut self, now_ms: i64) -> i64 {
+        // The chain's received times never decrease, even if the system clock steps back.
+        let t = now_ms.max(self.last_received_at_ms);
+        self.last_received_at_ms = t;
+        t
+    }
+
+    pub(crate) fn append_genesis(&mut self, ledger_id: &str) -> Result<(), StoreError> {
+        let key = self
+            .store
+            .key
+            .as_ref()
+            .ok_or_else(|| StoreError::Refused("read-only store".into()))?;
+        let record = Record::Genesis(v1::LedgerGenesis {
+            ledger_id: ledger_id.to_string(),
+            ledger_public_key: key.verifying_key().as_bytes().to_vec(),
+        });
+        let mut p = self.begin();
+        let now = self.clock(now_ms());
+        self.ledger_record(&mut p, now, record)?;
+        self.commit(p)?;
+        self.store.sync()
+    }
+
+    /// Record the configured principals in the chain if they differ from what the chain says.
+    pub(crate) fn declare_principals(
+        &mut self,
+        principals: &[crate::PrincipalConfig],
+    ) -> Result<(), StoreError> {
+        let mut current: Vec<(String, ledger_core::SignerRole, [u8; 32])> = self
+            .signers
+            .values()
+            .filter(|s| s.role.is_principal() && s.revoked_at_index.is_none())
+            .map(|s| (s.id.clone(), s.role, s.key.to_bytes()))
+            .collect();
+        let mut wanted: Vec<_> = principals
+            .iter()
+            .map(|p| (p.id.clone(), p.role, p.key.to_bytes()))
+            .collect();
+        current.sort();
+        wanted.sort();
+        if current == wanted {
+            return Ok(());
+        }
+        for p in principals {
+            if let Some(s) = self.signers.get(&p.id)
+                && !s.role.is_principal()
+            {
+                return Err(StoreError::Refused(format!(
+                    "configured principal {} has the id of a registered device",
+                    p.id
+                )));
+            }
+        }
+        let mut p = self.begin();
+        let now = self.clock(now_ms());
+        let record = Record::PrincipalsDeclared(v1::PrincipalsDeclared {
+            principals: principals
+                .iter()
+                .map(|x| v1::Principal {
+                    id: x.id.clone(),
+                    role: match x.role {
+                        ledger_core::SignerRole::Regulator => v1::PrincipalRole::Regulator,
+                        _ => v1::PrincipalRole::Operator,
+                    } as i32,
+                    public_key: x.key.as_bytes().to_vec(),
+                })
+                .collect(),
+        });
+        let (index, _) = self.ledger_record(&mut p, now, record)?;
+        let declared: Vec<&str> = principals.iter().map(|x| x.id.as_str()).collect();
+        for x in principals {
+            let s = self
+                .signers
+                .entry(x.id.clone())
+                .or_insert_with(|| Signer::principal(&x.id, x.role, x.key, index));
+            s.key = x.key;
+            s.role = x.role;
+            s.revoked_at_index = None;
+            p.dirty.insert(x.id.clone());
+        }
+        for s in self.signers.values_mut() {
+            if s.role.is_principal()
+                && s.revoked_at_index.is_none()
+                && !declared.contains(&s.id.as_str())
+            {
+                s.revoked_at_index = Some(index);
+                p.dirty.insert(s.id.clone());
+            }
+        }
+        tracing::info!(
+            index,
+            count = principals.len(),
+            "principals declared in the chain"
+        );
+        self.commit(p)?;
+        self.store.sync()
+    }
+
+    /// Decide and write a group of prechecked envelopes, in order. Returns one receipt per item
+    /// (position not set) and the new head. Nothing is durable until [`Store::sync`].
+    pub fn apply(
+        &mut self,
+        items: Vec<PreOutcome>,
+        now_ms: i64,
+    ) -> Result<(Vec<v1::Receipt>, Applied), StoreError> {
+        let mut p = self.begin();
+        let received_at = self.clock(now_ms);
+        let mut receipts = Vec::with_capacity(items.len());
+        for it in items {
+            let r = match it {
+                PreOutcome::Rejected(r) => r,
+                PreOutcome::Ready(r) => self.decide(&mut p, *r, received_at)?,
+            };
+            receipts.push(r);
+        }
+        let appended = p.entries.len() as u64;
+        self.commit(p)?;
+        let (head_index, head_hash) = self.head.unwrap_or((0, GENESIS_PREV_HASH));
+        Ok((
+            receipts,
+            Applied {
+                head_index,
+                head_hash,
+                appended,
+            },
+        ))
+    }
+
+    fn stored(
+        &self,
+        p: &Pending,
+        device: &str,
+        seq: u64,
+    ) -> Result<Option<v1::ChainEntry>, StoreError> {
+        if let Some((first, idx)) = p.runs.get(device)
+            && seq >= *first
+            && ((seq - first) as usize) < idx.len() / 8
+        {
+            let o = (seq - first) as usize * 8;
+            let index = u64_of(&idx[o..]).unwrap_or_default();
+            let base = p.entries.first().map(|e| e.index).unwrap_or_default();
+            return Ok(p.entries.get((index - base) as usize).cloned());
+        }
+        match self.store.index_of(device, seq)? {
+            None => Ok(None),
+            Some(index) => self.store.entry(index),
+        }
+    }
+
+    fn decide(
+        &mut self,
+        p: &mut Pending,
+        r: Ready,
+        received_at: i64,
+    ) -> Result<v1::Receipt, StoreError> {
+        let dev_owned = r.event.device_id.clone();
+        let ev = &r.event;
+        let (dev, seq) = (dev_owned.as_str(), ev.sequence);
+        let Some(signer) = self.signers.get(dev) else {
+            return Ok(reject(
+                Why::UnknownDevice,
+                dev,
+                seq,
+                format!("device {dev} is not registered"),
+            ));
+        };
+        if let Some(at) = signer.revoked_at_index {
+            return Ok(reject(
+                Why::RevokedDevice,
+                dev,
+                seq,
+                format!("device {dev} was revoked at entry {at}"),
+            ));
+        }
+        let valid = match (r.sig_valid, r.key) {
+            (Some(v), Some(k)) if k == signer.key => v,
+            _ => signer
+                .key
+                .verify_strict(&signed_message(EVENT_DOMAIN, &r.body), &r.sig)
+                .is_ok(),
+        };
+        if !valid {
+            return Ok(reject(
+                Why::BadSignature,
+                dev,
+                seq,
+                format!("signature does not verify with {dev}'s registered key"),
+            ));
+        }
+        if let Err(why) = authorize(signer, &ev.payload) {
+            return Ok(reject(Why::Unauthorized, dev, seq, why));
+        }
+        let last = signer.last_sequence;
+        if seq <= last {
+            let Some(orig) = self.stored(p, dev, seq)? else {
+                return Err(StoreError::Corrupt(format!(
+                    "{dev} sequence {seq} is used but its entry is not indexed"
+                )));
+            };
+            if orig.body == r.body {
+                return Ok(v1::Receipt {
+                    status: St::Duplicate as i32,
+                    device_id: dev.to_string(),
+                    sequence: seq,
+                    index: orig.index,
+                    entry_hash: orig.entry_hash,
+                    received_at_ms: orig.received_at_ms,
+                    detail: "already stored; this is the original receipt".into(),
+                    ..Default::default()
+                });
+            }
+            return self.equivocation(p, r, orig, received_at);
+        }
+        if seq > last + 1 {
+            let mut rc = reject(
+                Why::SequenceGap,
+                dev,
+                seq,
+                format!("sequence gap: {dev} sent {seq}, expected {}", last + 1),
+            );
+            rc.expected_sequence = last + 1;
+            return Ok(rc);
+        }
+        // Registry effects, checked before anything is written.
+        match &ev.payload {
+            Payload::DeviceRegistered(reg) => {
+                if let Err(why) = check_registration(self.signers.get(&reg.device_id), reg) {
+                    return Ok(reject(Why::RegistrationRefused, dev, seq, why));
+                }
+            }
+            Payload::DeviceRevoked { device_id, .. } => {
+                if let Err(why) = check_revocation(self.signers.get(device_id), device_id) {
+                    return Ok(reject(Why::RegistrationRefused, dev, seq, why));
+                }
+            }
+            _ => {}
+        }
+        let payload = r.event.payload;
+        let (index, hash) = self.push(p, received_at, RecordKind::Event, r.body, r.signature);
+        match p.runs.get_mut(dev) {
+            Some((first, idx)) if idx.len() / 8 < SEQ_RUN_MAX => {
+                debug_assert_eq!(*first + (idx.len() / 8) as u64, seq);
+                idx.extend_from_slice(&index.to_be_bytes());
+            }
+            Some(run) => {
+                let (first, idx) = std::mem::replace(run, (seq, index.to_be_bytes().to_vec()));
+                p.batch.insert(seq_key(dev, first), idx);
+            }
+            None => {
+                p.runs
+                    .insert(dev.to_string(), (seq, index.to_be_bytes().to_vec()));
+            }
+        }
+        let dev = dev.to_string();
+        if let Some(s) = self.signers.get_mut(&dev) {
+            s.last_sequence = seq;
+            s.last_index = index;
+        }
+        p.dirty.insert(dev.clone());
+        match payload {
+            Payload::DeviceRegistered(reg) => {
+                self.signers.insert(
+                    reg.device_id.clone(),
+                    Signer::from_registration(&reg, index),
+                );
+                p.dirty.insert(reg.device_id);
+            }
+            Payload::DeviceRevoked { device_id, .. } => {
+                if let Some(s) = self.signers.get_mut(&device_id) {
+                    s.revoked_at_index = Some(index);
+                }
+                p.dirty.insert(device_id);
+            }
+            _ => {}
+        }
+        Ok(v1::Receipt {
+            status: St::Accepted as i32,
+            device_id: dev,
+            sequence: seq,
+            index,
+            entry_hash: hash.to_vec(),
+            received_at_ms: received_at,
+            ..Default::default()
+        })
+    }
+
+    fn equivocation(
+        &mut self,
+        p: &mut Pending,
+        r: Ready,
+        orig: v1::ChainEntry,
+        received_at: i64,
+    ) -> Result<v1::Receipt, StoreError> {
+        let (dev, seq) = (r.event.device_id.clone(), r.event.sequence);
+        let fkey = finding_key(&dev, seq);
+        let existing = match p.batch_finding(&fkey) {
+            Some(i) => Some(i),
+            None => self.store.tree.get(&fkey)?.and_then(|v| u64_of(&v)),
+        };
+        let detail = format!(
+            "equivocation: {dev} already signed a different event with sequence {seq} (entry {}); security finding recorded",
+            orig.index
+        );
+        let (index, hash) = match existing {
+            Some(i) => {
+                let e = match p.entries.iter().find(|e| e.index == i) {
+                    Some(e) => e.clone(),
+                    None => self.store.entry(i)?.ok_or(StoreError::CorruptEntry {
+                        index: i,
+                        detail: "finding missing".into(),
+                    })?,
+                };
+                (i, e.entry_hash.as_slice().try_into().unwrap_or_default())
+            }
+            None => {
+                tracing::warn!(device = %dev, seq, original = orig.index, "equivocation: recording a security finding");
+                let record = Record::SecurityFinding(v1::SecurityFinding {
+                    code: "equivocation".into(),
+                    device_id: dev.clone(),
+                    sequence: seq,
+                    original_index: orig.index,
+                    conflicting: Some(v1::Envelope {
+                        body: r.body,
+                        signature: r.signature,
+                    }),
+                    detail: detail.clone(),
+                });
+                let (i, h) = self.ledger_record(p, received_at, record)?;
+                p.batch.insert(fkey.clone(), &i.to_be_bytes());
+                p.findings.push((fkey, i));
+                (i, h)
+            }
+        };
+        Ok(v1::Receipt {
+            status: St::Equivocation as i32,
+            device_id: dev,
+            sequence: seq,
+            index,
+            entry_hash: hash.to_vec(),
+            received_at_ms: received_at,
+            detail,
+            ..Default::default()
+        })
+    }
+}
+
+impl Pending {
+    fn batch_finding(&self, key: &[u8]) -> Option<u64> {
+        self.findings
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, i)| *i)
+    }
+}
+
+/// Wall-clock now in ms (the ledger's receive time).
+pub fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}

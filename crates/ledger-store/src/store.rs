@@ -1,0 +1,857 @@
+//! Opening the store, its read side, sync, checkpoints, the startup tail check and the rebuild of
+//! derived state.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::sync::RwLock;
+
+use ed25519_dalek::{SigningKey, VerifyingKey};
+use ledger_core::proto as v1;
+use ledger_core::record::{CheckpointInfo, check_checkpoint, sign_checkpoint};
+use ledger_core::verify::check_link;
+use ledger_core::{ChainVerifier, GENESIS_PREV_HASH, Hash32, Signer, SignerRole, hex32};
+use prost::Message;
+
+use crate::StoreError;
+use crate::append::Appender;
+use crate::keyfile;
+
+/// Mirror of the checkpoints, one JSON object per line, appended and fsynced with each checkpoint.
+pub const CHECKPOINT_LOG: &str = "checkpoints.log";
+
+pub(crate) const P_ENTRY: u8 = b'E';
+pub(crate) const P_SEQ: u8 = b'S';
+pub(crate) const P_DEVICE: u8 = b'D';
+pub(crate) const P_FINDING: u8 = b'F';
+pub(crate) const P_CHECKPOINT: u8 = b'C';
+pub(crate) const K_HEAD: &[u8] = b"Mhead";
+pub(crate) const K_DERIVED: &[u8] = b"Mderived";
+
+/// sled segment size (fixed when a store is created).
+pub(crate) const SEGMENT_SIZE: usize = 8 << 20;
+
+/// Most entries in one `E` chunk record.
+pub(crate) const CHUNK_MAX_ENTRIES: usize = 256;
+/// Most bytes in one `E` chunk record (sled writes pages above a quarter segment to blob files that
+/// it never fsyncs; stay far below).
+pub(crate) const CHUNK_MAX_BYTES: usize = 64 * 1024;
+
+/// Encode consecutive entries into chunk records: `(first index, u32be len || ChainEntry, ...)`.
+/// A chunk never spans two groups, so a group is written with one record per 256 entries.
+pub(crate) fn encode_chunks(entries: &[v1::ChainEntry]) -> Vec<(u64, Vec<u8>)> {
+    let mut out: Vec<(u64, Vec<u8>)> = Vec::new();
+    let mut count = 0;
+    for e in entries {
+        let len = e.encoded_len();
+        let fits = matches!(out.last(), Some((_, c)) if count < CHUNK_MAX_ENTRIES && c.len() + 4 + len <= CHUNK_MAX_BYTES);
+        if !fits {
+            out.push((
+                e.index,
+                Vec::with_capacity((len + 4) * entries.len().min(CHUNK_MAX_ENTRIES)),
+            ));
+            count = 0;
+        }
+        let (_, c) = out.last_mut().expect("a chunk was just pushed");
+        c.extend_from_slice(&(len as u32).to_be_bytes());
+        e.encode(c).expect("a Vec grows as needed");
+        count += 1;
+    }
+    out
+}
+
+/// The entries of a chunk whose key says it starts at `first`.
+pub(crate) fn decode_chunk(first: u64, mut v: &[u8]) -> Result<Vec<v1::ChainEntry>, StoreError> {
+    let mut out = Vec::new();
+    while !v.is_empty() {
+        let index = first + out.len() as u64;
+        let bad = |detail: String| StoreError::CorruptEntry { index, detail };
+        if v.len() < 4 {
+            return Err(bad("truncated chunk".into()));
+        }
+        let len = u32::from_be_bytes(v[..4].try_into().expect("4 bytes")) as usize;
+        let body = v
+            .get(4..4 + len)
+            .ok_or_else(|| bad("truncated chunk".into()))?;
+        let e = v1::ChainEntry::decode(body).map_err(|e| bad(format!("undecodable entry: {e}")))?;
+        if e.index != index {
+            return Err(bad(format!(
+                "entry stored as {index} claims index {}",
+                e.index
+            )));
+        }
+        out.push(e);
+        v = &v[4 + len..];
+    }
+    Ok(out)
+}
+
+/// Key of the `E` chunk record whose first entry is `index`.
+pub(crate) fn entry_key(index: u64) -> [u8; 9] {
+    let mut k = [P_ENTRY; 9];
+    k[1..].copy_from_slice(&index.to_be_bytes());
+    k
+}
+
+/// Most sequence numbers in one `S` run record (keeps values far below sled's blob threshold).
+pub(crate) const SEQ_RUN_MAX: usize = 2048;
+
+/// Key of the `S` run record of `device` starting at sequence `seq`.
+pub(crate) fn seq_key(device: &str, seq: u64) -> Vec<u8> {
+    let mut k = Vec::with_capacity(2 + device.len() + 8);
+    k.push(P_SEQ);
+    k.push(device.len() as u8);
+    k.extend_from_slice(device.as_bytes());
+    k.extend_from_slice(&seq.to_be_bytes());
+    k
+}
+
+pub(crate) fn device_key(device: &str) -> Vec<u8> {
+    let mut k = Vec::with_capacity(1 + device.len());
+    k.push(P_DEVICE);
+    k.extend_from_slice(device.as_bytes());
+    k
+}
+
+/// Key of the security finding about `device`'s sequence `seq`. One finding per (device,
+/// sequence): the first conflicting envelope is the evidence; later ones for the same sequence
+/// get the same finding's receipt, so a stolen key cannot flood the chain with findings.
+pub(crate) fn finding_key(device: &str, seq: u64) -> Vec<u8> {
+    let mut k = seq_key(device, seq);
+    k[0] = P_FINDING;
+    k
+}
+
+pub(crate) fn u64_of(v: &[u8]) -> Option<u64> {
+    Some(u64::from_be_bytes(v.get(..8)?.try_into().ok()?))
+}
+
+/// A principal from ledgerd's configuration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PrincipalConfig {
+    pub id: String,
+    pub role: SignerRole,
+    pub key: VerifyingKey,
+}
+
+/// What the writer needs at open.
+#[derive(Clone, Debug)]
+pub struct OpenConfig {
+    /// sled's page cache size in bytes.
+    pub cache_capacity_bytes: u64,
+    /// Written into the genesis record of a new ledger.
+    pub ledger_id: String,
+    /// Operators and regulators; recorded in the chain whenever they change.
+    pub principals: Vec<PrincipalConfig>,
+}
+
+/// The sled store. Cheap to share (`Arc<Store>`); reads are safe from any thread; only the
+/// [`Appender`] writes entries.
+pub struct Store {
+    dir: PathBuf,
+    pub(crate) db: sled::Db,
+    pub(crate) tree: sled::Tree,
+    log: Option<File>,
+    synced_blobs: std::sync::Mutex<std::collections::HashSet<std::ffi::OsString>>,
+    fail_syncs: std::sync::atomic::AtomicBool,
+    pub(crate) key: Option<SigningKey>,
+    /// Public keys of the known signers, for signature checks ahead of the appender.
+    pub(crate) keys: RwLock<HashMap<String, VerifyingKey>>,
+    checkpoint_lock: std::sync::Mutex<()>,
+}
+
+fn open_sled(dir: &Path, cache: u64) -> Result<sled::Db, StoreError> {
+    // sled releases its file lock only when its last internal thread lets go of the file, which
+    // can be a moment after the previous owner in this process dropped the Db: retry briefly.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
+    loop {
+        match open_sled_once(dir, cache) {
+            Err(StoreError::Refused(m))
+                if m.contains("in use") && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            r => return r,
+        }
+    }
+}
+
+fn open_sled_once(dir: &Path, cache: u64) -> Result<sled::Db, StoreError> {
+    // No background flusher: the writer flushes (and fsyncs) every group itself, and without the
+    // flusher thread sled releases its file lock as soon as the Db is dropped.
+    //
+    // 8 MiB segments: sled writes any page (a leaf node holds up to 17 values) larger than a
+    // quarter segment to a separate blob file that it never fsyncs. With 8 MiB segments that
+    // threshold is 2 MiB, above 17 chunks of 64 KiB, so blobs do not occur; `sync` fsyncs any
+    // blob anyway.
+    let cfg = sled::Config::new()
+        .path(dir)
+        .cache_capacity(cache)
+        .segment_size(SEGMENT_SIZE)
+        .flush_every_ms(None);
+    // sled 0.34 can panic on some corrupt files instead of returning an error: a corrupt store
+    // must be reported, never crash the tool that inspects it.
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || cfg.open())) {
+        Ok(Err(e)) if e.to_string().contains("could not acquire lock") => {
+            Err(StoreError::Refused(format!(
+                "{} is in use by another process (a running ledgerd holds sled's lock); stop it first",
+                dir.display()
+            )))
+        }
+        Ok(r) => {
+            r.map_err(|e| StoreError::Corrupt(format!("sled cannot open {}: {e}", dir.display())))
+        }
+        Err(_) => Err(StoreError::Corrupt(format!(
+            "sled panicked opening {} (corrupt files)",
+            dir.display()
+        ))),
+    }
+}
+
+impl Store {
+    /// Open an existing data directory for reading (verify, export). Fails if there is no ledger
+    /// there or if the store cannot be read.
+    pub fn open_existing(dir: &Path) -> Result<Store, StoreError> {
+        if !dir.join("db").is_file() || !dir.join("conf").is_file() {
+            return Err(StoreError::Refused(format!(
+                "{} holds no ledger (no sled db/conf files)",
+                dir.display()
+            )));
+        }
+        let db = open_sled(dir, 16 << 20)?;
+        let tree = db.open_tree("ledger")?;
+        Ok(Store {
+            dir: dir.to_path_buf(),
+            db,
+            tree,
+            log: None,
+            synced_blobs: Default::default(),
+            fail_syncs: Default::default(),
+            key: None,
+            keys: RwLock::new(HashMap::new()),
+            checkpoint_lock: std::sync::Mutex::new(()),
+        })
+    }
+
+    /// Open (or create) the ledger for writing: loads or creates the ledger key, writes the genesis
+    /// of a new ledger, checks the chain's tail against the last checkpoint (refusing a mismatch),
+    /// rebuilds derived state if needed, and records changed principals.
+    pub fn open_writer(
+        dir: &Path,
+        cfg: &OpenConfig,
+    ) -> Result<(std::sync::Arc<Store>, Appender), StoreError> {
+        std::fs::create_dir_all(dir).map_err(|e| StoreError::io(dir, e))?;
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+                .map_err(|e| StoreError::io(dir, e))?;
+        }
+        let key = keyfile::load_or_create(dir, true)?;
+        let db = open_sled(dir, cfg.cache_capacity_bytes)?;
+        let tree = db.open_tree("ledger")?;
+        // The directory entries of the files sled just created must survive a power cut too.
+        File::open(dir)
+            .and_then(|d| d.sync_all())
+            .map_err(|e| StoreError::io(dir, e))?;
+        let log_path = dir.join("db");
+        let log = File::open(&log_path).map_err(|e| StoreError::io(&log_path, e))?;
+        let store = std::sync::Arc::new(Store {
+            dir: dir.to_path_buf(),
+            db,
+            tree,
+            log: Some(log),
+            synced_blobs: Default::default(),
+            fail_syncs: Default::default(),
+            key: Some(key),
+            keys: RwLock::new(HashMap::new()),
+            checkpoint_lock: std::sync::Mutex::new(()),
+        });
+        let mut appender = if store.tree.get(K_HEAD)?.is_none() {
+            if store.tree.iter().next().is_some() {
+                return Err(StoreError::Corrupt(
+                    "entries exist but the head record is missing".into(),
+                ));
+            }
+            let mut a = Appender::new_empty(store.clone());
+            a.append_genesis(&cfg.ledger_id)?;
+            a
+        } else {
+            store.check_genesis_key()?;
+            store.check_tail()?;
+            let derived = store.tree.get(K_DERIVED)?.and_then(|v| u64_of(&v));
+            let head = store.head()?.map(|h| h.0);
+            if derived != head {
+                tracing::warn!(
+                    ?derived,
+                    ?head,
+                    "derived state is not up to date with the chain; rebuilding it"
+                );
+                store.rebuild_derived()?;
+            }
+            Appender::load(store.clone())?
+        };
+        appender.declare_principals(&cfg.principals)?;
+        store.sync()?;
+        Ok((store, appender))
+    }
+
+    /// The data directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The ledger's public key (writer only).
+    pub fn ledger_public_key(&self) -> Option<VerifyingKey> {
+        self.key.as_ref().map(|k| k.verifying_key())
+    }
+
+    /// Make everything applied so far durable: sled flush, then fsync of sled's `db` file.
+    pub fn sync(&self) -> Result<(), StoreError> {
+        if self.fail_syncs.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(StoreError::io(
+                &self.dir.join("db"),
+                std::io::Error::other("injected fsync failure (test)"),
+            ));
+        }
+        self.db.flush()?;
+        if let Some(log) = &self.log {
+            log.sync_all()
+                .map_err(|e| StoreError::io(&self.dir.join("db"), e))?;
+            self.sync_blobs()?;
+        }
+        Ok(())
+    }
+
+    /// Make every later `sync` fail, as a failing disk would (fault injection for tests of the
+    /// "a failed fsync stops all acknowledgements" path).
+    #[doc(hidden)]
+    pub fn inject_sync_failures_for_tests(&self) {
+        self.fail_syncs
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// sled 0.34 writes oversized pages to `blobs/` without fsync. They should not occur (see
+    /// `SEGMENT_SIZE`); if one does, fsync it and the directory before anything is acknowledged.
+    fn sync_blobs(&self) -> Result<(), StoreError> {
+        let dir = self.dir.join("blobs");
+        let rd = match std::fs::read_dir(&dir) {
+            Ok(rd) => rd,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(StoreError::io(&dir, e)),
+        };
+        let mut synced = self.synced_blobs.lock().unwrap_or_else(|e| e.into_inner());
+        let mut present = std::collections::HashSet::new();
+        let mut new = false;
+        for f in rd {
+            let f = f.map_err(|e| StoreError::io(&dir, e))?;
+            let name = f.file_name();
+            if !synced.contains(&name) {
+                let path = f.path();
+                match File::open(&path) {
+                    Ok(h) => h.sync_all().map_err(|e| StoreError::io(&path, e))?,
+                    // sled removed it meanwhile.
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                    Err(e) => return Err(StoreError::io(&path, e)),
+                }
+                tracing::warn!(blob = ?name, "sled wrote a blob file; fsynced it");
+                new = true;
+            }
+            present.insert(name);
+        }
+        if new {
+            File::open(&dir)
+                .and_then(|d| d.sync_all())
+                .map_err(|e| StoreError::io(&dir, e))?;
+        }
+        *synced = present;
+        Ok(())
+    }
+
+    /// Index and hash of the last entry.
+    pub fn head(&self) -> Result<Option<(u64, Hash32)>, StoreError> {
+        let Some(v) = self.tree.get(K_HEAD)? else {
+            return Ok(None);
+        };
+        if v.len() != 40 {
+            return Err(StoreError::Corrupt(
+                "head record has the wrong length".into(),
+            ));
+        }
+        Ok(Some((
+            u64_of(&v).unwrap_or_default(),
+            v[8..40].try_into().unwrap_or_default(),
+        )))
+    }
+
+    /// One entry.
+    pub fn entry(&self, index: u64) -> Result<Option<v1::ChainEntry>, StoreError> {
+        let Some(r) = self.tree.range(entry_key(0)..=entry_key(index)).next_back() else {
+            return Ok(None);
+        };
+        let (k, v) = r.map_err(|e| StoreError::CorruptEntry {
+            index,
+            detail: format!("sled cannot read it: {e}"),
+        })?;
+        let first = u64_of(&k[1..]).unwrap_or(u64::MAX);
+        let mut chunk = decode_chunk(first, &v)?;
+        let pos = index.checked_sub(first).unwrap_or(u64::MAX) as usize;
+        Ok(if pos < chunk.len() {
+            Some(chunk.swap_remove(pos))
+        } else {
+            None
+        })
+    }
+
+    /// Entries from `from` (inclusive) to `to` (inclusive), in order. Each item is an entry, or the
+    /// error that stopped the reading (with the index where known). Holds one chunk (at most 256
+    /// entries) in memory at a time.
+    pub fn entries(
+        &self,
+        from: u64,
+        to: u64,
+    ) -> impl Iterator<Item = Result<v1::ChainEntry, StoreError>> + '_ {
+        // Start at the chunk holding `from`.
+        let start = match self.tree.range(entry_key(0)..=entry_key(from)).next_back() {
+            Some(Ok((k, _))) => u64_of(&k[1..]).unwrap_or(from),
+            _ => from,
+        };
+        let mut expected = start;
+        let mut failed = false;
+        let end = to.max(start);
+        self.tree
+            .range(entry_key(start)..=entry_key(end))
+            .flat_map(move |r| -> Vec<Result<v1::ChainEntry, StoreError>> {
+                if failed {
+                    return Vec::new();
+                }
+                let chunk = r
+                    .map_err(|e| StoreError::CorruptEntry { index: expected, detail: format!("sled cannot read it: {e}") })
+                    .and_then(|(k, v)| {
+                        let first = u64_of(&k[1..]).unwrap_or(u64::MAX);
+                        if first != expected {
+                            return Err(StoreError::CorruptEntry {
+                                index: expected,
+                                detail: format!("the next stored chunk starts at entry {first} (entries missing)"),
+                            });
+                        }
+                        decode_chunk(first, &v)
+                    });
+                match chunk {
+                    Ok(es) => {
+                        expected += es.len() as u64;
+                        es.into_iter().filter(|e| e.index >= from && e.index <= to).map(Ok).collect()
+                    }
+                    Err(e) => {
+                        failed = true;
+                        vec![Err(e)]
+                    }
+                }
+            })
+    }
+
+    /// A device's entries from sequence `from_seq`, in order.
+    pub fn device_entries(
+        &self,
+        device: &str,
+        from_seq: u64,
+    ) -> impl Iterator<Item = Result<v1::ChainEntry, StoreError>> + '_ {
+        let from_seq = from_seq.max(1);
+        let start = match self.run_containing(device, from_seq) {
+            Ok(Some((first, _))) => first,
+            _ => from_seq,
+        };
+        self.tree
+            .range(seq_key(device, start)..=seq_key(device, u64::MAX))
+            .flat_map(move |r| -> Vec<Result<u64, StoreError>> {
+                match r {
+                    Err(e) => vec![Err(e.into())],
+                    Ok((k, v)) => {
+                        let first = u64_of(&k[k.len() - 8..]).unwrap_or_default();
+                        (0..v.len() / 8)
+                            .filter(|o| first + *o as u64 >= from_seq)
+                            .map(|o| {
+                                u64_of(&v[o * 8..])
+                                    .ok_or_else(|| StoreError::Corrupt("bad sequence run".into()))
+                            })
+                            .collect()
+                    }
+                }
+            })
+            .map(move |i| {
+                let index = i?;
+                self.entry(index)?.ok_or(StoreError::CorruptEntry {
+                    index,
+                    detail: "indexed entry is missing".into(),
+                })
+            })
+    }
+
+    /// The `S` run holding `device`'s sequence `seq`: (first sequence, indices).
+    fn run_containing(
+        &self,
+        device: &str,
+        seq: u64,
+    ) -> Result<Option<(u64, sled::IVec)>, StoreError> {
+        let Some(r) = self
+            .tree
+            .range(seq_key(device, 0)..=seq_key(device, seq))
+            .next_back()
+        else {
+            return Ok(None);
+        };
+        let (k, v) = r?;
+        let first = u64_of(&k[k.len() - 8..])
+            .ok_or_else(|| StoreError::Corrupt("bad sequence run key".into()))?;
+        Ok(((seq - first) < (v.len() / 8) as u64).then_some((first, v)))
+    }
+
+    /// Index of a device's event with this sequence number.
+    pub fn index_of(&self, device: &str, seq: u64) -> Result<Option<u64>, StoreError> {
+        Ok(self
+            .run_containing(device, seq)?
+            .and_then(|(first, v)| u64_of(&v[(seq - first) as usize * 8..])))
+    }
+
+    /// A signer (registered device or principal).
+    pub fn signer(&self, id: &str) -> Result<Option<Signer>, StoreError> {
+        match self.tree.get(device_key(id))? {
+            None => Ok(None),
+            Some(v) => {
+                let d = v1::DeviceInfo::decode(v.as_ref())
+                    .map_err(|e| StoreError::Corrupt(format!("device record {id}: {e}")))?;
+                Signer::from_proto(&d)
+                    .map(Some)
+                    .map_err(|e| StoreError::Corrupt(format!("device record {id}: {e}")))
+            }
+        }
+    }
+
+    /// Every signer, by id.
+    pub fn signers(&self) -> Result<Vec<Signer>, StoreError> {
+        let mut out = Vec::new();
+        for r in self.tree.scan_prefix([P_DEVICE]) {
+            let (k, v) = r?;
+            let d = v1::DeviceInfo::decode(v.as_ref())
+                .map_err(|e| StoreError::Corrupt(format!("device record {:?}: {e}", &k[1..])))?;
+            out.push(Signer::from_proto(&d).map_err(StoreError::Corrupt)?);
+        }
+        Ok(out)
+    }
+
+    /// Checkpoints stored in sled, oldest first.
+    pub fn checkpoints(&self) -> Result<Vec<v1::Checkpoint>, StoreError> {
+        let mut out = Vec::new();
+        for r in self.tree.scan_prefix([P_CHECKPOINT]) {
+            let (k, v) = r?;
+            out.push(v1::Checkpoint::decode(v.as_ref()).map_err(|e| {
+                StoreError::Corrupt(format!("checkpoint {:?}: {e}", u64_of(&k[1..])))
+            })?);
+        }
+        Ok(out)
+    }
+
+    /// Checkpoints in the mirror file, oldest first (empty if there is no file).
+    pub fn checkpoint_log(&self) -> Result<Vec<v1::Checkpoint>, StoreError> {
+        let path = self.dir.join(CHECKPOINT_LOG);
+        let f = match File::open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(StoreError::io(&path, e)),
+        };
+        let mut out = Vec::new();
+        for (n, line) in std::io::BufReader::new(f).lines().enumerate() {
+            let line = line.map_err(|e| StoreError::io(&path, e))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let bad = |what: &str| {
+                StoreError::Corrupt(format!("{} line {}: {what}", path.display(), n + 1))
+            };
+            let v: serde_json::Value =
+                serde_json::from_str(&line).map_err(|e| bad(&e.to_string()))?;
+            let field = |name: &str| -> Result<Vec<u8>, StoreError> {
+                hex::decode(
+                    v.get(name)
+                        .and_then(|x| x.as_str())
+                        .ok_or_else(|| bad(&format!("missing {name}")))?,
+                )
+                .map_err(|e| bad(&format!("{name}: {e}")))
+            };
+            out.push(v1::Checkpoint {
+                body: field("body")?,
+                signature: field("signature")?,
+            });
+        }
+        Ok(out)
+    }
+
+    /// Every checkpoint, from sled and from the mirror file, which must agree where both have one.
+    /// The longer list wins (a store that lost checkpoints still has them in the file and vice
+    /// versa), so a verifier sees every checkpoint ever made.
+    pub fn all_checkpoints(&self) -> Result<Vec<v1::Checkpoint>, StoreError> {
+        let a = self.checkpoints()?;
+        let b = self.checkpoint_log()?;
+        for (i, (x, y)) in a.iter().zip(b.iter()).enumerate() {
+            if x != y {
+                return Err(StoreError::Corrupt(format!(
+                    "checkpoint #{} differs between the store and {CHECKPOINT_LOG}",
+                    i + 1
+                )));
+            }
+        }
+        Ok(if a.len() >= b.len() { a } else { b })
+    }
+
+    /// The latest checkpoint, checked.
+    pub fn latest_checkpoint(
+        &self,
+    ) -> Result<Option<(v1::Checkpoint, CheckpointInfo)>, StoreError> {
+        let all = self.all_checkpoints()?;
+        match all.last() {
+            None => Ok(None),
+            Some(cp) => {
+                let info = check_checkpoint(cp, None)
+                    .map_err(|e| StoreError::Corrupt(format!("latest checkpoint: {e}")))?;
+                Ok(Some((cp.clone(), info)))
+            }
+        }
+    }
+
+    /// Sign and store a checkpoint of `(index, hash)`, which the caller guarantees is durable.
+    /// Writes it to sled and to the mirror file and makes both durable. Returns the previous one
+    /// when it already covers exactly this head (no duplicate checkpoints).
+    pub fn write_checkpoint(
+        &self,
+        index: u64,
+        hash: &Hash32,
+        now_ms: i64,
+        reason: &str,
+    ) -> Result<v1::Checkpoint, StoreError> {
+        let key = self
+            .key
+            .as_ref()
+            .ok_or_else(|| StoreError::Refused("read-only store".into()))?;
+        let _guard = self
+            .checkpoint_lock
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let last = self.latest_checkpoint()?;
+        let (number, created_at_ms) = match &last {
+            Some((cp, info)) if info.index == index && &info.head_hash == hash => {
+                return Ok(cp.clone());
+            }
+            Some((_, info)) => {
+                if index < info.index {
+                    return Err(StoreError::Refused(format!(
+                        "checkpoint of entry {index} would go back on #{} (entry {})",
+                        info.number, info.index
+                    )));
+                }
+                (info.number + 1, now_ms.max(info.created_at_ms))
+            }
+            None => (1, now_ms),
+        };
+        let cp = sign_checkpoint(key, number, index, hash, created_at_ms, reason);
+        let mut k = [P_CHECKPOINT; 9];
+        k[1..].copy_from_slice(&number.to_be_bytes());
+        self.tree.insert(k, cp.encode_to_vec())?;
+        self.sync()?;
+        let path = self.dir.join(CHECKPOINT_LOG);
+        let line = format!(
+            "{{\"number\":{number},\"index\":{index},\"head_hash\":\"{}\",\"body\":\"{}\",\"signature\":\"{}\"}}\n",
+            hex32(hash),
+            hex::encode(&cp.body),
+            hex::encode(&cp.signature)
+        );
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(|e| StoreError::io(&path, e))?;
+        f.write_all(line.as_bytes())
+            .and_then(|_| f.sync_all())
+            .map_err(|e| StoreError::io(&path, e))?;
+        tracing::info!(number, index, head = %hex32(hash), reason, "checkpoint signed");
+        Ok(cp)
+    }
+
+    fn check_genesis_key(&self) -> Result<(), StoreError> {
+        let g = self.entry(0)?.ok_or_else(|| StoreError::CorruptEntry {
+            index: 0,
+            detail: "genesis entry missing".into(),
+        })?;
+        let rec = ledger_core::record::decode_ledger_record(&g.body).map_err(|e| {
+            StoreError::CorruptEntry {
+                index: 0,
+                detail: e,
+            }
+        })?;
+        let Some(v1::ledger_record_body::Record::Genesis(gen_rec)) = rec.record else {
+            return Err(StoreError::CorruptEntry {
+                index: 0,
+                detail: "entry 0 is not a genesis record".into(),
+            });
+        };
+        let ours = self.ledger_public_key().map(|k| k.as_bytes().to_vec());
+        if ours.as_deref() != Some(gen_rec.ledger_public_key.as_slice()) {
+            return Err(StoreError::Refused(format!(
+                "{} does not hold the key this ledger was created with (genesis key {})",
+                keyfile::LEDGER_KEY_FILE,
+                hex::encode(&gen_rec.ledger_public_key)
+            )));
+        }
+        Ok(())
+    }
+
+    /// Startup check: recompute the hash links from the last checkpoint to the head, and check the
+    /// checkpoint's hash and the head record. Refuses to serve on any mismatch.
+    pub fn check_tail(&self) -> Result<(), StoreError> {
+        let (head_index, head_hash) = self
+            .head()?
+            .ok_or_else(|| StoreError::Corrupt("no head record".into()))?;
+        let cp = self.latest_checkpoint()?;
+        let ours = self.ledger_public_key();
+        let (from, mut prev) = match &cp {
+            Some((_, info)) => {
+                if ours.is_some() && Some(info.ledger_public_key) != ours {
+                    return Err(StoreError::Refused(format!(
+                        "checkpoint #{} is not signed by this ledger's key",
+                        info.number
+                    )));
+                }
+                if info.index > head_index {
+                    return Err(StoreError::Refused(format!(
+                        "checkpoint #{} covers entry {} but the store ends at entry {head_index}: acknowledged entries are missing",
+                        info.number, info.index
+                    )));
+                }
+                let e = self.entry(info.index)?.ok_or(StoreError::CorruptEntry {
+                    index: info.index,
+                    detail: "checkpointed entry missing".into(),
+                })?;
+                if e.entry_hash.as_slice() != info.head_hash {
+                    return Err(StoreError::Refused(format!(
+                        "entry {} does not match checkpoint #{}: hash {} but the checkpoint says {}",
+                        info.index,
+                        info.number,
+                        hex::encode(&e.entry_hash),
+                        hex32(&info.head_hash)
+                    )));
+                }
+                (info.index, GENESIS_PREV_HASH)
+            }
+            None => (0, GENESIS_PREV_HASH),
+        };
+        let mut expected = from;
+        for e in self.entries(from, head_index) {
+            let e = e?;
+            if expected == from && from > 0 {
+                prev = e
+                    .prev_hash
+                    .as_slice()
+                    .try_into()
+                    .map_err(|_| StoreError::CorruptEntry {
+                        index: from,
+                        detail: "bad prev_hash".into(),
+                    })?;
+            }
+            prev = check_link(&e, expected, &prev).map_err(|v| StoreError::CorruptEntry {
+                index: expected,
+                detail: v.what,
+            })?;
+            expected += 1;
+        }
+        if expected != head_index + 1 || prev != head_hash {
+            return Err(StoreError::Refused(format!(
+                "the head record says entry {head_index} ({}) but the chain ends at entry {} ({})",
+                hex32(&head_hash),
+                expected.saturating_sub(1),
+                hex32(&prev)
+            )));
+        }
+        tracing::info!(
+            from,
+            head_index,
+            "chain tail verified against the last checkpoint"
+        );
+        Ok(())
+    }
+
+    /// Rebuild the derived state (`S`, `D`, `F`) from the entries alone.
+    pub fn rebuild_derived(&self) -> Result<(), StoreError> {
+        let mut removals = sled::Batch::default();
+        for prefix in [P_SEQ, P_DEVICE, P_FINDING] {
+            for r in self.tree.scan_prefix([prefix]) {
+                removals.remove(r?.0);
+            }
+        }
+        self.tree.apply_batch(removals)?;
+        let mut v = ChainVerifier::new(None);
+        let mut batch = sled::Batch::default();
+        let mut runs: HashMap<String, (u64, Vec<u8>)> = HashMap::new();
+        let mut n = 0u64;
+        let mut last = None;
+        for e in self.entries(0, u64::MAX) {
+            let e = e?;
+            v.check_entry(&e).map_err(|err| StoreError::CorruptEntry {
+                index: e.index,
+                detail: err.what,
+            })?;
+            match ledger_core::RecordKind::from_proto(e.kind) {
+                Some(ledger_core::RecordKind::Event) => {
+                    let b = v1::EventBody::decode(e.body.as_slice()).map_err(|x| {
+                        StoreError::CorruptEntry {
+                            index: e.index,
+                            detail: x.to_string(),
+                        }
+                    })?;
+                    match runs.get_mut(&b.device_id) {
+                        Some((first, idx))
+                            if *first + (idx.len() / 8) as u64 == b.sequence
+                                && idx.len() / 8 < SEQ_RUN_MAX =>
+                        {
+                            idx.extend_from_slice(&e.index.to_be_bytes())
+                        }
+                        _ => {
+                            if let Some((first, idx)) = runs.insert(
+                                b.device_id.clone(),
+                                (b.sequence, e.index.to_be_bytes().to_vec()),
+                            ) {
+                                batch.insert(seq_key(&b.device_id, first), idx);
+                            }
+                        }
+                    }
+                }
+                _ => {
+                    if let Ok(r) = ledger_core::record::decode_ledger_record(&e.body)
+                        && let Some(v1::ledger_record_body::Record::SecurityFinding(f)) = r.record
+                    {
+                        batch.insert(
+                            finding_key(&f.device_id, f.sequence),
+                            &e.index.to_be_bytes(),
+                        );
+                    }
+                }
+            }
+            last = Some(e.index);
+            n += 1;
+            if n.is_multiple_of(10_000) {
+                self.tree.apply_batch(std::mem::take(&mut batch))?;
+            }
+        }
+        for (dev, (first, idx)) in runs {
+            batch.insert(seq_key(&dev, first), idx);
+        }
+        for s in v.signers() {
+            batch.insert(device_key(&s.id), s.to_proto().encode_to_vec());
+        }
+        if let Some(l) = last {
+            batch.insert(K_DERIVED, &l.to_be_bytes());
+        }
+        self.tree.apply_batch(batch)?;
+        self.sync()?;
+        tracing::info!(entries = n, "derived state rebuilt from the chain");
+        Ok(())
+    }
+}

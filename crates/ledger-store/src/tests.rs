@@ -1,0 +1,417 @@
+//! Store tests: the writer's decisions, durability bookkeeping, reopen checks, rebuild.
+
+use std::sync::Arc;
+
+use ed25519_dalek::SigningKey;
+use ledger_core::proto::{self as v1, event_body::Payload as P};
+use ledger_core::signing::{EVENT_DOMAIN, sign};
+use ledger_core::{ChainVerifier, SignerRole, TimePolicy};
+use prost::Message;
+
+use crate::*;
+
+const NOW: i64 = 1_800_000_000_000;
+
+struct Dev {
+    id: String,
+    key: SigningKey,
+    seq: u64,
+}
+
+impl Dev {
+    fn new(id: &str, seed: u8) -> Dev {
+        Dev {
+            id: id.into(),
+            key: SigningKey::from_bytes(&[seed; 32]),
+            seq: 0,
+        }
+    }
+    fn env(&mut self, p: P) -> v1::Envelope {
+        self.seq += 1;
+        self.env_at(self.seq, p)
+    }
+    fn env_at(&self, seq: u64, p: P) -> v1::Envelope {
+        let body = v1::EventBody {
+            device_id: self.id.clone(),
+            sequence: seq,
+            occurred_at_ms: NOW,
+            payload: Some(p),
+        }
+        .encode_to_vec();
+        let signature = sign(&self.key, EVENT_DOMAIN, &body).to_bytes().to_vec();
+        v1::Envelope { body, signature }
+    }
+}
+
+fn register(d: &Dev) -> P {
+    P::DeviceRegistered(v1::DeviceRegistered {
+        device_id: d.id.clone(),
+        public_key: d.key.verifying_key().as_bytes().to_vec(),
+        kind: v1::DeviceKind::Table as i32,
+        casino_id: "lisboa".into(),
+        table_ids: vec!["t1".into()],
+        ..Default::default()
+    })
+}
+
+fn bet(n: u32) -> P {
+    P::BetPlaced(v1::BetPlaced {
+        table_id: "t1".into(),
+        round_id: "r1".into(),
+        bet_id: format!("b{n}"),
+        bet_type: "straight".into(),
+        selection: vec![17],
+        amount_cents: 500,
+        ..Default::default()
+    })
+}
+
+fn cfg(op: &Dev) -> OpenConfig {
+    OpenConfig {
+        cache_capacity_bytes: 16 << 20,
+        ledger_id: "test".into(),
+        principals: vec![PrincipalConfig {
+            id: op.id.clone(),
+            role: SignerRole::Operator,
+            key: op.key.verifying_key(),
+        }],
+    }
+}
+
+fn submit(a: &mut Appender, envs: Vec<v1::Envelope>) -> Vec<v1::Receipt> {
+    let store = a.store().clone();
+    let mut items: Vec<PreOutcome> = envs
+        .into_iter()
+        .map(|e| precheck(&store, e, 65536, &TimePolicy::default(), NOW))
+        .collect();
+    verify_prechecked(&mut items);
+    let (r, _) = a.apply(items, NOW).unwrap();
+    store.sync().unwrap();
+    r
+}
+
+fn status(r: &v1::Receipt) -> (v1::ReceiptStatus, v1::RejectReason) {
+    (
+        v1::ReceiptStatus::try_from(r.status).unwrap(),
+        v1::RejectReason::try_from(r.reason).unwrap(),
+    )
+}
+
+fn verify_all(store: &Store) -> ledger_core::Summary {
+    let mut v = ChainVerifier::new(None);
+    for cp in store.all_checkpoints().unwrap() {
+        v.add_checkpoint(&cp).unwrap();
+    }
+    let mut checks = Vec::new();
+    for e in store.entries(0, u64::MAX) {
+        checks.extend(v.check_entry(&e.unwrap()).unwrap());
+    }
+    let ok = ledger_core::verify_many(&checks.iter().map(|c| c.check.clone()).collect::<Vec<_>>());
+    assert!(ok.iter().all(|&b| b));
+    v.finish().unwrap()
+}
+
+fn setup() -> (tempfile::TempDir, Dev, Arc<Store>, Appender) {
+    let dir = tempfile::tempdir().unwrap();
+    let op = Dev::new("operator-1", 1);
+    let (store, a) = Store::open_writer(dir.path(), &cfg(&op)).unwrap();
+    (dir, op, store, a)
+}
+
+use v1::{ReceiptStatus as St, RejectReason as Why};
+
+#[test]
+fn genesis_principals_registration_and_events() {
+    let (_d, mut op, store, mut a) = setup();
+    assert_eq!(store.head().unwrap().unwrap().0, 1, "genesis + principals");
+    let mut t = Dev::new("table-1", 2);
+    let reg = op.env(register(&t));
+    let mut batch = vec![reg];
+    for n in 0..5 {
+        batch.push(t.env(bet(n)));
+    }
+    let r = submit(&mut a, batch);
+    assert!(r.iter().all(|r| status(r).0 == St::Accepted), "{r:?}");
+    assert_eq!(r.last().unwrap().index, 7);
+    let s = verify_all(&store);
+    assert_eq!((s.entries, s.events, s.signers), (8, 6, 2));
+    assert_eq!(store.signer("table-1").unwrap().unwrap().last_sequence, 5);
+    assert_eq!(store.device_entries("table-1", 3).count(), 3);
+}
+
+#[test]
+fn rejections_store_nothing() {
+    let (_d, mut op, store, mut a) = setup();
+    let t = Dev::new("table-1", 2);
+    submit(&mut a, vec![op.env(register(&t))]);
+    let head = store.head().unwrap();
+    let stranger = Dev::new("stranger", 3);
+    let mut forged = t.env_at(1, bet(1));
+    forged.signature[5] ^= 1;
+    let mut too_big = t.env_at(1, bet(1));
+    too_big.body.extend(std::iter::repeat_n(0u8, 70_000));
+    let future = {
+        let body = v1::EventBody {
+            device_id: "table-1".into(),
+            sequence: 1,
+            occurred_at_ms: NOW + 3_600_000,
+            payload: Some(bet(1)),
+        }
+        .encode_to_vec();
+        let signature = sign(&t.key, EVENT_DOMAIN, &body).to_bytes().to_vec();
+        v1::Envelope { body, signature }
+    };
+    let meter = t.env_at(
+        1,
+        P::MeterReading(v1::MeterReading {
+            machine_id: "m".into(),
+            meters: vec![v1::Meter {
+                name: "coin_in".into(),
+                value: 1,
+                rollover: 0,
+            }],
+        }),
+    );
+    let wrong_table = t.env_at(
+        1,
+        P::RoundOpened(v1::RoundOpened {
+            table_id: "t9".into(),
+            round_id: "r".into(),
+        }),
+    );
+    let r = submit(
+        &mut a,
+        vec![
+            forged,
+            stranger.env_at(1, bet(1)),
+            t.env_at(2, bet(1)),
+            v1::Envelope {
+                body: vec![0xff; 10],
+                signature: vec![0; 64],
+            },
+            too_big,
+            future,
+            meter,
+            wrong_table,
+            t.env_at(1, register(&stranger)),
+        ],
+    );
+    let got: Vec<_> = r.iter().map(status).collect();
+    assert_eq!(
+        got,
+        vec![
+            (St::Rejected, Why::BadSignature),
+            (St::Rejected, Why::UnknownDevice),
+            (St::Rejected, Why::SequenceGap),
+            (St::Rejected, Why::Malformed),
+            (St::Rejected, Why::TooLarge),
+            (St::Rejected, Why::TimeOutOfRange),
+            (St::Rejected, Why::Unauthorized),
+            (St::Rejected, Why::Unauthorized),
+            (St::Rejected, Why::Unauthorized),
+        ]
+    );
+    assert_eq!(r[2].expected_sequence, 1);
+    assert_eq!(store.head().unwrap(), head, "nothing stored");
+}
+
+#[test]
+fn duplicates_return_the_original_receipt_and_equivocation_is_recorded_once() {
+    let (_d, mut op, store, mut a) = setup();
+    let mut t = Dev::new("table-1", 2);
+    let e1 = t.env(bet(1));
+    let r = submit(&mut a, vec![op.env(register(&t)), e1.clone(), e1.clone()]);
+    assert_eq!(status(&r[2]).0, St::Duplicate, "duplicate within one group");
+    assert_eq!(
+        (r[2].index, &r[2].entry_hash),
+        (r[1].index, &r[1].entry_hash)
+    );
+    let again = submit(&mut a, vec![e1.clone()]);
+    assert_eq!(
+        (
+            status(&again[0]).0,
+            again[0].index,
+            &again[0].entry_hash,
+            again[0].received_at_ms
+        ),
+        (
+            St::Duplicate,
+            r[1].index,
+            &r[1].entry_hash,
+            r[1].received_at_ms
+        )
+    );
+    let other = t.env_at(1, bet(99));
+    let q = submit(&mut a, vec![other.clone(), other.clone()]);
+    assert_eq!(status(&q[0]).0, St::Equivocation);
+    assert_eq!(
+        q[1].index, q[0].index,
+        "one finding per conflicting envelope"
+    );
+    let s = verify_all(&store);
+    assert_eq!(s.security_findings, 1);
+    assert_eq!(
+        store.signer("table-1").unwrap().unwrap().last_sequence,
+        1,
+        "the finding changes no device state"
+    );
+    // Revocation, then the device is refused.
+    let rv = submit(
+        &mut a,
+        vec![
+            op.env(P::DeviceRevoked(v1::DeviceRevoked {
+                device_id: "table-1".into(),
+                reason: "stolen".into(),
+            })),
+            t.env(bet(2)),
+        ],
+    );
+    assert_eq!(status(&rv[0]).0, St::Accepted);
+    assert_eq!(status(&rv[1]), (St::Rejected, Why::RevokedDevice));
+    // Re-registering a revoked id is refused.
+    let rr = submit(&mut a, vec![op.env(register(&t))]);
+    assert_eq!(status(&rr[0]), (St::Rejected, Why::RegistrationRefused));
+    verify_all(&store);
+}
+
+#[test]
+fn reopen_checks_the_tail_and_rebuild_gives_the_same_derived_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut op = Dev::new("operator-1", 1);
+    let mut t = Dev::new("table-1", 2);
+    let before;
+    {
+        let (store, mut a) = Store::open_writer(dir.path(), &cfg(&op)).unwrap();
+        let mut envs = vec![op.env(register(&t))];
+        envs.extend((0..50).map(|n| t.env(bet(n))));
+        submit(&mut a, envs);
+        let (i, h) = store.head().unwrap().unwrap();
+        store.write_checkpoint(i, &h, NOW, "test").unwrap();
+        submit(&mut a, vec![t.env(bet(100))]);
+        before = store.signers().unwrap();
+        store.rebuild_derived().unwrap();
+        assert_eq!(store.signers().unwrap(), before);
+    }
+    let (store, mut a) = Store::open_writer(dir.path(), &cfg(&op)).unwrap();
+    assert_eq!(store.signers().unwrap(), before);
+    let r = submit(&mut a, vec![t.env(bet(101))]);
+    assert_eq!(status(&r[0]).0, St::Accepted);
+    let s = verify_all(&store);
+    assert_eq!(s.checkpoints, 1);
+    assert_eq!(
+        store.checkpoint_log().unwrap(),
+        store.checkpoints().unwrap()
+    );
+}
+
+#[test]
+fn a_changed_operator_key_is_declared_in_the_chain() {
+    let dir = tempfile::tempdir().unwrap();
+    let op = Dev::new("operator-1", 1);
+    drop(Store::open_writer(dir.path(), &cfg(&op)).unwrap());
+    let op2 = Dev::new("operator-1", 9);
+    let (store, _a) = Store::open_writer(dir.path(), &cfg(&op2)).unwrap();
+    assert_eq!(store.head().unwrap().unwrap().0, 2);
+    assert_eq!(
+        store.signer("operator-1").unwrap().unwrap().key,
+        op2.key.verifying_key()
+    );
+    verify_all(&store);
+}
+
+#[test]
+fn a_checkpoint_beyond_the_store_refuses_to_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let op = Dev::new("operator-1", 1);
+    {
+        let (store, _a) = Store::open_writer(dir.path(), &cfg(&op)).unwrap();
+        let key = load_ledger_key(dir.path(), false).unwrap();
+        // A checkpoint of an entry the store does not have: as if sled lost acknowledged entries.
+        let cp = ledger_core::record::sign_checkpoint(&key, 1, 99, &[1; 32], NOW, "test");
+        let line = format!(
+            "{{\"body\":\"{}\",\"signature\":\"{}\"}}\n",
+            hex::encode(&cp.body),
+            hex::encode(&cp.signature)
+        );
+        std::fs::write(store.dir().join(CHECKPOINT_LOG), line).unwrap();
+    }
+    let err = Store::open_writer(dir.path(), &cfg(&op)).err().unwrap();
+    assert!(
+        err.to_string().contains("acknowledged entries are missing"),
+        "{err}"
+    );
+}
+
+/// Tampering that sled's own checksums cannot see (an entry rewritten through sled, with a valid
+/// CRC) is found by the verifier at its index, and a rewritten tail makes ledgerd's startup refuse.
+#[test]
+fn an_entry_rewritten_through_sled_is_found_at_its_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut op = Dev::new("operator-1", 1);
+    let mut t = Dev::new("table-1", 2);
+    {
+        let (store, mut a) = Store::open_writer(dir.path(), &cfg(&op)).unwrap();
+        let mut envs = vec![op.env(register(&t))];
+        envs.extend((0..20).map(|n| t.env(bet(n))));
+        submit(&mut a, envs);
+        let (i, h) = store.head().unwrap().unwrap();
+        store.write_checkpoint(i, &h, NOW, "test").unwrap();
+        submit(&mut a, vec![t.env(bet(100))]);
+        for index in [10u64, i + 1] {
+            let mut e = store.entry(index).unwrap().unwrap();
+            e.body[6] ^= 1;
+            // Rewrite the chunk holding it, through sled (valid sled checksums).
+            let (k, v) = store
+                .tree
+                .range(crate::store::entry_key(0)..=crate::store::entry_key(index))
+                .next_back()
+                .unwrap()
+                .unwrap();
+            let first = crate::store::u64_of(&k[1..]).unwrap();
+            let mut chunk = crate::store::decode_chunk(first, &v).unwrap();
+            chunk[(index - first) as usize] = e;
+            let (_, bytes) = crate::store::encode_chunks(&chunk).remove(0);
+            store.tree.insert(k, bytes).unwrap();
+            let mut v = ChainVerifier::new(None);
+            let err = store
+                .entries(0, u64::MAX)
+                .map(|e| v.check_entry(&e.unwrap()).map(|_| ()))
+                .find_map(|r| r.err())
+                .unwrap();
+            assert_eq!(err.index, Some(10), "the first broken index: {err}");
+        }
+        store.sync().unwrap();
+    }
+    // The entry after the last checkpoint was rewritten: startup refuses to serve.
+    let err = Store::open_writer(dir.path(), &cfg(&op))
+        .err()
+        .expect("refused");
+    assert!(err.to_string().contains("entry 23"), "{err}");
+}
+
+/// sled never fsyncs blob files; pages must stay below its blob threshold even with the largest
+/// envelopes the ingest accepts (64 KiB bodies).
+#[test]
+fn the_largest_envelopes_leave_no_unsynced_blob_files() {
+    let (d, mut op, store, mut a) = setup();
+    let mut t = Dev::new("table-1", 2);
+    submit(&mut a, vec![op.env(register(&t))]);
+    let big = |n: usize| {
+        P::BetsCollected(v1::BetsCollected {
+            table_id: "t1".into(),
+            round_id: format!("r{n}"),
+            bet_ids: (0..500).map(|i| format!("{i:0>120}")).collect(),
+        })
+    };
+    for g in 0..3 {
+        let envs: Vec<_> = (0..40).map(|n| t.env(big(g * 100 + n))).collect();
+        assert!(envs[0].body.len() > 60_000 && envs[0].body.len() <= 65_536);
+        let r = submit(&mut a, envs);
+        assert!(r.iter().all(|r| status(r).0 == St::Accepted), "{:?}", r[0]);
+    }
+    let blobs = std::fs::read_dir(d.path().join("blobs"))
+        .map(|r| r.count())
+        .unwrap_or(0);
+    assert_eq!(blobs, 0, "sled wrote blob files");
+    verify_all(&store);
+}

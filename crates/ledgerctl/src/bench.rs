@@ -1,0 +1,352 @@
+//! `ledgerctl bench`: load test. Pre-signs every event before the clock starts (on this 2-core
+//! machine the generator must not eat the server's CPU), streams them over N concurrent streams
+//! (one device per stream), and reports accepted events/s and receipt latency (send to durable
+//! receipt) p50/p90/p99/max.
+//!
+//! By default it starts an embedded ledger in a temporary directory (same process, its own
+//! threads); `--server` targets a running ledgerd (then `--operator-key`/`--operator-id` sign the
+//! bench devices' registrations).
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use ledger_agent::DeviceSigner;
+use ledger_core::proto::{
+    self as v1, event_body::Payload as P, ingest_client::IngestClient, query_client::QueryClient,
+};
+use tokio_stream::StreamExt;
+
+use crate::common;
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Events in total (split evenly over the streams).
+    #[arg(long, default_value_t = 200_000)]
+    pub events: usize,
+    /// Concurrent streams (one device each).
+    #[arg(long, default_value_t = 8)]
+    pub streams: usize,
+    /// Target total rate in events/s; 0 = as fast as the ledger acknowledges.
+    #[arg(long, default_value_t = 0)]
+    pub rate: u64,
+    /// After the peak run, run again at half the measured peak rate (the latency target's load).
+    #[arg(long)]
+    pub also_half: bool,
+    /// A running ledgerd to load (default: an embedded ledger in a temporary directory).
+    #[arg(long, value_name = "URL", requires_all = ["operator_key", "operator_id"])]
+    pub server: Option<String>,
+    /// Operator secret key file (with --server), to register the bench devices.
+    #[arg(long, value_name = "FILE")]
+    pub operator_key: Option<PathBuf>,
+    /// Operator id (with --server).
+    #[arg(long, value_name = "ID")]
+    pub operator_id: Option<String>,
+    /// Embedded ledger: the group size (ingest.max_batch).
+    #[arg(long, default_value_t = 2048)]
+    pub max_batch: usize,
+    /// Embedded ledger: keep its data in DIR (must not exist yet) instead of a temporary
+    /// directory that is deleted afterwards (e.g. to time `ledgerctl verify` on a big ledger).
+    #[arg(long, value_name = "DIR", conflicts_with = "server")]
+    pub data_dir: Option<PathBuf>,
+}
+
+struct Run {
+    accepted: u64,
+    other: u64,
+    seconds: f64,
+    latencies_us: Vec<u64>,
+}
+
+impl Run {
+    fn pct(&self, p: f64) -> f64 {
+        if self.latencies_us.is_empty() {
+            return 0.0;
+        }
+        let i = ((self.latencies_us.len() as f64 - 1.0) * p).round() as usize;
+        self.latencies_us[i] as f64 / 1000.0
+    }
+    fn json(&self, label: &str, target: u64) -> serde_json::Value {
+        serde_json::json!({
+            "run": label, "target_rate": target, "accepted": self.accepted, "not_accepted": self.other,
+            "seconds": self.seconds, "accepted_per_second": self.accepted as f64 / self.seconds,
+            "latency_ms": {"p50": self.pct(0.5), "p90": self.pct(0.9), "p99": self.pct(0.99), "max": self.pct(1.0)},
+        })
+    }
+    fn line(&self, label: &str) -> String {
+        format!(
+            "{label}: {} accepted in {:.2} s = {:.0} events/s; receipt latency p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms{}",
+            self.accepted,
+            self.seconds,
+            self.accepted as f64 / self.seconds,
+            self.pct(0.5),
+            self.pct(0.9),
+            self.pct(0.99),
+            self.pct(1.0),
+            if self.other > 0 {
+                format!(" ({} NOT accepted)", self.other)
+            } else {
+                String::new()
+            }
+        )
+    }
+}
+
+pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
+    if a.streams == 0 || a.events < a.streams {
+        bail!("--events must be at least --streams, and --streams at least 1");
+    }
+    let (url, operator, op_id, server, tmp) = match &a.server {
+        Some(url) => {
+            let key = ledger_agent::keys::read_secret(
+                a.operator_key.as_ref().context("--operator-key")?,
+            )?;
+            (
+                url.clone(),
+                key,
+                a.operator_id.clone().context("--operator-id")?,
+                None,
+                None,
+            )
+        }
+        None => {
+            let op = ledger_agent::keys::generate();
+            let tmp = match &a.data_dir {
+                Some(d) if d.exists() => bail!("--data-dir {} already exists", d.display()),
+                Some(d) => d.clone(),
+                None => std::env::temp_dir().join(format!(
+                    "ledger-bench-{}-{}",
+                    std::process::id(),
+                    chrono::Utc::now().timestamp_millis()
+                )),
+            };
+            let mut cfg = ledgerd::Config {
+                listen: "127.0.0.1:0".parse()?,
+                ..Default::default()
+            };
+            cfg.ingest.max_batch = a.max_batch;
+            cfg.checkpoint.interval_secs = 0;
+            cfg.principals = vec![ledgerd::config::PrincipalEntry {
+                id: "bench-operator".into(),
+                role: "operator".into(),
+                public_key: hex::encode(op.verifying_key().as_bytes()),
+            }];
+            let s = ledgerd::Server::start(cfg, tmp.clone()).await?;
+            (
+                format!("http://{}", s.addr),
+                op,
+                "bench-operator".to_string(),
+                Some(s),
+                Some(tmp),
+            )
+        }
+    };
+    let mut out = Vec::new();
+    let peak = one_run(&url, &operator, &op_id, &a, a.rate, "peak", json).await?;
+    if !json {
+        println!(
+            "{}",
+            peak.line(if a.rate == 0 { "peak" } else { "rate-limited" })
+        );
+    }
+    out.push(peak.json(if a.rate == 0 { "peak" } else { "rate-limited" }, a.rate));
+    if a.also_half {
+        let half_rate = ((peak.accepted as f64 / peak.seconds) / 2.0) as u64;
+        let half = one_run(&url, &operator, &op_id, &a, half_rate.max(1), "half", json).await?;
+        if !json {
+            println!(
+                "{}",
+                half.line(&format!("half load ({half_rate} events/s offered)"))
+            );
+        }
+        out.push(half.json("half", half_rate));
+    }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    }
+    if let Some(s) = server {
+        s.stop().await?;
+    }
+    if let (Some(t), None) = (tmp, &a.data_dir) {
+        let _ = std::fs::remove_dir_all(t);
+    }
+    Ok(0)
+}
+
+async fn one_run(
+    url: &str,
+    operator: &ed25519_dalek::SigningKey,
+    op_id: &str,
+    a: &Args,
+    rate: u64,
+    label: &str,
+    json: bool,
+) -> anyhow::Result<Run> {
+    let ch = common::channel(url).await?;
+    let op_seq = QueryClient::new(ch.clone())
+        .get_device(v1::GetDeviceRequest {
+            device_id: op_id.into(),
+        })
+        .await?
+        .into_inner()
+        .last_sequence;
+    let mut op = DeviceSigner::new(op_id, operator.clone(), op_seq + 1);
+    let now = chrono::Utc::now().timestamp_millis();
+    let tag = format!("{}-{label}", now);
+    let keys: Vec<_> = (0..a.streams)
+        .map(|_| ledger_agent::keys::generate())
+        .collect();
+    let regs: Vec<_> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            op.sign(
+                now,
+                ledger_agent::signer::registration(
+                    &ledger_agent::sim::DeviceSpec {
+                        device_id: format!("bench-{tag}-{i}"),
+                        kind: ledger_core::DeviceKind::Machine,
+                        casino_id: "bench".into(),
+                        table_ids: vec![],
+                        machine_id: String::new(),
+                        model_id: "BENCH".into(),
+                        bet_values_cents: vec![100],
+                        description: String::new(),
+                    },
+                    &k.verifying_key(),
+                ),
+            )
+        })
+        .collect();
+    let r = ledger_agent::submit_all(url, &regs, &Default::default()).await?;
+    if let Some(bad) = r.iter().find(|r| common::status_name(r) != "accepted") {
+        bail!(
+            "bench device registration refused: {}",
+            common::receipt_line(bad)
+        );
+    }
+    // Pre-sign everything, on both cores, before the clock starts.
+    let per = a.events / a.streams;
+    if !json {
+        eprintln!(
+            "{label}: signing {} events for {} streams...",
+            per * a.streams,
+            a.streams
+        );
+    }
+    let signed: Vec<Vec<v1::Envelope>> = std::thread::scope(|s| {
+        let hs: Vec<_> = keys
+            .chunks(a.streams.div_ceil(2))
+            .enumerate()
+            .map(|(c, chunk)| {
+                let tag = tag.clone();
+                s.spawn(move || {
+                    chunk
+                        .iter()
+                        .enumerate()
+                        .map(|(j, k)| {
+                            let i = c * a.streams.div_ceil(2) + j;
+                            let id = format!("bench-{tag}-{i}");
+                            let mut d = DeviceSigner::new(&id, k.clone(), 1);
+                            (0..per as u64)
+                                .map(|g| {
+                                    d.sign(
+                                        now,
+                                        P::GamePlayed(v1::GamePlayed {
+                                            machine_id: id.clone(),
+                                            game_number: g + 1,
+                                            wager_cents: 100,
+                                            win_cents: if g % 7 == 0 { 500 } else { 0 },
+                                        }),
+                                    )
+                                })
+                                .collect::<Vec<_>>()
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        hs.into_iter()
+            .flat_map(|h| h.join().expect("signing thread"))
+            .collect()
+    });
+    let per_stream_rate = if rate == 0 {
+        0.0
+    } else {
+        rate as f64 / a.streams as f64
+    };
+    let start = Instant::now();
+    let mut tasks = Vec::new();
+    for envs in signed {
+        let ch = ch.clone();
+        tasks.push(tokio::spawn(stream(ch, envs, per_stream_rate, start)));
+    }
+    let mut run = Run {
+        accepted: 0,
+        other: 0,
+        seconds: 0.0,
+        latencies_us: Vec::with_capacity(a.events),
+    };
+    for t in tasks {
+        let (acc, other, mut lat) = t.await??;
+        run.accepted += acc;
+        run.other += other;
+        run.latencies_us.append(&mut lat);
+    }
+    run.seconds = start.elapsed().as_secs_f64();
+    run.latencies_us.sort_unstable();
+    Ok(run)
+}
+
+async fn stream(
+    ch: tonic::transport::Channel,
+    envs: Vec<v1::Envelope>,
+    rate: f64,
+    start: Instant,
+) -> anyhow::Result<(u64, u64, Vec<u64>)> {
+    let n = envs.len();
+    let sent: Arc<Mutex<VecDeque<Instant>>> = Arc::new(Mutex::new(VecDeque::with_capacity(n)));
+    let (tx, rx) = tokio::sync::mpsc::channel::<v1::Envelope>(1024);
+    let sent2 = sent.clone();
+    let sender = tokio::spawn(async move {
+        for (i, e) in envs.into_iter().enumerate() {
+            if rate > 0.0 {
+                let due = start + Duration::from_secs_f64(i as f64 / rate);
+                let now = Instant::now();
+                if due > now + Duration::from_micros(500) {
+                    tokio::time::sleep_until(due.into()).await;
+                }
+            }
+            sent2.lock().expect("lock").push_back(Instant::now());
+            if tx.send(e).await.is_err() {
+                return;
+            }
+        }
+    });
+    let mut client = IngestClient::new(ch);
+    let mut receipts = client
+        .submit(tokio_stream::wrappers::ReceiverStream::new(rx))
+        .await?
+        .into_inner();
+    let (mut acc, mut other) = (0u64, 0u64);
+    let mut lat = Vec::with_capacity(n);
+    while let Some(r) = receipts.next().await {
+        let r = r?;
+        let now = Instant::now();
+        if let Some(t) = sent.lock().expect("lock").pop_front() {
+            lat.push(now.duration_since(t).as_micros() as u64);
+        }
+        if r.status == v1::ReceiptStatus::Accepted as i32 {
+            acc += 1;
+        } else {
+            other += 1;
+        }
+        if (acc + other) as usize == n {
+            break;
+        }
+    }
+    sender.abort();
+    Ok((acc, other, lat))
+}

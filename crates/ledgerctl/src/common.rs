@@ -1,0 +1,173 @@
+//! Shared bits: the runtime, the server argument, output helpers.
+
+use std::io::IsTerminal;
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressStyle};
+use ledger_core::proto as v1;
+
+/// Default ledger address.
+pub const DEFAULT_SERVER: &str = "http://127.0.0.1:50051";
+
+/// `--server`, shared by the commands that talk to ledgerd.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ServerArg {
+    /// ledgerd's gRPC address.
+    #[arg(long, env = "LEDGER_SERVER", default_value = DEFAULT_SERVER, value_name = "URL")]
+    pub server: String,
+}
+
+pub fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?)
+}
+
+pub async fn channel(server: &str) -> anyhow::Result<tonic::transport::Channel> {
+    ledger_agent::connect(server)
+        .await
+        .with_context(|| format!("is ledgerd running at {server}?"))
+}
+
+/// A progress bar on a terminal (stderr), hidden otherwise.
+pub fn progress(len: u64, what: &str) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::new(len);
+    pb.set_style(
+        ProgressStyle::with_template("{msg} [{bar:40}] {human_pos}/{human_len} ({per_sec}, {eta})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    pb.set_message(what.to_string());
+    pb
+}
+
+/// Receipt status as a word.
+pub fn status_name(r: &v1::Receipt) -> &'static str {
+    match v1::ReceiptStatus::try_from(r.status) {
+        Ok(v1::ReceiptStatus::Accepted) => "accepted",
+        Ok(v1::ReceiptStatus::Duplicate) => "duplicate",
+        Ok(v1::ReceiptStatus::Rejected) => "rejected",
+        Ok(v1::ReceiptStatus::Equivocation) => "equivocation",
+        _ => "unknown",
+    }
+}
+
+pub fn reason_name(r: &v1::Receipt) -> String {
+    v1::RejectReason::try_from(r.reason)
+        .map(|x| {
+            x.as_str_name()
+                .trim_start_matches("REJECT_REASON_")
+                .to_lowercase()
+        })
+        .unwrap_or_else(|_| format!("reason {}", r.reason))
+}
+
+/// A receipt as JSON.
+pub fn receipt_json(r: &v1::Receipt) -> serde_json::Value {
+    serde_json::json!({
+        "status": status_name(r),
+        "position": r.position,
+        "device_id": r.device_id,
+        "sequence": r.sequence,
+        "index": r.index,
+        "entry_hash": hex::encode(&r.entry_hash),
+        "received_at_ms": r.received_at_ms,
+        "reason": if r.reason == 0 { serde_json::Value::Null } else { reason_name(r).into() },
+        "expected_sequence": r.expected_sequence,
+        "detail": r.detail,
+    })
+}
+
+/// A receipt for a human.
+pub fn receipt_line(r: &v1::Receipt) -> String {
+    match status_name(r) {
+        "accepted" | "duplicate" | "equivocation" => format!(
+            "{} {}#{} at index {} hash {}{}",
+            status_name(r),
+            r.device_id,
+            r.sequence,
+            r.index,
+            hex::encode(&r.entry_hash),
+            if r.detail.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", r.detail)
+            }
+        ),
+        _ => format!("rejected ({}): {}", reason_name(r), r.detail),
+    }
+}
+
+/// An entry for a human or as JSON (with the decoded event when it decodes).
+pub fn entry_json(e: &v1::ChainEntry) -> serde_json::Value {
+    let (what, signer, seq) = describe(e);
+    serde_json::json!({
+        "index": e.index,
+        "received_at_ms": e.received_at_ms,
+        "kind": if e.kind == v1::RecordKind::Ledger as i32 { "ledger" } else { "event" },
+        "signer": signer,
+        "sequence": seq,
+        "what": what,
+        "entry_hash": hex::encode(&e.entry_hash),
+        "body": hex::encode(&e.body),
+        "signature": hex::encode(&e.signature),
+    })
+}
+
+pub fn entry_line(e: &v1::ChainEntry) -> String {
+    let (what, signer, seq) = describe(e);
+    let t = chrono::DateTime::from_timestamp_millis(e.received_at_ms)
+        .map(|t| t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
+        .unwrap_or_default();
+    format!(
+        "{:>8} {t} {:<20} #{:<6} {what}  {}",
+        e.index,
+        signer,
+        seq,
+        &hex::encode(&e.entry_hash)[..16]
+    )
+}
+
+fn describe(e: &v1::ChainEntry) -> (String, String, u64) {
+    use prost::Message;
+    if e.kind == v1::RecordKind::Ledger as i32 {
+        let what = match ledger_core::record::decode_ledger_record(&e.body)
+            .ok()
+            .and_then(|r| r.record)
+        {
+            Some(v1::ledger_record_body::Record::Genesis(g)) => {
+                format!("genesis of ledger {}", g.ledger_id)
+            }
+            Some(v1::ledger_record_body::Record::PrincipalsDeclared(p)) => {
+                format!(
+                    "principals declared: {}",
+                    p.principals
+                        .iter()
+                        .map(|x| x.id.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
+            Some(v1::ledger_record_body::Record::SecurityFinding(f)) => {
+                format!("SECURITY FINDING {}: {}", f.code, f.detail)
+            }
+            None => "unreadable ledger record".into(),
+        };
+        return (what, "ledger".into(), 0);
+    }
+    match v1::EventBody::decode(e.body.as_slice()) {
+        Ok(b) => {
+            let what = b
+                .payload
+                .as_ref()
+                .map(ledger_core::event::payload_name)
+                .unwrap_or("?")
+                .to_string();
+            (what, b.device_id, b.sequence)
+        }
+        Err(_) => ("undecodable body".into(), "?".into(), 0),
+    }
+}

@@ -1,0 +1,202 @@
+//! `ledgerctl device register|revoke|list`.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use ledger_agent::DeviceSigner;
+use ledger_core::proto::{self as v1, event_body::Payload, query_client::QueryClient};
+
+use crate::common::{self, ServerArg};
+
+#[derive(clap::Subcommand, Debug)]
+pub enum Command {
+    /// Register a device and its public key (an event signed by an operator key).
+    Register(Register),
+    /// Revoke a device: its later events are rejected (an event signed by an operator key).
+    Revoke(Revoke),
+    /// List every device and principal the ledger knows, with its last sequence number.
+    List(List),
+}
+
+/// Who signs a registry event.
+#[derive(clap::Args, Debug)]
+pub struct Operator {
+    /// The operator's secret key file (from `ledgerctl keygen`).
+    #[arg(long, value_name = "FILE")]
+    pub operator_key: PathBuf,
+    /// The operator's id, as in ledgerd's configuration ([[principals]] id).
+    #[arg(long, value_name = "ID")]
+    pub operator_id: String,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct Register {
+    #[command(flatten)]
+    pub server: ServerArg,
+    #[command(flatten)]
+    pub operator: Operator,
+    /// The new device's id (letters, digits and punctuation, no spaces; never reused).
+    #[arg(long, value_name = "ID")]
+    pub device_id: String,
+    /// "table" (a dealer terminal or table system) or "machine" (a slot machine's agent).
+    #[arg(long, value_name = "KIND")]
+    pub kind: String,
+    /// The device's public key: a .pub file or 64 hex digits.
+    #[arg(long, value_name = "FILE|HEX")]
+    pub public_key: String,
+    /// Casino id.
+    #[arg(long, value_name = "ID")]
+    pub casino: String,
+    /// Tables a table device may report for (repeat the option); none = any table.
+    #[arg(long = "table", value_name = "ID")]
+    pub tables: Vec<String>,
+    /// Machines: the machine id (default: the device id).
+    #[arg(long, value_name = "ID", default_value = "")]
+    pub machine_id: String,
+    /// Machines: the approved model id (required for machines).
+    #[arg(long, value_name = "ID", default_value = "")]
+    pub model: String,
+    /// Machines: a bet value offered, in cents (repeat; at least one for machines).
+    #[arg(long = "bet-value", value_name = "CENTS")]
+    pub bet_values: Vec<i64>,
+    /// Free text: location, serial number.
+    #[arg(long, default_value = "")]
+    pub description: String,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct Revoke {
+    #[command(flatten)]
+    pub server: ServerArg,
+    #[command(flatten)]
+    pub operator: Operator,
+    /// The device to revoke.
+    #[arg(long, value_name = "ID")]
+    pub device_id: String,
+    /// Why (recorded in the chain).
+    #[arg(long)]
+    pub reason: String,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct List {
+    #[command(flatten)]
+    pub server: ServerArg,
+}
+
+pub async fn run(c: Command, json: bool) -> anyhow::Result<i32> {
+    match c {
+        Command::Register(r) => {
+            let kind = match r.kind.as_str() {
+                "table" => v1::DeviceKind::Table,
+                "machine" => v1::DeviceKind::Machine,
+                other => bail!("--kind {other:?}: must be \"table\" or \"machine\""),
+            };
+            let key = ledger_agent::keys::read_public(&r.public_key).context("--public-key")?;
+            let payload = Payload::DeviceRegistered(v1::DeviceRegistered {
+                device_id: r.device_id,
+                public_key: key.as_bytes().to_vec(),
+                kind: kind as i32,
+                casino_id: r.casino,
+                table_ids: r.tables,
+                machine_id: r.machine_id,
+                model_id: r.model,
+                bet_values_cents: r.bet_values,
+                description: r.description,
+            });
+            send_signed(&r.server.server, &r.operator, payload, json).await
+        }
+        Command::Revoke(r) => {
+            let payload = Payload::DeviceRevoked(v1::DeviceRevoked {
+                device_id: r.device_id,
+                reason: r.reason,
+            });
+            send_signed(&r.server.server, &r.operator, payload, json).await
+        }
+        Command::List(l) => {
+            let mut q = QueryClient::new(common::channel(&l.server.server).await?);
+            let list = q
+                .list_devices(v1::ListDevicesRequest {})
+                .await?
+                .into_inner();
+            if json {
+                let v: Vec<_> = list
+                    .devices
+                    .iter()
+                    .map(|d| {
+                        serde_json::json!({
+                            "device_id": d.device_id, "kind": d.kind, "public_key": hex::encode(&d.public_key),
+                            "casino_id": d.casino_id, "table_ids": d.table_ids, "machine_id": d.machine_id,
+                            "model_id": d.model_id, "bet_values_cents": d.bet_values_cents, "description": d.description,
+                            "registered_at_index": d.registered_at_index, "revoked": d.revoked,
+                            "revoked_at_index": d.revoked.then_some(d.revoked_at_index),
+                            "last_sequence": d.last_sequence, "last_index": d.last_index,
+                        })
+                    })
+                    .collect();
+                println!("{}", serde_json::to_string_pretty(&v)?);
+            } else {
+                println!(
+                    "{:<24} {:<9} {:<8} {:>9} {:>10}  public key",
+                    "id", "kind", "status", "last seq", "registered"
+                );
+                for d in &list.devices {
+                    println!(
+                        "{:<24} {:<9} {:<8} {:>9} {:>10}  {}",
+                        d.device_id,
+                        d.kind,
+                        if d.revoked { "revoked" } else { "active" },
+                        d.last_sequence,
+                        d.registered_at_index,
+                        hex::encode(&d.public_key)
+                    );
+                }
+            }
+            Ok(0)
+        }
+    }
+}
+
+/// Sign `payload` as the operator with its next sequence number (asked from the ledger) and
+/// submit it.
+async fn send_signed(
+    server: &str,
+    op: &Operator,
+    payload: Payload,
+    json: bool,
+) -> anyhow::Result<i32> {
+    let key = ledger_agent::keys::read_secret(&op.operator_key).context("--operator-key")?;
+    let ch = common::channel(server).await?;
+    let info = QueryClient::new(ch)
+        .get_device(v1::GetDeviceRequest {
+            device_id: op.operator_id.clone(),
+        })
+        .await
+        .with_context(|| {
+            format!(
+                "operator {} is not a principal of this ledger (check ledgerd's [[principals]])",
+                op.operator_id
+            )
+        })?
+        .into_inner();
+    if info.public_key != key.verifying_key().as_bytes() {
+        bail!(
+            "--operator-key does not match the key the ledger has for {}",
+            op.operator_id
+        );
+    }
+    let mut signer = DeviceSigner::new(&op.operator_id, key, info.last_sequence + 1);
+    let env = signer.sign(chrono::Utc::now().timestamp_millis(), payload);
+    let receipts = ledger_agent::submit_all(server, &[env], &Default::default()).await?;
+    let r = &receipts[0];
+    if json {
+        println!("{}", common::receipt_json(r));
+    } else {
+        println!("{}", common::receipt_line(r));
+    }
+    Ok(if common::status_name(r) == "accepted" {
+        0
+    } else {
+        1
+    })
+}

@@ -1,0 +1,391 @@
+//! `ledgerctl verify`: offline verification of a data directory or an export file.
+//!
+//! Streams the entries once, in order, through `ledger_core::ChainVerifier` (hashes, links,
+//! registry, sequences, checkpoints) on this thread, and checks the signatures in batches on two
+//! worker threads. Memory is bounded by the number of signers and checkpoints, not entries.
+//! Shares no code path with the writer beyond the format's own hash functions.
+
+use std::io::BufRead;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::Instant;
+
+use anyhow::Context;
+use ed25519_dalek::VerifyingKey;
+use ledger_core::proto as v1;
+use ledger_core::verify::PendingSignature;
+use ledger_core::{ChainVerifier, Summary, VerifyError, hex32, verify_many};
+use ledger_store::Store;
+
+use crate::common;
+
+#[derive(clap::Args, Debug)]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["data_dir", "file"])))]
+pub struct Args {
+    /// A stopped ledger's data directory (the sled store and checkpoints.log).
+    #[arg(long, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// An export file written by `ledgerctl export`.
+    #[arg(long, value_name = "EXPORT")]
+    pub file: Option<PathBuf>,
+    /// The ledger public key you trust (hex or a .pub file), obtained out of band. Without it the
+    /// key in the chain's genesis is used and printed, for you to compare.
+    #[arg(long, value_name = "HEX|FILE")]
+    pub ledger_key: Option<String>,
+}
+
+/// Signatures checked per batch.
+const CHUNK: usize = 512;
+
+/// Verify `entries` (in order) against `checkpoints`. Returns the summary or the first broken index.
+pub fn verify_entries<I>(
+    checkpoints: &[v1::Checkpoint],
+    entries: I,
+    expected_key: Option<VerifyingKey>,
+    pb: &indicatif::ProgressBar,
+) -> Result<Summary, VerifyError>
+where
+    I: Iterator<Item = Result<v1::ChainEntry, VerifyError>>,
+{
+    let mut v = ChainVerifier::new(expected_key);
+    for cp in checkpoints {
+        v.add_checkpoint(cp)?;
+    }
+    let first_bad = Arc::new(AtomicU64::new(u64::MAX));
+    let sig_error: Arc<Mutex<Option<VerifyError>>> = Arc::new(Mutex::new(None));
+    let (tx, rx) = mpsc::sync_channel::<Vec<PendingSignature>>(4);
+    let rx = Arc::new(Mutex::new(rx));
+    let workers: Vec<_> = (0..2)
+        .map(|_| {
+            let (rx, first_bad, sig_error) = (rx.clone(), first_bad.clone(), sig_error.clone());
+            std::thread::spawn(move || {
+                loop {
+                    let chunk = match rx.lock().map(|r| r.recv()) {
+                        Ok(Ok(c)) => c,
+                        _ => return,
+                    };
+                    let checks: Vec<_> = chunk.iter().map(|p| p.check.clone()).collect();
+                    for (ok, p) in verify_many(&checks).into_iter().zip(&chunk) {
+                        if !ok && p.index < first_bad.load(Ordering::SeqCst) {
+                            first_bad.fetch_min(p.index, Ordering::SeqCst);
+                            let mut e = sig_error.lock().unwrap_or_else(|e| e.into_inner());
+                            if e.as_ref()
+                                .is_none_or(|x| x.index.unwrap_or(u64::MAX) > p.index)
+                            {
+                                *e = Some(VerifyError::at(p.index, format!("bad {}", p.what)));
+                            }
+                        }
+                    }
+                }
+            })
+        })
+        .collect();
+    let mut structural: Option<VerifyError> = None;
+    let mut chunk = Vec::with_capacity(CHUNK);
+    for (n, e) in entries.enumerate() {
+        let e = match e {
+            Ok(e) => e,
+            Err(err) => {
+                structural = Some(err);
+                break;
+            }
+        };
+        if e.index > first_bad.load(Ordering::Relaxed) {
+            break;
+        }
+        match v.check_entry(&e) {
+            Ok(p) => chunk.extend(p),
+            Err(err) => {
+                structural = Some(err);
+                break;
+            }
+        }
+        if chunk.len() >= CHUNK
+            && tx
+                .send(std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK)))
+                .is_err()
+        {
+            break;
+        }
+        if n % 4096 == 0 {
+            pb.set_position(n as u64);
+        }
+    }
+    if !chunk.is_empty() {
+        let _ = tx.send(chunk);
+    }
+    drop(tx);
+    for w in workers {
+        let _ = w.join();
+    }
+    pb.set_position(v.entries());
+    let sig = sig_error.lock().unwrap_or_else(|e| e.into_inner()).take();
+    let first = match (structural, sig) {
+        (Some(a), Some(b)) => Some(
+            if b.index.unwrap_or(u64::MAX) < a.index.unwrap_or(u64::MAX) {
+                b
+            } else {
+                a
+            },
+        ),
+        (a, b) => a.or(b),
+    };
+    if let Some(e) = first {
+        return Err(e);
+    }
+    v.finish()
+}
+
+fn read_key(s: &Option<String>) -> anyhow::Result<Option<VerifyingKey>> {
+    s.as_deref()
+        .map(|k| ledger_agent::keys::read_public(k).context("--ledger-key"))
+        .transpose()
+}
+
+pub fn run(a: Args, json: bool) -> anyhow::Result<i32> {
+    let key = read_key(&a.ledger_key)?;
+    let start = Instant::now();
+    let (source, result) = if let Some(dir) = &a.data_dir {
+        (dir.display().to_string(), verify_dir(dir, key))
+    } else {
+        let f = a.file.as_ref().expect("clap requires one source");
+        (f.display().to_string(), verify_file(f, key))
+    };
+    report(&source, result, start.elapsed(), json)
+}
+
+/// Verify a data directory (the ledger must be stopped: sled locks it).
+pub fn verify_dir(
+    dir: &std::path::Path,
+    key: Option<VerifyingKey>,
+) -> Result<Summary, VerifyError> {
+    let store = Store::open_existing(dir)
+        .map_err(|e| VerifyError::general(format!("the store cannot be read: {e}")))?;
+    let checkpoints = store
+        .all_checkpoints()
+        .map_err(|e| VerifyError::general(format!("checkpoints cannot be read: {e}")))?;
+    let head = store
+        .head()
+        .map_err(|e| VerifyError::general(format!("the head record cannot be read: {e}")))?;
+    let pb = common::progress(head.map(|h| h.0 + 1).unwrap_or(0), "verifying");
+    let entries = store.entries(0, u64::MAX).map(|r| {
+        r.map_err(|e| match e {
+            ledger_store::StoreError::CorruptEntry { index, detail } => {
+                VerifyError::at(index, format!("the store cannot be read: {detail}"))
+            }
+            other => VerifyError::general(format!("the store cannot be read: {other}")),
+        })
+    });
+    let s = verify_entries(&checkpoints, entries, key, &pb);
+    pb.finish_and_clear();
+    let s = s?;
+    match head {
+        Some((i, h)) if i + 1 == s.entries && Some(h) == s.head_hash => Ok(s),
+        Some((i, h)) => Err(VerifyError::at(
+            s.entries,
+            format!(
+                "the store's head record says entry {i} ({}) but the chain ends at entry {} (entries missing)",
+                hex32(&h),
+                s.entries - 1
+            ),
+        )),
+        None => Err(VerifyError::general("the store has no head record")),
+    }
+}
+
+/// Verify an export file.
+pub fn verify_file(
+    path: &std::path::Path,
+    key: Option<VerifyingKey>,
+) -> Result<Summary, VerifyError> {
+    let f = std::fs::File::open(path)
+        .map_err(|e| VerifyError::general(format!("cannot read {}: {e}", path.display())))?;
+    let mut lines = std::io::BufReader::new(f).lines().enumerate();
+    let mut next_line = || -> Result<Option<(usize, serde_json::Value)>, VerifyError> {
+        match lines.next() {
+            None => Ok(None),
+            Some((n, Err(e))) => Err(VerifyError::general(format!("line {}: {e}", n + 1))),
+            Some((n, Ok(l))) => serde_json::from_str(&l)
+                .map(|v| Some((n + 1, v)))
+                .map_err(|e| VerifyError::general(format!("line {}: not JSON: {e}", n + 1))),
+        }
+    };
+    let (_, header) = next_line()?.ok_or_else(|| VerifyError::general("empty file"))?;
+    if header.get("format").and_then(|f| f.as_str()) != Some(crate::export::FORMAT)
+        || header.get("version").and_then(|v| v.as_u64()) != Some(1)
+    {
+        return Err(VerifyError::general(format!(
+            "not a {} version 1 file",
+            crate::export::FORMAT
+        )));
+    }
+    let n_entries = header
+        .get("entries")
+        .and_then(|v| v.as_u64())
+        .ok_or_else(|| VerifyError::general("header: missing entries"))?;
+    let n_cps = header
+        .get("checkpoints")
+        .and_then(|v| v.as_u64())
+        .ok_or_else(|| VerifyError::general("header: missing checkpoints"))?;
+    let mut checkpoints = Vec::new();
+    for _ in 0..n_cps {
+        let (n, l) =
+            next_line()?.ok_or_else(|| VerifyError::general("file ends inside the checkpoints"))?;
+        let c = l
+            .get("checkpoint")
+            .ok_or_else(|| VerifyError::general(format!("line {n}: expected a checkpoint")))?;
+        checkpoints.push(v1::Checkpoint {
+            body: hexfield(c, "body", n)?,
+            signature: hexfield(c, "signature", n)?,
+        });
+    }
+    let pb = common::progress(n_entries, "verifying");
+    let mut seen = 0u64;
+    let mut end: Option<serde_json::Value> = None;
+    let mut tail_err: Option<VerifyError> = None;
+    let entries = std::iter::from_fn(|| {
+        if seen == n_entries {
+            match next_line() {
+                Ok(Some((_, l))) => end = l.get("end").cloned(),
+                Ok(None) => {}
+                Err(e) => tail_err = Some(e),
+            }
+            return None;
+        }
+        let item = match next_line() {
+            Err(e) => Err(VerifyError::at(seen, e.what)),
+            Ok(None) => Err(VerifyError::at(
+                seen,
+                format!("the file ends after {seen} of {n_entries} entries (truncated)"),
+            )),
+            Ok(Some((n, l))) => match l.get("entry") {
+                None => Err(VerifyError::at(
+                    seen,
+                    format!("line {n}: expected an entry"),
+                )),
+                Some(e) => entry_from_json(e, n).map_err(|x| VerifyError::at(seen, x.what)),
+            },
+        };
+        seen += 1;
+        Some(item)
+    });
+    let s = verify_entries(&checkpoints, entries, key, &pb);
+    pb.finish_and_clear();
+    let s = s?;
+    if let Some(e) = tail_err {
+        return Err(e);
+    }
+    let end = end.ok_or_else(|| VerifyError::general("the file has no end record (truncated)"))?;
+    let head = s.head_hash.map(|h| hex32(&h)).unwrap_or_default();
+    if end.get("entries").and_then(|v| v.as_u64()) != Some(s.entries)
+        || end.get("head_hash").and_then(|v| v.as_str()) != Some(head.as_str())
+    {
+        return Err(VerifyError::general(
+            "the end record does not match the entries",
+        ));
+    }
+    Ok(s)
+}
+
+fn hexfield(v: &serde_json::Value, name: &str, line: usize) -> Result<Vec<u8>, VerifyError> {
+    let s = v
+        .get(name)
+        .and_then(|x| x.as_str())
+        .ok_or_else(|| VerifyError::general(format!("line {line}: missing {name}")))?;
+    hex::decode(s).map_err(|e| VerifyError::general(format!("line {line}: {name}: {e}")))
+}
+
+fn entry_from_json(e: &serde_json::Value, line: usize) -> Result<v1::ChainEntry, VerifyError> {
+    let num = |name: &str| {
+        e.get(name)
+            .and_then(|x| x.as_i64())
+            .ok_or_else(|| VerifyError::general(format!("line {line}: missing {name}")))
+    };
+    let kind = match e.get("kind").and_then(|k| k.as_str()) {
+        Some("event") => v1::RecordKind::Event,
+        Some("ledger") => v1::RecordKind::Ledger,
+        other => {
+            return Err(VerifyError::general(format!(
+                "line {line}: unknown kind {other:?}"
+            )));
+        }
+    };
+    Ok(v1::ChainEntry {
+        format: num("format")? as u32,
+        index: num("index")? as u64,
+        received_at_ms: num("received_at_ms")?,
+        kind: kind as i32,
+        body: hexfield(e, "body", line)?,
+        signature: hexfield(e, "signature", line)?,
+        prev_hash: hexfield(e, "prev_hash", line)?,
+        entry_hash: hexfield(e, "entry_hash", line)?,
+    })
+}
+
+/// Print the outcome; exit code 0 if the chain holds, 1 otherwise.
+pub fn report(
+    source: &str,
+    result: Result<Summary, VerifyError>,
+    elapsed: std::time::Duration,
+    json: bool,
+) -> anyhow::Result<i32> {
+    let secs = elapsed.as_secs_f64().max(1e-9);
+    match result {
+        Ok(s) => {
+            let rate = s.entries as f64 / secs;
+            if json {
+                println!("{}", summary_json(source, &s, secs));
+            } else {
+                println!(
+                    "OK {source}: {} entries ({} events, {} ledger records, {} security findings), {} checkpoints, {} signers ({} revoked)",
+                    s.entries,
+                    s.events,
+                    s.ledger_records,
+                    s.security_findings,
+                    s.checkpoints,
+                    s.signers,
+                    s.revoked
+                );
+                println!(
+                    "   head hash {}",
+                    s.head_hash.map(|h| hex32(&h)).unwrap_or_default()
+                );
+                println!(
+                    "   ledger {} key {}",
+                    s.ledger_id,
+                    s.ledger_key
+                        .map(|k| hex::encode(k.as_bytes()))
+                        .unwrap_or_default()
+                );
+                println!("   verified in {secs:.2} s ({rate:.0} entries/s)");
+            }
+            Ok(0)
+        }
+        Err(e) => {
+            if json {
+                println!(
+                    "{}",
+                    serde_json::json!({"ok": false, "source": source, "first_broken_index": e.index, "reason": e.what})
+                );
+            } else {
+                match e.index {
+                    Some(i) => eprintln!("FAILED {source}: first broken index {i}: {}", e.what),
+                    None => eprintln!("FAILED {source}: {}", e.what),
+                }
+            }
+            Ok(1)
+        }
+    }
+}
+
+pub fn summary_json(source: &str, s: &Summary, secs: f64) -> serde_json::Value {
+    serde_json::json!({
+        "ok": true, "source": source, "entries": s.entries, "events": s.events,
+        "ledger_records": s.ledger_records, "security_findings": s.security_findings,
+        "checkpoints": s.checkpoints, "signers": s.signers, "revoked": s.revoked,
+        "head_hash": s.head_hash.map(|h| hex32(&h)), "ledger_id": s.ledger_id,
+        "ledger_public_key": s.ledger_key.map(|k| hex::encode(k.as_bytes())),
+        "payloads": s.payloads, "seconds": secs, "entries_per_second": s.entries as f64 / secs,
+    })
+}

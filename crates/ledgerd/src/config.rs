@@ -1,0 +1,319 @@
+//! ledgerd's configuration: a TOML file (every key optional except what a deployment must
+//! decide), overridden by `--data-dir` and `--listen`. `deploy/ledgerd.toml` documents every key
+//! and is loaded by a test, so it cannot drift from this code.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use ledger_core::{SignerRole, TimePolicy};
+use ledger_store::{OpenConfig, PrincipalConfig};
+use serde::Deserialize;
+
+/// The whole configuration.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Identifier written into the genesis record of a new ledger.
+    pub ledger_id: String,
+    /// Where the ledger lives (sled store, ledger.key, checkpoints.log). `--data-dir` overrides.
+    pub data_dir: Option<PathBuf>,
+    /// gRPC listen address. `--listen` overrides.
+    pub listen: SocketAddr,
+    /// Operator and regulator keys.
+    pub principals: Vec<PrincipalEntry>,
+    pub ingest: Ingest,
+    pub checkpoint: Checkpoint,
+    pub store: StoreSection,
+    pub grpc: Grpc,
+    pub log: Log,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PrincipalEntry {
+    /// The id it signs as (EventBody.device_id).
+    pub id: String,
+    /// "operator" or "regulator".
+    pub role: String,
+    /// ed25519 public key, 64 hex digits.
+    pub public_key: String,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Ingest {
+    /// Largest accepted EventBody in bytes; larger envelopes are rejected (TOO_LARGE). Kept far
+    /// below sled's blob threshold (a page of up to 17 values must stay under a quarter
+    /// segment), whose files sled never fsyncs; hence at most 65536.
+    pub max_body_bytes: usize,
+    /// Most envelopes verified and appended as one group (one flush + fsync covers a group).
+    pub max_batch: usize,
+    /// How far ahead of the ledger's clock an event's occurred_at may be, ms.
+    pub max_future_skew_ms: i64,
+    /// How far behind the ledger's clock an event's occurred_at may be, ms; 0 = no limit.
+    pub max_past_age_ms: i64,
+    /// Earliest occurred_at accepted at all, ms since the epoch.
+    pub earliest_time_ms: i64,
+    /// Envelopes in flight (received, not yet answered) per stream before ledgerd stops
+    /// reading that stream (back-pressure).
+    pub max_in_flight_per_stream: usize,
+    /// Capacity of the queue from all streams to the writer.
+    pub queue_capacity: usize,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Checkpoint {
+    /// Sign a checkpoint this often when the chain has grown; 0 = only on request and shutdown.
+    pub interval_secs: u64,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StoreSection {
+    /// sled page cache, MiB (sled's RSS can exceed it; watch memory).
+    pub cache_capacity_mb: u64,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Grpc {
+    /// Largest gRPC message accepted, bytes. Envelopes between ingest.max_body_bytes and this get a
+    /// TOO_LARGE receipt; above it the stream fails with RESOURCE_EXHAUSTED.
+    pub max_message_bytes: usize,
+    /// HTTP/2 initial stream window, bytes (the 64 KiB default stalls fast streams).
+    pub stream_window_bytes: u32,
+    /// HTTP/2 initial connection window, bytes.
+    pub connection_window_bytes: u32,
+    /// Seconds to let open streams finish after SIGTERM before closing them.
+    pub shutdown_grace_secs: u64,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Log {
+    /// tracing filter (RUST_LOG syntax), e.g. "info" or "ledgerd=debug,info". RUST_LOG overrides.
+    pub filter: String,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            ledger_id: "casino-ledger".into(),
+            data_dir: None,
+            listen: "127.0.0.1:50051".parse().expect("literal"),
+            principals: Vec::new(),
+            ingest: Ingest::default(),
+            checkpoint: Checkpoint::default(),
+            store: StoreSection::default(),
+            grpc: Grpc::default(),
+            log: Log::default(),
+        }
+    }
+}
+
+impl Default for Ingest {
+    fn default() -> Self {
+        let t = TimePolicy::default();
+        Ingest {
+            max_body_bytes: 64 * 1024,
+            max_batch: 2048,
+            max_future_skew_ms: t.max_future_ms,
+            max_past_age_ms: t.max_past_ms,
+            earliest_time_ms: t.earliest_ms,
+            max_in_flight_per_stream: 8192,
+            queue_capacity: 65536,
+        }
+    }
+}
+
+impl Default for Checkpoint {
+    fn default() -> Self {
+        Checkpoint { interval_secs: 60 }
+    }
+}
+
+impl Default for StoreSection {
+    fn default() -> Self {
+        StoreSection {
+            cache_capacity_mb: 256,
+        }
+    }
+}
+
+impl Default for Grpc {
+    fn default() -> Self {
+        Grpc {
+            max_message_bytes: 4 << 20,
+            stream_window_bytes: 4 << 20,
+            connection_window_bytes: 8 << 20,
+            shutdown_grace_secs: 5,
+        }
+    }
+}
+
+impl Default for Log {
+    fn default() -> Self {
+        Log {
+            filter: "info".into(),
+        }
+    }
+}
+
+/// A configuration problem, naming the key.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read {path}: {err}")]
+    Read { path: String, err: std::io::Error },
+    #[error("{path}: {err}")]
+    Parse { path: String, err: toml::de::Error },
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl Config {
+    /// Load a TOML file.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|err| ConfigError::Read {
+            path: path.display().to_string(),
+            err,
+        })?;
+        Config::parse(&text).map_err(|e| match e {
+            ConfigError::Parse { err, .. } => ConfigError::Parse {
+                path: path.display().to_string(),
+                err,
+            },
+            ConfigError::Invalid(m) => ConfigError::Invalid(format!("{}: {m}", path.display())),
+            other => other,
+        })
+    }
+
+    /// Parse TOML text and check it.
+    pub fn parse(text: &str) -> Result<Config, ConfigError> {
+        let c: Config = toml::from_str(text).map_err(|err| ConfigError::Parse {
+            path: String::new(),
+            err,
+        })?;
+        c.validate()?;
+        Ok(c)
+    }
+
+    /// Check values that TOML types cannot.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let bad = |m: String| Err(ConfigError::Invalid(m));
+        if self.ingest.max_body_bytes == 0 || self.ingest.max_body_bytes > 65536 {
+            return bad(format!(
+                "ingest.max_body_bytes = {}: must be 1..=65536 (larger pages would go to sled blob files)",
+                self.ingest.max_body_bytes
+            ));
+        }
+        if self.grpc.max_message_bytes < self.ingest.max_body_bytes + 1024 {
+            return bad(
+                "grpc.max_message_bytes must exceed ingest.max_body_bytes by at least 1024".into(),
+            );
+        }
+        if self.ingest.max_batch == 0 || self.ingest.max_batch > 65536 {
+            return bad(format!(
+                "ingest.max_batch = {}: must be 1..=65536",
+                self.ingest.max_batch
+            ));
+        }
+        if self.ingest.max_in_flight_per_stream == 0 || self.ingest.queue_capacity == 0 {
+            return bad(
+                "ingest.max_in_flight_per_stream and ingest.queue_capacity must be positive".into(),
+            );
+        }
+        if self.ingest.max_future_skew_ms < 0 || self.ingest.max_past_age_ms < 0 {
+            return bad(
+                "ingest.max_future_skew_ms and ingest.max_past_age_ms must not be negative".into(),
+            );
+        }
+        if self.store.cache_capacity_mb == 0 {
+            return bad("store.cache_capacity_mb must be positive".into());
+        }
+        ledger_core::event::id("ledger_id", &self.ledger_id)
+            .map_err(|e| ConfigError::Invalid(e.to_string()))?;
+        self.principals()?;
+        Ok(())
+    }
+
+    /// The principals, parsed.
+    pub fn principals(&self) -> Result<Vec<PrincipalConfig>, ConfigError> {
+        let mut out: Vec<PrincipalConfig> = Vec::new();
+        for (i, p) in self.principals.iter().enumerate() {
+            let at = format!("principals[{i}] ({})", p.id);
+            ledger_core::event::id("id", &p.id)
+                .map_err(|e| ConfigError::Invalid(format!("{at}: {e}")))?;
+            let role = match p.role.as_str() {
+                "operator" => SignerRole::Operator,
+                "regulator" => SignerRole::Regulator,
+                other => {
+                    return Err(ConfigError::Invalid(format!(
+                        "{at}: role {other:?} must be \"operator\" or \"regulator\""
+                    )));
+                }
+            };
+            let key = ledger_core::signing::parse_public_key_hex(&p.public_key)
+                .map_err(|e| ConfigError::Invalid(format!("{at}: public_key: {e}")))?;
+            if out.iter().any(|o| o.id == p.id) {
+                return Err(ConfigError::Invalid(format!("{at}: duplicate id")));
+            }
+            out.push(PrincipalConfig {
+                id: p.id.clone(),
+                role,
+                key,
+            });
+        }
+        Ok(out)
+    }
+
+    pub fn time_policy(&self) -> TimePolicy {
+        TimePolicy {
+            max_future_ms: self.ingest.max_future_skew_ms,
+            max_past_ms: self.ingest.max_past_age_ms,
+            earliest_ms: self.ingest.earliest_time_ms,
+        }
+    }
+
+    pub fn open_config(&self) -> Result<OpenConfig, ConfigError> {
+        Ok(OpenConfig {
+            cache_capacity_bytes: self.store.cache_capacity_mb << 20,
+            ledger_id: self.ledger_id.clone(),
+            principals: self.principals()?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_deploy_example_loads() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../deploy/ledgerd.toml");
+        let c = Config::load(&path).unwrap();
+        assert_eq!(c.principals().unwrap().len(), 2);
+        assert_eq!(c.ingest.max_body_bytes, Ingest::default().max_body_bytes);
+    }
+
+    #[test]
+    fn errors_name_the_key() {
+        let e = Config::parse("[ingest]\nmax_batch = 0\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("ingest.max_batch"), "{e}");
+        let e = Config::parse("[ingest]\nmax_bach = 3\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("max_bach"), "{e}");
+        let e =
+            Config::parse("[[principals]]\nid = \"op\"\nrole = \"boss\"\npublic_key = \"00\"\n")
+                .unwrap_err()
+                .to_string();
+        assert!(
+            e.contains("principals[0] (op)") && e.contains("role"),
+            "{e}"
+        );
+        assert!(Config::parse("").is_ok());
+    }
+}

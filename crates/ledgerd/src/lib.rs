@@ -1,0 +1,219 @@
+//! # ledgerd: the ledger daemon
+//!
+//! Opens the store (checking the chain's tail against the last checkpoint), starts the durable
+//! group-commit [`pipeline`], and serves gRPC: `Ingest`, `Query`, `Checkpoints`, plus standard
+//! health checking and server reflection (so `grpcurl` works). Signs a checkpoint at startup (if
+//! the chain grew since the last one), periodically, on request and at shutdown.
+//!
+//! The binary (`main.rs`) only parses arguments and calls [`run`]; `ledgerctl demo` embeds the same
+//! server through [`Server::start`].
+
+pub mod config;
+pub mod pipeline;
+pub mod service;
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::Context;
+use ledger_core::proto::{
+    checkpoints_server::CheckpointsServer, ingest_server::IngestServer, query_server::QueryServer,
+};
+use ledger_store::Store;
+use tokio::sync::oneshot;
+
+pub use config::Config;
+pub use pipeline::{Ledger, PipelineConfig};
+
+/// A running server.
+pub struct Server {
+    /// The address actually bound (useful with port 0).
+    pub addr: SocketAddr,
+    /// Hex of the ledger's public key.
+    pub ledger_public_key: String,
+    shutdown: Option<oneshot::Sender<()>>,
+    task: tokio::task::JoinHandle<anyhow::Result<()>>,
+}
+
+impl Server {
+    /// Open the ledger in `data_dir`, bind `cfg.listen` and serve until [`Server::stop`] (or a
+    /// fatal storage error).
+    pub async fn start(cfg: Config, data_dir: PathBuf) -> anyhow::Result<Server> {
+        let open = cfg.open_config()?;
+        let dir = data_dir.clone();
+        let (store, appender) =
+            tokio::task::spawn_blocking(move || Store::open_writer(&dir, &open))
+                .await?
+                .with_context(|| format!("cannot open the ledger in {}", data_dir.display()))?;
+        let ledger_public_key = hex::encode(
+            store
+                .ledger_public_key()
+                .map(|k| k.to_bytes())
+                .unwrap_or_default(),
+        );
+        let ledger = Ledger::start(
+            appender,
+            PipelineConfig {
+                max_batch: cfg.ingest.max_batch,
+                queue_capacity: cfg.ingest.queue_capacity,
+                max_body_bytes: cfg.ingest.max_body_bytes,
+                time: cfg.time_policy(),
+            },
+        );
+        ledger
+            .checkpoint("startup")
+            .await
+            .context("startup checkpoint")?;
+        let listener = tokio::net::TcpListener::bind(cfg.listen)
+            .await
+            .with_context(|| format!("cannot listen on {}", cfg.listen))?;
+        let addr = listener.local_addr()?;
+        let (shutdown, shutdown_rx) = oneshot::channel();
+        let task = tokio::spawn(serve(cfg, ledger, listener, shutdown_rx));
+        tracing::info!(%addr, data_dir = %data_dir.display(), ledger_key = %ledger_public_key, "ledgerd serving");
+        Ok(Server {
+            addr,
+            ledger_public_key,
+            shutdown: Some(shutdown),
+            task,
+        })
+    }
+
+    /// Stop: finish open streams (up to the grace period), sign a shutdown checkpoint, sync.
+    pub async fn stop(mut self) -> anyhow::Result<()> {
+        if let Some(s) = self.shutdown.take() {
+            let _ = s.send(());
+        }
+        self.task.await?
+    }
+
+    /// Wait until the server ends by itself (only after a fatal storage error).
+    pub async fn wait(&mut self) -> anyhow::Result<()> {
+        (&mut self.task).await?
+    }
+}
+
+async fn serve(
+    cfg: Config,
+    ledger: Ledger,
+    listener: tokio::net::TcpListener,
+    shutdown: oneshot::Receiver<()>,
+) -> anyhow::Result<()> {
+    let (health, health_service) = tonic_health::server::health_reporter();
+    health
+        .set_serving::<IngestServer<service::IngestService>>()
+        .await;
+    health
+        .set_serving::<QueryServer<service::QueryService>>()
+        .await;
+    health
+        .set_serving::<CheckpointsServer<service::CheckpointService>>()
+        .await;
+    let reflection = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(ledger_proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1()?;
+    let max = cfg.grpc.max_message_bytes;
+    let ingest = IngestServer::new(service::IngestService {
+        ledger: ledger.clone(),
+        max_in_flight: cfg.ingest.max_in_flight_per_stream,
+    })
+    .max_decoding_message_size(max);
+    let query = QueryServer::new(service::QueryService {
+        ledger: ledger.clone(),
+        ledger_id: cfg.ledger_id.clone(),
+    })
+    .max_encoding_message_size(max);
+    let checkpoints = CheckpointsServer::new(service::CheckpointService {
+        ledger: ledger.clone(),
+    });
+
+    // Periodic checkpoints.
+    let periodic = if cfg.checkpoint.interval_secs > 0 {
+        let l = ledger.clone();
+        let every = Duration::from_secs(cfg.checkpoint.interval_secs);
+        Some(tokio::spawn(async move {
+            let mut tick = tokio::time::interval(every);
+            tick.tick().await;
+            loop {
+                tick.tick().await;
+                if let Err(e) = l.checkpoint("periodic").await {
+                    tracing::error!(error = %e, "periodic checkpoint failed");
+                    return;
+                }
+            }
+        }))
+    } else {
+        None
+    };
+
+    let (stop_tx, stop_rx) = oneshot::channel::<()>();
+    let incoming = tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
+    let server = tonic::transport::Server::builder()
+        .initial_stream_window_size(Some(cfg.grpc.stream_window_bytes))
+        .initial_connection_window_size(Some(cfg.grpc.connection_window_bytes))
+        .add_service(health_service)
+        .add_service(reflection)
+        .add_service(ingest)
+        .add_service(query)
+        .add_service(checkpoints)
+        .serve_with_incoming_shutdown(incoming, async {
+            let _ = stop_rx.await;
+        });
+    let mut server = tokio::spawn(server);
+    let mut fatal = ledger.fatal();
+    let fatal_msg = tokio::select! {
+        _ = shutdown => None,
+        f = fatal.wait_for(|f| f.is_some()) => f.ok().and_then(|m| m.clone()),
+        r = &mut server => {
+            r??;
+            None
+        }
+    };
+    let _ = stop_tx.send(());
+    if !server.is_finished() {
+        match tokio::time::timeout(
+            Duration::from_secs(cfg.grpc.shutdown_grace_secs),
+            &mut server,
+        )
+        .await
+        {
+            Ok(r) => r??,
+            Err(_) => {
+                tracing::warn!("open streams did not finish within the grace period; closing them");
+                server.abort();
+            }
+        }
+    }
+    if let Some(p) = periodic {
+        p.abort();
+    }
+    if let Some(m) = fatal_msg {
+        anyhow::bail!("the ledger stopped acknowledging: {m}");
+    }
+    ledger
+        .checkpoint("shutdown")
+        .await
+        .context("shutdown checkpoint")?;
+    ledger.store().sync().context("final sync")?;
+    tracing::info!("ledgerd stopped cleanly");
+    Ok(())
+}
+
+/// Run ledgerd until SIGINT/SIGTERM (clean stop, exit 0) or a fatal storage error (exit 1).
+pub async fn run(cfg: Config, data_dir: &Path) -> anyhow::Result<()> {
+    let mut server = Server::start(cfg, data_dir.to_path_buf()).await?;
+    // One machine-readable line on stdout: tests and scripts read the bound address from it.
+    println!(
+        "ledgerd listening on {} ledger_key {}",
+        server.addr, server.ledger_public_key
+    );
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => tracing::info!("SIGINT: stopping"),
+        _ = term.recv() => tracing::info!("SIGTERM: stopping"),
+        r = server.wait() => return r,
+    }
+    server.stop().await
+}

@@ -1,0 +1,301 @@
+//! The gRPC services: Ingest (bidirectional stream of envelopes and receipts), Query and
+//! Checkpoints. Queries only ever show durable entries.
+
+use std::pin::Pin;
+
+use ledger_core::proto::{
+    self as v1, checkpoints_server::Checkpoints, ingest_server::Ingest, query_server::Query,
+};
+use ledger_store::StoreError;
+use tokio::sync::{mpsc, oneshot};
+use tokio_stream::{Stream, StreamExt, wrappers::ReceiverStream};
+use tonic::{Request, Response, Status, Streaming};
+
+use crate::pipeline::Ledger;
+
+type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'static>>;
+
+fn store_err(e: StoreError) -> Status {
+    tracing::error!(error = %e, "store read failed");
+    Status::data_loss(format!("store read failed: {e}"))
+}
+
+/// The ingest service.
+pub struct IngestService {
+    pub ledger: Ledger,
+    pub max_in_flight: usize,
+}
+
+#[tonic::async_trait]
+impl Ingest for IngestService {
+    type SubmitStream = BoxStream<v1::Receipt>;
+
+    async fn submit(
+        &self,
+        req: Request<Streaming<v1::Envelope>>,
+    ) -> Result<Response<Self::SubmitStream>, Status> {
+        let peer = req.remote_addr();
+        let mut inbound = req.into_inner();
+        let (out_tx, out_rx) = mpsc::channel::<Result<v1::Receipt, Status>>(1024);
+        type Pending = Result<(u64, oneshot::Receiver<Result<v1::Receipt, Status>>), Status>;
+        let (pend_tx, mut pend_rx) = mpsc::channel::<Pending>(self.max_in_flight);
+        let ledger = self.ledger.clone();
+        // Reader: every envelope goes to the writer in arrival order; its reply is queued so the
+        // receipts go back in the same order.
+        tokio::spawn(async move {
+            let mut position = 0u64;
+            while let Some(msg) = inbound.next().await {
+                match msg {
+                    Ok(env) => {
+                        position += 1;
+                        let rx = ledger.submit(env).await;
+                        if pend_tx.send(Ok((position, rx))).await.is_err() {
+                            return;
+                        }
+                    }
+                    Err(status) => {
+                        tracing::debug!(?peer, %status, "ingest stream ended with an error");
+                        let _ = pend_tx.send(Err(status)).await;
+                        return;
+                    }
+                }
+            }
+        });
+        tokio::spawn(async move {
+            while let Some(p) = pend_rx.recv().await {
+                let item = match p {
+                    Ok((position, rx)) => match rx.await {
+                        Ok(Ok(mut r)) => {
+                            r.position = position;
+                            Ok(r)
+                        }
+                        Ok(Err(s)) => Err(s),
+                        Err(_) => Err(Status::unavailable("the ledger stopped before answering")),
+                    },
+                    Err(s) => Err(s),
+                };
+                let stop = item.is_err();
+                if out_tx.send(item).await.is_err() || stop {
+                    return;
+                }
+            }
+        });
+        Ok(Response::new(Box::pin(ReceiverStream::new(out_rx))))
+    }
+}
+
+/// The query service.
+pub struct QueryService {
+    pub ledger: Ledger,
+    pub ledger_id: String,
+}
+
+impl QueryService {
+    fn durable_index(&self) -> u64 {
+        self.ledger.durable().borrow().0
+    }
+}
+
+/// Stream entries `from..=to` from the store on a blocking thread.
+fn stream_entries(ledger: &Ledger, from: u64, to: u64) -> BoxStream<v1::ChainEntry> {
+    let (tx, rx) = mpsc::channel(256);
+    let store = ledger.store().clone();
+    tokio::task::spawn_blocking(move || {
+        for e in store.entries(from, to) {
+            let item = e.map_err(store_err);
+            let stop = item.is_err();
+            if tx.blocking_send(item).is_err() || stop {
+                return;
+            }
+        }
+    });
+    Box::pin(ReceiverStream::new(rx))
+}
+
+#[tonic::async_trait]
+impl Query for QueryService {
+    type ListEntriesStream = BoxStream<v1::ChainEntry>;
+    type ListDeviceEntriesStream = BoxStream<v1::ChainEntry>;
+    type TailStream = BoxStream<v1::ChainEntry>;
+
+    async fn get_head(&self, _: Request<v1::GetHeadRequest>) -> Result<Response<v1::Head>, Status> {
+        let (index, hash) = *self.ledger.durable().borrow();
+        Ok(Response::new(v1::Head {
+            index,
+            entry_hash: hash.to_vec(),
+            length: index + 1,
+            ledger_public_key: self
+                .ledger
+                .store()
+                .ledger_public_key()
+                .map(|k| k.as_bytes().to_vec())
+                .unwrap_or_default(),
+            ledger_id: self.ledger_id.clone(),
+        }))
+    }
+
+    async fn get_entry(
+        &self,
+        req: Request<v1::GetEntryRequest>,
+    ) -> Result<Response<v1::ChainEntry>, Status> {
+        let index = req.into_inner().index;
+        if index > self.durable_index() {
+            return Err(Status::not_found(format!(
+                "entry {index} does not exist (head is {})",
+                self.durable_index()
+            )));
+        }
+        match self.ledger.store().entry(index).map_err(store_err)? {
+            Some(e) => Ok(Response::new(e)),
+            None => Err(Status::data_loss(format!(
+                "entry {index} is missing from the store"
+            ))),
+        }
+    }
+
+    async fn list_entries(
+        &self,
+        req: Request<v1::ListEntriesRequest>,
+    ) -> Result<Response<Self::ListEntriesStream>, Status> {
+        let r = req.into_inner();
+        let head = self.durable_index();
+        let to = if r.to_index == 0 {
+            head
+        } else {
+            r.to_index.min(head)
+        };
+        if r.from_index > to {
+            return Err(Status::invalid_argument(format!(
+                "from_index {} is after to_index {to}",
+                r.from_index
+            )));
+        }
+        Ok(Response::new(stream_entries(
+            &self.ledger,
+            r.from_index,
+            to,
+        )))
+    }
+
+    async fn list_device_entries(
+        &self,
+        req: Request<v1::ListDeviceEntriesRequest>,
+    ) -> Result<Response<Self::ListDeviceEntriesStream>, Status> {
+        let r = req.into_inner();
+        ledger_core::event::id("device_id", &r.device_id)
+            .map_err(|e| Status::invalid_argument(e.to_string()))?;
+        let head = self.durable_index();
+        let (tx, rx) = mpsc::channel(256);
+        let store = self.ledger.store().clone();
+        tokio::task::spawn_blocking(move || {
+            for e in store.device_entries(&r.device_id, r.from_sequence) {
+                let item = e.map_err(store_err);
+                if matches!(&item, Ok(e) if e.index > head) {
+                    return;
+                }
+                let stop = item.is_err();
+                if tx.blocking_send(item).is_err() || stop {
+                    return;
+                }
+            }
+        });
+        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+    }
+
+    async fn tail(
+        &self,
+        req: Request<v1::TailRequest>,
+    ) -> Result<Response<Self::TailStream>, Status> {
+        let mut next = req.into_inner().from_index;
+        let ledger = self.ledger.clone();
+        let (tx, rx) = mpsc::channel(1024);
+        tokio::spawn(async move {
+            let mut durable = ledger.durable();
+            loop {
+                let head = durable.borrow_and_update().0;
+                if next <= head {
+                    let mut s = stream_entries(&ledger, next, head);
+                    while let Some(item) = s.next().await {
+                        let stop = item.is_err();
+                        if let Ok(e) = &item {
+                            next = e.index + 1;
+                        }
+                        if tx.send(item).await.is_err() || stop {
+                            return;
+                        }
+                    }
+                }
+                tokio::select! {
+                    changed = durable.changed() => if changed.is_err() { return },
+                    _ = tx.closed() => return,
+                }
+            }
+        });
+        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+    }
+
+    async fn get_device(
+        &self,
+        req: Request<v1::GetDeviceRequest>,
+    ) -> Result<Response<v1::DeviceInfo>, Status> {
+        let id = req.into_inner().device_id;
+        ledger_core::event::id("device_id", &id)
+            .map_err(|e| Status::invalid_argument(e.to_string()))?;
+        match self.ledger.store().signer(&id).map_err(store_err)? {
+            Some(s) => Ok(Response::new(s.to_proto())),
+            None => Err(Status::not_found(format!("no device or principal {id}"))),
+        }
+    }
+
+    async fn list_devices(
+        &self,
+        _: Request<v1::ListDevicesRequest>,
+    ) -> Result<Response<v1::DeviceList>, Status> {
+        let devices = self
+            .ledger
+            .store()
+            .signers()
+            .map_err(store_err)?
+            .iter()
+            .map(|s| s.to_proto())
+            .collect();
+        Ok(Response::new(v1::DeviceList { devices }))
+    }
+}
+
+/// The checkpoint service.
+pub struct CheckpointService {
+    pub ledger: Ledger,
+}
+
+#[tonic::async_trait]
+impl Checkpoints for CheckpointService {
+    type ListStream = BoxStream<v1::Checkpoint>;
+
+    async fn get_latest(
+        &self,
+        _: Request<v1::GetCheckpointRequest>,
+    ) -> Result<Response<v1::Checkpoint>, Status> {
+        match self.ledger.store().latest_checkpoint().map_err(store_err)? {
+            Some((cp, _)) => Ok(Response::new(cp)),
+            None => Err(Status::not_found("no checkpoint yet")),
+        }
+    }
+
+    async fn create(
+        &self,
+        _: Request<v1::CreateCheckpointRequest>,
+    ) -> Result<Response<v1::Checkpoint>, Status> {
+        Ok(Response::new(self.ledger.checkpoint("request").await?))
+    }
+
+    async fn list(
+        &self,
+        _: Request<v1::GetCheckpointRequest>,
+    ) -> Result<Response<Self::ListStream>, Status> {
+        let all = self.ledger.store().all_checkpoints().map_err(store_err)?;
+        Ok(Response::new(Box::pin(tokio_stream::iter(
+            all.into_iter().map(Ok),
+        ))))
+    }
+}

@@ -1,0 +1,359 @@
+//! End-to-end ingest: the real ledgerd on a loopback port, real gRPC.
+
+use e2e::*;
+use ledger_agent::{DeviceSigner, sim};
+use ledger_core::proto::{self as v1, event_body::Payload as P, query_client::QueryClient};
+use prost::Message;
+use tokio_stream::StreamExt;
+use v1::{ReceiptStatus as St, RejectReason as Why};
+
+fn start() -> (tempfile::TempDir, Ledgerd) {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = write_config(dir.path(), "");
+    let l = Ledgerd::start(&dir.path().join("data"), &cfg, "127.0.0.1:0");
+    (dir, l)
+}
+
+#[tokio::test]
+async fn a_clean_stream_of_mixed_events_is_accepted_tailed_and_verifies() {
+    let (_dir, l) = start();
+    let url = l.url();
+    let mut generator = sim::CasinoSim::new(11, 2);
+    let specs = generator.devices();
+    let mut signers = register(&url, 1, &specs).await;
+    // Live tail from the first device event on, started before the session.
+    let ch = ledger_agent::connect(&url).await.unwrap();
+    let mut tail = QueryClient::new(ch.clone())
+        .tail(v1::TailRequest { from_index: 0 })
+        .await
+        .unwrap()
+        .into_inner();
+    let events = generator.session(0, 5, 10);
+    let t0 = now_ms() - events.last().unwrap().occurred_at_ms - 1000;
+    let envs: Vec<_> = events
+        .iter()
+        .map(|e| {
+            let s = signers
+                .iter_mut()
+                .find(|s| s.device_id == e.device_id)
+                .unwrap();
+            s.sign(t0 + e.occurred_at_ms, e.payload.clone())
+        })
+        .collect();
+    // One stream carrying every device's events, interleaved.
+    let r = submit(&url, &envs).await;
+    assert_eq!(r.len(), envs.len());
+    for (i, x) in r.iter().enumerate() {
+        assert_eq!(st(x), St::Accepted, "{x:?}");
+        assert_eq!(x.position, i as u64 + 1);
+    }
+    assert!(
+        r.windows(2).all(|w| w[1].index == w[0].index + 1),
+        "contiguous indices"
+    );
+    let head = QueryClient::new(ch.clone())
+        .get_head(v1::GetHeadRequest {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(head.index, r.last().unwrap().index);
+    assert_eq!(head.entry_hash, r.last().unwrap().entry_hash);
+    // The tail saw everything up to the head.
+    let mut seen = 0;
+    while let Some(e) = tail.next().await {
+        let e = e.unwrap();
+        seen += 1;
+        if e.index == head.index {
+            assert_eq!(e.entry_hash, head.entry_hash);
+            break;
+        }
+    }
+    assert_eq!(seen, head.index + 1);
+    // Per-device range and single entry.
+    let roulette: Vec<_> = QueryClient::new(ch.clone())
+        .list_device_entries(v1::ListDeviceEntriesRequest {
+            device_id: "table-roulette-1".into(),
+            from_sequence: 0,
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .collect::<Vec<_>>()
+        .await;
+    assert_eq!(
+        roulette.len(),
+        events
+            .iter()
+            .filter(|e| e.device_id == "table-roulette-1")
+            .count()
+    );
+    let e = QueryClient::new(ch.clone())
+        .get_entry(v1::GetEntryRequest { index: r[0].index })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(e.body, envs[0].body, "the exact signed bytes are stored");
+    assert!(
+        QueryClient::new(ch.clone())
+            .get_entry(v1::GetEntryRequest {
+                index: head.index + 1
+            })
+            .await
+            .is_err()
+    );
+    // Health checking is on.
+    let health = tonic_health::pb::health_client::HealthClient::new(ch.clone())
+        .check(tonic_health::pb::HealthCheckRequest {
+            service: "casino_ledger.v1.Ingest".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        health.status,
+        tonic_health::pb::health_check_response::ServingStatus::Serving as i32
+    );
+    drop(tail);
+    let data = l.data_dir.clone();
+    l.stop();
+    let (code, out, err) = ledgerctl(&["verify", "--data-dir", data.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.starts_with("OK"), "{out}");
+}
+
+#[tokio::test]
+async fn bad_signature_gap_duplicate_equivocation_malformed_and_oversized() {
+    let (_dir, l) = start();
+    let url = l.url();
+    let mut t = register(&url, 1, &[table("table-1", "T1")]).await.remove(0);
+    let e1 = t.sign(now_ms(), bet("T1", "r1", 1));
+    let first = submit(&url, std::slice::from_ref(&e1)).await.remove(0);
+    assert_eq!(st(&first), St::Accepted);
+
+    let mut forged = t.sign(now_ms(), bet("T1", "r1", 2));
+    t.next_sequence -= 1;
+    forged.signature[0] ^= 1;
+    let gap = DeviceSigner::new("table-1", t.key().clone(), 7).sign(now_ms(), bet("T1", "r1", 3));
+    let other =
+        DeviceSigner::new("table-1", t.key().clone(), 1).sign(now_ms(), bet("T1", "r1", 99));
+    let junk = v1::Envelope {
+        body: vec![0xde, 0xad, 0xbe, 0xef, 0xff],
+        signature: vec![1; 64],
+    };
+    let short_sig = v1::Envelope {
+        body: e1.body.clone(),
+        signature: vec![1; 10],
+    };
+    let mut huge = t.sign(now_ms(), bet("T1", "r1", 4));
+    t.next_sequence -= 1;
+    huge.body.extend(std::iter::repeat_n(0u8, 100 * 1024));
+    let future = t.sign(now_ms() + 3_600_000, bet("T1", "r1", 5));
+    t.next_sequence -= 1;
+    let r = submit(
+        &url,
+        &[
+            forged,
+            gap,
+            e1.clone(),
+            other.clone(),
+            other,
+            junk,
+            short_sig,
+            huge,
+            future,
+        ],
+    )
+    .await;
+    let got: Vec<_> = r.iter().map(|x| (st(x), why(x))).collect();
+    assert_eq!(
+        got,
+        vec![
+            (St::Rejected, Why::BadSignature),
+            (St::Rejected, Why::SequenceGap),
+            (St::Duplicate, Why::Unspecified),
+            (St::Equivocation, Why::Unspecified),
+            (St::Equivocation, Why::Unspecified),
+            (St::Rejected, Why::Malformed),
+            (St::Rejected, Why::BadSignature),
+            (St::Rejected, Why::TooLarge),
+            (St::Rejected, Why::TimeOutOfRange),
+        ]
+    );
+    assert_eq!(r[1].expected_sequence, 2);
+    assert!(r[1].detail.contains("expected 2"), "{}", r[1].detail);
+    assert_eq!(
+        (r[2].index, &r[2].entry_hash, r[2].received_at_ms),
+        (first.index, &first.entry_hash, first.received_at_ms),
+        "the original receipt"
+    );
+    assert_eq!(
+        r[3].index, r[4].index,
+        "one finding for the same conflicting envelope"
+    );
+    // Only the finding was added: genesis, principals, registration, e1, finding.
+    let ch = ledger_agent::connect(&url).await.unwrap();
+    let head = QueryClient::new(ch.clone())
+        .get_head(v1::GetHeadRequest {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(head.index, r[3].index);
+    assert_eq!(head.index, first.index + 1);
+    let finding = QueryClient::new(ch.clone())
+        .get_entry(v1::GetEntryRequest { index: r[3].index })
+        .await
+        .unwrap()
+        .into_inner();
+    let rec = v1::LedgerRecordBody::decode(finding.body.as_slice()).unwrap();
+    assert!(
+        matches!(rec.record, Some(v1::ledger_record_body::Record::SecurityFinding(ref f)) if f.code == "equivocation" && f.sequence == 1)
+    );
+    // A message beyond gRPC's limit breaks that stream only; the server goes on.
+    let mut giant = t.sign(now_ms(), bet("T1", "r1", 6));
+    t.next_sequence -= 1;
+    giant.body.extend(std::iter::repeat_n(0u8, 5 << 20));
+    let err = ledger_agent::client::stream_once(ch.clone(), &[giant], &mut Vec::new())
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().to_lowercase().contains("message")
+            || err.to_string().contains("ResourceExhausted")
+            || err.to_string().contains("resource"),
+        "{err}"
+    );
+    let next = submit(&url, &[t.sign(now_ms(), bet("T1", "r1", 7))]).await;
+    assert_eq!(st(&next[0]), St::Accepted);
+    assert_eq!(next[0].sequence, 2);
+    let data = l.data_dir.clone();
+    l.stop();
+    let (code, out, err) = ledgerctl(&["--json", "verify", "--data-dir", data.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["security_findings"], 1);
+}
+
+#[tokio::test]
+async fn unknown_and_revoked_devices_via_the_cli() {
+    let (dir, l) = start();
+    let url = l.url();
+    let opkey = dir.path().join("operator-1.key");
+    std::fs::write(&opkey, hex::encode(operator_key().to_bytes())).unwrap();
+    let base = dir.path().join("table-9");
+    let (code, out, err) = ledgerctl(&["keygen", "--out", base.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let key = ledger_agent::keys::read_secret(&dir.path().join("table-9.key")).unwrap();
+    // Unknown before registration.
+    let mut t = DeviceSigner::new("table-9", key, 1);
+    let r = submit(&url, &[t.sign(now_ms(), bet("T9", "r", 1))]).await;
+    assert_eq!((st(&r[0]), why(&r[0])), (St::Rejected, Why::UnknownDevice));
+    t.next_sequence = 1;
+    let pubfile = dir.path().join("table-9.pub");
+    let args = [
+        "device",
+        "register",
+        "--server",
+        &url,
+        "--operator-key",
+        opkey.to_str().unwrap(),
+        "--operator-id",
+        "operator-1",
+        "--device-id",
+        "table-9",
+        "--kind",
+        "table",
+        "--public-key",
+        pubfile.to_str().unwrap(),
+        "--casino",
+        "e2e",
+        "--table",
+        "T9",
+    ];
+    let (code, out, err) = ledgerctl(&args);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.starts_with("accepted"), "{out}");
+    // Registering the same id again is refused (exit 1, reason named).
+    let (code, out, _) = ledgerctl(&args);
+    assert_eq!(code, 1);
+    assert!(out.contains("registration_refused"), "{out}");
+    let r = submit(&url, &[t.sign(now_ms(), bet("T9", "r", 1))]).await;
+    assert_eq!(st(&r[0]), St::Accepted);
+    let (code, out, err) = ledgerctl(&[
+        "device",
+        "revoke",
+        "--server",
+        &url,
+        "--operator-key",
+        opkey.to_str().unwrap(),
+        "--operator-id",
+        "operator-1",
+        "--device-id",
+        "table-9",
+        "--reason",
+        "terminal stolen",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let r = submit(&url, &[t.sign(now_ms(), bet("T9", "r", 2))]).await;
+    assert_eq!((st(&r[0]), why(&r[0])), (St::Rejected, Why::RevokedDevice));
+    let (code, out, _) = ledgerctl(&["--json", "device", "list", "--server", &url]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let d = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["device_id"] == "table-9")
+        .unwrap();
+    assert_eq!(
+        (d["revoked"].as_bool(), d["last_sequence"].as_u64()),
+        (Some(true), Some(1))
+    );
+    // A device cannot sign registry events.
+    let r = submit(
+        &url,
+        &[t.sign(
+            now_ms(),
+            P::DeviceRevoked(v1::DeviceRevoked {
+                device_id: "table-9".into(),
+                reason: String::new(),
+            }),
+        )],
+    )
+    .await;
+    assert_eq!(st(&r[0]), St::Rejected);
+    l.stop();
+}
+
+/// Server reflection lists the ledger's services (what `grpcurl list` shows).
+#[tokio::test]
+async fn reflection_lists_the_services() {
+    use tonic_reflection::pb::v1::{
+        ServerReflectionRequest, server_reflection_client::ServerReflectionClient,
+        server_reflection_request::MessageRequest, server_reflection_response::MessageResponse,
+    };
+    let (_dir, l) = start();
+    let ch = ledger_agent::connect(&l.url()).await.unwrap();
+    let req = ServerReflectionRequest {
+        host: String::new(),
+        message_request: Some(MessageRequest::ListServices(String::new())),
+    };
+    let mut resp = ServerReflectionClient::new(ch)
+        .server_reflection_info(tokio_stream::iter(vec![req]))
+        .await
+        .unwrap()
+        .into_inner();
+    let Some(MessageResponse::ListServicesResponse(list)) =
+        resp.next().await.unwrap().unwrap().message_response
+    else {
+        panic!("no service list");
+    };
+    let names: Vec<_> = list.service.iter().map(|s| s.name.as_str()).collect();
+    for s in [
+        "casino_ledger.v1.Ingest",
+        "casino_ledger.v1.Query",
+        "casino_ledger.v1.Checkpoints",
+        "grpc.health.v1.Health",
+    ] {
+        assert!(names.contains(&s), "{s} missing from {names:?}");
+    }
+    l.stop();
+}

@@ -1,0 +1,225 @@
+//! Helpers for the end-to-end tests: start the real `ledgerd` binary on a loopback port, talk real
+//! gRPC to it, run the real `ledgerctl`.
+//!
+//! The binaries are found next to the test executable (target/<profile>/). `cargo test
+//! --workspace` builds them (ledgerd and ledgerctl have their own integration tests); when running
+//! only this package, build them first: `cargo build -p ledgerd -p ledgerctl`, or set
+//! LEDGERD_BIN / LEDGERCTL_BIN.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use ed25519_dalek::SigningKey;
+use ledger_agent::{DeviceSigner, sim::DeviceSpec};
+use ledger_core::proto::{self as v1, event_body::Payload as P};
+
+/// The operator key every test ledger trusts.
+pub fn operator_key() -> SigningKey {
+    SigningKey::from_bytes(&[0x11; 32])
+}
+
+/// Path of a workspace binary.
+pub fn bin(name: &str) -> PathBuf {
+    let var = format!("{}_BIN", name.to_uppercase());
+    if let Ok(p) = std::env::var(&var) {
+        return PathBuf::from(p);
+    }
+    let exe = std::env::current_exe().expect("test executable path");
+    let dir = exe
+        .parent()
+        .and_then(|d| d.parent())
+        .expect("target/<profile>/deps");
+    let p = dir.join(name);
+    assert!(
+        p.is_file(),
+        "{} not found: run `cargo test --workspace`, or `cargo build -p ledgerd -p ledgerctl` first, or set {var}",
+        p.display()
+    );
+    p
+}
+
+/// A running ledgerd process.
+pub struct Ledgerd {
+    pub child: Child,
+    pub addr: String,
+    pub data_dir: PathBuf,
+    pub config: PathBuf,
+}
+
+/// Write a config with the test operator and extra TOML.
+pub fn write_config(dir: &Path, extra: &str) -> PathBuf {
+    let p = dir.join("ledgerd.toml");
+    let text = format!(
+        "ledger_id = \"e2e\"\n[[principals]]\nid = \"operator-1\"\nrole = \"operator\"\npublic_key = \"{}\"\n{extra}\n",
+        hex::encode(operator_key().verifying_key().as_bytes())
+    );
+    std::fs::write(&p, text).expect("write config");
+    p
+}
+
+impl Ledgerd {
+    /// Start ledgerd on `listen` (use "127.0.0.1:0" for any port) and wait for it to serve.
+    pub fn start(data_dir: &Path, config: &Path, listen: &str) -> Ledgerd {
+        Self::try_start(data_dir, config, listen)
+            .unwrap_or_else(|e| panic!("ledgerd did not start: {e}"))
+    }
+
+    /// Start, or return what ledgerd said when it refused to.
+    pub fn try_start(data_dir: &Path, config: &Path, listen: &str) -> Result<Ledgerd, String> {
+        let mut child = Command::new(bin("ledgerd"))
+            .args([
+                "--config",
+                config.to_str().unwrap(),
+                "--data-dir",
+                data_dir.to_str().unwrap(),
+                "--listen",
+                listen,
+            ])
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn ledgerd");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut lines = BufReader::new(stdout).lines();
+            if let Some(Ok(l)) = lines.next() {
+                let _ = tx.send(l);
+            }
+            for _ in lines {}
+        });
+        match rx.recv_timeout(Duration::from_secs(60)) {
+            Ok(line) => {
+                let addr = line
+                    .split_whitespace()
+                    .nth(3)
+                    .expect("ledgerd listening on ADDR")
+                    .to_string();
+                Ok(Ledgerd {
+                    child,
+                    addr,
+                    data_dir: data_dir.to_path_buf(),
+                    config: config.to_path_buf(),
+                })
+            }
+            Err(_) => {
+                let _ = child.kill();
+                let out = child.wait_with_output().expect("wait");
+                Err(String::from_utf8_lossy(&out.stderr).to_string())
+            }
+        }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// SIGTERM and wait for a clean exit.
+    pub fn stop(mut self) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            if let Some(st) = self.child.try_wait().expect("wait") {
+                assert!(st.success(), "ledgerd exited with {st}");
+                return;
+            }
+            assert!(Instant::now() < deadline, "ledgerd did not stop");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// kill -9.
+    pub fn kill9(mut self) {
+        let _ = Command::new("kill")
+            .args(["-KILL", &self.child.id().to_string()])
+            .status();
+        let _ = self.child.wait();
+    }
+}
+
+/// Run ledgerctl; returns (exit code, stdout, stderr).
+pub fn ledgerctl(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(bin("ledgerctl"))
+        .args(args)
+        .output()
+        .expect("run ledgerctl");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+/// A table device spec.
+pub fn table(id: &str, table: &str) -> DeviceSpec {
+    DeviceSpec {
+        device_id: id.into(),
+        kind: ledger_core::DeviceKind::Table,
+        casino_id: "e2e".into(),
+        table_ids: vec![table.into()],
+        machine_id: String::new(),
+        model_id: String::new(),
+        bet_values_cents: vec![],
+        description: String::new(),
+    }
+}
+
+/// Now in ms.
+pub fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+/// Register devices with the operator (starting at operator sequence `op_seq`); returns the signers.
+pub async fn register(url: &str, op_seq: u64, specs: &[DeviceSpec]) -> Vec<DeviceSigner> {
+    let mut op = DeviceSigner::new("operator-1", operator_key(), op_seq);
+    let mut signers = Vec::new();
+    let mut envs = Vec::new();
+    for (i, s) in specs.iter().enumerate() {
+        let k = SigningKey::from_bytes(&[(i as u8).wrapping_add(0x40); 32]);
+        envs.push(op.sign(
+            now_ms(),
+            ledger_agent::signer::registration(s, &k.verifying_key()),
+        ));
+        signers.push(DeviceSigner::new(&s.device_id, k, 1));
+    }
+    let r = ledger_agent::submit_all(url, &envs, &Default::default())
+        .await
+        .expect("register");
+    for x in &r {
+        assert_eq!(x.status, v1::ReceiptStatus::Accepted as i32, "{x:?}");
+    }
+    signers
+}
+
+/// A bet on table `t`.
+pub fn bet(t: &str, round: &str, n: u64) -> P {
+    P::BetPlaced(v1::BetPlaced {
+        table_id: t.into(),
+        round_id: round.into(),
+        bet_id: format!("b{n}"),
+        bet_type: "straight".into(),
+        selection: vec![(n % 37) as u32],
+        amount_cents: 100 + n as i64,
+        ..Default::default()
+    })
+}
+
+/// Submit on one stream and return the receipts.
+pub async fn submit(url: &str, envs: &[v1::Envelope]) -> Vec<v1::Receipt> {
+    ledger_agent::submit_all(url, envs, &Default::default())
+        .await
+        .expect("submit")
+}
+
+pub fn st(r: &v1::Receipt) -> v1::ReceiptStatus {
+    v1::ReceiptStatus::try_from(r.status).expect("status")
+}
+
+pub fn why(r: &v1::Receipt) -> v1::RejectReason {
+    v1::RejectReason::try_from(r.reason).expect("reason")
+}
