@@ -39,28 +39,33 @@ async fn kill9_mid_stream_restart_resend_and_verify() {
             ledger_agent::submit_all(&url, &envs, &opts).await
         }));
     }
-    // Kill once some events are durable, while the streams are still going.
-    let ch = ledger_agent::connect(&url).await.unwrap();
-    loop {
-        let head = QueryClient::new(ch.clone())
+    // Kill twice, each time once more events are durable, while the streams are still going.
+    let mut l = l;
+    let mut acknowledged = Vec::new();
+    for threshold in [1500u64, 6000] {
+        let ch = ledger_agent::connect(&url).await.unwrap();
+        loop {
+            let head = QueryClient::new(ch.clone())
+                .get_head(v1::GetHeadRequest {})
+                .await
+                .unwrap()
+                .into_inner();
+            if head.index > threshold {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        let before = QueryClient::new(ch.clone())
             .get_head(v1::GetHeadRequest {})
             .await
             .unwrap()
             .into_inner();
-        if head.index > 1500 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
+        l.kill9();
+        assert!(before.index < 2 * N, "the kill happened mid-stream");
+        acknowledged.push(before);
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        l = Ledgerd::start(&data, &cfg, &addr);
     }
-    let before = QueryClient::new(ch.clone())
-        .get_head(v1::GetHeadRequest {})
-        .await
-        .unwrap()
-        .into_inner();
-    l.kill9();
-    assert!(before.index < 2 * N, "the kill happened mid-stream");
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let l = Ledgerd::start(&data, &cfg, &addr);
     let mut all = Vec::new();
     for a in agents {
         all.push(
@@ -105,15 +110,17 @@ async fn kill9_mid_stream_restart_resend_and_verify() {
             );
         }
     }
-    // Every event acknowledged before the kill survived it (it is at or below the head seen then).
-    let e = QueryClient::new(ch.clone())
-        .get_entry(v1::GetEntryRequest {
-            index: before.index,
-        })
-        .await
-        .unwrap()
-        .into_inner();
-    assert_eq!(e.entry_hash, before.entry_hash);
+    // Every event acknowledged before a kill survived it (it is at or below the head seen then).
+    for before in acknowledged {
+        let e = QueryClient::new(ch.clone())
+            .get_entry(v1::GetEntryRequest {
+                index: before.index,
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(e.entry_hash, before.entry_hash);
+    }
     l.stop();
     let (code, out, err) = ledgerctl(&["verify", "--data-dir", data.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");

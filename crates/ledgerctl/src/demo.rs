@@ -334,7 +334,16 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
                 .join(", ")
         );
         for (k, v) in summary.as_object().into_iter().flatten() {
-            println!("  {k}: {v}");
+            let shown = match v {
+                serde_json::Value::String(s) => s.clone(),
+                serde_json::Value::Object(o) => o
+                    .iter()
+                    .map(|(a, b)| format!("{a} {b}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                other => other.to_string(),
+            };
+            println!("  {}: {shown}", k.replace('_', " "));
         }
         match &vd {
             Ok(s) => println!(

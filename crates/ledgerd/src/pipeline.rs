@@ -7,8 +7,9 @@
 //! ```
 //!
 //! * A takes whatever is queued (up to `max_batch`) as one group, so the group grows with load
-//!   and no time is spent waiting for a fuller batch. While A verifies group k+1, B and C are
-//!   applying and syncing group k.
+//!   and no time is spent waiting for a fuller batch. A verifies up to two groups at once (one
+//!   per core; groups of 512+ are also split in two) and hands them to B in arrival order; while
+//!   it verifies groups k+1 and k+2, B and C are applying and syncing group k.
 //! * C drains every applied group that is waiting and covers them with one flush + fsync, and
 //!   only then sends their receipts: nothing is acknowledged before it is durable.
 //! * A sync error is fatal: C stops, every waiting and later submission gets UNAVAILABLE, and
@@ -151,6 +152,23 @@ async fn stage_a(
     store: Arc<Store>,
     cfg: PipelineConfig,
 ) {
+    // Up to two groups are verified at once (one per core); a forwarder hands them to the
+    // appender in arrival order. Under load, this queue fills and the groups grow.
+    type Verifying = (
+        tokio::task::JoinHandle<Vec<PreOutcome>>,
+        Vec<Reply>,
+        Option<(&'static str, CheckpointReply)>,
+    );
+    let (v_tx, mut v_rx) = mpsc::channel::<Verifying>(1);
+    tokio::spawn(async move {
+        while let Some((handle, replies, control)) = v_rx.recv().await {
+            let items = handle.await.expect("precheck does not panic");
+            if b_tx.send((items, replies, control)).await.is_err() {
+                return;
+            }
+        }
+    });
+    let cfg = Arc::new(cfg);
     while let Some(first) = rx.recv().await {
         let mut envs = Vec::new();
         let mut replies = Vec::new();
@@ -173,12 +191,28 @@ async fn stage_a(
             next = rx.try_recv().ok();
         }
         let now = now_ms();
-        let items = precheck_group(&store, envs, &cfg, now).await;
-        if b_tx.send((items, replies, control)).await.is_err() {
+        let (store, cfg2) = (store.clone(), cfg.clone());
+        let handle = tokio::spawn(async move {
+            let n = envs.len();
+            let t = std::time::Instant::now();
+            let items = precheck_group(&store, envs, &cfg2, now).await;
+            tracing::trace!(
+                n,
+                us = t.elapsed().as_micros() as u64,
+                "stage A: precheck + verify"
+            );
+            items
+        });
+        if v_tx.send((handle, replies, control)).await.is_err() {
             return;
         }
     }
 }
+
+/// Groups at least this large are verified on two threads at once. Smaller groups (moderate load)
+/// use one, which leaves the other core to gRPC, the appender and the sync, and keeps latency low;
+/// under heavy load groups grow past this and verification uses both cores.
+const SPLIT_AT: usize = 512;
 
 /// Precheck and batch-verify a group, split over two blocking threads when it is large enough
 /// (this machine has two cores; tokio's own workers mostly wait on I/O meanwhile).
@@ -199,7 +233,7 @@ async fn precheck_group(
         }
     };
     let (max, time) = (cfg.max_body_bytes, cfg.time);
-    if envs.len() < 128 {
+    if envs.len() < SPLIT_AT {
         return tokio::task::spawn_blocking(work(store.clone(), envs, max, time))
             .await
             .expect("precheck does not panic");
@@ -230,7 +264,10 @@ fn stage_b(
             return; // dropping replies answers UNAVAILABLE
         }
         if !items.is_empty() {
-            match appender.apply(items, now_ms()) {
+            let (n, t) = (items.len(), std::time::Instant::now());
+            let applied = appender.apply(items, now_ms());
+            tracing::trace!(n, us = t.elapsed().as_micros() as u64, "stage B: apply");
+            match applied {
                 Ok((receipts, applied)) => {
                     let group = Applied::Group {
                         receipts,
@@ -269,7 +306,14 @@ fn stage_c(
             waiting.push(m);
         }
         let has_groups = waiting.iter().any(|m| matches!(m, Applied::Group { .. }));
-        if has_groups && let Err(e) = store.sync() {
+        let t = std::time::Instant::now();
+        let synced = if has_groups { store.sync() } else { Ok(()) };
+        tracing::trace!(
+            groups = waiting.len(),
+            us = t.elapsed().as_micros() as u64,
+            "stage C: sync"
+        );
+        if let Err(e) = synced {
             tracing::error!(error = %e, "flush/fsync failed; the ledger stops acknowledging and exits");
             let _ = fatal.send(Some(format!("flush/fsync failed: {e}")));
             return; // dropping every reply answers UNAVAILABLE; never retry an fsync
