@@ -25,6 +25,8 @@ pub mod engine;
 pub mod game;
 pub mod round;
 pub mod sim;
+#[cfg(feature = "testkit")]
+pub mod testkit;
 
 pub use adjudication::{
     Adjudication, BetOutcome, Confidence, Discrepancy, HouseTake, JackpotAccount, JackpotWin, Note,

@@ -1,0 +1,153 @@
+//! Test support (feature `testkit`): a small script language for round records, so engine tests
+//! read like the rules they check.
+//!
+//! Commands separated by `;` or new lines, optionally prefixed by `@MS` (event time):
+//! `bet ID TYPE SEAT AMOUNT [on=ID] [player=P] [chips=N] [home=N]`, `card TO CARD [down]`,
+//! `dec SEAT[/HAND] ACTION [AMOUNT] [bet=ID]`, `proc NAME [VALUE] [seat=N]`, `role NAME`,
+//! `fault CODE`, `void REASON`, `nmb`, `display V`, `change ID A`, `withdraw ID`, `pay ID A`,
+//! `settle ID NET`, `settle_void`, `jackpot V`, `opened MS`.
+
+use crate::{
+    Adjudication, Bet, Decision, EventKind, Options, ReportedNet, Round, RoundEvent, Settlement,
+    TableConfig,
+};
+
+pub fn round(script: &str) -> Round {
+    let mut r = Round {
+        round_id: "r1".into(),
+        opened_at_ms: None,
+        jackpot_before_cents: None,
+        events: Vec::new(),
+        settlement: None,
+    };
+    for line in script.split([';', '\n']) {
+        let mut w: Vec<&str> = line.split_whitespace().collect();
+        if w.is_empty() {
+            continue;
+        }
+        let mut at = None;
+        if let Some(t) = w[0].strip_prefix('@') {
+            at = Some(t.parse::<i64>().unwrap());
+            w.remove(0);
+        }
+        let kv = |k: &str| {
+            w.iter()
+                .find_map(|x| x.strip_prefix(&format!("{k}=")).map(|v| v.to_string()))
+        };
+        let kind = match w[0] {
+            "bet" => {
+                let mut b = Bet::new(w[1], w[2], w[4].parse().unwrap());
+                if w[3] != "-" {
+                    b = b.seat(w[3].parse().unwrap());
+                }
+                if let Some(o) = kv("on") {
+                    b = b.on_bet(&o);
+                }
+                if let Some(p) = kv("player") {
+                    b = b.player(&p);
+                }
+                if let Some(c) = kv("chips") {
+                    b = b.chips(c.parse().unwrap());
+                }
+                if let Some(h) = kv("home") {
+                    b = b.attr("home_seat", &h);
+                }
+                EventKind::Bet(b)
+            }
+            "card" => EventKind::Card {
+                to: w[1].parse().unwrap(),
+                card: w[2].parse().unwrap(),
+                face_up: !w.contains(&"down"),
+            },
+            "dec" => {
+                let (s, h) = match w[1].split_once('/') {
+                    Some((s, h)) => (s.parse().unwrap(), h.parse().unwrap()),
+                    None => (w[1].parse().unwrap(), 1),
+                };
+                let mut d = Decision::new(s, w[2]).hand(h);
+                if let Some(a) = w.get(3).and_then(|a| a.parse::<i64>().ok()) {
+                    d = d.amount(a);
+                }
+                if let Some(b) = kv("bet") {
+                    d = d.bet(&b);
+                }
+                EventKind::Decision(d)
+            }
+            "proc" => EventKind::Procedure {
+                name: w[1].to_string(),
+                value: w.get(2).filter(|v| !v.contains('=')).map(|v| v.to_string()),
+                seat: kv("seat").map(|s| s.parse().unwrap()),
+                amount_cents: None,
+            },
+            "role" => EventKind::Role {
+                role: w[1].to_string(),
+                seat: None,
+                player: None,
+            },
+            "fault" => EventKind::Fault {
+                code: w[1].to_string(),
+                seat: kv("seat").map(|s| s.parse().unwrap()),
+                detail: None,
+            },
+            "void" => EventKind::Void {
+                reason: w[1].to_string(),
+            },
+            "nmb" => EventKind::NoMoreBets,
+            "display" => EventKind::JackpotDisplay {
+                value_cents: w[1].parse().unwrap(),
+            },
+            "change" => EventKind::BetChanged {
+                bet_id: w[1].into(),
+                amount_cents: w[2].parse().unwrap(),
+            },
+            "withdraw" => EventKind::BetWithdrawn {
+                bet_id: w[1].into(),
+            },
+            "pay" => EventKind::Pay {
+                bet_id: w[1].into(),
+                amount_cents: w[2].parse().unwrap(),
+            },
+            "settle" => {
+                let s = r.settlement.get_or_insert_with(Settlement::default);
+                s.results.push(ReportedNet {
+                    bet_id: w[1].into(),
+                    net_cents: w[2].parse().unwrap(),
+                });
+                continue;
+            }
+            "settle_void" => {
+                r.settlement.get_or_insert_with(Settlement::default).void = true;
+                continue;
+            }
+            "jackpot" => {
+                r.jackpot_before_cents = Some(w[1].parse().unwrap());
+                continue;
+            }
+            "opened" => {
+                r.opened_at_ms = Some(w[1].parse().unwrap());
+                continue;
+            }
+            other => panic!("unknown script command {other}"),
+        };
+        r.events.push(RoundEvent { at_ms: at, kind });
+    }
+    r
+}
+
+pub fn table(json: &str) -> TableConfig {
+    serde_json::from_str(json).unwrap()
+}
+
+pub fn explain() -> Options {
+    Options { explain: true }
+}
+
+pub fn codes(a: &Adjudication) -> Vec<String> {
+    a.violations.iter().map(|v| v.code.to_string()).collect()
+}
+
+pub fn net(a: &Adjudication, id: &str) -> i64 {
+    a.bet(id)
+        .unwrap_or_else(|| panic!("no bet {id}"))
+        .due_net_cents
+}
