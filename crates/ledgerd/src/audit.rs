@@ -51,10 +51,16 @@ impl LiveAudit {
                     match follower.step(&chain, head, 5_000) {
                         Ok(0) => {
                             // Caught up: wait for the head to move (or commit what is pending).
-                            let _ = runtime.block_on(async {
+                            let waited = runtime.block_on(async {
                                 tokio::time::timeout(Duration::from_millis(100), durable.changed())
                                     .await
                             });
+                            if let Ok(Err(_)) = waited {
+                                // The pipeline is gone (the ledger stopped): nothing more will
+                                // become durable. Commit and stop rather than spin.
+                                tracing::info!("the ledger's pipeline stopped; the audit stops");
+                                break;
+                            }
                             if let Err(e) = follower.commit_if_due(false) {
                                 tracing::error!(error = %e, "audit commit failed; the audit stops");
                                 return;
