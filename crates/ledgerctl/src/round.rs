@@ -139,7 +139,24 @@ pub fn to_json(r: &Round, with_entries: bool) -> serde_json::Value {
     v
 }
 
-/// The round for a human.
+/// When and by whom an entry's event was recorded at the table (the device's clock), beside the
+/// ledger's receive time.
+fn source_time(e: Option<&v1::ChainEntry>) -> String {
+    use prost::Message;
+    match e
+        .filter(|e| e.kind == v1::RecordKind::Event as i32)
+        .and_then(|e| v1::EventBody::decode(e.body.as_slice()).ok())
+    {
+        Some(b) => format!(
+            "  (by {} at {} on its clock)",
+            b.device_id,
+            time(b.occurred_at_ms)
+        ),
+        None => String::new(),
+    }
+}
+
+/// The round for a human. Times are the ledger's receive times (UTC), with the table's own.
 pub fn render(r: &Round, with_entries: bool) -> String {
     use std::fmt::Write;
     let s = &r.summary;
@@ -155,16 +172,18 @@ pub fn render(r: &Round, with_entries: bool) -> String {
     );
     let _ = writeln!(
         out,
-        "  opened          {}  entry {}",
+        "  opened          {}  entry {}{}",
         time(s.opened_ms),
-        s.opened_index
+        s.opened_index,
+        source_time(r.entries.get(1))
     );
     let _ = writeln!(
         out,
-        "  closed          {}  entry {}  ({})",
+        "  closed          {}  entry {}  {}{}",
         time(s.closed_ms),
         s.closed_index,
-        if s.void { "declared void" } else { "settled" }
+        if s.void { "declared void" } else { "settled" },
+        source_time(r.entries.last())
     );
     let _ = writeln!(
         out,
