@@ -67,6 +67,9 @@ pub struct PoolsArgs {
 
 #[derive(clap::Args, Debug)]
 #[command(after_long_help = "\
+Amounts are in euros; exact amounts (6 decimals) are what the book holds, to 1/10,000 cent.
+Exit status 1 when the pool's own conservation does not hold.
+
 Examples:
   ledgerctl jackpot pool SJP-TEJO
   ledgerctl jackpot pool JP-LX-02 --last 20")]
