@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+pub mod slots;
+
 use ed25519_dalek::SigningKey;
 use ledger_agent::{DeviceSigner, sim::DeviceSpec};
 use ledger_core::proto::{self as v1, event_body::Payload as P};

@@ -113,13 +113,7 @@ pub fn round_detail(
     let table = rules::ConfiguredTable::new(config)
         .map_err(|e| QueryError::Invalid(format!("the table configuration: {e}")))?;
     let mut state = match &summary.state_before {
-        Some(json) => {
-            let v: serde_json::Value = serde_json::from_str(json)
-                .map_err(|e| QueryError::Invalid(format!("stored table state: {e}")))?;
-            table
-                .state_from_json(v)
-                .map_err(|e| QueryError::Invalid(e.to_string()))?
-        }
+        Some(json) => stored_state(json)?,
         None => table.fresh_state(),
     };
     let adjudication = table
@@ -138,6 +132,13 @@ pub fn round_detail(
         explanation,
         findings,
     })
+}
+
+/// A round's table state as the auditor stored it: the serde form of [`rules::TableState`]
+/// (`{"engine": ..., "state": ...}`), not the engine's bare state. (The engine is checked
+/// against the table's when the round is adjudicated.)
+fn stored_state(json: &str) -> Result<rules::TableState, QueryError> {
+    serde_json::from_str(json).map_err(|e| QueryError::Invalid(format!("stored table state: {e}")))
 }
 
 /// The report for a period, or for a UTC day with its month and year to date.
@@ -170,4 +171,21 @@ pub fn report(
         out.push((name, p, aggregate(&rounds, p)));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stored_round_state_decodes_as_the_auditor_wrote_it() {
+        let mut config = rules::example_table(rules_core::GameId::RouletteFrench).unwrap();
+        config.table_id = Some("T1".into());
+        let table = rules::ConfiguredTable::new(config).unwrap();
+        let state = table.fresh_state();
+        // What the auditor keeps in `RoundSummary::state_before`.
+        let json = serde_json::to_string(&state).unwrap();
+        assert_eq!(stored_state(&json).unwrap(), state);
+        assert!(matches!(stored_state("{}"), Err(QueryError::Invalid(_))));
+    }
 }

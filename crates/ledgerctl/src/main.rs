@@ -9,7 +9,11 @@ mod demo;
 mod device;
 mod export;
 mod findings;
+mod jackpot;
 mod keygen;
+mod present;
+mod report;
+mod round;
 mod status;
 mod tail;
 mod verify;
@@ -17,7 +21,8 @@ mod verify;
 use clap::{Parser, Subcommand};
 
 /// Command-line tool for the casino ledger: keys, devices, offline verification, export, live
-/// tail, checkpoints, the demo and the load benchmark.
+/// tail, checkpoints, the audit (findings, rounds, reports), the jackpot accounts, the demo and
+/// the load benchmark.
 ///
 /// Commands that talk to a running ledgerd take --server (default http://127.0.0.1:50051, or
 /// the LEDGER_SERVER environment variable). verify and export --data-dir work offline on a
@@ -64,6 +69,16 @@ enum Command {
     Audit(audit_cmd::Args),
     /// List the audit's findings from the running ledger, with filters.
     Findings(findings::Args),
+    /// One settled round from the live audit: due vs reported per bet, its findings, and with
+    /// --explain the rules applied one by one.
+    Round(round::Args),
+    /// The table games' summary report (rounds, handle, due vs reported win, hold) for a period
+    /// or a day with month and year to date, as a table, CSV or JSON.
+    Report(report::Args),
+    /// Jackpot accounts: pools, liabilities, machines, transfer candidates; force-majeure
+    /// transfers (validated, signed, applied) and the inspectorate's authorisations.
+    #[command(subcommand)]
+    Jackpot(jackpot::Command),
 }
 
 fn main() {
@@ -93,6 +108,9 @@ fn main() {
         Command::Findings(a) => {
             common::runtime().and_then(|rt| rt.block_on(findings::run(a, json)))
         }
+        Command::Round(a) => common::runtime().and_then(|rt| rt.block_on(round::run(a, json))),
+        Command::Report(a) => common::runtime().and_then(|rt| rt.block_on(report::run(a, json))),
+        Command::Jackpot(c) => common::runtime().and_then(|rt| rt.block_on(jackpot::run(c, json))),
     };
     match result {
         Ok(code) => std::process::exit(code),

@@ -49,3 +49,68 @@ fn keygen_writes_a_pair_and_never_overwrites() {
     assert!(d.path().join("op.key").is_file() && d.path().join("op.pub").is_file());
     assert!(!run().status.success());
 }
+
+#[test]
+fn help_lists_the_round_report_and_jackpot_commands() {
+    let help = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_ledgerctl"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let top = help(&["--help"]);
+    for c in ["round", "report", "jackpot"] {
+        assert!(top.contains(c), "{c} missing from --help");
+    }
+    let jackpot = help(&["jackpot", "--help"]);
+    for c in [
+        "pools",
+        "pool",
+        "liability",
+        "machines",
+        "transfer-candidates",
+        "transfer",
+        "authorize",
+    ] {
+        assert!(jackpot.contains(c), "{c} missing from jackpot --help");
+    }
+    // Every command explains itself with examples.
+    for c in [
+        &["round", "--help"][..],
+        &["report", "--help"],
+        &["jackpot", "transfer", "--help"],
+        &["jackpot", "transfer-candidates", "--help"],
+    ] {
+        assert!(help(c).contains("Examples:"), "{c:?}");
+    }
+}
+
+#[test]
+fn usage_errors_name_the_argument_and_exit_2() {
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_ledgerctl"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["report"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = run(&["report", "--day", "2026-11-21", "--from", "2026-11-01"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--from"));
+    let out = run(&["jackpot", "transfer", "--from-pool", "A"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--to-pool"));
+    // A bad value is named before anything is asked of a ledger.
+    let out = run(&[
+        "report",
+        "--day",
+        "yesterday-ish",
+        "--server",
+        "http://127.0.0.1:1",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--day: `yesterday-ish`"));
+}
