@@ -154,6 +154,8 @@ pub struct Auditor<A: Adjudicator> {
     deadlines: BTreeSet<(i64, String, String)>,
     position: Option<u64>,
     digest: FindingsDigest,
+    /// Rounds closed (settled or voided) and adjudicated so far.
+    rounds_closed: u64,
 }
 
 impl<A: Adjudicator> Auditor<A> {
@@ -166,7 +168,13 @@ impl<A: Adjudicator> Auditor<A> {
             deadlines: BTreeSet::new(),
             position: None,
             digest: FindingsDigest::default(),
+            rounds_closed: 0,
         }
+    }
+
+    /// Rounds closed and adjudicated so far.
+    pub fn rounds_closed(&self) -> u64 {
+        self.rounds_closed
     }
 
     /// Ledger index of the last input applied.
@@ -863,6 +871,7 @@ impl<A: Adjudicator> Auditor<A> {
                 .saturating_add(b.reported_net_cents.unwrap_or(0));
         }
         summary.findings = (adj.violations.len() + adj.discrepancies.len()) as u32;
+        self.rounds_closed += 1;
         out.rounds.push(summary);
         out.adjudications.push(adj);
     }
@@ -910,6 +919,7 @@ impl<A: Adjudicator> Auditor<A> {
             settings: self.settings.clone(),
             position: self.position,
             digest: self.digest,
+            rounds_closed: self.rounds_closed,
             tables,
         }
     }
@@ -996,6 +1006,7 @@ impl<A: Adjudicator> Auditor<A> {
             deadlines,
             position: snap.position,
             digest: snap.digest,
+            rounds_closed: snap.rounds_closed,
         })
     }
 }
@@ -1040,6 +1051,8 @@ pub struct AuditorSnapshot<S> {
     pub settings: AuditSettings,
     pub position: Option<u64>,
     pub digest: FindingsDigest,
+    #[serde(default)]
+    pub rounds_closed: u64,
     pub tables: BTreeMap<String, TableSnapshot<S>>,
 }
 

@@ -192,6 +192,7 @@ fn honest_round_gives_no_finding_and_a_summary() {
     assert_eq!(r.event_indexes, vec![3, 4, 5, 6]);
     assert_eq!(a.digest().count, 0);
     assert_eq!(a.open_rounds(), 0);
+    assert_eq!(a.rounds_closed(), 1);
 }
 
 #[test]

@@ -101,6 +101,11 @@ impl Replayer {
         &self.book
     }
 
+    /// Rounds closed and adjudicated so far.
+    pub fn rounds_closed(&self) -> u64 {
+        self.auditor.rounds_closed()
+    }
+
     pub fn open_rounds(&self) -> usize {
         self.auditor.open_rounds()
     }

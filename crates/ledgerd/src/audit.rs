@@ -187,9 +187,9 @@ impl Audit for AuditService {
             .map_err(internal)?;
         // The digest over the committed findings: recompute from the store would be slow; the
         // replayer's digest covers its position, which equals the committed one once caught up.
-        let (digest, open_rounds, replayer_position) = {
+        let (digest, open_rounds, rounds, replayer_position) = {
             let r = self.replayer.read().map_err(internal)?;
-            (r.digest(), r.open_rounds(), r.position())
+            (r.digest(), r.open_rounds(), r.rounds_closed(), r.position())
         };
         let digest = if replayer_position == position && digest.count == findings {
             digest.hex()
@@ -202,7 +202,7 @@ impl Audit for AuditService {
             findings,
             findings_digest: digest,
             open_rounds: open_rounds as u64,
-            rounds: 0,
+            rounds,
         }))
     }
 
