@@ -20,15 +20,19 @@ mod verify;
 
 use clap::{Parser, Subcommand};
 
-/// Command-line tool for the casino ledger: keys, devices, offline verification, export, live
-/// tail, checkpoints, the audit (findings, rounds, reports), the jackpot accounts, the demo and
-/// the load benchmark.
+/// Command-line tool for the casino ledger: keys and devices; offline verification and export of
+/// the chain; the audit's findings, rounds and reports; the jackpot accounts and their transfers;
+/// the rule engines on JSON rounds; the demo and the load benchmark.
 ///
 /// Commands that talk to a running ledgerd take --server (default http://127.0.0.1:50051, or
-/// the LEDGER_SERVER environment variable). verify and export --data-dir work offline on a
-/// stopped ledger's data directory. --json gives machine-readable output wherever it applies.
+/// the LEDGER_SERVER environment variable). verify, export --data-dir and audit --from-genesis
+/// work offline on a stopped ledger's data directory (or an export file); adjudicate needs no
+/// ledger at all. --json gives machine-readable output wherever it applies.
 ///
-/// Exit status: 0 on success; 1 when verification fails or a command fails; 2 on usage errors.
+/// Start with `ledgerctl demo`, then `ledgerctl <command> --help`.
+///
+/// Exit status: 0 on success; 1 when verification fails, findings exist where a command checks
+/// for them, or a command fails; 2 on usage errors.
 #[derive(Parser, Debug)]
 #[command(version, about, long_about)]
 struct Cli {
