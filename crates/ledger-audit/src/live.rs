@@ -43,6 +43,7 @@ pub struct Follower {
     pending_entries: usize,
     last_commit: Instant,
     last_snapshot: Instant,
+    snapshot_every: Duration,
     /// Position covered by committed findings (what queries see).
     committed: Arc<RwLock<Option<u64>>>,
 }
@@ -67,8 +68,14 @@ impl Follower {
             pending_entries: 0,
             last_commit: Instant::now(),
             last_snapshot: Instant::now(),
+            snapshot_every: SNAPSHOT_EVERY,
             committed: Arc::new(RwLock::new(position)),
         })
+    }
+
+    /// Snapshot at most this often (default [`SNAPSHOT_EVERY`]; zero: at every commit).
+    pub fn set_snapshot_every(&mut self, every: Duration) {
+        self.snapshot_every = every;
     }
 
     /// The replayer, for read-only queries (jackpot accounts, digest).
@@ -129,7 +136,7 @@ impl Follower {
         if !due {
             return Ok(());
         }
-        let snapshot_due = force || self.last_snapshot.elapsed() >= SNAPSHOT_EVERY;
+        let snapshot_due = force || self.last_snapshot.elapsed() >= self.snapshot_every;
         let (snapshot, position) = {
             let r = self.replayer.read().unwrap_or_else(|e| e.into_inner());
             (snapshot_due.then(|| r.snapshot()), r.position())
