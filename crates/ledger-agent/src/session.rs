@@ -324,3 +324,82 @@ pub fn first_refused(receipts: &[v1::Receipt]) -> Option<&v1::Receipt> {
             && r.status != v1::ReceiptStatus::Duplicate as i32
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_signer_numbers_its_events_once_in_order_and_groups_keep_dependent_events_together() {
+        let plan = casino_sim::standard_plan(3, 0, 12, true, "operator-1", "inspectorate");
+        let session = casino_sim::generate(&plan).unwrap();
+        let op = derived_key(1, "operator");
+        let keys = Keys::derive(3, &session.devices, &[("operator-1", &op)], "operator-1");
+        let signed = sign_session(
+            &session,
+            &keys,
+            &SignOptions {
+                offset_ms: 1_000_000_000_000,
+                registered_at_ms: 1_000_000_000_000,
+                operator_next_sequence: 1,
+                threads: 2,
+            },
+        )
+        .unwrap();
+        assert_eq!(signed.registrations.len(), session.devices.len());
+        assert_eq!(signed.events(), session.events.len());
+        let decode = |e: &v1::Envelope| v1::EventBody::decode(e.body.as_slice()).unwrap();
+        // Per signer: 1, 2, 3, ... over the registrations, the opening, then its one group.
+        let mut next: BTreeMap<String, u64> = BTreeMap::new();
+        let mut group_of: BTreeMap<String, String> = BTreeMap::new();
+        let all = std::iter::once(("registrations", &signed.registrations))
+            .chain(std::iter::once(("opening", &*signed.opening.envelopes)))
+            .chain(
+                signed
+                    .groups
+                    .iter()
+                    .map(|g| (g.name.as_str(), &*g.envelopes)),
+            );
+        for (name, envs) in all {
+            for e in envs {
+                let b = decode(e);
+                let n = next.entry(b.device_id.clone()).or_insert(1);
+                assert_eq!(b.sequence, *n, "{}", b.device_id);
+                *n += 1;
+                let key = keys.get(&b.device_id).unwrap().verifying_key();
+                let sig = ed25519_dalek::Signature::from_slice(&e.signature).unwrap();
+                assert!(ledger_core::signing::verify_strict(
+                    &key,
+                    EVENT_DOMAIN,
+                    &e.body,
+                    &sig
+                ));
+                if name != "registrations" && name != "opening" {
+                    let g = group_of.entry(b.device_id.clone()).or_insert(name.into());
+                    assert_eq!(g, name, "{} streams in one group", b.device_id);
+                }
+            }
+        }
+        assert_eq!(signed.next_sequence, next);
+        // The opening ends with the last configuration; tables have a group each, the floor one.
+        let last = decode(signed.opening.envelopes.last().unwrap());
+        assert!(is_configuration(last.payload.as_ref().unwrap()));
+        let tables = session
+            .devices
+            .iter()
+            .filter(|d| d.kind == DeviceKind::Table)
+            .count();
+        assert_eq!(signed.groups.len(), tables + 1);
+        assert_eq!(
+            group_of.get("operator-1").map(String::as_str),
+            Some("floor")
+        );
+        // Settlements are marked.
+        for g in &signed.groups {
+            for (i, e) in g.envelopes.iter().enumerate() {
+                let settled = matches!(decode(e).payload, Some(P::RoundSettled(_)));
+                assert_eq!(settled, g.settlements.contains(&i), "{} #{i}", g.name);
+            }
+        }
+    }
+}

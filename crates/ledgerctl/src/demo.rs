@@ -193,32 +193,26 @@ pub async fn wait_caught_up(
     }
 }
 
-fn eur(c: i64) -> String {
-    let s = format!("{}", c.unsigned_abs() / 100);
-    let mut g = String::new();
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            g.push(',');
-        }
-        g.push(ch);
-    }
-    format!(
-        "{}€{g}.{:02}",
-        if c < 0 { "-" } else { "" },
-        c.unsigned_abs() % 100
-    )
-}
-
+/// Digits in groups of three: 1,564,300.
 fn thousands(n: u64) -> String {
     let s = n.to_string();
-    let mut g = String::new();
+    let mut g = String::with_capacity(s.len() + s.len() / 3);
     for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             g.push(',');
         }
         g.push(ch);
     }
     g
+}
+
+fn eur(c: i64) -> String {
+    format!(
+        "{}€{}.{:02}",
+        if c < 0 { "-" } else { "" },
+        thousands(c.unsigned_abs() / 100),
+        c.unsigned_abs() % 100
+    )
 }
 
 fn pct(bp: i64) -> String {
@@ -396,9 +390,10 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
     let t = Instant::now();
     let plan = sim::standard_plan(a.seed, 0, a.rounds, !a.honest, OPERATOR, REGULATOR);
     let tables = plan.tables.len();
-    let session = tokio::task::spawn_blocking(move || sim::generate(&plan))
-        .await?
-        .context("generating the session")?;
+    let session =
+        tokio::task::spawn_blocking(move || sim::generate(&plan).map_err(anyhow::Error::from))
+            .await?
+            .context("generating the session")?;
     let gen_secs = t.elapsed().as_secs_f64();
     let machines = session
         .devices
