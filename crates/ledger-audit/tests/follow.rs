@@ -2,7 +2,6 @@
 //! snapshot and resumed gives exactly the findings and digest of one uninterrupted replay, and
 //! what is committed after the last snapshot is replayed again, never duplicated.
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use ledger_audit::live::{FollowError, Follower};
@@ -15,7 +14,6 @@ use prost::Message;
 fn entries() -> Vec<v1::ChainEntry> {
     let plan = casino_sim::standard_plan(5, 1_767_225_600_000, 40, true, "op", "reg");
     let s = casino_sim::generate(&plan).unwrap();
-    let mut seq: BTreeMap<&str, u64> = BTreeMap::new();
     let mut out = Vec::new();
     let push = |device: &str, at: i64, payload, out: &mut Vec<v1::ChainEntry>| {
         out.push(v1::ChainEntry {
@@ -53,7 +51,6 @@ fn entries() -> Vec<v1::ChainEntry> {
         }
     }
     for e in &s.events {
-        *seq.entry(e.device_id.as_str()).or_insert(0) += 1;
         push(&e.device_id, e.occurred_at_ms, e.payload.clone(), &mut out);
     }
     out
