@@ -880,3 +880,58 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
     );
     Ok(if ok { 0 } else { 1 })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(seq: u64, code: &str, table: &str, round: &str, pool: &str) -> v1::Finding {
+        v1::Finding {
+            seq,
+            code: code.into(),
+            table_id: table.into(),
+            round_id: round.into(),
+            pool_id: pool.into(),
+            ..Default::default()
+        }
+    }
+
+    fn expected(code: &str, subject: &str, round: Option<&str>) -> sim::Expected {
+        sim::Expected {
+            code: code.into(),
+            subject: subject.into(),
+            round_id: round.map(str::to_string),
+            because: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_missing_and_an_unexpected_finding_are_both_named() {
+        let want = vec![
+            expected("RL_WRONG_PAYOUT", "T02", Some("T02-00007")),
+            expected("SLOT_TRANSFER_TARGET_INVALID", "JP-1", None),
+        ];
+        // Two findings for one expected key are fine; a key not expected is not.
+        let found = vec![
+            finding(0, "RL_WRONG_PAYOUT", "T02", "T02-00007", ""),
+            finding(1, "RL_WRONG_PAYOUT", "T02", "T02-00007", ""),
+            finding(2, "AUDIT_ROUND_NOT_SETTLED", "T05", "T05-00001", ""),
+        ];
+        let (missing, unexpected) = compare(&want, &found);
+        assert_eq!(
+            missing,
+            vec![(
+                "SLOT_TRANSFER_TARGET_INVALID".to_string(),
+                "JP-1".to_string(),
+                None
+            )]
+        );
+        assert_eq!(unexpected.len(), 1);
+        assert_eq!(unexpected[0].seq, 2);
+        let (missing, unexpected) = compare(&want[..1], &found[..2]);
+        assert!(missing.is_empty() && unexpected.is_empty());
+        // A pool finding's subject is its pool, a round finding's its table.
+        assert_eq!(subject(&finding(0, "X", "T1", "", "P1")), "P1");
+        assert_eq!(subject(&finding(0, "X", "T1", "R1", "P1")), "T1");
+    }
+}
