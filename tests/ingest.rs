@@ -18,9 +18,24 @@ fn start() -> (tempfile::TempDir, Ledgerd) {
 async fn a_clean_stream_of_mixed_events_is_accepted_tailed_and_verifies() {
     let (_dir, l) = start();
     let url = l.url();
-    let mut generator = sim::CasinoSim::new(11, 2);
-    let specs = generator.devices();
+    // A short casino session: every table game and a slot floor (machines and operator events).
+    let session = sim::generate(&sim::standard_plan(
+        11,
+        0,
+        2,
+        false,
+        "operator-1",
+        "inspectorate",
+    ))
+    .unwrap();
+    let specs = session.devices.clone();
     let mut signers = register(&url, 1, &specs).await;
+    signers.push(DeviceSigner::new(
+        "operator-1",
+        operator_key(),
+        specs.len() as u64 + 1,
+    ));
+    let roulette_device = specs[0].device_id.clone();
     // Live tail from the first device event on, started before the session.
     let ch = ledger_agent::connect(&url).await.unwrap();
     let mut tail = QueryClient::new(ch.clone())
@@ -28,7 +43,7 @@ async fn a_clean_stream_of_mixed_events_is_accepted_tailed_and_verifies() {
         .await
         .unwrap()
         .into_inner();
-    let events = generator.session(0, 5, 10);
+    let events = &session.events;
     let t0 = now_ms() - events.last().unwrap().occurred_at_ms - 1000;
     let envs: Vec<_> = events
         .iter()
@@ -72,7 +87,7 @@ async fn a_clean_stream_of_mixed_events_is_accepted_tailed_and_verifies() {
     // Per-device range and single entry.
     let roulette: Vec<_> = QueryClient::new(ch.clone())
         .list_device_entries(v1::ListDeviceEntriesRequest {
-            device_id: "table-roulette-1".into(),
+            device_id: roulette_device.clone(),
             from_sequence: 0,
         })
         .await
@@ -84,7 +99,7 @@ async fn a_clean_stream_of_mixed_events_is_accepted_tailed_and_verifies() {
         roulette.len(),
         events
             .iter()
-            .filter(|e| e.device_id == "table-roulette-1")
+            .filter(|e| e.device_id == roulette_device)
             .count()
     );
     let e = QueryClient::new(ch.clone())

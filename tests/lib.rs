@@ -144,6 +144,17 @@ impl Ledgerd {
     }
 }
 
+/// A test that panics must not leave its ledgerd running (on a 2-core machine, an orphan whose
+/// data directory was deleted with the test's temporary directory keeps a core busy).
+impl Drop for Ledgerd {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
 /// Run ledgerctl; returns (exit code, stdout, stderr).
 pub fn ledgerctl(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(bin("ledgerctl"))

@@ -2,6 +2,7 @@
 //! and after a disconnect resend everything not yet receipted (the ledger answers DUPLICATE with
 //! the original receipt for what it already had).
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use ledger_core::proto::{self as v1, ingest_client::IngestClient};
@@ -82,14 +83,27 @@ pub async fn stream_once(
     envelopes: &[v1::Envelope],
     receipts: &mut Vec<v1::Receipt>,
 ) -> Result<(), AgentError> {
+    let total = receipts.len() + envelopes.len();
+    stream_from(channel, Arc::new(envelopes.to_vec()), 0, receipts, total).await
+}
+
+/// Stream `envelopes[from..]`, each cloned only as it is sent, pushing receipts onto `receipts`
+/// until it holds `total`.
+async fn stream_from(
+    channel: Channel,
+    envelopes: Arc<Vec<v1::Envelope>>,
+    from: usize,
+    receipts: &mut Vec<v1::Receipt>,
+    total: usize,
+) -> Result<(), AgentError> {
     let mut client = IngestClient::new(channel)
         .max_decoding_message_size(16 << 20)
         .max_encoding_message_size(16 << 20);
-    let out: Vec<v1::Envelope> = envelopes.to_vec();
-    let n = out.len();
-    let mut inbound = client.submit(tokio_stream::iter(out)).await?.into_inner();
+    let n = envelopes.len().saturating_sub(from);
+    let out = tokio_stream::iter((from..envelopes.len()).map(move |i| envelopes[i].clone()));
+    let mut inbound = client.submit(out).await?.into_inner();
     let mut got = 0usize;
-    while got < n {
+    while receipts.len() < total {
         match inbound.next().await {
             Some(Ok(r)) => {
                 receipts.push(r);
@@ -109,12 +123,25 @@ pub async fn submit_all(
     envelopes: &[v1::Envelope],
     opts: &ClientOptions,
 ) -> Result<Vec<v1::Receipt>, AgentError> {
-    let mut receipts = Vec::with_capacity(envelopes.len());
+    submit_shared(url, Arc::new(envelopes.to_vec()), opts).await
+}
+
+/// [`submit_all`] without copying the envelopes: each is cloned only as it is sent.
+pub async fn submit_shared(
+    url: &str,
+    envelopes: Arc<Vec<v1::Envelope>>,
+    opts: &ClientOptions,
+) -> Result<Vec<v1::Receipt>, AgentError> {
+    let total = envelopes.len();
+    let mut receipts = Vec::with_capacity(total);
     let mut attempts = 0u32;
     let mut pause = opts.backoff;
-    while receipts.len() < envelopes.len() {
+    while receipts.len() < total {
         let result = match endpoint(url, opts.connect_timeout)?.connect().await {
-            Ok(ch) => stream_once(ch, &envelopes[receipts.len()..], &mut receipts).await,
+            Ok(ch) => {
+                let from = receipts.len();
+                stream_from(ch, envelopes.clone(), from, &mut receipts, total).await
+            }
             Err(err) => Err(AgentError::Connect {
                 url: url.to_string(),
                 err,

@@ -53,7 +53,7 @@ pub fn sign_body(key: &SigningKey, body: &v1::EventBody) -> v1::Envelope {
 
 /// The registration payload of a device (signed by an operator).
 pub fn registration(
-    spec: &crate::sim::DeviceSpec,
+    spec: &casino_sim::DeviceSpec,
     public_key: &ed25519_dalek::VerifyingKey,
 ) -> Payload {
     Payload::DeviceRegistered(v1::DeviceRegistered {

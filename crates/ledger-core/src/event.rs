@@ -33,10 +33,55 @@ pub enum BodyError {
     BadKey(KeyError),
 }
 
-fn bad(field: &str, problem: impl Into<String>) -> BodyError {
+fn bad(field: impl FieldName, problem: impl Into<String>) -> BodyError {
     BodyError::Malformed {
-        field: field.to_string(),
+        field: field.field_name(),
         problem: problem.into(),
+    }
+}
+
+/// Names a field in an error message. The name is only built when a check fails: the checks run
+/// for every event ingested and every entry replayed, and formatting each field's name up front
+/// was a sixth of the audit's replay time.
+pub trait FieldName {
+    fn field_name(&self) -> String;
+}
+
+impl FieldName for str {
+    fn field_name(&self) -> String {
+        self.to_owned()
+    }
+}
+
+impl FieldName for String {
+    fn field_name(&self) -> String {
+        self.clone()
+    }
+}
+
+impl<T: FieldName + ?Sized> FieldName for &T {
+    fn field_name(&self) -> String {
+        (**self).field_name()
+    }
+}
+
+/// `payload.field`, e.g. `bet_placed.round_id`.
+#[derive(Clone, Copy)]
+struct Of<'a>(&'a str, &'a str);
+
+impl FieldName for Of<'_> {
+    fn field_name(&self) -> String {
+        format!("{}.{}", self.0, self.1)
+    }
+}
+
+/// `payload.field[i]rest`, e.g. `round_settled.results[3].bet_id`.
+#[derive(Clone, Copy)]
+struct Nth<'a>(&'a str, &'a str, usize, &'a str);
+
+impl FieldName for Nth<'_> {
+    fn field_name(&self) -> String {
+        format!("{}.{}[{}]{}", self.0, self.1, self.2, self.3)
     }
 }
 
@@ -183,37 +228,39 @@ pub fn payload_name(p: &P) -> &'static str {
 // ----------------------------------------------------------------------------- field checks
 
 /// An identifier: non-empty, at most [`MAX_ID_LEN`] bytes, printable ASCII without spaces.
-pub fn id(field: &str, v: &str) -> Result<(), BodyError> {
+pub fn id(field: impl FieldName, v: &str) -> Result<(), BodyError> {
     if v.is_empty() {
-        return Err(bad(field, "missing"));
+        return Err(bad(&field, "missing"));
     }
     if v.len() > MAX_ID_LEN {
-        return Err(bad(field, format!("longer than {MAX_ID_LEN} bytes")));
+        return Err(bad(&field, format!("longer than {MAX_ID_LEN} bytes")));
     }
-    if let Some(c) = v.chars().find(|c| !c.is_ascii_graphic()) {
-        return Err(bad(
-            field,
-            format!("character {c:?} not allowed in an identifier"),
-        ));
+    if v.bytes().all(|b| b.is_ascii_graphic()) {
+        return Ok(());
     }
-    Ok(())
+    let c = v.chars().find(|c| !c.is_ascii_graphic()).unwrap_or(' ');
+    Err(bad(
+        field,
+        format!("character {c:?} not allowed in an identifier"),
+    ))
 }
 
-fn opt_id(field: &str, v: &str) -> Result<(), BodyError> {
+fn opt_id(field: impl FieldName, v: &str) -> Result<(), BodyError> {
     if v.is_empty() { Ok(()) } else { id(field, v) }
 }
 
-fn text(field: &str, v: &str) -> Result<(), BodyError> {
+fn text(field: impl FieldName, v: &str) -> Result<(), BodyError> {
     if v.len() > MAX_TEXT_LEN {
-        return Err(bad(field, format!("longer than {MAX_TEXT_LEN} bytes")));
+        return Err(bad(&field, format!("longer than {MAX_TEXT_LEN} bytes")));
     }
-    if v.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
+    let plain = |b: u8| (0x20..0x7f).contains(&b) || b == b'\n' || b == b'\t';
+    if !v.bytes().all(plain) && v.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
         return Err(bad(field, "control characters not allowed"));
     }
     Ok(())
 }
 
-fn list<T>(field: &str, v: &[T]) -> Result<(), BodyError> {
+fn list<T>(field: impl FieldName, v: &[T]) -> Result<(), BodyError> {
     if v.len() > MAX_LIST_LEN {
         return Err(bad(field, format!("more than {MAX_LIST_LEN} elements")));
     }
@@ -221,7 +268,7 @@ fn list<T>(field: &str, v: &[T]) -> Result<(), BodyError> {
 }
 
 /// Any amount (may be negative: a net result): |v| <= MAX_AMOUNT_CENTS.
-fn cents(field: &str, v: i64) -> Result<(), BodyError> {
+fn cents(field: impl FieldName, v: i64) -> Result<(), BodyError> {
     if v.unsigned_abs() > MAX_AMOUNT_CENTS as u64 {
         return Err(bad(
             field,
@@ -232,48 +279,48 @@ fn cents(field: &str, v: i64) -> Result<(), BodyError> {
 }
 
 /// A non-negative amount.
-fn nonneg(field: &str, v: i64) -> Result<(), BodyError> {
+fn nonneg(field: impl FieldName, v: i64) -> Result<(), BodyError> {
     if v < 0 {
-        return Err(bad(field, format!("must not be negative, got {v}")));
+        return Err(bad(&field, format!("must not be negative, got {v}")));
     }
     cents(field, v)
 }
 
 /// A stake: positive.
-fn stake(field: &str, v: i64) -> Result<(), BodyError> {
+fn stake(field: impl FieldName, v: i64) -> Result<(), BodyError> {
     if v <= 0 {
-        return Err(bad(field, format!("must be positive, got {v}")));
+        return Err(bad(&field, format!("must be positive, got {v}")));
     }
     cents(field, v)
 }
 
-fn seat(field: &str, v: Option<u32>) -> Result<(), BodyError> {
+fn seat(field: impl FieldName, v: Option<u32>) -> Result<(), BodyError> {
     match v {
         Some(s) if s > 255 => Err(bad(field, format!("seat {s} out of range 0-255"))),
         _ => Ok(()),
     }
 }
 
-fn bp(field: &str, v: u32) -> Result<(), BodyError> {
+fn bp(field: impl FieldName, v: u32) -> Result<(), BodyError> {
     if v > 10_000 {
         return Err(bad(field, format!("{v} basis points is more than 100%")));
     }
     Ok(())
 }
 
-fn direction(field: &str, v: i32) -> Result<(), BodyError> {
+fn direction(field: impl FieldName, v: i32) -> Result<(), BodyError> {
     v1::Direction::try_from(v)
         .map(|_| ())
         .map_err(|_| bad(field, format!("unknown direction {v}")))
 }
 
-fn meters(field: &str, ms: &[v1::Meter]) -> Result<(), BodyError> {
+fn meters(field: Of<'_>, ms: &[v1::Meter]) -> Result<(), BodyError> {
     list(field, ms)?;
     for (i, m) in ms.iter().enumerate() {
-        id(&format!("{field}[{i}].name"), &m.name)?;
+        id(Nth(field.0, field.1, i, ".name"), &m.name)?;
         if m.rollover != 0 && m.value >= m.rollover {
             return Err(bad(
-                &format!("{field}[{i}].value"),
+                Nth(field.0, field.1, i, ".value"),
                 format!(
                     "{} is not below the meter's rollover {}",
                     m.value, m.rollover
@@ -285,13 +332,20 @@ fn meters(field: &str, ms: &[v1::Meter]) -> Result<(), BodyError> {
 }
 
 fn table_round(name: &str, table_id: &str, round_id: &str) -> Result<(), BodyError> {
-    id(&format!("{name}.table_id"), table_id)?;
-    id(&format!("{name}.round_id"), round_id)
+    id(Of(name, "table_id"), table_id)?;
+    id(Of(name, "round_id"), round_id)
 }
 
 fn check_payload(p: P) -> Result<Payload, BodyError> {
     let name = payload_name(&p);
-    let f = |field: &str| format!("{name}.{field}");
+    macro_rules! f {
+        ($field:expr) => {
+            Of(name, $field)
+        };
+        ($field:expr, $i:expr, $rest:expr) => {
+            Nth(name, $field, $i, $rest)
+        };
+    }
     // Table events: check, then classify by table.
     macro_rules! table {
         ($m:expr) => {{
@@ -302,83 +356,77 @@ fn check_payload(p: P) -> Result<Payload, BodyError> {
     let table_id = match &p {
         P::DeviceRegistered(r) => return registration(r).map(Payload::DeviceRegistered),
         P::DeviceRevoked(r) => {
-            id(&f("device_id"), &r.device_id)?;
-            text(&f("reason"), &r.reason)?;
+            id(f!("device_id"), &r.device_id)?;
+            text(f!("reason"), &r.reason)?;
             return Ok(Payload::DeviceRevoked {
                 device_id: r.device_id.clone(),
                 reason: r.reason.clone(),
             });
         }
         P::TableConfigured(m) => {
-            id(&f("table_id"), &m.table_id)?;
-            id(&f("casino_id"), &m.casino_id)?;
-            id(&f("game"), &m.game)?;
-            opt_id(&f("regulation"), &m.regulation)?;
+            id(f!("table_id"), &m.table_id)?;
+            id(f!("casino_id"), &m.casino_id)?;
+            id(f!("game"), &m.game)?;
+            opt_id(f!("regulation"), &m.regulation)?;
             if let Some(v) = m.min_bet_cents {
-                stake(&f("min_bet_cents"), v)?;
+                stake(f!("min_bet_cents"), v)?;
             }
             if let Some(v) = m.max_bet_cents {
-                stake(&f("max_bet_cents"), v)?;
+                stake(f!("max_bet_cents"), v)?;
             }
             if let (Some(lo), Some(hi)) = (m.min_bet_cents, m.max_bet_cents)
                 && lo > hi
             {
                 return Err(bad(
-                    &f("min_bet_cents"),
+                    f!("min_bet_cents"),
                     format!("{lo} is above max_bet_cents {hi}"),
                 ));
             }
-            list(&f("limits"), &m.limits)?;
+            list(f!("limits"), &m.limits)?;
             for (i, l) in m.limits.iter().enumerate() {
-                id(&f(&format!("limits[{i}].chance")), &l.chance)?;
+                id(f!("limits", i, ".chance"), &l.chance)?;
                 if let Some(v) = l.min_cents {
-                    stake(&f(&format!("limits[{i}].min_cents")), v)?;
+                    stake(f!("limits", i, ".min_cents"), v)?;
                 }
                 if let Some(v) = l.max_cents {
-                    stake(&f(&format!("limits[{i}].max_cents")), v)?;
+                    stake(f!("limits", i, ".max_cents"), v)?;
                 }
             }
-            opt_id(&f("commission"), &m.commission)?;
+            opt_id(f!("commission"), &m.commission)?;
             if let Some(j) = &m.jackpot
                 && !j.pool_id.is_empty()
             {
-                id(&f("jackpot.pool_id"), &j.pool_id)?;
-                stake(&f("jackpot.bet_amount_cents"), j.bet_amount_cents)?;
-                bp(&f("jackpot.increment_bp"), j.increment_bp)?;
-                nonneg(&f("jackpot.start_value_cents"), j.start_value_cents)?;
-                list(&f("jackpot.paytable"), &j.paytable)?;
+                id(f!("jackpot.pool_id"), &j.pool_id)?;
+                stake(f!("jackpot.bet_amount_cents"), j.bet_amount_cents)?;
+                bp(f!("jackpot.increment_bp"), j.increment_bp)?;
+                nonneg(f!("jackpot.start_value_cents"), j.start_value_cents)?;
+                list(f!("jackpot.paytable"), &j.paytable)?;
                 for (i, pr) in j.paytable.iter().enumerate() {
-                    id(
-                        &f(&format!("jackpot.paytable[{i}].combination")),
-                        &pr.combination,
-                    )?;
+                    id(f!("jackpot.paytable", i, ".combination"), &pr.combination)?;
                     match pr.award {
                         None => {
-                            return Err(bad(
-                                &f(&format!("jackpot.paytable[{i}].award")),
-                                "missing",
-                            ));
+                            return Err(bad(f!("jackpot.paytable", i, ".award"), "missing"));
                         }
                         Some(v1::jackpot_prize::Award::PercentBp(b)) => {
-                            bp(&f(&format!("jackpot.paytable[{i}].percent_bp")), b)?
+                            bp(f!("jackpot.paytable", i, ".percent_bp"), b)?
                         }
                         Some(_) => {}
                     }
                 }
-                opt_id(&f("jackpot.collection"), &j.collection)?;
+                opt_id(f!("jackpot.collection"), &j.collection)?;
             }
             if m.settings.len() > MAX_LIST_LEN {
-                return Err(bad(&f("settings"), "too many settings"));
+                return Err(bad(f!("settings"), "too many settings"));
             }
             for (k, v) in &m.settings {
-                id(&f("settings key"), k)?;
+                id(f!("settings key"), k)?;
                 match &v.value {
-                    None => return Err(bad(&f(&format!("settings[{k}]")), "missing value")),
+                    None => return Err(bad(f!(&format!("settings[{k}]")), "missing value")),
                     Some(v1::setting_value::Value::Text(t)) => {
-                        text(&f(&format!("settings[{k}]")), t)?
+                        text(f!(&format!("settings[{k}]")), t)?
                     }
                     Some(v1::setting_value::Value::List(l)) => {
-                        list(&f(&format!("settings[{k}]")), &l.values)?
+                        list(f!(&format!("settings[{k}]")), &l.values)?
                     }
                     Some(_) => {}
                 }
@@ -388,34 +436,34 @@ fn check_payload(p: P) -> Result<Payload, BodyError> {
         P::RoundOpened(m) => table!(m),
         P::BetPlaced(m) => {
             let t = table!(m);
-            id(&f("bet_id"), &m.bet_id)?;
-            id(&f("bet_type"), &m.bet_type)?;
-            seat(&f("seat"), m.seat)?;
-            opt_id(&f("player_id"), &m.player_id)?;
-            list(&f("selection"), &m.selection)?;
+            id(f!("bet_id"), &m.bet_id)?;
+            id(f!("bet_type"), &m.bet_type)?;
+            seat(f!("seat"), m.seat)?;
+            opt_id(f!("player_id"), &m.player_id)?;
+            list(f!("selection"), &m.selection)?;
             if let Some(s) = m.selection.iter().find(|&&s| s > 255) {
-                return Err(bad(&f("selection"), format!("{s} out of range 0-255")));
+                return Err(bad(f!("selection"), format!("{s} out of range 0-255")));
             }
-            stake(&f("amount_cents"), m.amount_cents)?;
-            opt_id(&f("on_bet_id"), &m.on_bet_id)?;
+            stake(f!("amount_cents"), m.amount_cents)?;
+            opt_id(f!("on_bet_id"), &m.on_bet_id)?;
             if m.attrs.len() > MAX_LIST_LEN {
-                return Err(bad(&f("attrs"), "too many attributes"));
+                return Err(bad(f!("attrs"), "too many attributes"));
             }
             for (k, v) in &m.attrs {
-                id(&f("attrs key"), k)?;
-                text(&f(&format!("attrs[{k}]")), v)?;
+                id(f!("attrs key"), k)?;
+                text(f!(&format!("attrs[{k}]")), v)?;
             }
             t
         }
         P::BetChanged(m) => {
             let t = table!(m);
-            id(&f("bet_id"), &m.bet_id)?;
-            stake(&f("amount_cents"), m.amount_cents)?;
+            id(f!("bet_id"), &m.bet_id)?;
+            stake(f!("amount_cents"), m.amount_cents)?;
             t
         }
         P::BetWithdrawn(m) => {
             let t = table!(m);
-            id(&f("bet_id"), &m.bet_id)?;
+            id(f!("bet_id"), &m.bet_id)?;
             t
         }
         P::BetsClosed(m) => table!(m),
@@ -423,47 +471,47 @@ fn check_payload(p: P) -> Result<Payload, BodyError> {
             let t = table!(m);
             m.recipient
                 .parse::<Recipient>()
-                .map_err(|e| bad(&f("recipient"), e.to_string()))?;
+                .map_err(|e| bad(f!("recipient"), e.to_string()))?;
             m.card
                 .parse::<Card>()
-                .map_err(|e| bad(&f("card"), e.to_string()))?;
+                .map_err(|e| bad(f!("card"), e.to_string()))?;
             t
         }
         P::DiceThrown(m) => {
             let t = table!(m);
             if m.dice.is_empty() || m.dice.len() > 5 {
                 return Err(bad(
-                    &f("dice"),
+                    f!("dice"),
                     format!("{} dice; expected 1 to 5", m.dice.len()),
                 ));
             }
             if let Some(d) = m.dice.iter().find(|d| !(1..=6).contains(*d)) {
-                return Err(bad(&f("dice"), format!("face {d} is not 1-6")));
+                return Err(bad(f!("dice"), format!("face {d} is not 1-6")));
             }
             if let Some(c) = m.chosen_from
                 && c > 255
             {
-                return Err(bad(&f("chosen_from"), format!("{c} out of range")));
+                return Err(bad(f!("chosen_from"), format!("{c} out of range")));
             }
             t
         }
         P::BallLaunched(m) => {
             let t = table!(m);
-            direction(&f("ball_direction"), m.ball_direction)?;
-            direction(&f("wheel_direction"), m.wheel_direction)?;
+            direction(f!("ball_direction"), m.ball_direction)?;
+            direction(f!("wheel_direction"), m.wheel_direction)?;
             if let Some(p) = m.from_pocket
                 && p > 36
             {
-                return Err(bad(&f("from_pocket"), format!("pocket {p} is not 0-36")));
+                return Err(bad(f!("from_pocket"), format!("pocket {p} is not 0-36")));
             }
-            opt_id(&f("ball_id"), &m.ball_id)?;
+            opt_id(f!("ball_id"), &m.ball_id)?;
             t
         }
         P::BallLanded(m) => {
             let t = table!(m);
             if m.pocket > 36 {
                 return Err(bad(
-                    &f("pocket"),
+                    f!("pocket"),
                     format!("pocket {} is not 0-36", m.pocket),
                 ));
             }
@@ -471,152 +519,152 @@ fn check_payload(p: P) -> Result<Payload, BodyError> {
         }
         P::PlayerDecision(m) => {
             let t = table!(m);
-            seat(&f("seat"), m.seat)?;
+            seat(f!("seat"), m.seat)?;
             if m.hand > 255 {
-                return Err(bad(&f("hand"), format!("hand {} out of range", m.hand)));
+                return Err(bad(f!("hand"), format!("hand {} out of range", m.hand)));
             }
-            opt_id(&f("player_id"), &m.player_id)?;
-            id(&f("action"), &m.action)?;
+            opt_id(f!("player_id"), &m.player_id)?;
+            id(f!("action"), &m.action)?;
             if let Some(v) = m.amount_cents {
-                nonneg(&f("amount_cents"), v)?;
+                nonneg(f!("amount_cents"), v)?;
             }
-            opt_id(&f("bet_id"), &m.bet_id)?;
+            opt_id(f!("bet_id"), &m.bet_id)?;
             t
         }
         P::RoleAssigned(m) => {
             let t = table!(m);
-            id(&f("role"), &m.role)?;
-            seat(&f("seat"), m.seat)?;
-            opt_id(&f("player_id"), &m.player_id)?;
+            id(f!("role"), &m.role)?;
+            seat(f!("seat"), m.seat)?;
+            opt_id(f!("player_id"), &m.player_id)?;
             t
         }
         P::TableProcedure(m) => {
             let t = table!(m);
-            id(&f("name"), &m.name)?;
-            text(&f("value"), &m.value)?;
-            seat(&f("seat"), m.seat)?;
+            id(f!("name"), &m.name)?;
+            text(f!("value"), &m.value)?;
+            seat(f!("seat"), m.seat)?;
             if let Some(v) = m.amount_cents {
-                cents(&f("amount_cents"), v)?;
+                cents(f!("amount_cents"), v)?;
             }
             t
         }
         P::FaultDeclared(m) => {
             let t = table!(m);
-            id(&f("code"), &m.code)?;
-            seat(&f("seat"), m.seat)?;
-            text(&f("detail"), &m.detail)?;
+            id(f!("code"), &m.code)?;
+            seat(f!("seat"), m.seat)?;
+            text(f!("detail"), &m.detail)?;
             t
         }
         P::ThrowVoided(m) => {
             let t = table!(m);
-            text(&f("reason"), &m.reason)?;
+            text(f!("reason"), &m.reason)?;
             t
         }
         P::BetsCollected(m) => {
             let t = table!(m);
-            list(&f("bet_ids"), &m.bet_ids)?;
+            list(f!("bet_ids"), &m.bet_ids)?;
             for (i, b) in m.bet_ids.iter().enumerate() {
-                id(&f(&format!("bet_ids[{i}]")), b)?;
+                id(f!("bet_ids", i, ""), b)?;
             }
             t
         }
         P::PrizePaid(m) => {
             let t = table!(m);
-            id(&f("bet_id"), &m.bet_id)?;
-            nonneg(&f("amount_cents"), m.amount_cents)?;
+            id(f!("bet_id"), &m.bet_id)?;
+            nonneg(f!("amount_cents"), m.amount_cents)?;
             t
         }
         P::JackpotDisplayed(m) => {
             let t = table!(m);
-            nonneg(&f("value_cents"), m.value_cents)?;
+            nonneg(f!("value_cents"), m.value_cents)?;
             t
         }
         P::RoundSettled(m) => {
             let t = table!(m);
-            list(&f("results"), &m.results)?;
+            list(f!("results"), &m.results)?;
             for (i, r) in m.results.iter().enumerate() {
-                id(&f(&format!("results[{i}].bet_id")), &r.bet_id)?;
-                cents(&f(&format!("results[{i}].net_cents")), r.net_cents)?;
+                id(f!("results", i, ".bet_id"), &r.bet_id)?;
+                cents(f!("results", i, ".net_cents"), r.net_cents)?;
             }
             if let Some(h) = m.house_cents {
-                cents(&f("house_cents"), h)?;
+                cents(f!("house_cents"), h)?;
             }
             t
         }
         P::RoundVoided(m) => {
             let t = table!(m);
-            text(&f("reason"), &m.reason)?;
+            text(f!("reason"), &m.reason)?;
             t
         }
         // ------------------------------------------------------------------ slot machines
         P::MeterReading(m) => {
-            id(&f("machine_id"), &m.machine_id)?;
+            id(f!("machine_id"), &m.machine_id)?;
             if m.meters.is_empty() {
-                return Err(bad(&f("meters"), "at least one meter is required"));
+                return Err(bad(f!("meters"), "at least one meter is required"));
             }
-            meters(&f("meters"), &m.meters)?;
+            meters(f!("meters"), &m.meters)?;
             return Ok(Payload::Machine {
                 machine_id: m.machine_id.clone(),
                 event: p,
             });
         }
         P::GamePlayed(m) => {
-            id(&f("machine_id"), &m.machine_id)?;
-            nonneg(&f("wager_cents"), m.wager_cents)?;
-            nonneg(&f("win_cents"), m.win_cents)?;
+            id(f!("machine_id"), &m.machine_id)?;
+            nonneg(f!("wager_cents"), m.wager_cents)?;
+            nonneg(f!("win_cents"), m.win_cents)?;
             return Ok(Payload::Machine {
                 machine_id: m.machine_id.clone(),
                 event: p,
             });
         }
         P::JackpotContribution(m) => {
-            id(&f("pool_id"), &m.pool_id)?;
-            id(&f("machine_id"), &m.machine_id)?;
-            nonneg(&f("amount_cents"), m.amount_cents)?;
+            id(f!("pool_id"), &m.pool_id)?;
+            id(f!("machine_id"), &m.machine_id)?;
+            nonneg(f!("amount_cents"), m.amount_cents)?;
             return Ok(Payload::Machine {
                 machine_id: m.machine_id.clone(),
                 event: p,
             });
         }
         P::CaptiveValueReported(m) => {
-            id(&f("pool_id"), &m.pool_id)?;
-            nonneg(&f("value_cents"), m.value_cents)?;
+            id(f!("pool_id"), &m.pool_id)?;
+            nonneg(f!("value_cents"), m.value_cents)?;
             return Ok(Payload::Machine {
                 machine_id: String::new(),
                 event: p,
             });
         }
         P::JackpotAwarded(m) => {
-            id(&f("pool_id"), &m.pool_id)?;
-            id(&f("machine_id"), &m.machine_id)?;
-            stake(&f("amount_cents"), m.amount_cents)?;
-            text(&f("winner"), &m.winner)?;
+            id(f!("pool_id"), &m.pool_id)?;
+            id(f!("machine_id"), &m.machine_id)?;
+            stake(f!("amount_cents"), m.amount_cents)?;
+            text(f!("winner"), &m.winner)?;
             return Ok(Payload::Machine {
                 machine_id: m.machine_id.clone(),
                 event: p,
             });
         }
         P::MachineFault(m) => {
-            id(&f("machine_id"), &m.machine_id)?;
-            id(&f("code"), &m.code)?;
-            text(&f("detail"), &m.detail)?;
+            id(f!("machine_id"), &m.machine_id)?;
+            id(f!("code"), &m.code)?;
+            text(f!("detail"), &m.detail)?;
             return Ok(Payload::Machine {
                 machine_id: m.machine_id.clone(),
                 event: p,
             });
         }
         P::MachineRestored(m) => {
-            id(&f("machine_id"), &m.machine_id)?;
-            text(&f("detail"), &m.detail)?;
+            id(f!("machine_id"), &m.machine_id)?;
+            text(f!("detail"), &m.detail)?;
             return Ok(Payload::Machine {
                 machine_id: m.machine_id.clone(),
                 event: p,
             });
         }
         P::RamClear(m) => {
-            id(&f("machine_id"), &m.machine_id)?;
-            meters(&f("before"), &m.before)?;
-            meters(&f("after"), &m.after)?;
+            id(f!("machine_id"), &m.machine_id)?;
+            meters(f!("before"), &m.before)?;
+            meters(f!("after"), &m.after)?;
             return Ok(Payload::Machine {
                 machine_id: m.machine_id.clone(),
                 event: p,
@@ -624,22 +672,22 @@ fn check_payload(p: P) -> Result<Payload, BodyError> {
         }
         // ------------------------------------------------------------ operator / regulator
         P::MachineModelApproved(m) => {
-            id(&f("model_id"), &m.model_id)?;
-            bp(&f("theoretical_rtp_bp"), m.theoretical_rtp_bp)?;
-            list(&f("bet_values_cents"), &m.bet_values_cents)?;
+            id(f!("model_id"), &m.model_id)?;
+            bp(f!("theoretical_rtp_bp"), m.theoretical_rtp_bp)?;
+            list(f!("bet_values_cents"), &m.bet_values_cents)?;
             for (i, v) in m.bet_values_cents.iter().enumerate() {
-                stake(&f(&format!("bet_values_cents[{i}]")), *v)?;
+                stake(f!("bet_values_cents", i, ""), *v)?;
             }
-            text(&f("approval_ref"), &m.approval_ref)?;
+            text(f!("approval_ref"), &m.approval_ref)?;
             return Ok(Payload::Operator(p));
         }
         P::PoolConfigured(m) => {
-            id(&f("pool_id"), &m.pool_id)?;
+            id(f!("pool_id"), &m.pool_id)?;
             if v1::PoolKind::try_from(m.kind).unwrap_or(v1::PoolKind::Unspecified)
                 == v1::PoolKind::Unspecified
             {
                 return Err(bad(
-                    &f("kind"),
+                    f!("kind"),
                     format!("pool kind {} is not a known kind", m.kind),
                 ));
             }
@@ -648,30 +696,30 @@ fn check_payload(p: P) -> Result<Payload, BodyError> {
                 ("member_machine_ids", &m.member_machine_ids),
                 ("member_table_ids", &m.member_table_ids),
             ] {
-                list(&f(fld), ids)?;
+                list(f!(fld), ids)?;
                 for (i, x) in ids.iter().enumerate() {
-                    id(&f(&format!("{fld}[{i}]")), x)?;
+                    id(f!(fld, i, ""), x)?;
                 }
             }
-            bp(&f("contribution_bp"), m.contribution_bp)?;
-            nonneg(&f("start_value_cents"), m.start_value_cents)?;
-            nonneg(&f("reset_value_cents"), m.reset_value_cents)?;
+            bp(f!("contribution_bp"), m.contribution_bp)?;
+            nonneg(f!("start_value_cents"), m.start_value_cents)?;
+            nonneg(f!("reset_value_cents"), m.reset_value_cents)?;
             return Ok(Payload::Operator(p));
         }
         P::JackpotTransfer(m) => {
-            id(&f("transfer_id"), &m.transfer_id)?;
-            id(&f("from_pool_id"), &m.from_pool_id)?;
-            id(&f("to_pool_id"), &m.to_pool_id)?;
-            stake(&f("amount_cents"), m.amount_cents)?;
-            text(&f("reason"), &m.reason)?;
-            opt_id(&f("authorization_id"), &m.authorization_id)?;
+            id(f!("transfer_id"), &m.transfer_id)?;
+            id(f!("from_pool_id"), &m.from_pool_id)?;
+            id(f!("to_pool_id"), &m.to_pool_id)?;
+            stake(f!("amount_cents"), m.amount_cents)?;
+            text(f!("reason"), &m.reason)?;
+            opt_id(f!("authorization_id"), &m.authorization_id)?;
             return Ok(Payload::Operator(p));
         }
         P::TransferAuthorized(m) => {
-            id(&f("authorization_id"), &m.authorization_id)?;
-            id(&f("from_pool_id"), &m.from_pool_id)?;
-            id(&f("to_pool_id"), &m.to_pool_id)?;
-            text(&f("reference"), &m.reference)?;
+            id(f!("authorization_id"), &m.authorization_id)?;
+            id(f!("from_pool_id"), &m.from_pool_id)?;
+            id(f!("to_pool_id"), &m.to_pool_id)?;
+            text(f!("reference"), &m.reference)?;
             return Ok(Payload::Regulator(p));
         }
     };
@@ -679,34 +727,42 @@ fn check_payload(p: P) -> Result<Payload, BodyError> {
 }
 
 fn registration(r: &v1::DeviceRegistered) -> Result<DeviceRegistration, BodyError> {
-    let f = |field: &str| format!("device_registered.{field}");
-    id(&f("device_id"), &r.device_id)?;
+    let name = "device_registered";
+    macro_rules! f {
+        ($field:expr) => {
+            Of(name, $field)
+        };
+        ($field:expr, $i:expr, $rest:expr) => {
+            Nth(name, $field, $i, $rest)
+        };
+    }
+    id(f!("device_id"), &r.device_id)?;
     let kind = match v1::DeviceKind::try_from(r.kind) {
         Ok(v1::DeviceKind::Table) => DeviceKind::Table,
         Ok(v1::DeviceKind::Machine) => DeviceKind::Machine,
         _ => {
             return Err(bad(
-                &f("kind"),
+                f!("kind"),
                 "must be DEVICE_KIND_TABLE or DEVICE_KIND_MACHINE",
             ));
         }
     };
-    id(&f("casino_id"), &r.casino_id)?;
-    list(&f("table_ids"), &r.table_ids)?;
+    id(f!("casino_id"), &r.casino_id)?;
+    list(f!("table_ids"), &r.table_ids)?;
     for (i, t) in r.table_ids.iter().enumerate() {
-        id(&f(&format!("table_ids[{i}]")), t)?;
+        id(f!("table_ids", i, ""), t)?;
     }
-    opt_id(&f("machine_id"), &r.machine_id)?;
-    list(&f("bet_values_cents"), &r.bet_values_cents)?;
+    opt_id(f!("machine_id"), &r.machine_id)?;
+    list(f!("bet_values_cents"), &r.bet_values_cents)?;
     for (i, v) in r.bet_values_cents.iter().enumerate() {
-        stake(&f(&format!("bet_values_cents[{i}]")), *v)?;
+        stake(f!("bet_values_cents", i, ""), *v)?;
     }
     let mut machine_id = String::new();
     if kind == DeviceKind::Machine {
-        id(&f("model_id"), &r.model_id)?;
+        id(f!("model_id"), &r.model_id)?;
         if r.bet_values_cents.is_empty() {
             return Err(bad(
-                &f("bet_values_cents"),
+                f!("bet_values_cents"),
                 "a machine needs its bet values (denomination)",
             ));
         }
@@ -716,9 +772,9 @@ fn registration(r: &v1::DeviceRegistered) -> Result<DeviceRegistration, BodyErro
             r.machine_id.clone()
         };
     } else {
-        opt_id(&f("model_id"), &r.model_id)?;
+        opt_id(f!("model_id"), &r.model_id)?;
     }
-    text(&f("description"), &r.description)?;
+    text(f!("description"), &r.description)?;
     let public_key = parse_public_key(&r.public_key).map_err(BodyError::BadKey)?;
     Ok(DeviceRegistration {
         device_id: r.device_id.clone(),

@@ -44,6 +44,10 @@ pub struct Args {
     /// Continue the replay kept in --out instead of starting from genesis.
     #[arg(long, requires = "out")]
     pub resume: bool,
+    /// With --out: snapshot the replay at most every SECS seconds (0: at every commit, about
+    /// every 20,000 entries), which bounds what a --resume after an interruption replays again.
+    #[arg(long, value_name = "SECS", default_value_t = 5.0, requires = "out")]
+    pub snapshot_every: f64,
     /// Also print every finding.
     #[arg(long)]
     pub findings: bool,
@@ -73,6 +77,9 @@ fn replay(a: Args, json: bool) -> anyhow::Result<i32> {
         None => AuditStore::temporary()?,
     };
     let mut follower = Follower::with_store(store.clone(), false)?;
+    follower.set_snapshot_every(std::time::Duration::from_secs_f64(
+        a.snapshot_every.max(0.0),
+    ));
     let resumed_at = follower.position();
     let started = Instant::now();
     let source;

@@ -3,6 +3,12 @@
 //! (one device per stream), and reports accepted events/s and receipt latency (send to durable
 //! receipt) p50/p90/p99/max.
 //!
+//! With `--audit-lag` it streams simulated table rounds instead (`casino-sim`: one table of every
+//! game, one stream per table, honest play) and measures the live audit's lag: for every round
+//! settlement, the time from its durable receipt to the moment the live audit has committed it
+//! (GetStatus polled every few milliseconds: its position reaches the settlement's index), p50 to
+//! max.
+//!
 //! By default it starts an embedded ledger in a temporary directory (same process, its own
 //! threads); `--server` targets a running ledgerd (then `--operator-key`/`--operator-id` sign the
 //! bench devices' registrations).
@@ -13,9 +19,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use ledger_agent::DeviceSigner;
+use ledger_agent::session::{self, Keys, SignOptions};
+use ledger_agent::{DeviceSigner, sim};
 use ledger_core::proto::{
-    self as v1, event_body::Payload as P, ingest_client::IngestClient, query_client::QueryClient,
+    self as v1, audit_client::AuditClient, event_body::Payload as P, ingest_client::IngestClient,
+    query_client::QueryClient,
 };
 use tokio_stream::StreamExt;
 
@@ -51,6 +59,14 @@ pub struct Args {
     /// directory that is deleted afterwards (e.g. to time `ledgerctl verify` on a big ledger).
     #[arg(long, value_name = "DIR", conflicts_with = "server")]
     pub data_dir: Option<PathBuf>,
+    /// Stream simulated table rounds (one stream per table, every game) instead of slot games,
+    /// and measure the live audit's lag: settlement receipt to the audit's commit, p50 to max.
+    /// --events and --streams do not apply; --rate, --also-half and --rounds do.
+    #[arg(long)]
+    pub audit_lag: bool,
+    /// With --audit-lag: rounds played at each of the 16 tables (about 32 events a round).
+    #[arg(long, default_value_t = 1500)]
+    pub rounds: usize,
 }
 
 struct Run {
@@ -95,7 +111,7 @@ impl Run {
 }
 
 pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
-    if a.streams == 0 || a.events < a.streams {
+    if !a.audit_lag && (a.streams == 0 || a.events < a.streams) {
         bail!("--events must be at least --streams, and --streams at least 1");
     }
     let (url, operator, op_id, server, tmp) = match &a.server {
@@ -144,24 +160,42 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
         }
     };
     let mut out = Vec::new();
-    let peak = one_run(&url, &operator, &op_id, &a, a.rate, "peak", json).await?;
-    if !json {
-        println!(
-            "{}",
-            peak.line(if a.rate == 0 { "peak" } else { "rate-limited" })
-        );
-    }
-    out.push(peak.json(if a.rate == 0 { "peak" } else { "rate-limited" }, a.rate));
-    if a.also_half {
-        let half_rate = ((peak.accepted as f64 / peak.seconds) / 2.0) as u64;
-        let half = one_run(&url, &operator, &op_id, &a, half_rate.max(1), "half", json).await?;
+    if a.audit_lag {
+        let peak = lag_run(&url, &operator, &op_id, &a, a.rate, "peak", json).await?;
+        let label = if a.rate == 0 { "peak" } else { "rate-limited" };
+        if !json {
+            println!("{}", peak.line(label));
+        }
+        out.push(peak.json(label, a.rate));
+        if a.also_half {
+            let half_rate = ((peak.run.accepted as f64 / peak.run.seconds) / 2.0) as u64;
+            let half = lag_run(&url, &operator, &op_id, &a, half_rate.max(1), "half", json).await?;
+            let label = format!("half load ({half_rate} events/s offered)");
+            if !json {
+                println!("{}", half.line(&label));
+            }
+            out.push(half.json("half", half_rate));
+        }
+    } else {
+        let peak = one_run(&url, &operator, &op_id, &a, a.rate, "peak", json).await?;
         if !json {
             println!(
                 "{}",
-                half.line(&format!("half load ({half_rate} events/s offered)"))
+                peak.line(if a.rate == 0 { "peak" } else { "rate-limited" })
             );
         }
-        out.push(half.json("half", half_rate));
+        out.push(peak.json(if a.rate == 0 { "peak" } else { "rate-limited" }, a.rate));
+        if a.also_half {
+            let half_rate = ((peak.accepted as f64 / peak.seconds) / 2.0) as u64;
+            let half = one_run(&url, &operator, &op_id, &a, half_rate.max(1), "half", json).await?;
+            if !json {
+                println!(
+                    "{}",
+                    half.line(&format!("half load ({half_rate} events/s offered)"))
+                );
+            }
+            out.push(half.json("half", half_rate));
+        }
     }
     if json {
         println!("{}", serde_json::to_string_pretty(&out)?);
@@ -205,7 +239,7 @@ async fn one_run(
             op.sign(
                 now,
                 ledger_agent::signer::registration(
-                    &ledger_agent::sim::DeviceSpec {
+                    &sim::DeviceSpec {
                         device_id: format!("bench-{tag}-{i}"),
                         kind: ledger_core::DeviceKind::Machine,
                         casino_id: "bench".into(),
@@ -281,7 +315,13 @@ async fn one_run(
     let mut tasks = Vec::new();
     for envs in signed {
         let ch = ch.clone();
-        tasks.push(tokio::spawn(stream(ch, envs, per_stream_rate, start)));
+        tasks.push(tokio::spawn(stream(
+            ch,
+            Arc::new(envs),
+            per_stream_rate,
+            start,
+            Vec::new(),
+        )));
     }
     let mut run = Run {
         accepted: 0,
@@ -290,7 +330,7 @@ async fn one_run(
         latencies_us: Vec::with_capacity(a.events),
     };
     for t in tasks {
-        let (acc, other, mut lat) = t.await??;
+        let (acc, other, mut lat, _) = t.await??;
         run.accepted += acc;
         run.other += other;
         run.latencies_us.append(&mut lat);
@@ -300,18 +340,22 @@ async fn one_run(
     Ok(run)
 }
 
+/// The receipt of a marked envelope: its ledger index and when it arrived.
+type Mark = (u64, Instant);
+
 async fn stream(
     ch: tonic::transport::Channel,
-    envs: Vec<v1::Envelope>,
+    envs: Arc<Vec<v1::Envelope>>,
     rate: f64,
     start: Instant,
-) -> anyhow::Result<(u64, u64, Vec<u64>)> {
+    marks: Vec<usize>,
+) -> anyhow::Result<(u64, u64, Vec<u64>, Vec<Mark>)> {
     let n = envs.len();
     let sent: Arc<Mutex<VecDeque<Instant>>> = Arc::new(Mutex::new(VecDeque::with_capacity(n)));
     let (tx, rx) = tokio::sync::mpsc::channel::<v1::Envelope>(1024);
     let sent2 = sent.clone();
     let sender = tokio::spawn(async move {
-        for (i, e) in envs.into_iter().enumerate() {
+        for (i, e) in envs.iter().enumerate() {
             if rate > 0.0 {
                 let due = start + Duration::from_secs_f64(i as f64 / rate);
                 let now = Instant::now();
@@ -320,7 +364,7 @@ async fn stream(
                 }
             }
             sent2.lock().expect("lock").push_back(Instant::now());
-            if tx.send(e).await.is_err() {
+            if tx.send(e.clone()).await.is_err() {
                 return;
             }
         }
@@ -332,6 +376,9 @@ async fn stream(
         .into_inner();
     let (mut acc, mut other) = (0u64, 0u64);
     let mut lat = Vec::with_capacity(n);
+    let mut marked = Vec::with_capacity(marks.len());
+    let mut next_mark = marks.into_iter().peekable();
+    let mut i = 0usize;
     while let Some(r) = receipts.next().await {
         let r = r?;
         let now = Instant::now();
@@ -343,10 +390,224 @@ async fn stream(
         } else {
             other += 1;
         }
+        if next_mark.peek() == Some(&i) {
+            next_mark.next();
+            marked.push((r.index, now));
+        }
+        i += 1;
         if (acc + other) as usize == n {
             break;
         }
     }
     sender.abort();
-    Ok((acc, other, lat))
+    Ok((acc, other, lat, marked))
+}
+
+/// A run of `--audit-lag`.
+struct LagRun {
+    run: Run,
+    rounds: usize,
+    tables: usize,
+    /// Settlement receipt to the live audit's commit, µs, sorted.
+    lags_us: Vec<u64>,
+}
+
+impl LagRun {
+    fn lag(&self, p: f64) -> f64 {
+        if self.lags_us.is_empty() {
+            return 0.0;
+        }
+        let i = ((self.lags_us.len() as f64 - 1.0) * p).round() as usize;
+        self.lags_us[i] as f64 / 1000.0
+    }
+    fn line(&self, label: &str) -> String {
+        format!(
+            "{}\n  {} rounds at {} tables ({:.0} rounds/s); live audit lag (settlement receipt -> committed by the audit) over {} settlements: p50 {:.0} ms, p90 {:.0} ms, p99 {:.0} ms, max {:.0} ms",
+            self.run.line(label),
+            self.rounds,
+            self.tables,
+            self.rounds as f64 / self.run.seconds,
+            self.lags_us.len(),
+            self.lag(0.5),
+            self.lag(0.9),
+            self.lag(0.99),
+            self.lag(1.0)
+        )
+    }
+    fn json(&self, label: &str, target: u64) -> serde_json::Value {
+        let mut v = self.run.json(label, target);
+        v["rounds"] = self.rounds.into();
+        v["tables"] = self.tables.into();
+        v["rounds_per_second"] = (self.rounds as f64 / self.run.seconds).into();
+        v["audit_lag_ms"] = serde_json::json!({
+            "settlements": self.lags_us.len(),
+            "p50": self.lag(0.5), "p90": self.lag(0.9), "p99": self.lag(0.99), "max": self.lag(1.0),
+        });
+        v
+    }
+}
+
+/// The standard session's tables only (honest, no slot floor), with ids tagged so that every
+/// run has tables and devices of its own.
+fn tables_plan(rounds: usize, operator_id: &str, tag: &str) -> sim::SessionPlan {
+    let mut plan = sim::standard_plan(2026, 0, rounds, false, operator_id, "inspectorate");
+    plan.floor = Default::default();
+    plan.hit_odds.clear();
+    for t in &mut plan.tables {
+        t.table_id = format!("{tag}-{}", t.table_id);
+        t.device_id = format!("dev-{}", t.table_id);
+        t.config.table_id = Some(t.table_id.clone());
+        if let Some(j) = t.config.jackpot.as_mut() {
+            j.pool_id = Some(format!("TJP-{}", t.table_id));
+        }
+    }
+    plan
+}
+
+async fn lag_run(
+    url: &str,
+    operator: &ed25519_dalek::SigningKey,
+    op_id: &str,
+    a: &Args,
+    rate: u64,
+    label: &str,
+    json: bool,
+) -> anyhow::Result<LagRun> {
+    let ch = common::channel(url).await?;
+    let op_seq = QueryClient::new(ch.clone())
+        .get_device(v1::GetDeviceRequest {
+            device_id: op_id.into(),
+        })
+        .await?
+        .into_inner()
+        .last_sequence;
+    let now = chrono::Utc::now().timestamp_millis();
+    let tag = format!("B{}{}", now % 100_000, &label[..1]);
+    let plan = tables_plan(a.rounds, op_id, &tag);
+    if !json {
+        eprintln!(
+            "{label}: simulating and signing {} rounds at {} tables...",
+            a.rounds * plan.tables.len(),
+            plan.tables.len()
+        );
+    }
+    let (session, signed) = {
+        let (operator, op_id) = (operator.clone(), op_id.to_string());
+        tokio::task::spawn_blocking(move || -> anyhow::Result<_> {
+            let session = sim::generate(&plan)?;
+            let keys = Keys::derive(now as u64, &session.devices, &[(&op_id, &operator)], &op_id);
+            let signed = session::sign_session(
+                &session,
+                &keys,
+                &SignOptions {
+                    offset_ms: now - session.end_ms - 60_000,
+                    registered_at_ms: now - session.end_ms - 60_000,
+                    operator_next_sequence: op_seq + 1,
+                    threads: 0,
+                },
+            )?;
+            Ok((session, signed))
+        })
+        .await??
+    };
+    let opts = ledger_agent::ClientOptions::default();
+    for (what, envs) in [
+        ("registration", Arc::new(signed.registrations.clone())),
+        ("opening", signed.opening.envelopes.clone()),
+    ] {
+        let r = ledger_agent::submit_shared(url, envs, &opts).await?;
+        if let Some(bad) = session::first_refused(&r) {
+            bail!("{what} refused: {}", common::receipt_line(bad));
+        }
+    }
+    // Poll the live audit's committed position.
+    let samples: Arc<Mutex<Vec<(Instant, i64)>>> = Arc::new(Mutex::new(Vec::new()));
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let poller = {
+        let (ch, samples, stop) = (ch.clone(), samples.clone(), stop.clone());
+        tokio::spawn(async move {
+            let mut c = AuditClient::new(ch);
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                if let Ok(s) = c.get_status(v1::AuditStatusRequest {}).await {
+                    samples
+                        .lock()
+                        .expect("lock")
+                        .push((Instant::now(), s.into_inner().position));
+                }
+                tokio::time::sleep(Duration::from_millis(2)).await;
+            }
+        })
+    };
+    let streams = signed.groups.len();
+    let total = signed
+        .groups
+        .iter()
+        .map(|g| g.envelopes.len())
+        .sum::<usize>()
+        .max(1);
+    let start = Instant::now();
+    let mut tasks = Vec::new();
+    for g in &signed.groups {
+        // Each table's share of the rate is its share of the events: the streams end together.
+        let stream_rate = rate as f64 * g.envelopes.len() as f64 / total as f64;
+        tasks.push(tokio::spawn(stream(
+            ch.clone(),
+            g.envelopes.clone(),
+            stream_rate,
+            start,
+            g.settlements.clone(),
+        )));
+    }
+    let mut run = Run {
+        accepted: 0,
+        other: 0,
+        seconds: 0.0,
+        latencies_us: Vec::new(),
+    };
+    let mut marks = Vec::new();
+    for t in tasks {
+        let (acc, other, mut lat, mut m) = t.await??;
+        run.accepted += acc;
+        run.other += other;
+        run.latencies_us.append(&mut lat);
+        marks.append(&mut m);
+    }
+    run.seconds = start.elapsed().as_secs_f64();
+    run.latencies_us.sort_unstable();
+    // Wait for the audit to commit the last settlement.
+    let last = marks.iter().map(|m| m.0).max().unwrap_or(0);
+    let deadline = Instant::now() + Duration::from_secs(600);
+    loop {
+        let reached = samples
+            .lock()
+            .expect("lock")
+            .last()
+            .is_some_and(|(_, p)| *p >= last as i64);
+        if reached {
+            break;
+        }
+        if Instant::now() > deadline {
+            bail!("the live audit did not reach entry {last} within 10 minutes");
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let _ = poller.await;
+    let samples = samples.lock().expect("lock").clone();
+    let mut lags_us: Vec<u64> = marks
+        .iter()
+        .map(|(index, received)| {
+            let i = samples.partition_point(|(_, p)| *p < *index as i64);
+            samples.get(i).map_or(u64::MAX, |(t, _)| {
+                t.saturating_duration_since(*received).as_micros() as u64
+            })
+        })
+        .collect();
+    lags_us.sort_unstable();
+    Ok(LagRun {
+        run,
+        rounds: session.rounds,
+        tables: streams,
+        lags_us,
+    })
 }

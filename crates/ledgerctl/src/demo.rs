@@ -1,41 +1,80 @@
-//! `ledgerctl demo`: the whole story in one command. Starts a ledger on a local data directory,
-//! registers the simulated casino's devices (operator-signed), streams a session over real gRPC
-//! (one stream per device, every event signed by its device), shows how the ledger answers
-//! resends, forgeries, gaps and equivocation, revokes a device, then stops the ledger, verifies
-//! the data directory offline, exports it, verifies the export, and prints a summary.
+//! `ledgerctl demo`: the whole story in one command.
 //!
-//! The pipeline (register → stream → verify → summary) does not depend on the generator: it
-//! takes `SimEvent`s (device id, time, unsigned payload) from `ledger_agent::sim`.
+//! 1. Starts a ledger (the real ledgerd, embedded) on a local data directory, with the live audit.
+//! 2. Generates the standard casino session (`casino-sim`): one table of every game over two
+//!    casinos, a slot floor with two jackpots and a superjackpot across both casinos, a machine
+//!    that fails with its captive value transferred once to an ineligible pool (refused and
+//!    flagged) and once to an eligible one, and the injected mistakes with the exact findings they
+//!    must produce.
+//! 3. Registers every device (operator-signed, real keys), signs every event on its device (on
+//!    every core, before streaming), and streams the session over real gRPC: one agent per device
+//!    group, concurrently, each resending from its last receipt after a failure.
+//! 4. Runs the ingest drills (a resend, a forgery, an unknown device, a gap, an equivocation, a
+//!    revocation).
+//! 5. Waits until the live audit has caught up, then reads over gRPC: the findings (checked to be
+//!    **exactly** the injected ones), the findings digest, the report per table and game, and
+//!    the liability report.
+//! 6. Stops the ledger, verifies the chain offline, replays it from genesis offline and checks
+//!    that the digest (and the liabilities) equal the live audit's.
+//! 7. Prints the summary (`--json` for scripts); exits 1 if any check failed.
+//!
+//! Deterministic for a seed: the same session, the same keys (derived from the seed: a demo
+//! only), the same findings. The chain's order (concurrent streams) and the ledger's receive
+//! times differ from run to run, and with them the findings' evidence indexes and the digest; the
+//! live and the offline digests are equal in every run.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use ed25519_dalek::SigningKey;
+use ledger_agent::session::{self, Keys, SignOptions};
 use ledger_agent::{DeviceSigner, sim};
-use ledger_core::proto::{self as v1, event_body::Payload as P};
+use ledger_audit::live::Follower;
+use ledger_audit::store::AuditStore;
+use ledger_core::proto::{
+    self as v1, audit_client::AuditClient, event_body::Payload as P,
+    jackpots_client::JackpotsClient, query_client::QueryClient,
+};
+use ledger_store::Store;
 
 use crate::common;
 
+/// Rounds per table by default: about a minute and a half of demo on two cores (release build).
+pub const DEFAULT_ROUNDS: usize = 3000;
+
+const OPERATOR: &str = "operator-1";
+const REGULATOR: &str = "inspectorate";
+/// The machine whose agent signs a second, different event with an already used sequence number.
+const EQUIVOCATOR: &str = "M-LX-03";
+
 #[derive(clap::Args, Debug)]
+#[command(after_long_help = "\
+Examples:
+  ledgerctl demo                      the standard session: 3,000 rounds at each of 16 tables
+                                      (48,000 rounds, about 1.6 million signed events)
+  ledgerctl demo --rounds 300         a tenth of it, in a few seconds
+  ledgerctl demo --seed 7 --json      another session, as one JSON document
+  ledgerctl demo --honest             no injected mistake: the audit must find nothing but the
+                                      drill's equivocation
+
+Afterwards, on the data directory it leaves (DIR/ledger):
+  ledgerctl verify --data-dir DIR/ledger
+  ledgerctl audit --from-genesis --data-dir DIR/ledger --findings")]
 pub struct Args {
-    /// Working directory of the demo: the ledger (DIR/ledger), keys (DIR/keys) and the export
-    /// (DIR/export.jsonl). Emptied at the start if it holds a previous demo.
+    /// Working directory of the demo: the ledger (DIR/ledger) and the keys (DIR/keys). Emptied at
+    /// the start if it holds a previous demo.
     #[arg(long, value_name = "DIR", default_value = "demo-data")]
     pub data_dir: PathBuf,
-    /// Rounds played at each table.
-    #[arg(long, default_value_t = 60)]
+    /// Rounds played at each table (16 tables, one of every game).
+    #[arg(long, default_value_t = DEFAULT_ROUNDS)]
     pub rounds: usize,
-    /// Games played on each slot machine.
-    #[arg(long, default_value_t = 120)]
-    pub games: usize,
-    /// Number of slot machines.
-    #[arg(long, default_value_t = 4)]
-    pub machines: usize,
-    /// Seed of the simulated session (same seed, same session).
+    /// Seed of the simulated session and of the demo's keys (same seed, same session).
     #[arg(long, default_value_t = 2026)]
     pub seed: u64,
+    /// Play without the injected mistakes.
+    #[arg(long)]
+    pub honest: bool,
 }
 
 const MARKER: &str = ".ledgerctl-demo";
@@ -59,19 +98,285 @@ fn prepare(dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-struct Tally {
-    receipts: BTreeMap<&'static str, u64>,
+/// What a finding is about, as the expectations name it: the table of a round finding, else the
+/// pool, the machine, the table or the device.
+pub fn subject(f: &v1::Finding) -> String {
+    [
+        if f.round_id.is_empty() {
+            ""
+        } else {
+            &f.table_id
+        },
+        &f.pool_id,
+        &f.machine_id,
+        &f.table_id,
+        &f.device_id,
+    ]
+    .into_iter()
+    .find(|s| !s.is_empty())
+    .unwrap_or_default()
+    .to_string()
 }
 
-impl Tally {
-    fn add(&mut self, rs: &[v1::Receipt]) {
-        for r in rs {
-            *self.receipts.entry(common::status_name(r)).or_default() += 1;
+/// The key findings are matched on: (code, subject, round).
+pub type Key = (String, String, Option<String>);
+
+pub fn key_of(f: &v1::Finding) -> Key {
+    (
+        f.code.clone(),
+        subject(f),
+        (!f.round_id.is_empty()).then(|| f.round_id.clone()),
+    )
+}
+
+/// Expected against found: the expected keys not found, and the findings not expected.
+pub fn compare<'a>(
+    expected: &[sim::Expected],
+    found: &'a [v1::Finding],
+) -> (Vec<Key>, Vec<&'a v1::Finding>) {
+    let want: BTreeSet<Key> = expected
+        .iter()
+        .map(|e| (e.code.clone(), e.subject.clone(), e.round_id.clone()))
+        .collect();
+    let have: BTreeSet<Key> = found.iter().map(key_of).collect();
+    let missing = want.difference(&have).cloned().collect();
+    let unexpected = found
+        .iter()
+        .filter(|f| !want.contains(&key_of(f)))
+        .collect();
+    (missing, unexpected)
+}
+
+/// Every finding, over gRPC (paged).
+pub async fn list_findings(ch: &tonic::transport::Channel) -> anyhow::Result<Vec<v1::Finding>> {
+    let mut client = AuditClient::new(ch.clone()).max_decoding_message_size(64 << 20);
+    let mut req = v1::ListFindingsRequest {
+        limit: 10_000,
+        ..Default::default()
+    };
+    let mut out = Vec::new();
+    loop {
+        let page = client.list_findings(req.clone()).await?.into_inner();
+        out.extend(page.findings);
+        match page.next_after_seq {
+            Some(s) => req.after_seq = Some(s),
+            None => return Ok(out),
         }
     }
 }
 
+/// Wait until the live audit has committed everything up to the durable head (and the head has
+/// not moved), or `timeout`.
+pub async fn wait_caught_up(
+    ch: &tonic::transport::Channel,
+    timeout: Duration,
+) -> anyhow::Result<v1::AuditStatus> {
+    let mut client = AuditClient::new(ch.clone());
+    let deadline = Instant::now() + timeout;
+    loop {
+        let s = client
+            .get_status(v1::AuditStatusRequest {})
+            .await?
+            .into_inner();
+        if s.position >= 0 && s.position as u64 >= s.head && !s.findings_digest.is_empty() {
+            return Ok(s);
+        }
+        if Instant::now() > deadline {
+            bail!(
+                "the live audit did not catch up within {} s (at entry {} of {})",
+                timeout.as_secs(),
+                s.position,
+                s.head
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Digits in groups of three: 1,564,300.
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut g = String::with_capacity(s.len() + s.len() / 3);
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            g.push(',');
+        }
+        g.push(ch);
+    }
+    g
+}
+
+fn eur(c: i64) -> String {
+    format!(
+        "{}€{}.{:02}",
+        if c < 0 { "-" } else { "" },
+        thousands(c.unsigned_abs() / 100),
+        c.unsigned_abs() % 100
+    )
+}
+
+fn pct(bp: i64) -> String {
+    format!(
+        "{}{}.{:02}%",
+        if bp < 0 { "-" } else { "" },
+        bp.abs() / 100,
+        bp.abs() % 100
+    )
+}
+
+/// The drills' envelopes and what each must get.
+struct Drill {
+    what: String,
+    envelope: v1::Envelope,
+}
+
+/// The ingest drills, after the session: a resend, a forgery, an unknown device, a gap, an
+/// equivocation (the one drill that leaves a finding), then a revocation and a refused report.
+fn drills(
+    devices: &[sim::DeviceSpec],
+    keys: &Keys,
+    next: &BTreeMap<String, u64>,
+    signed: &session::SignedSession,
+    now: i64,
+) -> anyhow::Result<(Vec<Drill>, Vec<Drill>, sim::Expected)> {
+    let mut first = Vec::new();
+    // A table agent reconnects and resends its last 3 events: the original receipts come back.
+    let table_group = signed
+        .groups
+        .iter()
+        .find(|g| g.name != "floor")
+        .context("no table group")?;
+    for e in &table_group.envelopes[table_group.envelopes.len().saturating_sub(3)..] {
+        first.push(Drill {
+            what: format!("{} resends an event after a reconnect", table_group.name),
+            envelope: e.clone(),
+        });
+    }
+    let key = |id: &str| keys.get(id).cloned().context("no key");
+    let table_of = |id: &str| {
+        devices
+            .iter()
+            .find(|d| d.device_id == id)
+            .and_then(|d| d.table_ids.first().cloned())
+            .unwrap_or_default()
+    };
+    let next_of = |id: &str| next.get(id).copied().unwrap_or(1);
+    // A game result whose signature was altered on the way.
+    let mut forged = DeviceSigner::new("M-LX-01", key("M-LX-01")?, next_of("M-LX-01")).sign(
+        now,
+        P::GamePlayed(v1::GamePlayed {
+            machine_id: "M-LX-01".into(),
+            game_number: 999_999,
+            wager_cents: 100,
+            win_cents: 1_000_000,
+        }),
+    );
+    forged.signature[10] ^= 0x55;
+    first.push(Drill {
+        what: "a forged game result (signature altered)".into(),
+        envelope: forged,
+    });
+    first.push(Drill {
+        what: "an event from an unregistered machine".into(),
+        envelope: DeviceSigner::new("M-XX-99", session::derived_key(0, "stranger"), 1).sign(
+            now,
+            P::GamePlayed(v1::GamePlayed {
+                machine_id: "M-XX-99".into(),
+                game_number: 1,
+                wager_cents: 100,
+                win_cents: 0,
+            }),
+        ),
+    });
+    let gap_table = &table_group.name;
+    first.push(Drill {
+        what: format!("{gap_table} skips 4 sequence numbers"),
+        envelope: DeviceSigner::new(gap_table, key(gap_table)?, next_of(gap_table) + 4).sign(
+            now,
+            P::RoundOpened(v1::RoundOpened {
+                table_id: table_of(gap_table),
+                round_id: "after-hours-1".into(),
+            }),
+        ),
+    });
+    first.push(Drill {
+        what: format!("{EQUIVOCATOR} signs a different event with its already used sequence 5"),
+        envelope: DeviceSigner::new(EQUIVOCATOR, key(EQUIVOCATOR)?, 5).sign(
+            now,
+            P::GamePlayed(v1::GamePlayed {
+                machine_id: EQUIVOCATOR.into(),
+                game_number: 4,
+                wager_cents: 100,
+                win_cents: 50_000,
+            }),
+        ),
+    });
+    // The operator revokes the last table's device; its next report is refused.
+    let revoked = signed
+        .groups
+        .iter()
+        .rev()
+        .find(|g| g.name != "floor")
+        .context("no table group")?
+        .name
+        .clone();
+    let mut op = DeviceSigner::new(OPERATOR, key(OPERATOR)?, next_of(OPERATOR));
+    let second = vec![
+        Drill {
+            what: format!("{OPERATOR} revokes {revoked} (table closed)"),
+            envelope: op.sign(
+                now,
+                P::DeviceRevoked(v1::DeviceRevoked {
+                    device_id: revoked.clone(),
+                    reason: "table closed for the night".into(),
+                }),
+            ),
+        },
+        Drill {
+            what: format!("{revoked} reports again"),
+            envelope: DeviceSigner::new(&revoked, key(&revoked)?, next_of(&revoked)).sign(
+                now,
+                P::RoundOpened(v1::RoundOpened {
+                    table_id: table_of(&revoked),
+                    round_id: "after-hours-2".into(),
+                }),
+            ),
+        },
+    ];
+    let expected = sim::Expected {
+        code: "SECURITY_EQUIVOCATION".into(),
+        subject: EQUIVOCATOR.into(),
+        round_id: None,
+        because: "the equivocation drill".into(),
+    };
+    Ok((first, second, expected))
+}
+
+/// One line per finding, for the summary.
+fn finding_lines(f: &v1::Finding) -> String {
+    let money = match (f.due_cents, f.reported_cents) {
+        (Some(d), Some(r)) => format!("  due {}, reported {}", eur(d), eur(r)),
+        (Some(d), None) => format!("  due {}", eur(d)),
+        (None, Some(r)) => format!("  reported {}", eur(r)),
+        _ => String::new(),
+    };
+    let round = if f.round_id.is_empty() {
+        String::new()
+    } else {
+        format!(" round {}", f.round_id)
+    };
+    format!(
+        "  #{:<3} {} {}{round}{money}\n        {}\n        rule: {}",
+        f.seq,
+        f.code,
+        subject(f),
+        f.message,
+        f.citation
+    )
+}
+
 pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
+    let started = Instant::now();
     let dir = a.data_dir.clone();
     prepare(&dir)?;
     let say = |s: String| {
@@ -79,24 +384,60 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
             println!("{s}");
         }
     };
-    // Keys: the operator's (registry) and the inspectorate's.
-    let operator = ledger_agent::keys::generate();
-    let regulator = ledger_agent::keys::generate();
-    ledger_agent::keys::write_pair(&dir.join("keys/operator-1"), &operator)?;
-    ledger_agent::keys::write_pair(&dir.join("keys/inspectorate"), &regulator)?;
+    let mut checks: Vec<(String, bool)> = Vec::new();
+
+    // ---- the session
+    let t = Instant::now();
+    let plan = sim::standard_plan(a.seed, 0, a.rounds, !a.honest, OPERATOR, REGULATOR);
+    let tables = plan.tables.len();
+    let session =
+        tokio::task::spawn_blocking(move || sim::generate(&plan).map_err(anyhow::Error::from))
+            .await?
+            .context("generating the session")?;
+    let gen_secs = t.elapsed().as_secs_f64();
+    let machines = session
+        .devices
+        .iter()
+        .filter(|d| d.kind == ledger_core::DeviceKind::Machine)
+        .count();
+    say(format!(
+        "casino session (seed {}): {tables} tables (one of every game, 2 casinos), {machines} slot machines, {} rounds ({} honest), {} events; {} findings expected; generated in {gen_secs:.1} s",
+        a.seed,
+        thousands(session.rounds as u64),
+        thousands(session.honest_rounds as u64),
+        thousands(session.events.len() as u64),
+        session.expected.len(),
+    ));
+
+    // ---- keys and the ledger
+    let operator = session::derived_key(a.seed, OPERATOR);
+    let regulator = session::derived_key(a.seed, REGULATOR);
+    ledger_agent::keys::write_pair(&dir.join("keys").join(OPERATOR), &operator)?;
+    ledger_agent::keys::write_pair(&dir.join("keys").join(REGULATOR), &regulator)?;
+    let keys = Keys::derive(
+        a.seed,
+        &session.devices,
+        &[(OPERATOR, &operator), (REGULATOR, &regulator)],
+        OPERATOR,
+    );
+    for d in &session.devices {
+        if let Some(k) = keys.get(&d.device_id) {
+            ledger_agent::keys::write_pair(&dir.join("keys").join(&d.device_id), k)?;
+        }
+    }
     let mut cfg = ledgerd::Config {
         listen: "127.0.0.1:0".parse()?,
-        ledger_id: "casino-lisboa-demo".into(),
+        ledger_id: "casino-ledger-demo".into(),
         ..Default::default()
     };
     cfg.principals = vec![
         ledgerd::config::PrincipalEntry {
-            id: "operator-1".into(),
+            id: OPERATOR.into(),
             role: "operator".into(),
             public_key: hex::encode(operator.verifying_key().as_bytes()),
         },
         ledgerd::config::PrincipalEntry {
-            id: "inspectorate".into(),
+            id: REGULATOR.into(),
             role: "regulator".into(),
             public_key: hex::encode(regulator.verifying_key().as_bytes()),
         },
@@ -110,305 +451,487 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
         server.ledger_public_key
     ));
 
-    let mut tally = Tally {
-        receipts: BTreeMap::new(),
-    };
-    let opts = ledger_agent::ClientOptions::default();
-
-    // 1. Register the devices (operator-signed events, in the chain).
-    let mut generator = sim::CasinoSim::new(a.seed, a.machines);
-    let devices = generator.devices();
-    let mut op = DeviceSigner::new("operator-1", operator.clone(), 1);
-    let mut keys: HashMap<String, SigningKey> = HashMap::new();
+    // ---- sign everything, dated so that the session ends a minute ago (start on the hour)
     let now = chrono::Utc::now().timestamp_millis();
-    let mut regs = Vec::new();
-    for d in &devices {
-        let k = ledger_agent::keys::generate();
-        ledger_agent::keys::write_pair(&dir.join("keys").join(&d.device_id), &k)?;
-        regs.push(op.sign(
-            now,
-            ledger_agent::signer::registration(d, &k.verifying_key()),
-        ));
-        keys.insert(d.device_id.clone(), k);
-    }
-    let r = ledger_agent::submit_all(&url, &regs, &opts).await?;
-    tally.add(&r);
-    if let Some(bad) = r.iter().find(|r| common::status_name(r) != "accepted") {
+    let offset = (now - session.end_ms - 60_000).div_euclid(3_600_000) * 3_600_000;
+    let t = Instant::now();
+    let events = session.events.len();
+    let (mut session, signed) = {
+        let keys = keys.clone();
+        tokio::task::spawn_blocking(move || {
+            let signed = session::sign_session(
+                &session,
+                &keys,
+                &SignOptions {
+                    offset_ms: offset,
+                    registered_at_ms: offset,
+                    operator_next_sequence: 1,
+                    threads: 0,
+                },
+            );
+            (session, signed)
+        })
+        .await?
+    };
+    let signed = signed?;
+    // The envelopes are all the demo needs from now on.
+    session.events = Vec::new();
+    let sign_secs = t.elapsed().as_secs_f64();
+    let start_time = chrono::DateTime::from_timestamp_millis(offset)
+        .map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string())
+        .unwrap_or_default();
+    say(format!(
+        "signed {} events on {} devices in {sign_secs:.1} s (session dated from {start_time})",
+        thousands(signed.events() as u64),
+        session.devices.len(),
+    ));
+
+    // ---- register, then stream
+    let opts = ledger_agent::ClientOptions::default();
+    let r = ledger_agent::submit_all(&url, &signed.registrations, &opts).await?;
+    if let Some(bad) = session::first_refused(&r) {
         bail!("registration refused: {}", common::receipt_line(bad));
     }
     say(format!(
-        "registered {} devices ({} tables, {} slot machines), signed by operator-1",
-        devices.len(),
-        3,
-        a.machines
+        "registered {} devices ({tables} table systems, {machines} machine agents), signed by {OPERATOR}",
+        r.len()
     ));
-
-    // 2. The session: sign every event on its device, one gRPC stream per device.
-    // The session is dated so that it ends now (events far in the future are refused).
-    let events = generator.session(0, a.rounds, a.games);
-    let span = events.last().map(|e| e.occurred_at_ms).unwrap_or(0);
-    let start_ms = now - span - 1_000;
-    let mut per_device: BTreeMap<String, Vec<v1::Envelope>> = BTreeMap::new();
-    let mut signers: HashMap<String, DeviceSigner> = keys
-        .iter()
-        .map(|(id, k)| (id.clone(), DeviceSigner::new(id, k.clone(), 1)))
-        .collect();
-    for e in &events {
-        let s = signers
-            .get_mut(&e.device_id)
-            .context("event of an unknown simulated device")?;
-        per_device
-            .entry(e.device_id.clone())
-            .or_default()
-            .push(s.sign(start_ms + e.occurred_at_ms, e.payload.clone()));
-    }
-    let t0 = Instant::now();
-    let mut tasks = Vec::new();
-    for (dev, envs) in per_device.clone() {
-        let (url, opts) = (url.clone(), opts.clone());
-        tasks.push(tokio::spawn(async move {
-            (dev, ledger_agent::submit_all(&url, &envs, &opts).await)
-        }));
-    }
-    let mut session_receipts = 0usize;
-    for t in tasks {
-        let (dev, r) = t.await?;
-        let r = r.with_context(|| format!("streaming {dev}"))?;
-        if let Some(bad) = r.iter().find(|r| common::status_name(r) != "accepted") {
-            bail!("{dev}: {}", common::receipt_line(bad));
-        }
-        session_receipts += r.len();
-        tally.add(&r);
-    }
-    let secs = t0.elapsed().as_secs_f64();
-    say(format!(
-        "streamed {session_receipts} signed events on {} concurrent streams in {secs:.2} s: all accepted and durable",
-        per_device.len()
-    ));
-
-    // 3. What the ledger does with resends, forgeries, gaps and equivocation.
-    say("\ntamper and failure drills:".into());
-    let roulette = &per_device["table-roulette-1"];
-    let resend: Vec<_> = roulette[roulette.len() - 3..].to_vec();
-    let r = ledger_agent::submit_all(&url, &resend, &opts).await?;
-    tally.add(&r);
-    say(format!(
-        "  agent resends its last 3 events after a reconnect -> {} (original receipts returned)",
-        r.iter()
-            .map(common::status_name)
-            .collect::<Vec<_>>()
-            .join(", ")
-    ));
-    let slot1 = signers.get_mut("slot-01").context("slot-01")?;
-    let mut forged = slot1.sign(
-        now,
-        P::GamePlayed(v1::GamePlayed {
-            machine_id: "slot-01".into(),
-            game_number: 999_999,
-            wager_cents: 100,
-            win_cents: 1_000_000,
-        }),
-    );
-    slot1.next_sequence -= 1;
-    forged.signature[10] ^= 0x55;
-    let stranger = ledger_agent::keys::generate();
-    let unknown = DeviceSigner::new("slot-99", stranger, 1).sign(
-        now,
-        P::GamePlayed(v1::GamePlayed {
-            machine_id: "slot-99".into(),
-            game_number: 1,
-            wager_cents: 100,
-            win_cents: 0,
-        }),
-    );
-    let bj = signers.get_mut("table-blackjack-1").context("bj")?;
-    bj.next_sequence += 4;
-    let gap = bj.sign(
-        now,
-        P::RoundOpened(v1::RoundOpened {
-            table_id: "BJ-01".into(),
-            round_id: "BJ-01-99999".into(),
-        }),
-    );
-    bj.next_sequence -= 5;
-    let slot2_key = keys["slot-02"].clone();
-    let equivocation = DeviceSigner::new("slot-02", slot2_key, 5).sign(
-        start_ms,
-        P::GamePlayed(v1::GamePlayed {
-            machine_id: "slot-02".into(),
-            game_number: 4,
-            wager_cents: 100,
-            win_cents: 50_000,
-        }),
-    );
-    let drills = [
-        ("a forged game result (signature altered)", forged),
-        ("an event from an unregistered machine", unknown),
-        ("a table skipping 4 sequence numbers", gap),
-        (
-            "slot-02 signs a different event with an already used sequence",
-            equivocation,
-        ),
-    ];
-    let envs: Vec<_> = drills.iter().map(|d| d.1.clone()).collect();
-    let r = ledger_agent::submit_all(&url, &envs, &opts).await?;
-    tally.add(&r);
-    for ((what, _), rc) in drills.iter().zip(&r) {
-        say(format!("  {what} -> {}", common::receipt_line(rc)));
-    }
-    // Revoke a machine: its later events are refused.
-    let revoke = op.sign(
-        now,
-        P::DeviceRevoked(v1::DeviceRevoked {
-            device_id: format!("slot-{:02}", a.machines),
-            reason: "machine removed from the floor".into(),
-        }),
-    );
-    let mut last = signers
-        .remove(&format!("slot-{:02}", a.machines))
-        .context("last slot")?;
-    let after = last.sign(
-        now,
-        P::GamePlayed(v1::GamePlayed {
-            machine_id: last.device_id.clone(),
-            game_number: 100_000,
-            wager_cents: 100,
-            win_cents: 0,
-        }),
-    );
-    let r = ledger_agent::submit_all(&url, &[revoke, after], &opts).await?;
-    tally.add(&r);
-    say(format!(
-        "  operator-1 revokes {} -> {}",
-        last.device_id,
-        common::receipt_line(&r[0])
-    ));
-    say(format!(
-        "  {} reports again -> {}",
-        last.device_id,
-        common::receipt_line(&r[1])
-    ));
-
-    // 4. Checkpoint, stop, verify offline, export, verify the export.
-    server.stop().await?;
-    say("\nledger stopped (shutdown checkpoint signed); verifying offline...".into());
+    let ch = common::channel(&url).await?;
+    let total = signed.events() as u64;
+    let pb = common::progress(total, "streaming");
+    let base = r.last().map_or(0, |x| x.index);
+    let poll = {
+        let (ch, pb) = (ch.clone(), pb.clone());
+        tokio::spawn(async move {
+            let mut q = QueryClient::new(ch);
+            loop {
+                if let Ok(h) = q.get_head(v1::GetHeadRequest {}).await {
+                    pb.set_position(h.into_inner().index.saturating_sub(base));
+                }
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        })
+    };
     let t = Instant::now();
-    let vd = {
+    let opening =
+        ledger_agent::submit_shared(&url, signed.opening.envelopes.clone(), &opts).await?;
+    if let Some(bad) = session::first_refused(&opening) {
+        bail!("{}", common::receipt_line(bad));
+    }
+    let receipts = session::stream_groups(&url, &signed.groups, &opts).await?;
+    let stream_secs = t.elapsed().as_secs_f64();
+    poll.abort();
+    pb.finish_and_clear();
+    for (g, r) in signed.groups.iter().zip(&receipts) {
+        if let Some(bad) = session::first_refused(r) {
+            bail!("{}: {}", g.name, common::receipt_line(bad));
+        }
+    }
+    let streamed = opening.len() + receipts.iter().map(Vec::len).sum::<usize>();
+    let rate = streamed as f64 / stream_secs;
+    say(format!(
+        "streamed {} events ({} rounds) on {} concurrent agents in {stream_secs:.1} s: {} events/s, every one accepted and durable",
+        thousands(streamed as u64),
+        thousands(session.rounds as u64),
+        signed.groups.len(),
+        thousands(rate as u64),
+    ));
+
+    // ---- drills
+    let (first, second, drill_expected) =
+        drills(&session.devices, &keys, &signed.next_sequence, &signed, now)?;
+    say("\ningest drills:".into());
+    let mut drill_json = Vec::new();
+    for batch in [first, second] {
+        let envs: Vec<_> = batch.iter().map(|d| d.envelope.clone()).collect();
+        let r = ledger_agent::submit_all(&url, &envs, &opts).await?;
+        for (d, rc) in batch.iter().zip(&r) {
+            say(format!("  {} -> {}", d.what, common::receipt_line(rc)));
+            drill_json
+                .push(serde_json::json!({"drill": d.what, "receipt": common::receipt_json(rc)}));
+        }
+    }
+    let mut expected = session.expected.clone();
+    expected.push(drill_expected);
+    expected.sort();
+
+    // ---- the live audit
+    let t = Instant::now();
+    let status = wait_caught_up(&ch, Duration::from_secs(600)).await?;
+    let catch_up_secs = t.elapsed().as_secs_f64();
+    say(format!(
+        "\nlive audit caught up {catch_up_secs:.1} s after the last receipt: entry {} of {}, {} findings",
+        status.position, status.head, status.findings
+    ));
+    let findings = list_findings(&ch).await?;
+    let (missing, unexpected) = compare(&expected, &findings);
+    let exact = missing.is_empty() && unexpected.is_empty();
+    checks.push(("findings are exactly the injected ones".into(), exact));
+    let report = AuditClient::new(ch.clone())
+        .get_report(v1::ReportRequest {
+            from_ms: Some(0),
+            to_ms: Some(chrono::Utc::now().timestamp_millis() + 86_400_000),
+            day: String::new(),
+        })
+        .await?
+        .into_inner();
+    let live_trust: serde_json::Value = serde_json::from_str(
+        &JackpotsClient::new(ch.clone())
+            .get_liability(v1::LiabilityRequest {
+                casino_id: String::new(),
+            })
+            .await?
+            .into_inner()
+            .json,
+    )?;
+    drop(ch);
+
+    // ---- stop, verify, replay from genesis
+    server.stop().await?;
+    let t = Instant::now();
+    let verified = {
         let d = ledger_dir.clone();
         tokio::task::spawn_blocking(move || crate::verify::verify_dir(&d, None)).await?
     };
-    let vd_secs = t.elapsed().as_secs_f64();
-    let export_path = dir.join("export.jsonl");
-    let (d, e) = (ledger_dir.clone(), export_path.clone());
-    let exported = tokio::task::spawn_blocking(move || crate::export::export_dir(&d, &e)).await??;
-    let e = export_path.clone();
-    let vf = tokio::task::spawn_blocking(move || crate::verify::verify_file(&e, None)).await?;
+    let verify_secs = t.elapsed().as_secs_f64();
+    checks.push(("the chain verifies offline".into(), verified.is_ok()));
+    let t = Instant::now();
+    let replay = {
+        let d = ledger_dir.clone();
+        tokio::task::spawn_blocking(move || -> anyhow::Result<_> {
+            let chain = Store::open_existing(&d)?;
+            let head = chain.head()?.map_or(0, |(i, _)| i);
+            let mut f = Follower::with_store(AuditStore::temporary()?, false)?;
+            f.run_to(&chain, head, |_| {})?;
+            let r = f.replayer();
+            let r = r.read().map_err(|_| anyhow::anyhow!("poisoned"))?;
+            Ok((
+                head + 1,
+                r.digest(),
+                serde_json::to_value(r.book().trust_report())?,
+                r.book().transfers().to_vec(),
+                r.book().conservation().holds,
+            ))
+        })
+        .await??
+    };
+    let replay_secs = t.elapsed().as_secs_f64();
+    let (entries, digest, trust, transfers, conserved) = replay;
+    let same_digest = digest.hex() == status.findings_digest && digest.count == status.findings;
+    checks.push((
+        "live digest = offline full-replay digest".into(),
+        same_digest,
+    ));
+    checks.push((
+        "live liabilities = offline full replay's".into(),
+        trust == live_trust,
+    ));
+    checks.push(("captive values conserved to the cent".into(), conserved));
+    let ok = checks.iter().all(|(_, ok)| *ok);
 
-    // 5. Summary.
-    let summary = session_summary(&events);
-    let ok = vd.is_ok() && vf.is_ok();
-    if json {
-        let s = vd.as_ref().ok();
-        println!(
-            "{}",
-            serde_json::json!({
-                "ok": ok,
-                "data_dir": ledger_dir, "export": export_path, "exported_entries": exported,
-                "devices": devices.len(), "session_events": session_receipts, "stream_seconds": secs,
-                "receipts": tally.receipts,
-                "verify_data_dir": s.map(|s| crate::verify::summary_json(&ledger_dir.display().to_string(), s, vd_secs)),
-                "verify_data_dir_error": vd.as_ref().err().map(|e| e.to_string()),
-                "verify_export_error": vf.as_ref().err().map(|e| e.to_string()),
-                "session": summary,
-            })
-        );
-    } else {
-        println!("\nsummary");
-        println!(
-            "  receipts: {}",
-            tally
-                .receipts
+    // ---- summary
+    let rows: Vec<&v1::ReportRow> = report
+        .periods
+        .first()
+        .map(|p| {
+            p.rows
                 .iter()
-                .map(|(k, v)| format!("{v} {k}"))
+                .filter(|r| r.table_id != "*" && r.casino_id != "*")
+                .collect()
+        })
+        .unwrap_or_default();
+    let grand = report
+        .periods
+        .first()
+        .and_then(|p| p.rows.iter().find(|r| r.casino_id == "*"));
+    let trust_report: jackpot::TrustReport = serde_json::from_value(trust.clone())?;
+    let elapsed = started.elapsed().as_secs_f64();
+    if json {
+        let doc = serde_json::json!({
+            "ok": ok,
+            "checks": checks.iter().map(|(c, ok)| serde_json::json!({"check": c, "ok": ok})).collect::<Vec<_>>(),
+            "seed": a.seed, "rounds_per_table": a.rounds, "honest": a.honest,
+            "data_dir": ledger_dir,
+            "session": {
+                "tables": tables, "machines": machines, "devices": session.devices.len(),
+                "rounds": session.rounds, "honest_rounds": session.honest_rounds,
+                "events": events, "generate_seconds": gen_secs,
+                "start_ms": offset,
+            },
+            "stream": {
+                "events": streamed, "agents": signed.groups.len(), "seconds": stream_secs,
+                "events_per_second": rate, "sign_seconds": sign_secs,
+            },
+            "drills": drill_json,
+            "live_audit": {
+                "position": status.position, "head": status.head, "findings": status.findings,
+                "findings_digest": status.findings_digest, "catch_up_seconds": catch_up_secs,
+            },
+            "findings": findings.iter().map(crate::findings::finding_json).collect::<Vec<_>>(),
+            "expected": expected.iter().map(|e| serde_json::json!({
+                "code": e.code, "subject": e.subject, "round_id": e.round_id, "because": e.because,
+            })).collect::<Vec<_>>(),
+            "missing": missing.iter().map(|(c, s, r)| serde_json::json!({"code": c, "subject": s, "round_id": r})).collect::<Vec<_>>(),
+            "unexpected": unexpected.iter().map(|f| crate::findings::finding_json(f)).collect::<Vec<_>>(),
+            "verify": match &verified {
+                Ok(s) => crate::verify::summary_json(&ledger_dir.display().to_string(), s, verify_secs),
+                Err(e) => serde_json::json!({"error": e.to_string()}),
+            },
+            "replay": {
+                "entries": entries, "findings": digest.count, "findings_digest": digest.hex(),
+                "seconds": replay_secs, "entries_per_second": entries as f64 / replay_secs,
+            },
+            "report": rows.iter().map(|r| serde_json::json!({
+                "casino_id": r.casino_id, "table_id": r.table_id, "game": r.game,
+                "rounds": r.rounds, "handle_cents": r.handle_cents,
+                "reported_win_cents": r.reported_win_cents, "due_win_cents": r.due_win_cents,
+                "hold_bp": r.hold_bp, "due_hold_bp": r.due_hold_bp,
+                "discrepancies": r.discrepancies,
+            })).collect::<Vec<_>>(),
+            "liability": trust,
+            "transfers": transfers,
+            "seconds": elapsed,
+        });
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+        return Ok(if ok { 0 } else { 1 });
+    }
+
+    println!(
+        "\nfindings ({}, from the live audit over gRPC):",
+        findings.len()
+    );
+    for f in &findings {
+        println!("{}", finding_lines(f));
+    }
+    if exact {
+        println!(
+            "  = exactly the {} expected: {}",
+            expected.len(),
+            expected
+                .iter()
+                .map(|e| format!("{} at {}", e.code, e.subject))
                 .collect::<Vec<_>>()
                 .join(", ")
         );
-        for (k, v) in summary.as_object().into_iter().flatten() {
-            let shown = match v {
-                serde_json::Value::String(s) => s.clone(),
-                serde_json::Value::Object(o) => o
-                    .iter()
-                    .map(|(a, b)| format!("{a} {b}"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                other => other.to_string(),
-            };
-            println!("  {}: {shown}", k.replace('_', " "));
-        }
-        match &vd {
-            Ok(s) => println!(
-                "  verify {}: OK, {} entries ({} events, {} ledger records incl. {} security finding), {} checkpoints, head {}",
-                ledger_dir.display(),
-                s.entries,
-                s.events,
-                s.ledger_records,
-                s.security_findings,
-                s.checkpoints,
-                s.head_hash
-                    .map(|h| ledger_core::hex32(&h))
+    } else {
+        for (c, s, r) in &missing {
+            println!(
+                "  MISSING: {c} at {s}{}",
+                r.as_ref()
+                    .map(|r| format!(" round {r}"))
                     .unwrap_or_default()
-            ),
-            Err(e) => println!("  verify {}: FAILED: {e}", ledger_dir.display()),
+            );
         }
-        match &vf {
-            Ok(s) => println!(
-                "  verify {}: OK, {} entries",
-                export_path.display(),
-                s.entries
-            ),
-            Err(e) => println!("  verify {}: FAILED: {e}", export_path.display()),
+        for f in &unexpected {
+            println!(
+                "  UNEXPECTED: #{} {} at {}{}: {}",
+                f.seq,
+                f.code,
+                subject(f),
+                if f.round_id.is_empty() {
+                    String::new()
+                } else {
+                    format!(" round {}", f.round_id)
+                },
+                f.message
+            );
         }
-        println!(
-            "\nnext: ledgerctl verify --data-dir {}   |   ledgerctl verify --file {}",
+    }
+
+    println!("\nfindings digest");
+    println!(
+        "  live audit (GetStatus):        {} ({} findings)",
+        status.findings_digest, status.findings
+    );
+    println!(
+        "  offline replay from genesis:   {} ({} findings; {} entries in {replay_secs:.1} s, {} entries/s)",
+        digest.hex(),
+        digest.count,
+        thousands(entries),
+        thousands((entries as f64 / replay_secs) as u64),
+    );
+    println!("  {}", if same_digest { "equal" } else { "DIFFERENT" });
+
+    match &verified {
+        Ok(s) => println!(
+            "\nverify {}: OK in {verify_secs:.1} s: {} entries ({} events, {} ledger records incl. {} security finding), {} checkpoints, head {}",
             ledger_dir.display(),
-            export_path.display()
+            thousands(s.entries),
+            thousands(s.events),
+            s.ledger_records,
+            s.security_findings,
+            s.checkpoints,
+            s.head_hash
+                .map(|h| ledger_core::hex32(&h))
+                .unwrap_or_default()
+        ),
+        Err(e) => println!("\nverify {}: FAILED: {e}", ledger_dir.display()),
+    }
+
+    println!("\ntables (GetReport; hold = casino win / handle, reported and due):");
+    println!(
+        "  {:<16} {:<26} {:>6} {:>16} {:>8} {:>8}",
+        "casino", "table", "rounds", "handle", "hold", "due"
+    );
+    for r in &rows {
+        println!(
+            "  {:<16} {:<26} {:>6} {:>16} {:>8} {:>8}{}",
+            r.casino_id,
+            r.table_id,
+            r.rounds,
+            eur(r.handle_cents),
+            pct(r.hold_bp),
+            pct(r.due_hold_bp),
+            if r.discrepancies > 0 {
+                format!(
+                    "  {} discrepanc{} ({})",
+                    r.discrepancies,
+                    if r.discrepancies == 1 { "y" } else { "ies" },
+                    eur(r.discrepancy_abs_cents)
+                )
+            } else {
+                String::new()
+            }
         );
     }
+    if let Some(g) = grand {
+        println!(
+            "  {:<16} {:<26} {:>6} {:>16} {:>8} {:>8}",
+            "all",
+            "",
+            g.rounds,
+            eur(g.handle_cents),
+            pct(g.hold_bp),
+            pct(g.due_hold_bp)
+        );
+    }
+
+    println!("\ncaptive values held in trust (GetLiability):");
+    for c in &trust_report.casinos {
+        println!(
+            "  {}: {} ({} sole, {} joint)",
+            c.casino_id,
+            eur(c.total_cents),
+            eur(c.sole_cents),
+            eur(c.joint_cents)
+        );
+        for p in &c.pools {
+            let kind = serde_json::to_value(p.kind)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            println!(
+                "    {:<32} {:<13} {:>12}{}",
+                p.pool_id.to_string(),
+                kind,
+                eur(p.captive_cents),
+                if p.joint {
+                    format!(
+                        "  (joint with {})",
+                        p.shared_with
+                            .iter()
+                            .map(|s| s.to_string())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                } else {
+                    String::new()
+                }
+            );
+        }
+    }
+    println!(
+        "  every pool once: {}; conservation {}",
+        eur(trust_report.total_cents),
+        if conserved { "holds" } else { "BROKEN" }
+    );
+    for t in &transfers {
+        println!(
+            "  transfer {}: {} -> {}: {}",
+            t.transfer.transfer_id,
+            t.transfer.from_pool_id,
+            t.transfer.to_pool_id,
+            if t.accepted {
+                format!(
+                    "accepted, {} moved",
+                    eur(jackpot::amount::to_cents(t.due_e4))
+                )
+            } else {
+                format!(
+                    "refused ({}), nothing moved",
+                    t.codes
+                        .iter()
+                        .map(|c| c.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
+        );
+    }
+
+    println!("\nchecks:");
+    for (c, ok) in &checks {
+        println!("  [{}] {c}", if *ok { "ok" } else { "FAILED" });
+    }
+    println!(
+        "\n{} in {elapsed:.0} s. Next: ledgerctl verify --data-dir {d}   |   ledgerctl audit --from-genesis --data-dir {d} --findings",
+        if ok { "demo OK" } else { "demo FAILED" },
+        d = ledger_dir.display()
+    );
     Ok(if ok { 0 } else { 1 })
 }
 
-/// What happened in the session, from the events themselves.
-fn session_summary(events: &[sim::SimEvent]) -> serde_json::Value {
-    let mut rounds: BTreeMap<String, u64> = BTreeMap::new();
-    let (mut staked, mut player_net) = (0i64, 0i64);
-    let (mut coin_in, mut coin_out, mut games) = (0i64, 0i64, 0u64);
-    for e in events {
-        match &e.payload {
-            P::RoundOpened(r) => *rounds.entry(r.table_id.clone()).or_default() += 1,
-            P::BetPlaced(b) => staked += b.amount_cents,
-            P::RoundSettled(s) => player_net += s.results.iter().map(|r| r.net_cents).sum::<i64>(),
-            P::GamePlayed(g) => {
-                coin_in += g.wager_cents;
-                coin_out += g.win_cents;
-                games += 1;
-            }
-            _ => {}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(seq: u64, code: &str, table: &str, round: &str, pool: &str) -> v1::Finding {
+        v1::Finding {
+            seq,
+            code: code.into(),
+            table_id: table.into(),
+            round_id: round.into(),
+            pool_id: pool.into(),
+            ..Default::default()
         }
     }
-    let eur = |c: i64| {
-        format!(
-            "{}{}.{:02} EUR",
-            if c < 0 { "-" } else { "" },
-            c.abs() / 100,
-            c.abs() % 100
-        )
-    };
-    serde_json::json!({
-        "rounds_per_table": rounds,
-        "table_stakes": eur(staked),
-        "table_house_result": eur(-player_net),
-        "slot_games": games,
-        "slot_coin_in": eur(coin_in),
-        "slot_coin_out": eur(coin_out),
-    })
+
+    fn expected(code: &str, subject: &str, round: Option<&str>) -> sim::Expected {
+        sim::Expected {
+            code: code.into(),
+            subject: subject.into(),
+            round_id: round.map(str::to_string),
+            because: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_missing_and_an_unexpected_finding_are_both_named() {
+        let want = vec![
+            expected("RL_WRONG_PAYOUT", "T02", Some("T02-00007")),
+            expected("SLOT_TRANSFER_TARGET_INVALID", "JP-1", None),
+        ];
+        // Two findings for one expected key are fine; a key not expected is not.
+        let found = vec![
+            finding(0, "RL_WRONG_PAYOUT", "T02", "T02-00007", ""),
+            finding(1, "RL_WRONG_PAYOUT", "T02", "T02-00007", ""),
+            finding(2, "AUDIT_ROUND_NOT_SETTLED", "T05", "T05-00001", ""),
+        ];
+        let (missing, unexpected) = compare(&want, &found);
+        assert_eq!(
+            missing,
+            vec![(
+                "SLOT_TRANSFER_TARGET_INVALID".to_string(),
+                "JP-1".to_string(),
+                None
+            )]
+        );
+        assert_eq!(unexpected.len(), 1);
+        assert_eq!(unexpected[0].seq, 2);
+        let (missing, unexpected) = compare(&want[..1], &found[..2]);
+        assert!(missing.is_empty() && unexpected.is_empty());
+        // A pool finding's subject is its pool, a round finding's its table.
+        assert_eq!(subject(&finding(0, "X", "T1", "", "P1")), "P1");
+        assert_eq!(subject(&finding(0, "X", "T1", "R1", "P1")), "T1");
+    }
 }

@@ -51,15 +51,20 @@ impl LiveAudit {
                     match follower.step(&chain, head, 5_000) {
                         Ok(0) => {
                             // Caught up: wait for the head to move (or commit what is pending).
-                            let waited = runtime.block_on(async {
+                            let changed = runtime.block_on(async {
                                 tokio::time::timeout(Duration::from_millis(100), durable.changed())
                                     .await
                             });
-                            if let Ok(Err(_)) = waited {
-                                // The pipeline is gone (the ledger stopped): nothing more will
-                                // become durable. Commit and stop rather than spin.
-                                tracing::info!("the ledger's pipeline stopped; the audit stops");
-                                break;
+                            if let Ok(Err(_)) = changed {
+                                // The pipeline is gone: no entry will ever become durable again.
+                                // (Waiting on a closed channel returns at once: never spin on it.)
+                                tracing::error!(
+                                    "the ledger's durable head is closed; the audit stops"
+                                );
+                                if let Err(e) = follower.commit_if_due(true) {
+                                    tracing::error!(error = %e, "final audit commit failed");
+                                }
+                                return;
                             }
                             if let Err(e) = follower.commit_if_due(false) {
                                 tracing::error!(error = %e, "audit commit failed; the audit stops");

@@ -1,0 +1,405 @@
+//! Playing a simulated casino session ([`casino_sim`]) against a ledger: every device gets a key,
+//! the operator registers them, every event is numbered and signed by its device (before anything
+//! is streamed, on every core), and the events go out as concurrent agents, one per device group,
+//! each resending from its last receipt after a failure ([`crate::submit_all`]).
+//!
+//! ## Why groups, and in which order
+//!
+//! The chain's order is the order the ledger received the events in, and the audit replays that
+//! order. Events whose meaning depends on each other's order must therefore travel on one stream:
+//! * a **table** device's events only depend on its own (one group per table);
+//! * the **floor** (every machine, plus the operator's and the inspectorate's events) shares pools
+//!   across machines and casinos: a jackpot pays the captive value the other machines' games made,
+//!   so the whole floor is one group, in the session's time order;
+//! * the **opening** (every event up to the last table, model or pool configuration, in time order)
+//!   goes first, alone: a table's jackpot pool is configured by the operator (floor group) before
+//!   that table's first round.
+//!
+//! Each signer's events stay in its own order, so sequence numbers arrive without gaps.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use casino_sim::{DeviceSpec, Session, SimEvent};
+use ed25519_dalek::SigningKey;
+use ledger_core::DeviceKind;
+use ledger_core::proto::{self as v1, event_body::Payload as P};
+use ledger_core::signing::{EVENT_DOMAIN, sign};
+use prost::Message;
+
+use crate::{AgentError, ClientOptions, submit_shared};
+
+/// A key derived from a seed and a name, so that a demo or a test is the same, signature for
+/// signature, every time it runs with the same seed. **Never** a way to make real device keys.
+pub fn derived_key(seed: u64, name: &str) -> SigningKey {
+    let mut h = blake3::Hasher::new_derive_key("casino-ledger 2026-11 simulated device key v1");
+    h.update(&seed.to_be_bytes());
+    h.update(name.as_bytes());
+    SigningKey::from_bytes(h.finalize().as_bytes())
+}
+
+/// Who signs what: the devices' keys and the principals' (operator, inspectorate).
+#[derive(Clone)]
+pub struct Keys {
+    pub by_signer: HashMap<String, SigningKey>,
+    pub operator_id: String,
+}
+
+impl Keys {
+    /// Derive a key for every device of `devices` from `seed`; the principals' keys are given
+    /// (they must be those in the ledger's configuration).
+    pub fn derive(
+        seed: u64,
+        devices: &[DeviceSpec],
+        principals: &[(&str, &SigningKey)],
+        operator_id: &str,
+    ) -> Keys {
+        let mut by_signer: HashMap<String, SigningKey> = devices
+            .iter()
+            .map(|d| (d.device_id.clone(), derived_key(seed, &d.device_id)))
+            .collect();
+        for (id, k) in principals {
+            by_signer.insert((*id).to_string(), (*k).clone());
+        }
+        Keys {
+            by_signer,
+            operator_id: operator_id.to_string(),
+        }
+    }
+
+    pub fn get(&self, signer: &str) -> Option<&SigningKey> {
+        self.by_signer.get(signer)
+    }
+}
+
+/// Envelopes that travel on one stream, in order.
+#[derive(Clone, Debug, Default)]
+pub struct Group {
+    /// A table device's id, `floor`, or `opening`.
+    pub name: String,
+    /// Shared, so that streaming (and resending) never copies them.
+    pub envelopes: Arc<Vec<v1::Envelope>>,
+    /// Positions (in `envelopes`) of round settlements.
+    pub settlements: Vec<usize>,
+}
+
+/// A session, signed and grouped, ready to stream.
+#[derive(Clone, Debug, Default)]
+pub struct SignedSession {
+    /// Every device's registration, signed by the operator: stream first.
+    pub registrations: Vec<v1::Envelope>,
+    /// The session's opening (see the module documentation): stream second, alone.
+    pub opening: Group,
+    /// The rest: one group per table device and one for the floor, to stream concurrently.
+    pub groups: Vec<Group>,
+    /// The sequence number each signer's next event gets.
+    pub next_sequence: BTreeMap<String, u64>,
+}
+
+impl SignedSession {
+    /// Events of the session proper (registrations excluded).
+    pub fn events(&self) -> usize {
+        self.opening.envelopes.len() + self.groups.iter().map(|g| g.envelopes.len()).sum::<usize>()
+    }
+}
+
+/// How to sign.
+#[derive(Clone, Debug)]
+pub struct SignOptions {
+    /// Added to every event's time (the session is generated from time 0 or any base; this puts
+    /// it where it belongs: in the ledger's past).
+    pub offset_ms: i64,
+    /// Time of the registrations.
+    pub registered_at_ms: i64,
+    /// The operator's next sequence number (1 on a new ledger).
+    pub operator_next_sequence: u64,
+    /// Signing threads (0: one per core).
+    pub threads: usize,
+}
+
+fn is_configuration(p: &P) -> bool {
+    matches!(
+        p,
+        P::TableConfigured(_) | P::PoolConfigured(_) | P::MachineModelApproved(_)
+    )
+}
+
+/// Number, encode and sign every event of `session` (and the registrations of its devices).
+pub fn sign_session(
+    session: &Session,
+    keys: &Keys,
+    opts: &SignOptions,
+) -> Result<SignedSession, AgentError> {
+    let missing = |who: &str| AgentError::Key(format!("no key for signer `{who}`"));
+    let mut next: BTreeMap<String, u64> = BTreeMap::new();
+    next.insert(keys.operator_id.clone(), opts.operator_next_sequence.max(1));
+    let mut body = |signer: &str, at_ms: i64, payload: P| -> Vec<u8> {
+        let n = next.entry(signer.to_string()).or_insert(1);
+        let seq = *n;
+        *n += 1;
+        v1::EventBody {
+            device_id: signer.to_string(),
+            sequence: seq,
+            occurred_at_ms: at_ms,
+            payload: Some(payload),
+        }
+        .encode_to_vec()
+    };
+    // Registrations.
+    let mut reg_bodies = Vec::with_capacity(session.devices.len());
+    for d in &session.devices {
+        let k = keys
+            .get(&d.device_id)
+            .ok_or_else(|| missing(&d.device_id))?;
+        reg_bodies.push((
+            keys.operator_id.as_str(),
+            body(
+                &keys.operator_id,
+                opts.registered_at_ms,
+                crate::signer::registration(d, &k.verifying_key()),
+            ),
+        ));
+    }
+    // The opening, then the groups.
+    let tables: std::collections::HashSet<&str> = session
+        .devices
+        .iter()
+        .filter(|d| d.kind == DeviceKind::Table)
+        .map(|d| d.device_id.as_str())
+        .collect();
+    let cut = session
+        .events
+        .iter()
+        .rposition(|e| is_configuration(&e.payload))
+        .map_or(0, |i| i + 1);
+    let group_of = |e: &SimEvent| -> String {
+        if tables.contains(e.device_id.as_str()) {
+            e.device_id.clone()
+        } else {
+            "floor".to_string()
+        }
+    };
+    // (group position, signer, body, is settlement)
+    let mut order: Vec<String> = vec!["opening".to_string()];
+    let mut index_of: HashMap<String, usize> = HashMap::from([("opening".to_string(), 0)]);
+    let mut bodies: Vec<(usize, &str, Vec<u8>, bool)> = Vec::with_capacity(session.events.len());
+    for (i, e) in session.events.iter().enumerate() {
+        let g = if i < cut {
+            0
+        } else {
+            let name = group_of(e);
+            match index_of.get(&name) {
+                Some(&g) => g,
+                None => {
+                    order.push(name.clone());
+                    index_of.insert(name, order.len() - 1);
+                    order.len() - 1
+                }
+            }
+        };
+        let settled = matches!(e.payload, P::RoundSettled(_));
+        bodies.push((
+            g,
+            e.device_id.as_str(),
+            body(
+                &e.device_id,
+                e.occurred_at_ms + opts.offset_ms,
+                e.payload.clone(),
+            ),
+            settled,
+        ));
+    }
+    // Sign everything, on every core.
+    let signed_regs = sign_all(reg_bodies, keys, opts.threads)?;
+    let mut placement = Vec::with_capacity(bodies.len());
+    let items: Vec<(&str, Vec<u8>)> = bodies
+        .into_iter()
+        .map(|(g, signer, body, settled)| {
+            placement.push((g, settled));
+            (signer, body)
+        })
+        .collect();
+    let signed = sign_all(items, keys, opts.threads)?;
+    let mut lists: Vec<(Vec<v1::Envelope>, Vec<usize>)> = vec![Default::default(); order.len()];
+    for ((g, settled), env) in placement.into_iter().zip(signed) {
+        let (envs, settlements) = &mut lists[g];
+        if settled {
+            settlements.push(envs.len());
+        }
+        envs.push(env);
+    }
+    let mut groups: Vec<Group> = order
+        .into_iter()
+        .zip(lists)
+        .map(|(name, (envelopes, settlements))| Group {
+            name,
+            envelopes: Arc::new(envelopes),
+            settlements,
+        })
+        .collect();
+    let opening = groups.remove(0);
+    Ok(SignedSession {
+        registrations: signed_regs,
+        opening,
+        groups,
+        next_sequence: next,
+    })
+}
+
+/// Sign `(signer, body)` pairs, in order, on `threads` threads (0: one per core).
+pub fn sign_all(
+    mut items: Vec<(&str, Vec<u8>)>,
+    keys: &Keys,
+    threads: usize,
+) -> Result<Vec<v1::Envelope>, AgentError> {
+    let threads = if threads == 0 {
+        std::thread::available_parallelism().map_or(2, |n| n.get())
+    } else {
+        threads
+    };
+    let chunk = items.len().div_ceil(threads).max(1);
+    let mut parts = Vec::with_capacity(threads);
+    while items.len() > chunk {
+        let rest = items.split_off(chunk);
+        parts.push(std::mem::replace(&mut items, rest));
+    }
+    parts.push(items);
+    let total = parts.iter().map(Vec::len).sum();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = parts
+            .into_iter()
+            .map(|part| {
+                s.spawn(move || {
+                    part.into_iter()
+                        .map(|(signer, body)| {
+                            let key = keys.get(signer).ok_or_else(|| {
+                                AgentError::Key(format!("no key for signer `{signer}`"))
+                            })?;
+                            let signature = sign(key, EVENT_DOMAIN, &body).to_bytes().to_vec();
+                            Ok(v1::Envelope { body, signature })
+                        })
+                        .collect::<Result<Vec<_>, AgentError>>()
+                })
+            })
+            .collect();
+        let mut out = Vec::with_capacity(total);
+        for h in handles {
+            out.extend(
+                h.join()
+                    .map_err(|_| AgentError::Key("signing thread panicked".into()))??,
+            );
+        }
+        Ok(out)
+    })
+}
+
+/// Stream the groups concurrently, one agent (one stream, resending from its last receipt) per
+/// group; returns every group's receipts, in order.
+pub async fn stream_groups(
+    url: &str,
+    groups: &[Group],
+    opts: &ClientOptions,
+) -> Result<Vec<Vec<v1::Receipt>>, AgentError> {
+    let mut tasks = Vec::with_capacity(groups.len());
+    for g in groups {
+        let (url, opts, envs) = (url.to_string(), opts.clone(), g.envelopes.clone());
+        tasks.push(tokio::spawn(async move {
+            submit_shared(&url, envs, &opts).await
+        }));
+    }
+    let mut out = Vec::with_capacity(tasks.len());
+    for t in tasks {
+        out.push(t.await.map_err(|e| AgentError::GaveUp {
+            attempts: 0,
+            last: e.to_string(),
+        })??);
+    }
+    Ok(out)
+}
+
+/// The first receipt that is neither accepted nor a duplicate (a resend's original receipt).
+pub fn first_refused(receipts: &[v1::Receipt]) -> Option<&v1::Receipt> {
+    receipts.iter().find(|r| {
+        r.status != v1::ReceiptStatus::Accepted as i32
+            && r.status != v1::ReceiptStatus::Duplicate as i32
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_signer_numbers_its_events_once_in_order_and_groups_keep_dependent_events_together() {
+        let plan = casino_sim::standard_plan(3, 0, 12, true, "operator-1", "inspectorate");
+        let session = casino_sim::generate(&plan).unwrap();
+        let op = derived_key(1, "operator");
+        let keys = Keys::derive(3, &session.devices, &[("operator-1", &op)], "operator-1");
+        let signed = sign_session(
+            &session,
+            &keys,
+            &SignOptions {
+                offset_ms: 1_000_000_000_000,
+                registered_at_ms: 1_000_000_000_000,
+                operator_next_sequence: 1,
+                threads: 2,
+            },
+        )
+        .unwrap();
+        assert_eq!(signed.registrations.len(), session.devices.len());
+        assert_eq!(signed.events(), session.events.len());
+        let decode = |e: &v1::Envelope| v1::EventBody::decode(e.body.as_slice()).unwrap();
+        // Per signer: 1, 2, 3, ... over the registrations, the opening, then its one group.
+        let mut next: BTreeMap<String, u64> = BTreeMap::new();
+        let mut group_of: BTreeMap<String, String> = BTreeMap::new();
+        let all = std::iter::once(("registrations", &signed.registrations))
+            .chain(std::iter::once(("opening", &*signed.opening.envelopes)))
+            .chain(
+                signed
+                    .groups
+                    .iter()
+                    .map(|g| (g.name.as_str(), &*g.envelopes)),
+            );
+        for (name, envs) in all {
+            for e in envs {
+                let b = decode(e);
+                let n = next.entry(b.device_id.clone()).or_insert(1);
+                assert_eq!(b.sequence, *n, "{}", b.device_id);
+                *n += 1;
+                let key = keys.get(&b.device_id).unwrap().verifying_key();
+                let sig = ed25519_dalek::Signature::from_slice(&e.signature).unwrap();
+                assert!(ledger_core::signing::verify_strict(
+                    &key,
+                    EVENT_DOMAIN,
+                    &e.body,
+                    &sig
+                ));
+                if name != "registrations" && name != "opening" {
+                    let g = group_of.entry(b.device_id.clone()).or_insert(name.into());
+                    assert_eq!(g, name, "{} streams in one group", b.device_id);
+                }
+            }
+        }
+        assert_eq!(signed.next_sequence, next);
+        // The opening ends with the last configuration; tables have a group each, the floor one.
+        let last = decode(signed.opening.envelopes.last().unwrap());
+        assert!(is_configuration(last.payload.as_ref().unwrap()));
+        let tables = session
+            .devices
+            .iter()
+            .filter(|d| d.kind == DeviceKind::Table)
+            .count();
+        assert_eq!(signed.groups.len(), tables + 1);
+        assert_eq!(
+            group_of.get("operator-1").map(String::as_str),
+            Some("floor")
+        );
+        // Settlements are marked.
+        for g in &signed.groups {
+            for (i, e) in g.envelopes.iter().enumerate() {
+                let settled = matches!(decode(e).payload, Some(P::RoundSettled(_)));
+                assert_eq!(settled, g.settlements.contains(&i), "{} #{i}", g.name);
+            }
+        }
+    }
+}
