@@ -46,7 +46,7 @@ async fn a_hundred_thousand_honest_rounds_give_no_finding() {
     let sign_secs = t.elapsed().as_secs_f64();
     drop(session);
 
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let cfg = write_config(dir.path(), "");
     let l = Ledgerd::start(&dir.path().join("data"), &cfg, "127.0.0.1:0");
     let url = l.url();

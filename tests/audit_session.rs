@@ -60,7 +60,7 @@ async fn the_standard_session_over_grpc_finds_exactly_the_injected_mistakes_thro
         t0.elapsed().as_secs_f64()
     );
 
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let cfg = write_config(dir.path(), "");
     let data = dir.path().join("data");
     let mut l = Ledgerd::start(&data, &cfg, "127.0.0.1:0");

@@ -20,7 +20,7 @@ struct TableSession {
 }
 
 async fn table_session() -> TableSession {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let cfg = write_config_with_regulator(dir.path());
     let ledgerd = Ledgerd::start(&dir.path().join("data"), &cfg, "127.0.0.1:0");
     let url = ledgerd.url();

@@ -9,7 +9,7 @@ use tokio_stream::StreamExt;
 
 #[tokio::test]
 async fn kill9_mid_stream_restart_resend_and_verify() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let cfg = write_config(dir.path(), "");
     let data = dir.path().join("data");
     let l = Ledgerd::start(&data, &cfg, "127.0.0.1:0");

@@ -8,7 +8,7 @@ use tokio_stream::StreamExt;
 use v1::{ReceiptStatus as St, RejectReason as Why};
 
 fn start() -> (tempfile::TempDir, Ledgerd) {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let cfg = write_config(dir.path(), "");
     let l = Ledgerd::start(&dir.path().join("data"), &cfg, "127.0.0.1:0");
     (dir, l)

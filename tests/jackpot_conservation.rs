@@ -190,7 +190,7 @@ async fn run_case(
     let plan = floor_plan(&shape);
     let (floor, events) = session(&plan, seed, games, &actions);
 
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let cfg = write_config_with_regulator(dir.path());
     let data = dir.path().join("data");
     let started = Instant::now();

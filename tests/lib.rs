@@ -6,9 +6,11 @@
 //! only this package, build them first: `cargo build -p ledgerd -p ledgerctl`, or set
 //! LEDGERD_BIN / LEDGERCTL_BIN.
 
+use std::collections::VecDeque;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 pub mod slots;
@@ -42,12 +44,66 @@ pub fn bin(name: &str) -> PathBuf {
     p
 }
 
+/// A temporary directory for a test's ledger: under `E2E_TMPDIR` if set, else under the build's
+/// own `target/tmp`, on the disk that holds the build, not the system's `/tmp` (often a small
+/// tmpfs on CI machines, and a 100,000-round ledger takes over 2 GB).
+pub fn tempdir() -> tempfile::TempDir {
+    let base = match std::env::var_os("E2E_TMPDIR") {
+        Some(d) => PathBuf::from(d),
+        None => {
+            let exe = std::env::current_exe().expect("test executable path");
+            exe.ancestors()
+                .nth(3)
+                .expect("target/<profile>/deps/<test>")
+                .join("tmp")
+        }
+    };
+    std::fs::create_dir_all(&base).unwrap_or_else(|e| panic!("create {}: {e}", base.display()));
+    tempfile::Builder::new()
+        .prefix("e2e-")
+        .tempdir_in(&base)
+        .unwrap_or_else(|e| panic!("temporary directory in {}: {e}", base.display()))
+}
+
 /// A running ledgerd process.
 pub struct Ledgerd {
     pub child: Child,
     pub addr: String,
     pub data_dir: PathBuf,
     pub config: PathBuf,
+    stderr: StderrTail,
+}
+
+/// How many of ledgerd's last stderr lines a failing test shows.
+const STDERR_TAIL_LINES: usize = 200;
+
+/// ledgerd's stderr, drained continuously on a thread of its own (an undrained pipe would block
+/// the server's logging once the pipe buffer fills), keeping the last lines for failure reports.
+#[derive(Clone, Default)]
+struct StderrTail(Arc<Mutex<VecDeque<String>>>);
+
+impl StderrTail {
+    fn drain(child: &mut Child) -> (StderrTail, std::thread::JoinHandle<()>) {
+        let tail = StderrTail::default();
+        let stderr = child.stderr.take().expect("stderr");
+        let t = tail.clone();
+        let h = std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                let mut q = t.0.lock().unwrap_or_else(|e| e.into_inner());
+                if q.len() == STDERR_TAIL_LINES {
+                    q.pop_front();
+                }
+                q.push_back(line);
+            }
+        });
+        (tail, h)
+    }
+
+    fn text(&self) -> String {
+        let q = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        q.iter().map(|l| format!("{l}\n")).collect()
+    }
 }
 
 /// Write a config with the test operator and extra TOML.
@@ -84,6 +140,7 @@ impl Ledgerd {
             .stderr(Stdio::piped())
             .spawn()
             .expect("spawn ledgerd");
+        let (stderr, stderr_thread) = StderrTail::drain(&mut child);
         let stdout = child.stdout.take().expect("stdout");
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
@@ -105,12 +162,14 @@ impl Ledgerd {
                     addr,
                     data_dir: data_dir.to_path_buf(),
                     config: config.to_path_buf(),
+                    stderr,
                 })
             }
             Err(_) => {
                 let _ = child.kill();
-                let out = child.wait_with_output().expect("wait");
-                Err(String::from_utf8_lossy(&out.stderr).to_string())
+                let _ = child.wait();
+                let _ = stderr_thread.join();
+                Err(stderr.text())
             }
         }
     }
@@ -127,7 +186,11 @@ impl Ledgerd {
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             if let Some(st) = self.child.try_wait().expect("wait") {
-                assert!(st.success(), "ledgerd exited with {st}");
+                assert!(
+                    st.success(),
+                    "ledgerd exited with {st}; its last stderr lines:\n{}",
+                    self.stderr.text()
+                );
                 return;
             }
             assert!(Instant::now() < deadline, "ledgerd did not stop");
@@ -145,12 +208,30 @@ impl Ledgerd {
 }
 
 /// A test that panics must not leave its ledgerd running (on a 2-core machine, an orphan whose
-/// data directory was deleted with the test's temporary directory keeps a core busy).
+/// data directory was deleted with the test's temporary directory keeps a core busy), and shows
+/// what ledgerd said: whether it was still running, its exit status, its last stderr lines.
 impl Drop for Ledgerd {
     fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
+        let state = match self.child.try_wait() {
+            Ok(None) => {
+                let _ = self.child.kill();
+                let _ = self.child.wait();
+                "was still running (killed by the harness)".to_string()
+            }
+            Ok(Some(st)) => format!("had already exited: {st}"),
+            Err(e) => format!("state unknown: {e}"),
+        };
+        if std::thread::panicking() {
+            let df = Command::new("df")
+                .args(["-h", &self.data_dir.to_string_lossy()])
+                .output()
+                .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+                .unwrap_or_default();
+            eprintln!(
+                "ledgerd at {} {state}; space where its data is:\n{df}its last stderr lines:\n{}",
+                self.addr,
+                self.stderr.text()
+            );
         }
     }
 }

@@ -132,7 +132,7 @@ impl SlotFloor {
     /// Start a ledger, register the plan's machines, and stream the floor's set-up (models,
     /// first readings, pools) and `steps` rounds of `games` games per machine.
     pub async fn start(plan: FloorPlan, seed: u64, steps: usize, games: u32) -> SlotFloor {
-        let dir = tempfile::tempdir().expect("tempdir");
+        let dir = crate::tempdir();
         let cfg = write_config_with_regulator(dir.path());
         let ledgerd = Ledgerd::start(&dir.path().join("data"), &cfg, "127.0.0.1:0");
         let url = ledgerd.url();

@@ -28,7 +28,7 @@ async fn ledger_with_marker(
 
 #[tokio::test]
 async fn a_changed_byte_in_an_export_is_found_at_its_index() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let (_cfg, data, marked) = ledger_with_marker(dir.path(), "MARKER-EXPORT").await;
     let export = dir.path().join("export.jsonl");
     let (code, out, err) = ledgerctl(&[
@@ -66,7 +66,7 @@ async fn a_changed_byte_in_an_export_is_found_at_its_index() {
 
 #[tokio::test]
 async fn a_changed_byte_in_the_data_dir_is_detected_and_ledgerd_refuses_it() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempdir();
     let (cfg, data, marked) = ledger_with_marker(dir.path(), "MARKER-DATADIR").await;
     let (code, out, err) = ledgerctl(&["verify", "--data-dir", data.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");

@@ -32,7 +32,7 @@ pub enum AgentError {
 /// Connection and retry settings.
 #[derive(Clone, Debug)]
 pub struct ClientOptions {
-    /// Reconnect attempts after a failure before giving up.
+    /// Consecutive failed attempts (no receipt gained) before giving up.
     pub max_attempts: u32,
     /// Pause between attempts (doubles each time, up to 2 s).
     pub backoff: Duration,
@@ -137,6 +137,7 @@ pub async fn submit_shared(
     let mut attempts = 0u32;
     let mut pause = opts.backoff;
     while receipts.len() < total {
+        let before = receipts.len();
         let result = match endpoint(url, opts.connect_timeout)?.connect().await {
             Ok(ch) => {
                 let from = receipts.len();
@@ -148,6 +149,12 @@ pub async fn submit_shared(
             }),
         };
         if let Err(e) = result {
+            // A stream that stored something before it broke was progress: the count of
+            // consecutive failed attempts (and the backoff) starts again.
+            if receipts.len() > before {
+                attempts = 0;
+                pause = opts.backoff;
+            }
             attempts += 1;
             if attempts >= opts.max_attempts {
                 return Err(AgentError::GaveUp {

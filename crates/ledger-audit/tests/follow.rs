@@ -76,7 +76,7 @@ fn an_interrupted_replay_resumes_from_its_snapshot_without_duplicates_or_gaps() 
     assert!(want.len() >= 5, "the mistakes are found: {}", want.len());
     let digest = r.digest();
 
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let half = entries.len() / 2;
     let snapshot_at = entries[half - 1].index;
     {

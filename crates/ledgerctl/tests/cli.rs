@@ -26,7 +26,7 @@ fn help_lists_every_subcommand() {
 
 #[test]
 fn verify_of_a_missing_store_fails_clearly() {
-    let d = tempfile::tempdir().unwrap();
+    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_ledgerctl"))
         .args(["verify", "--data-dir", d.path().to_str().unwrap()])
         .output()
@@ -37,7 +37,7 @@ fn verify_of_a_missing_store_fails_clearly() {
 
 #[test]
 fn keygen_writes_a_pair_and_never_overwrites() {
-    let d = tempfile::tempdir().unwrap();
+    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let base = d.path().join("op");
     let run = || {
         Command::new(env!("CARGO_BIN_EXE_ledgerctl"))
