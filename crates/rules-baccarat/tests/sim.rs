@@ -2,8 +2,9 @@
 //! every mistake is found exactly, the same seed replays the same session.
 use std::collections::BTreeMap;
 
+use rules_baccarat::BaccaratEngine;
 use rules_baccarat::sim::mistakes_of;
-use rules_baccarat::{BaccaratConfig, BaccaratEngine, BaccaratState};
+use rules_core::testkit::{SimTable, finding_codes, json};
 use rules_core::*;
 
 const GAMES: [GameId; 3] = [
@@ -12,70 +13,11 @@ const GAMES: [GameId; 3] = [
     GameId::BaccaratCheminDeFer,
 ];
 
-struct Table {
-    table: TableConfig,
-    cfg: BaccaratConfig,
-    state: BaccaratState,
-    t: i64,
-    n: u64,
-}
-
-impl Table {
-    fn new(game: GameId) -> Table {
-        Table::with(BaccaratEngine::example_table(game))
-    }
-
-    fn with(table: TableConfig) -> Table {
-        let c = BaccaratEngine::configure(&table).unwrap();
-        assert!(c.violations.is_empty(), "{:?}", c.violations);
-        Table {
-            table,
-            cfg: c.config,
-            state: BaccaratState::default(),
-            t: 1_700_000_000_000,
-            n: 0,
-        }
-    }
-
-    /// Simulate one coup and advance the state by adjudicating it.
-    fn play(&mut self, rng: &mut SimRng, mistake: Option<&str>) -> (Round, Adjudication) {
-        self.n += 1;
-        let before = self.state.clone();
-        let r = BaccaratEngine::simulate(
-            &self.table,
-            &self.cfg,
-            &self.state,
-            format!("r{}", self.n).into(),
-            self.t,
-            rng,
-            mistake,
-        )
-        .unwrap_or_else(|e| panic!("{} {mistake:?}: {e}", self.table.game));
-        assert_eq!(self.state, before, "simulate must not modify the state");
-        let a = BaccaratEngine::adjudicate(&self.cfg, &mut self.state, &r, &Options::default())
-            .unwrap_or_else(|e| panic!("{}: {e}\n{}", self.table.game, json(&r)));
-        let times: Vec<i64> = r.events.iter().filter_map(|e| e.at_ms).collect();
-        assert_eq!(times.len(), r.events.len());
-        assert!(times.windows(2).all(|w| w[0] <= w[1]), "{}", json(&r));
-        assert!(times[0] >= self.t);
-        self.t = times.last().copied().unwrap_or(self.t) + 5_000 + rng.below(20_000) as i64;
-        (r, a)
-    }
-}
-
-fn json(r: &Round) -> String {
-    serde_json::to_string_pretty(r).unwrap()
-}
+type Table = SimTable<BaccaratEngine>;
 
 /// The codes of a coup's findings (violations and discrepancies), each once, sorted.
 fn findings(a: &Adjudication) -> Vec<String> {
-    let mut v: Vec<String> = a
-        .violations
-        .iter()
-        .map(|v| v.code.to_string())
-        .chain(a.discrepancies.iter().map(|d| d.code.to_string()))
-        .collect();
-    v.sort();
+    let mut v = finding_codes(a);
     v.dedup();
     v
 }

@@ -3,85 +3,13 @@
 use std::collections::BTreeMap;
 
 use rules_blackjack::sim::{mistakes_of, reprice_jackpot, simulate_with_jackpot};
-use rules_blackjack::{BlackjackConfig, BlackjackEngine, BlackjackState};
+use rules_blackjack::{BlackjackEngine, BlackjackState};
+use rules_core::testkit::{SimTable, finding_codes as findings, json};
 use rules_core::*;
 
 const GAMES: [GameId; 2] = [GameId::Blackjack, GameId::BlackjackOnline];
 
-struct Table {
-    table: TableConfig,
-    cfg: BlackjackConfig,
-    state: BlackjackState,
-    /// The jackpot pool, carried from round to round as the ledger's accounts would.
-    pool: Option<Cents>,
-    t: i64,
-    n: u64,
-}
-
-impl Table {
-    fn new(game: GameId) -> Table {
-        Table::with(BlackjackEngine::example_table(game))
-    }
-
-    fn with(table: TableConfig) -> Table {
-        let c = BlackjackEngine::configure(&table).unwrap();
-        assert!(c.violations.is_empty(), "{:?}", c.violations);
-        let pool = table.jackpot.as_ref().map(|j| j.start_value_cents);
-        Table {
-            table,
-            cfg: c.config,
-            state: BlackjackState::default(),
-            pool,
-            t: 1_700_000_000_000,
-            n: 0,
-        }
-    }
-
-    /// Simulate one round and advance the state (and the pool) by adjudicating it.
-    fn play(&mut self, rng: &mut SimRng, mistake: Option<&str>) -> (Round, Adjudication) {
-        self.n += 1;
-        let before = self.state.clone();
-        let r = simulate_with_jackpot(
-            &self.table,
-            &self.cfg,
-            &self.state,
-            format!("r{}", self.n).into(),
-            self.t,
-            rng,
-            mistake,
-            self.pool,
-        )
-        .unwrap_or_else(|e| panic!("{} {mistake:?}: {e}", self.table.game));
-        assert_eq!(self.state, before, "simulate must not modify the state");
-        assert_eq!(r.jackpot_before_cents, self.pool);
-        let a = BlackjackEngine::adjudicate(&self.cfg, &mut self.state, &r, &Options::default())
-            .unwrap_or_else(|e| panic!("{}: {e}\n{}", self.table.game, json(&r)));
-        if let Some(j) = &a.jackpot {
-            self.pool = Some(j.value_after_e4 / 10_000);
-        }
-        let times: Vec<i64> = r.events.iter().filter_map(|e| e.at_ms).collect();
-        assert_eq!(times.len(), r.events.len());
-        assert!(times.windows(2).all(|w| w[0] <= w[1]), "{}", json(&r));
-        assert!(times[0] >= self.t);
-        self.t = times.last().copied().unwrap_or(self.t) + 5_000 + rng.below(20_000) as i64;
-        (r, a)
-    }
-}
-
-fn json(r: &Round) -> String {
-    serde_json::to_string_pretty(r).unwrap()
-}
-
-fn findings(a: &Adjudication) -> Vec<String> {
-    let mut v: Vec<String> = a
-        .violations
-        .iter()
-        .map(|v| v.code.to_string())
-        .chain(a.discrepancies.iter().map(|d| d.code.to_string()))
-        .collect();
-    v.sort();
-    v
-}
+type Table = SimTable<BlackjackEngine>;
 
 fn decisions(r: &Round) -> impl Iterator<Item = &Decision> {
     r.events.iter().filter_map(|e| match &e.kind {

@@ -8,8 +8,8 @@
 //! `settle ID NET`, `settle_void`, `jackpot V`, `opened MS`.
 
 use crate::{
-    Adjudication, Bet, Decision, EventKind, Options, ReportedNet, Round, RoundEvent, Settlement,
-    TableConfig,
+    Adjudication, Bet, Cents, Decision, Engine, EventKind, GameId, Options, ReportedNet, Round,
+    RoundEvent, Settlement, SimRng, Simulate, TableConfig,
 };
 
 pub fn round(script: &str) -> Round {
@@ -150,4 +150,93 @@ pub fn net(a: &Adjudication, id: &str) -> i64 {
     a.bet(id)
         .unwrap_or_else(|| panic!("no bet {id}"))
         .due_net_cents
+}
+
+/// A round as pretty JSON (for failure messages).
+pub fn json(r: &Round) -> String {
+    serde_json::to_string_pretty(r).expect("a round serializes")
+}
+
+/// The codes of an adjudication's violations and discrepancies, sorted (repeats kept).
+pub fn finding_codes(a: &Adjudication) -> Vec<String> {
+    let mut v: Vec<String> = a
+        .violations
+        .iter()
+        .map(|v| v.code.to_string())
+        .chain(a.discrepancies.iter().map(|d| d.code.to_string()))
+        .collect();
+    v.sort();
+    v
+}
+
+/// One simulated table for the simulators' tests: plays rounds with [`Simulate`], adjudicates them
+/// to advance the state, carries the table jackpot's pool from round to round as the ledger's
+/// accounts would, and checks what every simulated round must satisfy (simulating leaves the
+/// state alone, the jackpot value is the caller's, every event is dated, in order, after the
+/// previous round).
+pub struct SimTable<E: Engine> {
+    pub table: TableConfig,
+    pub cfg: E::Config,
+    pub state: E::State,
+    /// The table jackpot's value before the next round (tables with a jackpot).
+    pub pool: Option<Cents>,
+    pub t: i64,
+    pub n: u64,
+}
+
+impl<E: Engine + Simulate> SimTable<E> {
+    /// The engine's example table for `game`.
+    pub fn new(game: GameId) -> Self {
+        Self::with(E::example_table(game))
+    }
+
+    /// A table that must configure without violations.
+    pub fn with(table: TableConfig) -> Self {
+        let c = E::configure(&table).unwrap_or_else(|e| panic!("{}: {e}", table.game));
+        assert!(
+            c.violations.is_empty(),
+            "{}: {:?}",
+            table.game,
+            c.violations
+        );
+        let pool = table.jackpot.as_ref().map(|j| j.start_value_cents);
+        SimTable {
+            table,
+            cfg: c.config,
+            state: E::State::default(),
+            pool,
+            t: 1_700_000_000_000,
+            n: 0,
+        }
+    }
+
+    /// Simulate one round and advance the state (and the pool) by adjudicating it.
+    pub fn play(&mut self, rng: &mut SimRng, mistake: Option<&str>) -> (Round, Adjudication) {
+        self.n += 1;
+        let before = self.state.clone();
+        let r = E::simulate_with_jackpot(
+            &self.table,
+            &self.cfg,
+            &self.state,
+            format!("r{}", self.n).into(),
+            self.t,
+            rng,
+            mistake,
+            self.pool,
+        )
+        .unwrap_or_else(|e| panic!("{} {mistake:?}: {e}", self.table.game));
+        assert_eq!(self.state, before, "simulate must not modify the state");
+        assert_eq!(r.jackpot_before_cents, self.pool);
+        let a = E::adjudicate(&self.cfg, &mut self.state, &r, &Options::default())
+            .unwrap_or_else(|e| panic!("{}: {e}\n{}", self.table.game, json(&r)));
+        if let Some(j) = &a.jackpot {
+            self.pool = Some(j.value_after_e4 / 10_000);
+        }
+        let times: Vec<i64> = r.events.iter().filter_map(|e| e.at_ms).collect();
+        assert_eq!(times.len(), r.events.len(), "every event is dated");
+        assert!(times.windows(2).all(|w| w[0] <= w[1]), "{}", json(&r));
+        assert!(times[0] >= self.t);
+        self.t = times.last().copied().unwrap_or(self.t) + 5_000 + rng.below(20_000) as i64;
+        (r, a)
+    }
 }

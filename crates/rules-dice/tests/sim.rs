@@ -2,74 +2,14 @@
 //! exactly, the same seed replays the same session.
 use std::collections::BTreeSet;
 
+use rules_core::testkit::{SimTable, finding_codes as findings, json};
 use rules_core::*;
 use rules_dice::sim::mistakes_of;
-use rules_dice::{DiceConfig, DiceEngine, DiceState};
+use rules_dice::{DiceEngine, DiceState};
 
 const GAMES: [GameId; 3] = [GameId::BancaFrancesa, GameId::Craps, GameId::Cussec];
 
-struct Table {
-    table: TableConfig,
-    cfg: DiceConfig,
-    state: DiceState,
-    t: i64,
-    n: u64,
-}
-
-impl Table {
-    fn new(game: GameId) -> Table {
-        let table = DiceEngine::example_table(game);
-        let c = DiceEngine::configure(&table).unwrap();
-        assert!(c.violations.is_empty(), "{game}: {:?}", c.violations);
-        Table {
-            table,
-            cfg: c.config,
-            state: DiceState::default(),
-            t: 1_700_000_000_000,
-            n: 0,
-        }
-    }
-
-    /// Simulate one round and advance the state by adjudicating it.
-    fn play(&mut self, rng: &mut SimRng, mistake: Option<&str>) -> (Round, Adjudication) {
-        self.n += 1;
-        let before = self.state.clone();
-        let r = DiceEngine::simulate(
-            &self.table,
-            &self.cfg,
-            &self.state,
-            format!("r{}", self.n).into(),
-            self.t,
-            rng,
-            mistake,
-        )
-        .unwrap_or_else(|e| panic!("{} {mistake:?}: {e}", self.table.game));
-        assert_eq!(self.state, before, "simulate must not modify the state");
-        let a = DiceEngine::adjudicate(&self.cfg, &mut self.state, &r, &Options::default())
-            .unwrap_or_else(|e| panic!("{}: {e}\n{}", self.table.game, json(&r)));
-        let times: Vec<i64> = r.events.iter().filter_map(|e| e.at_ms).collect();
-        assert_eq!(times.len(), r.events.len());
-        assert!(times.windows(2).all(|w| w[0] <= w[1]), "{}", json(&r));
-        assert!(times[0] >= self.t);
-        self.t = times.last().copied().unwrap_or(self.t) + 5_000 + rng.below(20_000) as i64;
-        (r, a)
-    }
-}
-
-fn json(r: &Round) -> String {
-    serde_json::to_string_pretty(r).unwrap()
-}
-
-fn findings(a: &Adjudication) -> Vec<String> {
-    let mut v: Vec<String> = a
-        .violations
-        .iter()
-        .map(|v| v.code.to_string())
-        .chain(a.discrepancies.iter().map(|d| d.code.to_string()))
-        .collect();
-    v.sort();
-    v
-}
+type Table = SimTable<DiceEngine>;
 
 fn bet_types(game: GameId) -> Vec<&'static str> {
     let mut v = match game {
@@ -322,6 +262,7 @@ fn other_configurations_play_clean_too() {
             table,
             cfg: c.config,
             state: DiceState::default(),
+            pool: None,
             t: 0,
             n: 0,
         };

@@ -2,89 +2,16 @@
 //! every mistake is found exactly, the same seed replays the same session.
 use std::collections::BTreeMap;
 
+use rules_core::testkit::{SimTable, finding_codes as findings, json};
 use rules_core::*;
 use rules_poker_sem_descarte::sim::{
     default_jackpot_before, mistakes_of, reprice_jackpot, simulate_with_jackpot,
 };
-use rules_poker_sem_descarte::{PokerSemDescarteEngine, PsdConfig, PsdState};
+use rules_poker_sem_descarte::{PokerSemDescarteEngine, PsdState};
 
 const GAME: GameId = GameId::PokerSemDescarte;
 
-struct Table {
-    table: TableConfig,
-    cfg: PsdConfig,
-    state: PsdState,
-    /// The jackpot pool, carried from round to round as the ledger's accounts would.
-    pool: Option<Cents>,
-    t: i64,
-    n: u64,
-}
-
-impl Table {
-    fn new() -> Table {
-        Table::with(PokerSemDescarteEngine::example_table(GAME))
-    }
-
-    fn with(table: TableConfig) -> Table {
-        let c = PokerSemDescarteEngine::configure(&table).unwrap();
-        assert!(c.violations.is_empty(), "{:?}", c.violations);
-        let pool = table.jackpot.as_ref().map(|j| j.start_value_cents);
-        Table {
-            table,
-            cfg: c.config,
-            state: PsdState::default(),
-            pool,
-            t: 1_700_000_000_000,
-            n: 0,
-        }
-    }
-
-    /// Simulate one round and advance the state (and the pool) by adjudicating it.
-    fn play(&mut self, rng: &mut SimRng, mistake: Option<&str>) -> (Round, Adjudication) {
-        self.n += 1;
-        let before = self.state.clone();
-        let r = simulate_with_jackpot(
-            &self.table,
-            &self.cfg,
-            &self.state,
-            format!("r{}", self.n).into(),
-            self.t,
-            rng,
-            mistake,
-            self.pool,
-        )
-        .unwrap_or_else(|e| panic!("{mistake:?}: {e}"));
-        assert_eq!(self.state, before, "simulate must not modify the state");
-        assert_eq!(r.jackpot_before_cents, self.pool);
-        let a =
-            PokerSemDescarteEngine::adjudicate(&self.cfg, &mut self.state, &r, &Options::default())
-                .unwrap_or_else(|e| panic!("{e}\n{}", json(&r)));
-        if let Some(j) = &a.jackpot {
-            self.pool = Some(j.value_after_e4 / 10_000);
-        }
-        let times: Vec<i64> = r.events.iter().filter_map(|e| e.at_ms).collect();
-        assert_eq!(times.len(), r.events.len());
-        assert!(times.windows(2).all(|w| w[0] <= w[1]), "{}", json(&r));
-        assert!(times[0] >= self.t);
-        self.t = times.last().copied().unwrap_or(self.t) + 5_000 + rng.below(20_000) as i64;
-        (r, a)
-    }
-}
-
-fn json(r: &Round) -> String {
-    serde_json::to_string_pretty(r).unwrap()
-}
-
-fn findings(a: &Adjudication) -> Vec<String> {
-    let mut v: Vec<String> = a
-        .violations
-        .iter()
-        .map(|v| v.code.to_string())
-        .chain(a.discrepancies.iter().map(|d| d.code.to_string()))
-        .collect();
-    v.sort();
-    v
-}
+type Table = SimTable<PokerSemDescarteEngine>;
 
 fn cover(r: &Round, a: &Adjudication, c: &mut BTreeMap<&'static str, u32>) {
     let mut add = |k: &'static str, n: usize| {
@@ -145,7 +72,7 @@ fn honest_sessions_adjudicate_clean_and_cover_the_game() {
     // straight): about one call in 10,000. These seeds' sessions include some (the generator
     // is pinned, so they always will while the simulator draws the same way).
     for seed in [6u64, 88, 103] {
-        let mut t = Table::new();
+        let mut t = Table::new(GAME);
         let mut rng = SimRng::new(seed ^ 0x50D5_0000_0000);
         for _ in 0..2_000 {
             let (r, a) = t.play(&mut rng, None);
@@ -192,7 +119,7 @@ fn every_mistake_is_found_exactly_and_the_session_goes_on_clean() {
         let mut want: Vec<String> = spec.codes.iter().map(|c| c.to_string()).collect();
         want.sort();
         for seed in 0..50u64 {
-            let mut t = Table::new();
+            let mut t = Table::new(GAME);
             let mut rng = SimRng::new(seed * 7919 + 13);
             for _ in 0..rng.below(6) {
                 let (_, a) = t.play(&mut rng, None);
@@ -235,7 +162,7 @@ fn mistakes_and_unknown_ids() {
         assert!(ids.contains(&need), "{need}");
     }
     assert!(mistakes_of(GameId::Blackjack).is_empty());
-    let t = Table::new();
+    let t = Table::new(GAME);
     let e = PokerSemDescarteEngine::simulate(
         &t.table,
         &t.cfg,
@@ -267,7 +194,7 @@ fn mistakes_and_unknown_ids() {
 #[test]
 fn the_same_seed_replays_the_same_session() {
     let session = |seed: u64| -> Vec<String> {
-        let mut t = Table::new();
+        let mut t = Table::new(GAME);
         let mut rng = SimRng::new(seed);
         (0..300)
             .map(|i| {

@@ -2,9 +2,10 @@
 //! exactly, the same seed replays the same session.
 use std::collections::BTreeSet;
 
+use rules_core::testkit::{SimTable, finding_codes as findings, json};
 use rules_core::*;
 use rules_roulette::sim::mistakes_of;
-use rules_roulette::{RouletteConfig, RouletteEngine, RouletteState};
+use rules_roulette::{RouletteEngine, RouletteState};
 
 const GAMES: [GameId; 3] = [
     GameId::RouletteAmerican,
@@ -12,68 +13,7 @@ const GAMES: [GameId; 3] = [
     GameId::RouletteFrenchOnline,
 ];
 
-struct Table {
-    table: TableConfig,
-    cfg: RouletteConfig,
-    state: RouletteState,
-    t: i64,
-    n: u64,
-}
-
-impl Table {
-    fn new(game: GameId) -> Table {
-        let table = RouletteEngine::example_table(game);
-        let c = RouletteEngine::configure(&table).unwrap();
-        assert!(c.violations.is_empty(), "{game}: {:?}", c.violations);
-        Table {
-            table,
-            cfg: c.config,
-            state: RouletteState::default(),
-            t: 1_700_000_000_000,
-            n: 0,
-        }
-    }
-
-    /// Simulate one round and advance the state by adjudicating it.
-    fn play(&mut self, rng: &mut SimRng, mistake: Option<&str>) -> (Round, Adjudication) {
-        self.n += 1;
-        let before = self.state.clone();
-        let r = RouletteEngine::simulate(
-            &self.table,
-            &self.cfg,
-            &self.state,
-            format!("r{}", self.n).into(),
-            self.t,
-            rng,
-            mistake,
-        )
-        .unwrap_or_else(|e| panic!("{}: {e}", self.table.game));
-        assert_eq!(self.state, before, "simulate must not modify the state");
-        let a = RouletteEngine::adjudicate(&self.cfg, &mut self.state, &r, &Options::default())
-            .unwrap_or_else(|e| panic!("{}: {e}\n{}", self.table.game, json(&r)));
-        // Timestamps grow within the round.
-        let times: Vec<i64> = r.events.iter().filter_map(|e| e.at_ms).collect();
-        assert_eq!(times.len(), r.events.len());
-        assert!(times.windows(2).all(|w| w[0] <= w[1]), "{}", json(&r));
-        self.t = times.last().copied().unwrap_or(self.t) + 5_000 + rng.below(20_000) as i64;
-        (r, a)
-    }
-}
-
-fn json(r: &Round) -> String {
-    serde_json::to_string_pretty(r).unwrap()
-}
-
-fn findings(a: &Adjudication) -> Vec<String> {
-    let mut v: Vec<String> = a
-        .violations
-        .iter()
-        .map(|v| v.code.to_string())
-        .chain(a.discrepancies.iter().map(|d| d.code.to_string()))
-        .collect();
-    v.sort();
-    v
-}
+type Table = SimTable<RouletteEngine>;
 
 #[test]
 fn honest_sessions_adjudicate_clean_and_cover_every_bet_type() {
@@ -300,6 +240,7 @@ fn other_configurations_play_clean_too() {
             table,
             cfg: c.config,
             state: RouletteState::default(),
+            pool: None,
             t: 0,
             n: 0,
         };
