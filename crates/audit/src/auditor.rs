@@ -609,7 +609,7 @@ impl<A: Adjudicator> Auditor<A> {
             .get_mut(table_id)
             .and_then(|t| t.open.get_mut(round_id))
         else {
-            let what = event_name(&event.kind);
+            let what = event.kind.noun();
             self.flag_not_open(meta, table_id, round_id, what, out);
             return;
         };
@@ -1021,27 +1021,6 @@ fn placement_index(round: &Round, indexes: &[u64], bet_id: &str) -> Option<u64> 
             EventKind::Bet(b) if &*b.id == bet_id => Some(*i),
             _ => None,
         })
-}
-
-fn event_name(kind: &EventKind) -> &'static str {
-    match kind {
-        EventKind::Bet(_) => "bet",
-        EventKind::BetChanged { .. } => "bet change",
-        EventKind::BetWithdrawn { .. } => "bet withdrawal",
-        EventKind::NoMoreBets => "no-more-bets call",
-        EventKind::Card { .. } => "card",
-        EventKind::Dice { .. } => "dice",
-        EventKind::Ball { .. } => "ball",
-        EventKind::Launch { .. } => "launch",
-        EventKind::Decision(_) => "decision",
-        EventKind::Role { .. } => "role",
-        EventKind::Procedure { .. } => "procedure",
-        EventKind::Fault { .. } => "fault",
-        EventKind::Void { .. } => "void declaration",
-        EventKind::Collect { .. } => "collection",
-        EventKind::Pay { .. } => "payment",
-        EventKind::JackpotDisplay { .. } => "jackpot display",
-    }
 }
 
 /// Serialisable form of an [`Auditor`].

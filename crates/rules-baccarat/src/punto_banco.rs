@@ -684,7 +684,7 @@ fn parse<'a>(
                 return Err(RoundError::event(
                     round,
                     i,
-                    format!("{} events are not part of ponto e banca", event_name(other)),
+                    format!("{} events are not part of ponto e banca", other.type_name()),
                 ));
             }
         }
@@ -728,27 +728,6 @@ fn take_card(rec: &mut Record<'_>, card: Card) -> Option<(Card, usize)> {
     } else {
         rec.banca.remove(b.unwrap_or(0))
     })
-}
-
-pub(crate) fn event_name(k: &EventKind) -> &'static str {
-    match k {
-        EventKind::Bet(_) => "bet",
-        EventKind::BetChanged { .. } => "bet_changed",
-        EventKind::BetWithdrawn { .. } => "bet_withdrawn",
-        EventKind::NoMoreBets => "no_more_bets",
-        EventKind::Card { .. } => "card",
-        EventKind::Dice { .. } => "dice",
-        EventKind::Ball { .. } => "ball",
-        EventKind::Launch { .. } => "launch",
-        EventKind::Decision(_) => "decision",
-        EventKind::Role { .. } => "role",
-        EventKind::Procedure { .. } => "procedure",
-        EventKind::Fault { .. } => "fault",
-        EventKind::Void { .. } => "void",
-        EventKind::Collect { .. } => "collect",
-        EventKind::Pay { .. } => "pay",
-        EventKind::JackpotDisplay { .. } => "jackpot_display",
-    }
 }
 
 /// The first card of the coup: shoe checks (r.5-r.7, r.13 ¶2).

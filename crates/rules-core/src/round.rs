@@ -161,6 +161,53 @@ pub enum EventKind {
     JackpotDisplay { value_cents: Cents },
 }
 
+impl EventKind {
+    /// The variant's JSON `type` tag (`bet_changed`, `no_more_bets`, ...), for messages that name
+    /// an event as the record does.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            EventKind::Bet(_) => "bet",
+            EventKind::BetChanged { .. } => "bet_changed",
+            EventKind::BetWithdrawn { .. } => "bet_withdrawn",
+            EventKind::NoMoreBets => "no_more_bets",
+            EventKind::Card { .. } => "card",
+            EventKind::Dice { .. } => "dice",
+            EventKind::Ball { .. } => "ball",
+            EventKind::Launch { .. } => "launch",
+            EventKind::Decision(_) => "decision",
+            EventKind::Role { .. } => "role",
+            EventKind::Procedure { .. } => "procedure",
+            EventKind::Fault { .. } => "fault",
+            EventKind::Void { .. } => "void",
+            EventKind::Collect { .. } => "collect",
+            EventKind::Pay { .. } => "pay",
+            EventKind::JackpotDisplay { .. } => "jackpot_display",
+        }
+    }
+
+    /// The event in words, for sentences ("a bet change after the outcome").
+    pub fn noun(&self) -> &'static str {
+        match self {
+            EventKind::Bet(_) => "bet",
+            EventKind::BetChanged { .. } => "bet change",
+            EventKind::BetWithdrawn { .. } => "bet withdrawal",
+            EventKind::NoMoreBets => "no-more-bets call",
+            EventKind::Card { .. } => "card",
+            EventKind::Dice { .. } => "dice",
+            EventKind::Ball { .. } => "ball",
+            EventKind::Launch { .. } => "launch",
+            EventKind::Decision(_) => "decision",
+            EventKind::Role { .. } => "role",
+            EventKind::Procedure { .. } => "procedure",
+            EventKind::Fault { .. } => "fault",
+            EventKind::Void { .. } => "void declaration",
+            EventKind::Collect { .. } => "collection",
+            EventKind::Pay { .. } => "payment",
+            EventKind::JackpotDisplay { .. } => "jackpot display",
+        }
+    }
+}
+
 fn yes() -> bool {
     true
 }

@@ -620,7 +620,7 @@ impl Sim<'_> {
                 i,
                 format!(
                     "event `{}` is not part of {}'s vocabulary",
-                    event_name(other),
+                    other.type_name(),
                     self.cfg.rules.game
                 ),
             )),
@@ -2051,26 +2051,5 @@ fn deck_name(cfg: &PokerConfig) -> &'static str {
     match cfg.rules.deck {
         crate::eval::Deck::Standard52 => "52-card",
         crate::eval::Deck::Sintetico28 => "28-card sintético",
-    }
-}
-
-fn event_name(k: &EventKind) -> &'static str {
-    match k {
-        EventKind::Bet(_) => "bet",
-        EventKind::BetChanged { .. } => "bet_changed",
-        EventKind::BetWithdrawn { .. } => "bet_withdrawn",
-        EventKind::NoMoreBets => "no_more_bets",
-        EventKind::Card { .. } => "card",
-        EventKind::Dice { .. } => "dice",
-        EventKind::Ball { .. } => "ball",
-        EventKind::Launch { .. } => "launch",
-        EventKind::Decision(_) => "decision",
-        EventKind::Role { .. } => "role",
-        EventKind::Procedure { .. } => "procedure",
-        EventKind::Fault { .. } => "fault",
-        EventKind::Void { .. } => "void",
-        EventKind::Collect { .. } => "collect",
-        EventKind::Pay { .. } => "pay",
-        EventKind::JackpotDisplay { .. } => "jackpot_display",
     }
 }

@@ -120,7 +120,6 @@ use faults::{Declared, Fault, Reporter};
 
 use crate::BaccaratState;
 use crate::commission::{Rounding, deduction};
-use crate::punto_banco::event_name;
 use crate::shoe::ShoeState;
 use crate::util::{IdIndex, SeatExt, clip, parse_bool_attr};
 
@@ -879,7 +878,7 @@ fn parse<'a>(
                 return Err(RoundError::event(
                     round,
                     i,
-                    format!("{} events are not part of chemin de fer", event_name(other)),
+                    format!("{} events are not part of chemin de fer", other.type_name()),
                 ));
             }
         }
