@@ -344,7 +344,7 @@ impl Floor {
     }
 
     /// The member machines of `pool_id` read their meters, then the controller (the first member
-    /// in service) reports the captive value, off by `error_cents` (0 = honest).
+    /// in service) reports the captive value, off by `error_cents` (0 = honest; never below 0).
     pub fn report_captive(&mut self, pool_id: &str, error_cents: Cents) -> Vec<FloorEvent> {
         let mut out = Vec::new();
         let Some(pool) = self
@@ -371,7 +371,8 @@ impl Floor {
         for m in &pool.member_machine_ids {
             self.reading(&mut out, m);
         }
-        let value = self.captive_cents(pool_id).unwrap_or(0) + error_cents;
+        // A reported value is never negative (ingest refuses it as malformed).
+        let value = (self.captive_cents(pool_id).unwrap_or(0) + error_cents).max(0);
         self.push(
             &mut out,
             Signer::Machine(reporter),
@@ -384,7 +385,7 @@ impl Floor {
     }
 
     /// `pool_id` is won on `machine_id`: members read their meters, the machine awards the whole
-    /// captive value, short by `short_cents` (0 = honest).
+    /// captive value, short by `short_cents` (0 = honest; never below one cent).
     pub fn award_events(
         &mut self,
         pool_id: &str,
@@ -405,7 +406,17 @@ impl Floor {
         for m in &pool.member_machine_ids {
             self.reading(&mut out, m);
         }
-        let amount = self.captive_cents(pool_id).unwrap_or(0) - short_cents;
+        // An award is a positive amount (ingest refuses any other as malformed): a short award
+        // of a pool holding less than the shortfall pays one cent.
+        let captive = self.captive_cents(pool_id).unwrap_or(0);
+        if captive < 1 {
+            return out; // nothing to award
+        }
+        let amount = if short_cents > 0 {
+            (captive - short_cents).max(1)
+        } else {
+            captive
+        };
         let ticket = self.rng.below(1_000_000);
         self.push(
             &mut out,
@@ -470,7 +481,8 @@ impl Floor {
         out
     }
 
-    /// The operator transfers the whole captive value of `from_pool_id` to `to_pool_id`.
+    /// The operator transfers the whole captive value of `from_pool_id` to `to_pool_id` (nothing
+    /// when the pool holds nothing).
     pub fn transfer(
         &mut self,
         transfer_id: &str,
@@ -480,6 +492,9 @@ impl Floor {
     ) -> Vec<FloorEvent> {
         let mut out = Vec::new();
         let amount = self.captive_cents(from_pool_id).unwrap_or(0);
+        if amount < 1 {
+            return out; // nothing to transfer (a transfer is a positive amount)
+        }
         self.push(
             &mut out,
             Signer::Operator,
