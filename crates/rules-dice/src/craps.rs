@@ -750,9 +750,24 @@ pub(crate) fn adjudicate(
                     );
                 }
                 let [d1, d2] = dice[..] else { continue };
+                // A void right after these dice voids this throw. A void recorded once the table
+                // has moved on from it (bets, the call, a collection or a payment came after it)
+                // is the void of a next throw that showed no dice (a die off the table): it does
+                // not undo this one (P217/2007 T.I C.II S.II r.7).
                 let voided = round.events[i + 1..]
                     .iter()
-                    .take_while(|e| !matches!(e.kind, EventKind::Dice { .. }))
+                    .take_while(|e| {
+                        !matches!(
+                            e.kind,
+                            EventKind::Dice { .. }
+                                | EventKind::Bet(_)
+                                | EventKind::BetChanged { .. }
+                                | EventKind::BetWithdrawn { .. }
+                                | EventKind::NoMoreBets
+                                | EventKind::Collect { .. }
+                                | EventKind::Pay { .. }
+                        )
+                    })
                     .any(|e| matches!(e.kind, EventKind::Void { .. }));
                 if voided {
                     // A void throw decides nothing (r.7).

@@ -690,6 +690,45 @@ fn cr_r4_r7_dice_and_voids() {
     assert_eq!(a.discrepancies[0].code, "CR_WRONG_PAYOUT");
 }
 
+/// P217/2007 T.I C.II S.II r.7: a void recorded after the table moved on from a throw (its
+/// winners paid, new bets) is the void of a later throw that showed no dice; it does not undo
+/// the decided throw. Right after its dice, a void still voids the throw.
+#[test]
+fn cr_r7_void_without_dice_after_a_decided_throw() {
+    let r = settled(
+        vec![
+            bet("f", "field", &[], 100),
+            dice(&[1, 1]),
+            EventKind::Pay {
+                bet_id: "f".into(),
+                amount_cents: 200,
+            }
+            .into(),
+            bet("g", "field", &[], 100),
+            void("die_off_table"),
+            dice(&[3, 4]),
+        ],
+        &[("f", 200), ("g", -100)],
+    );
+    let a = DiceEngine::adjudicate(&craps(), &mut DiceState::default(), &r, &Options::default())
+        .unwrap();
+    assert_eq!(net(&a, "f"), 200, "the paid throw stands: {a:?}");
+    assert_eq!(net(&a, "g"), -100, "{a:?}");
+    assert!(
+        a.violations.is_empty() && a.discrepancies.is_empty(),
+        "{a:?}"
+    );
+    let a = run(
+        &craps(),
+        vec![
+            bet("f", "field", &[], 100),
+            dice(&[1, 1]),
+            void("short_throw"),
+        ],
+    );
+    assert_eq!(outcome(&a, "f"), Outcome::Open);
+}
+
 #[test]
 fn cr_illegal_bet_and_config() {
     let a = run(&craps(), vec![bet("x", "place", &[7], 100), dice(&[1, 2])]);
