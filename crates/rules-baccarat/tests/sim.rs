@@ -438,28 +438,8 @@ fn every_mistake_is_found_exactly_and_the_session_goes_on_clean() {
             for seed in 0..50u64 {
                 let mut t = Table::new(game);
                 let mut rng = SimRng::new(seed * 7919 + 13);
-                for _ in 0..rng.below(12) {
-                    let (_, a) = t.play(&mut rng, None);
-                    assert!(findings(&a).is_empty());
-                }
-                let (r, a) = t.play(&mut rng, Some(id));
-                assert_eq!(
-                    findings(&a),
-                    want,
-                    "{game} {id} seed {seed}: {:?} {:?}\n{}",
-                    a.violations,
-                    a.discrepancies,
-                    json(&r)
-                );
-                for _ in 0..10 {
-                    let (r, a) = t.play(&mut rng, None);
-                    assert!(
-                        findings(&a).is_empty(),
-                        "{game} after {id} seed {seed}: {:?}\n{}",
-                        findings(&a),
-                        json(&r)
-                    );
-                }
+                let warm = rng.below(12);
+                t.check_mistake(&mut rng, id, &want, warm, seed, findings);
             }
         }
     }

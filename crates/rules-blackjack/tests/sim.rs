@@ -248,28 +248,7 @@ fn every_mistake_is_found_exactly_and_the_session_goes_on_clean() {
                 } else {
                     rng.below(8)
                 };
-                for _ in 0..warm {
-                    let (_, a) = t.play(&mut rng, None);
-                    assert!(findings(&a).is_empty());
-                }
-                let (r, a) = t.play(&mut rng, Some(id));
-                assert_eq!(
-                    findings(&a),
-                    want,
-                    "{game} {id} seed {seed}: {:?} {:?}\n{}",
-                    a.violations,
-                    a.discrepancies,
-                    json(&r)
-                );
-                for _ in 0..10 {
-                    let (r, a) = t.play(&mut rng, None);
-                    assert!(
-                        findings(&a).is_empty(),
-                        "{game} after {id} seed {seed}: {:?}\n{}",
-                        findings(&a),
-                        json(&r)
-                    );
-                }
+                t.check_mistake(&mut rng, id, &want, warm, seed, findings);
             }
         }
     }

@@ -210,6 +210,43 @@ impl<E: Engine + Simulate> SimTable<E> {
         }
     }
 
+    /// One seed of a simulator's mistake check: `warm` honest rounds with no finding, then one
+    /// round with the mistake `id`, whose finding codes (as `findings` lists them) must be exactly
+    /// `want`, then ten honest rounds with none: the session goes on clean.
+    pub fn check_mistake(
+        &mut self,
+        rng: &mut SimRng,
+        id: &str,
+        want: &[String],
+        warm: u64,
+        seed: u64,
+        findings: impl Fn(&Adjudication) -> Vec<String>,
+    ) {
+        let game = self.table.game;
+        for _ in 0..warm {
+            let (_, a) = self.play(rng, None);
+            assert!(findings(&a).is_empty());
+        }
+        let (r, a) = self.play(rng, Some(id));
+        assert_eq!(
+            findings(&a),
+            want,
+            "{game} {id} seed {seed}: {:?} {:?}\n{}",
+            a.violations,
+            a.discrepancies,
+            json(&r)
+        );
+        for _ in 0..10 {
+            let (r, a) = self.play(rng, None);
+            assert!(
+                findings(&a).is_empty(),
+                "{game} after {id} seed {seed}: {:?}\n{}",
+                findings(&a),
+                json(&r)
+            );
+        }
+    }
+
     /// Simulate one round and advance the state (and the pool) by adjudicating it.
     pub fn play(&mut self, rng: &mut SimRng, mistake: Option<&str>) -> (Round, Adjudication) {
         self.n += 1;
