@@ -22,6 +22,10 @@ use prost::Message;
 /// Rounds per table (16 tables).
 const ROUNDS: usize = 250;
 
+/// The allocator the binaries use (ledgerctl, ledgerd).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// The chain entries of the tables' session, in time order, and the number of rounds.
 pub fn table_entries(rounds: usize) -> (Vec<v1::ChainEntry>, usize) {
     let mut plan = casino_sim::standard_plan(2026, 1_767_225_600_000, rounds, false, "op", "reg");

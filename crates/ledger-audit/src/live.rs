@@ -14,10 +14,9 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use audit::{Finding, RoundSummary};
-use ledger_proto::v1;
 use ledger_store::Store;
 
-use crate::replay::{Replayer, ReplayerSnapshot, settings};
+use crate::replay::{Prepared, Replayer, ReplayerSnapshot, settings};
 use crate::store::{AuditStore, AuditStoreError};
 
 /// How often pending findings are committed (they become visible to queries).
@@ -283,67 +282,108 @@ impl Follower {
     }
 
     /// Replay everything from the current position to `head`, committing as it goes; `progress`
-    /// is called with the position now and then. A second thread reads and decodes the chain
-    /// ahead of the replayer (a third of a replay's time on one thread).
+    /// is called with the position now and then.
+    ///
+    /// The work is spread over threads: a reader walks the stored chunks (256 entries each, still
+    /// encoded), [`decoders`] threads decode them and convert every entry ([`Prepared`], about
+    /// half of the work, and independent from one entry to the next), and this thread puts the
+    /// chunks back in chain order and applies them to the replayer, while the commit thread writes
+    /// findings and rounds. The order the replayer sees is the chain's, so the findings are the
+    /// same, byte for byte, as a replay on one thread. Memory is bounded: at most
+    /// `QUEUED + RESULTS + decoders` chunks are in flight.
     pub fn run_to(
         &mut self,
         chain: &Store,
         head: u64,
         mut progress: impl FnMut(u64),
     ) -> Result<(), FollowError> {
-        const BATCH: usize = 1024;
+        /// Chunks read and waiting for a decoder.
+        const QUEUED: usize = 4;
+        /// Decoded chunks waiting for the replayer.
+        const RESULTS: usize = 8;
         let from = self.position().map_or(0, |p| p + 1);
         if from <= head {
             std::thread::scope(|s| -> Result<(), FollowError> {
-                let (tx, rx) = mpsc::sync_channel::<Result<Vec<v1::ChainEntry>, FollowError>>(8);
+                let (mut order, chunks) = chain.chunks(from, head);
+                let (work_tx, work_rx) =
+                    mpsc::sync_channel::<(u64, Result<ledger_store::Chunk, sled::Error>)>(QUEUED);
+                let work_rx = Arc::new(Mutex::new(work_rx));
+                let (done_tx, done_rx) = mpsc::sync_channel::<(u64, Decoded)>(RESULTS);
+                let spawn_failed =
+                    |e: std::io::Error| FollowError::Source(format!("cannot start a reader: {e}"));
                 std::thread::Builder::new()
                     .name("audit-read".into())
                     .spawn_scoped(s, move || {
-                        let mut batch = Vec::with_capacity(BATCH);
-                        for e in chain.entries(from, head) {
-                            match e {
-                                Ok(e) if e.index < from || e.index > head => {}
-                                Ok(e) => {
-                                    batch.push(e);
-                                    if batch.len() == BATCH {
-                                        let full = std::mem::replace(
-                                            &mut batch,
-                                            Vec::with_capacity(BATCH),
-                                        );
-                                        if tx.send(Ok(full)).is_err() {
-                                            return;
-                                        }
-                                    }
-                                }
-                                Err(e) => {
-                                    let _ = tx.send(Err(e.into()));
+                        for (n, chunk) in chunks.enumerate() {
+                            let failed = chunk.is_err();
+                            if work_tx.send((n as u64, chunk)).is_err() || failed {
+                                return;
+                            }
+                        }
+                    })
+                    .map_err(spawn_failed)?;
+                for i in 0..decoders() {
+                    let work_rx = work_rx.clone();
+                    let done_tx = done_tx.clone();
+                    std::thread::Builder::new()
+                        .name(format!("audit-decode-{i}"))
+                        .spawn_scoped(s, move || {
+                            loop {
+                                let next = match work_rx.lock() {
+                                    Ok(rx) => rx.recv(),
+                                    Err(_) => return,
+                                };
+                                let Ok((n, chunk)) = next else { return };
+                                if done_tx.send((n, Decoded::of(chunk, from, head))).is_err() {
                                     return;
                                 }
                             }
-                        }
-                        if !batch.is_empty() {
-                            let _ = tx.send(Ok(batch));
-                        }
-                    })
-                    .map_err(|e| FollowError::Source(format!("cannot start a reader: {e}")))?;
+                        })
+                        .map_err(spawn_failed)?;
+                }
+                drop(done_tx);
+                // Chunks back in order: the next one the replayer needs, and those that came early.
+                let mut next = 0u64;
+                let mut early = std::collections::BTreeMap::<u64, Decoded>::new();
                 let mut since_progress = 0usize;
-                for batch in rx {
-                    let batch = batch?;
-                    {
-                        let mut replayer = self.replayer.write().unwrap_or_else(|e| e.into_inner());
-                        for entry in &batch {
-                            let step = replayer.apply(entry);
-                            self.pending_findings.extend(step.findings);
-                            self.pending_rounds.extend(step.rounds);
+                for (n, decoded) in done_rx {
+                    early.insert(n, decoded);
+                    while let Some(decoded) = early.remove(&next) {
+                        next += 1;
+                        let batch = match decoded {
+                            Decoded::Entries {
+                                first,
+                                count,
+                                batch,
+                            } => {
+                                order.check(first)?;
+                                order.advance(first, count);
+                                batch
+                            }
+                            Decoded::Unreadable { first, error } => {
+                                order.check(first)?;
+                                return Err(error.into());
+                            }
+                            Decoded::ReadFailed(e) => return Err(order.read_error(e).into()),
+                        };
+                        let len = batch.len();
+                        {
+                            let mut replayer =
+                                self.replayer.write().unwrap_or_else(|e| e.into_inner());
+                            for entry in batch {
+                                let step = replayer.apply_prepared(entry);
+                                self.pending_findings.extend(step.findings);
+                                self.pending_rounds.extend(step.rounds);
+                            }
                         }
-                    }
-                    self.pending_entries += batch.len();
-                    self.commit_if_due(false)?;
-                    since_progress += batch.len();
-                    if since_progress >= 10_000 {
-                        since_progress = 0;
-                        if let Some(p) = self.position() {
-                            progress(p);
+                        self.pending_entries += len;
+                        self.commit_if_due(false)?;
+                        since_progress += len;
+                        if since_progress >= 10_000 {
+                            since_progress = 0;
+                            if let Some(p) = self.position() {
+                                progress(p);
+                            }
                         }
                     }
                 }
@@ -355,4 +395,51 @@ impl Follower {
         }
         self.commit_if_due(true)
     }
+}
+
+/// A chunk as a decoder hands it to the replayer.
+enum Decoded {
+    /// Its entries within the replay's range, prepared, and how many it holds in all.
+    Entries {
+        first: u64,
+        count: usize,
+        batch: Vec<Prepared>,
+    },
+    /// It does not decode.
+    Unreadable {
+        first: u64,
+        error: ledger_store::StoreError,
+    },
+    /// sled could not read it.
+    ReadFailed(sled::Error),
+}
+
+impl Decoded {
+    fn of(chunk: Result<ledger_store::Chunk, sled::Error>, from: u64, to: u64) -> Decoded {
+        let chunk = match chunk {
+            Ok(c) => c,
+            Err(e) => return Decoded::ReadFailed(e),
+        };
+        match chunk.views() {
+            Ok(views) => Decoded::Entries {
+                first: chunk.first,
+                count: views.len(),
+                batch: views
+                    .iter()
+                    .filter(|e| e.index >= from && e.index <= to)
+                    .map(Prepared::of_view)
+                    .collect(),
+            },
+            Err(error) => Decoded::Unreadable {
+                first: chunk.first,
+                error,
+            },
+        }
+    }
+}
+
+/// How many threads decode entries ahead of a full replay: one per core, at most four (the
+/// replayer applies what two cores decode).
+pub fn decoders() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().clamp(1, 4))
 }

@@ -14,7 +14,7 @@ use rules::TableState;
 use rules_core::{Cents, Confidence, Severity};
 use serde::{Deserialize, Serialize};
 
-use ledger_convert::{Routed, route};
+use ledger_convert::{ConvertError, Routed, route, route_parts};
 
 /// Codes of the integration itself.
 pub mod codes {
@@ -37,6 +37,40 @@ pub struct Step {
 pub struct ReplayerSnapshot {
     pub auditor: AuditorSnapshot<TableState>,
     pub book: Book,
+}
+
+/// A chain entry decoded and converted for the replayer: the part of replaying that depends on
+/// the entry alone (about half of a replay's work), so it can run on other threads, ahead of the
+/// replayer, which applies these in chain order ([`Replayer::apply_prepared`]).
+#[derive(Debug)]
+pub struct Prepared {
+    index: u64,
+    received_at_ms: i64,
+    routed: Result<(EntryMeta, Routed), ConvertError>,
+}
+
+impl Prepared {
+    pub fn of(entry: &v1::ChainEntry) -> Prepared {
+        Prepared {
+            index: entry.index,
+            received_at_ms: entry.received_at_ms,
+            routed: route(entry),
+        }
+    }
+
+    /// The same from the entry's fields as a chunk reader sees them.
+    pub fn of_view(entry: &ledger_store::EntryView<'_>) -> Prepared {
+        Prepared {
+            index: entry.index,
+            received_at_ms: entry.received_at_ms,
+            routed: route_parts(entry.index, entry.received_at_ms, entry.kind, &entry.body),
+        }
+    }
+
+    /// Ledger index of the entry.
+    pub fn index(&self) -> u64 {
+        self.index
+    }
 }
 
 /// The replayer.
@@ -113,11 +147,17 @@ impl Replayer {
     /// Apply one chain entry (entries in chain order; an entry at or before the position is
     /// ignored).
     pub fn apply(&mut self, entry: &v1::ChainEntry) -> Step {
+        self.apply_prepared(Prepared::of(entry))
+    }
+
+    /// Apply an entry [`Prepared`] (on any thread) from the chain, in chain order; the same as
+    /// [`Replayer::apply`] of that entry.
+    pub fn apply_prepared(&mut self, entry: Prepared) -> Step {
         let mut step = Step::default();
         if self.position().is_some_and(|p| entry.index <= p) {
             return step;
         }
-        let (meta, routed) = match route(entry) {
+        let (meta, routed) = match entry.routed {
             Ok(r) => r,
             Err(e) => {
                 let meta = EntryMeta {

@@ -5,12 +5,17 @@
 //!
 //! | key | value |
 //! |---|---|
+//! | `V` | the layout's version ([`LAYOUT`]); a store of another layout is emptied and rebuilt |
 //! | `F` seq(u64 BE) | a [`Finding`] (JSON) |
-//! | `R` table 0x00 round | a [`RoundSummary`] (JSON) |
-//! | `T` closed_ms(i64 as biased u64 BE) table 0x00 round | empty: rounds by time, for reports |
-//! | `I` closed_index(u64 BE) table 0x00 round | empty: rounds by ledger index, for truncation |
+//! | `T` closed_ms(i64 as biased u64 BE) closed_index(u64 BE) table 0x00 round | a [`RoundSummary`] (JSON) |
+//! | `R` table 0x00 round | the round's `T` key between the prefix and the table: 16 bytes |
 //! | `X` table 0x00 round 0x00 seq(u64 BE) | empty: a round's findings |
 //! | `S` | the [`ReplayerSnapshot`] (JSON) |
+//!
+//! A round costs two writes: its summary under `T` (rounds by time, for reports) and the `R`
+//! pointer (rounds by id). A round's time is the ledger's receipt time of the entry that closed
+//! it, and the chain's receipt times never decrease, so `T` order is chain order: the `T` keys
+//! always go at the end of the tree, and the rounds closed after a position are the last ones.
 //!
 //! Findings and rounds are committed often (live findings within a second); snapshots less
 //! often. On [`AuditStore::load`] everything after the snapshot is removed, so replay resumes from
@@ -91,6 +96,17 @@ fn biased(ms: i64) -> [u8; 8] {
     ((ms as u64) ^ (1 << 63)).to_be_bytes()
 }
 
+/// The version of the layout above.
+pub const LAYOUT: &[u8] = b"2";
+
+/// A round's place in time order: its closing time, then its closing entry.
+fn time_key(r: &RoundSummary) -> [u8; 16] {
+    let mut k = [0; 16];
+    k[..8].copy_from_slice(&biased(r.closed_ms));
+    k[8..].copy_from_slice(&r.closed_index.to_be_bytes());
+    k
+}
+
 fn prefixed(p: u8, rest: &[&[u8]]) -> Vec<u8> {
     let mut k = vec![p];
     for r in rest {
@@ -115,14 +131,35 @@ impl AuditStore {
             .cache_capacity(64 << 20)
             .open()?;
         let tree = db.open_tree("audit")?;
-        Ok(AuditStore { db, tree })
+        let store = AuditStore { db, tree };
+        store.check_layout()?;
+        Ok(store)
+    }
+
+    /// Empty a store written with another layout (derived data: the follower then replays from
+    /// genesis) and mark the current one.
+    fn check_layout(&self) -> Result<()> {
+        if self.tree.get(b"V")?.as_deref() == Some(LAYOUT) {
+            return Ok(());
+        }
+        if !self.tree.is_empty() {
+            tracing::warn!(
+                "the audit store was written with another layout: emptied, to be rebuilt from the chain"
+            );
+            self.tree.clear()?;
+        }
+        self.tree.insert(b"V", LAYOUT)?;
+        self.db.flush()?;
+        Ok(())
     }
 
     /// A throwaway store (offline replays that only want the digest).
     pub fn temporary() -> Result<AuditStore> {
         let db = sled::Config::new().temporary(true).open()?;
         let tree = db.open_tree("audit")?;
-        Ok(AuditStore { db, tree })
+        let store = AuditStore { db, tree };
+        store.check_layout()?;
+        Ok(store)
     }
 
     /// The last snapshot, after removing every finding and round recorded after it.
@@ -150,18 +187,15 @@ impl AuditStore {
             }
             batch.remove(k);
         }
-        let from = position.map_or(0, |p| p + 1);
-        for kv in self
-            .tree
-            .range(prefixed(b'I', &[&from.to_be_bytes()])..prefixed(b'J', &[]))
-        {
+        // Rounds closed after the position: the last `T` keys (chain order, see the layout).
+        for kv in self.tree.scan_prefix(b"T").rev() {
             let (k, _) = kv?;
-            let rk = &k[9..];
-            if let Some(v) = self.tree.get(prefixed(b'R', &[rk]))? {
-                let r: RoundSummary = decode(&v)?;
-                batch.remove(prefixed(b'T', &[&biased(r.closed_ms), rk]));
+            let index = k.get(9..17).and_then(|b| <[u8; 8]>::try_from(b).ok());
+            let closed_index = index.map(u64::from_be_bytes);
+            if position.is_some_and(|p| closed_index.is_some_and(|i| i <= p)) {
+                break;
             }
-            batch.remove(prefixed(b'R', &[rk]));
+            batch.remove(prefixed(b'R', &[&k[17..]]));
             batch.remove(k);
         }
         self.tree.apply_batch(batch)?;
@@ -187,12 +221,9 @@ impl AuditStore {
         }
         for r in rounds {
             let rk = round_key(&r.table_id, &r.round_id);
-            batch.insert(prefixed(b'R', &[&rk]), encode(r));
-            batch.insert(prefixed(b'T', &[&biased(r.closed_ms), &rk]), &[][..]);
-            batch.insert(
-                prefixed(b'I', &[&r.closed_index.to_be_bytes(), &rk]),
-                &[][..],
-            );
+            let at = time_key(r);
+            batch.insert(prefixed(b'T', &[&at, &rk]), encode(r));
+            batch.insert(prefixed(b'R', &[&rk]), &at[..]);
         }
         if let Some(s) = snapshot {
             batch.insert(&b"S"[..], encode(s));
@@ -235,9 +266,21 @@ impl AuditStore {
 
     /// One round.
     pub fn round(&self, table: &str, round: &str) -> Result<Option<RoundSummary>> {
-        match self.tree.get(prefixed(b'R', &[&round_key(table, round)]))? {
-            Some(v) => Ok(Some(decode(&v)?)),
+        let rk = round_key(table, round);
+        match self.tree.get(prefixed(b'R', &[&rk]))? {
+            Some(at) => self.summary(&at, &rk),
             None => Ok(None),
+        }
+    }
+
+    /// The summary a `R` pointer points to.
+    fn summary(&self, at: &[u8], rk: &[u8]) -> Result<Option<RoundSummary>> {
+        match self.tree.get(prefixed(b'T', &[at, rk]))? {
+            Some(v) => Ok(Some(decode(&v)?)),
+            None => Err(AuditStoreError::Corrupt(format!(
+                "round {} is indexed but not stored",
+                String::from_utf8_lossy(rk).replace('\0', "/")
+            ))),
         }
     }
 
@@ -245,9 +288,9 @@ impl AuditStore {
     pub fn rounds_named(&self, round: &str) -> Result<Vec<RoundSummary>> {
         let mut out = Vec::new();
         for kv in self.tree.scan_prefix(b"R") {
-            let (k, v) = kv?;
+            let (k, at) = kv?;
             if k.ends_with(round.as_bytes()) && k.get(k.len() - round.len() - 1) == Some(&0) {
-                out.push(decode(&v)?);
+                out.extend(self.summary(&at, &k[1..])?);
             }
         }
         Ok(out)
@@ -278,10 +321,8 @@ impl AuditStore {
         let lo = prefixed(b'T', &[&biased(period.from_ms)]);
         let hi = prefixed(b'T', &[&biased(period.to_ms)]);
         for kv in self.tree.range(lo..hi) {
-            let (k, _) = kv?;
-            if let Some(v) = self.tree.get(prefixed(b'R', &[&k[9..]]))? {
-                out.push(decode(&v)?);
-            }
+            let (_, v) = kv?;
+            out.push(decode(&v)?);
         }
         Ok(out)
     }
@@ -297,5 +338,135 @@ impl AuditStore {
             }
             None => Ok(0),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::replay::{Replayer, settings};
+
+    fn round(table: &str, id: &str, closed_index: u64, closed_ms: i64) -> RoundSummary {
+        RoundSummary {
+            table_id: table.into(),
+            casino_id: Some("c1".into()),
+            game: GameId::RouletteFrench,
+            round_id: id.into(),
+            config_index: 1,
+            opened_index: closed_index - 1,
+            closed_index,
+            opened_ms: closed_ms - 5,
+            closed_ms,
+            void: false,
+            bets: 1,
+            handle_cents: 100,
+            due_player_net_cents: 0,
+            reported_player_net_cents: 0,
+            house_due_cents: 0,
+            house_reported_cents: 0,
+            discrepancies: 0,
+            discrepancy_abs_cents: 0,
+            findings: 0,
+            event_indexes: vec![closed_index - 1],
+            jackpot_before_cents: None,
+            jackpot_pool_id: None,
+            state_before: None,
+        }
+    }
+
+    fn rounds() -> Vec<RoundSummary> {
+        vec![
+            round("t1", "r1", 10, 1_000),
+            round("t2", "r1", 20, 1_000),
+            round("t1", "r2", 30, 2_000),
+            round("t2", "r2", 40, 3_000),
+        ]
+    }
+
+    fn ids(rs: &[RoundSummary]) -> Vec<(String, String)> {
+        rs.iter()
+            .map(|r| (r.table_id.clone(), r.round_id.clone()))
+            .collect()
+    }
+
+    fn pair(t: &str, r: &str) -> (String, String) {
+        (t.into(), r.into())
+    }
+
+    #[test]
+    fn rounds_by_id_by_name_and_by_time() {
+        let s = AuditStore::temporary().unwrap();
+        let all = rounds();
+        s.commit(&[], &all[..2], None).unwrap();
+        s.commit(&[], &all[2..], None).unwrap();
+        assert_eq!(s.round("t1", "r2").unwrap(), Some(all[2].clone()));
+        assert_eq!(s.round("t1", "r3").unwrap(), None);
+        assert_eq!(
+            ids(&s.rounds_named("r1").unwrap()),
+            vec![pair("t1", "r1"), pair("t2", "r1")]
+        );
+        let period = |from_ms, to_ms| Period { from_ms, to_ms };
+        assert_eq!(
+            ids(&s.rounds_in(period(1_000, 3_000)).unwrap()),
+            vec![pair("t1", "r1"), pair("t2", "r1"), pair("t1", "r2")],
+            "from inclusive, to exclusive, in chain order"
+        );
+        assert_eq!(s.rounds_in(period(i64::MIN, i64::MAX)).unwrap(), all);
+        // Recommitting a round (a resumed replay) leaves one copy.
+        s.commit(&[], &all[3..], None).unwrap();
+        assert_eq!(s.rounds_in(period(3_000, 3_001)).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn load_drops_the_rounds_closed_after_the_snapshot() {
+        let s = AuditStore::temporary().unwrap();
+        let all = rounds();
+        let mut snap = Replayer::new(settings(false)).snapshot();
+        snap.auditor.position = Some(25);
+        s.commit(&[], &all[..2], Some(&snap)).unwrap();
+        s.commit(&[], &all[2..], None).unwrap();
+        let loaded = s.load().unwrap().expect("the snapshot");
+        assert_eq!(loaded.auditor.position, Some(25));
+        assert_eq!(
+            s.rounds_in(Period {
+                from_ms: i64::MIN,
+                to_ms: i64::MAX
+            })
+            .unwrap(),
+            all[..2]
+        );
+        assert_eq!(s.round("t1", "r2").unwrap(), None, "pointer removed too");
+        assert_eq!(s.rounds_named("r2").unwrap(), vec![]);
+        assert_eq!(s.round("t2", "r1").unwrap(), Some(all[1].clone()));
+    }
+
+    #[test]
+    fn without_a_snapshot_load_drops_every_round() {
+        let s = AuditStore::temporary().unwrap();
+        s.commit(&[], &rounds(), None).unwrap();
+        assert!(s.load().unwrap().is_none());
+        assert_eq!(s.rounds_named("r1").unwrap(), vec![]);
+        assert_eq!(s.tree.scan_prefix(b"T").count(), 0);
+    }
+
+    #[test]
+    fn a_store_of_another_layout_is_emptied_for_a_rebuild() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let s = AuditStore::open(dir.path()).unwrap();
+            s.commit(&[], &rounds(), None).unwrap();
+            s.tree.insert(b"V", &b"1"[..]).unwrap();
+            s.flush().unwrap();
+        }
+        let s = AuditStore::open(dir.path()).unwrap();
+        assert_eq!(s.tree.len(), 1, "only the layout mark is left");
+        assert_eq!(s.tree.get(b"V").unwrap().as_deref(), Some(LAYOUT));
+        drop(s);
+        // The same layout is kept as it is.
+        let s = AuditStore::open(dir.path()).unwrap();
+        s.commit(&[], &rounds(), None).unwrap();
+        drop(s);
+        let s = AuditStore::open(dir.path()).unwrap();
+        assert_eq!(s.rounds_named("r2").unwrap().len(), 2);
     }
 }

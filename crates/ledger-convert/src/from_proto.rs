@@ -35,24 +35,32 @@ pub struct ConvertError {
 
 /// Read one chain entry.
 pub fn route(entry: &v1::ChainEntry) -> Result<(EntryMeta, Routed), ConvertError> {
-    let err = |reason: String| ConvertError {
-        index: entry.index,
-        reason,
-    };
+    route_parts(entry.index, entry.received_at_ms, entry.kind, &entry.body)
+}
+
+/// Read one chain entry given by its fields: index, the ledger's receipt time, its record kind
+/// and its signed body (what a reader that does not decode the whole entry has).
+pub fn route_parts(
+    index: u64,
+    received_at_ms: i64,
+    kind: i32,
+    body: &[u8],
+) -> Result<(EntryMeta, Routed), ConvertError> {
+    let err = |reason: String| ConvertError { index, reason };
     let meta = |signer: String| EntryMeta {
-        index: entry.index,
-        received_at_ms: entry.received_at_ms,
+        index,
+        received_at_ms,
         signer,
     };
-    match RecordKind::from_proto(entry.kind) {
+    match RecordKind::from_proto(kind) {
         Some(RecordKind::Event) => {
-            let event = Event::decode(&entry.body).map_err(|e| err(e.to_string()))?;
+            let event = Event::decode(body).map_err(|e| err(e.to_string()))?;
             let occurred_at_ms = event.occurred_at.timestamp_millis();
             let routed = route_event(event.payload, occurred_at_ms);
             Ok((meta(event.device_id), routed))
         }
         Some(RecordKind::Ledger) => {
-            let record = decode_ledger_record(&entry.body).map_err(err)?;
+            let record = decode_ledger_record(body).map_err(err)?;
             let routed = match record.record {
                 Some(v1::ledger_record_body::Record::SecurityFinding(f)) => {
                     Routed::Audit(AuditInput::Security {
@@ -69,7 +77,7 @@ pub fn route(entry: &v1::ChainEntry) -> Result<(EntryMeta, Routed), ConvertError
             };
             Ok((meta("ledger".to_string()), routed))
         }
-        None => Err(err(format!("unknown record kind {}", entry.kind))),
+        None => Err(err(format!("unknown record kind {kind}"))),
     }
 }
 

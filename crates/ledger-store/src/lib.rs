@@ -30,7 +30,7 @@ mod store;
 
 pub use append::{Appender, Applied, PreOutcome, Ready, now_ms, precheck, verify_prechecked};
 pub use keyfile::{LEDGER_KEY_FILE, generate_key, load_or_create as load_ledger_key};
-pub use store::{CHECKPOINT_LOG, OpenConfig, PrincipalConfig, Store};
+pub use store::{CHECKPOINT_LOG, Chunk, ChunkOrder, EntryView, OpenConfig, PrincipalConfig, Store};
 
 /// Errors of the store. Any of them from a write or a sync is fatal for acknowledging.
 #[derive(Debug, thiserror::Error)]

@@ -87,6 +87,181 @@ pub(crate) fn decode_chunk(first: u64, mut v: &[u8]) -> Result<Vec<v1::ChainEntr
     Ok(out)
 }
 
+/// Checks that the chunks of [`Store::chunks`], taken in order, follow one another with no
+/// entry missing, and names the index where they do not.
+#[derive(Debug)]
+pub struct ChunkOrder {
+    expected: u64,
+}
+
+impl ChunkOrder {
+    /// Take the next chunk (or sled's error reading it): `read` it (decode it) and count what it
+    /// gave with `len`. The chunk must start at the entry after the last one taken.
+    pub fn accept<C, T>(
+        &mut self,
+        chunk: Result<C, sled::Error>,
+        read: impl FnOnce(&C) -> Result<T, StoreError>,
+        len: impl FnOnce(&T) -> usize,
+    ) -> Result<T, StoreError>
+    where
+        C: std::borrow::Borrow<Chunk>,
+    {
+        let chunk = chunk.map_err(|e| self.read_error(e))?;
+        let first = chunk.borrow().first;
+        self.check(first)?;
+        let read = read(&chunk)?;
+        self.advance(first, len(&read));
+        Ok(read)
+    }
+
+    /// sled could not give the next chunk.
+    pub fn read_error(&self, e: sled::Error) -> StoreError {
+        StoreError::CorruptEntry {
+            index: self.expected,
+            detail: format!("sled cannot read it: {e}"),
+        }
+    }
+
+    /// The chunk that comes next starts at `first`: is that the entry expected?
+    pub fn check(&self, first: u64) -> Result<(), StoreError> {
+        if first != self.expected {
+            return Err(StoreError::CorruptEntry {
+                index: self.expected,
+                detail: format!("the next stored chunk starts at entry {first} (entries missing)"),
+            });
+        }
+        Ok(())
+    }
+
+    /// The chunk starting at `first` held `len` entries.
+    pub fn advance(&mut self, first: u64, len: usize) {
+        self.expected = first + len as u64;
+    }
+}
+
+/// One stored chunk of consecutive entries, still encoded (see [`Store::chunks`]).
+#[derive(Clone, Debug)]
+pub struct Chunk {
+    /// Index of its first entry.
+    pub first: u64,
+    bytes: sled::IVec,
+}
+
+impl Chunk {
+    /// Its entries, decoded and checked (each claims the index its place gives it).
+    pub fn decode(&self) -> Result<Vec<v1::ChainEntry>, StoreError> {
+        decode_chunk(self.first, &self.bytes)
+    }
+
+    /// Its entries as [`EntryView`]s, checked as [`Chunk::decode`] checks them: the fields a
+    /// reader of the events needs, the body borrowed from the chunk (no copy of the body, the
+    /// signature or the hashes). Same result as `decode`, field for field.
+    pub fn views(&self) -> Result<Vec<EntryView<'_>>, StoreError> {
+        let mut out = Vec::with_capacity(CHUNK_MAX_ENTRIES);
+        let mut v: &[u8] = &self.bytes;
+        while !v.is_empty() {
+            let index = self.first + out.len() as u64;
+            let bad = |detail: String| StoreError::CorruptEntry { index, detail };
+            let len = v
+                .get(..4)
+                .map(|b| u32::from_be_bytes(b.try_into().expect("4 bytes")) as usize)
+                .filter(|len| v.len() - 4 >= *len)
+                .ok_or_else(|| bad("truncated chunk".into()))?;
+            let bytes = &v[4..4 + len];
+            let view = match EntryView::parse(bytes) {
+                Some(view) => view,
+                // Anything the strict reader does not expect: prost decides (and explains).
+                None => {
+                    let e = v1::ChainEntry::decode(bytes)
+                        .map_err(|e| bad(format!("undecodable entry: {e}")))?;
+                    EntryView {
+                        index: e.index,
+                        received_at_ms: e.received_at_ms,
+                        kind: e.kind,
+                        body: std::borrow::Cow::Owned(e.body),
+                    }
+                }
+            };
+            if view.index != index {
+                return Err(bad(format!(
+                    "entry stored as {index} claims index {}",
+                    view.index
+                )));
+            }
+            out.push(view);
+            v = &v[4 + len..];
+        }
+        Ok(out)
+    }
+}
+
+/// The fields of a stored [`v1::ChainEntry`] that a reader of the events needs (the audit), with
+/// the signed body borrowed where it can be: what `Chunk::views` gives.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntryView<'a> {
+    pub index: u64,
+    pub received_at_ms: i64,
+    /// [`v1::RecordKind`] as stored.
+    pub kind: i32,
+    pub body: std::borrow::Cow<'a, [u8]>,
+}
+
+impl<'a> EntryView<'a> {
+    /// Read an encoded ChainEntry's fields without decoding the rest: each field with the wire
+    /// type its declaration gives, other known and unknown fields of the four plain wire types
+    /// skipped, the last occurrence of a field winning (protobuf's rule). `None` for anything
+    /// else (a malformed varint, a truncated field, a group, a wrong wire type), which the
+    /// caller hands to prost's full decoder instead.
+    pub fn parse(mut b: &'a [u8]) -> Option<EntryView<'a>> {
+        fn varint(b: &mut &[u8]) -> Option<u64> {
+            prost::encoding::decode_varint(b).ok()
+        }
+        fn take<'b>(b: &mut &'b [u8], n: usize) -> Option<&'b [u8]> {
+            let (head, rest) = (b.get(..n)?, b.get(n..)?);
+            *b = rest;
+            Some(head)
+        }
+        let mut view = EntryView {
+            index: 0,
+            received_at_ms: 0,
+            kind: 0,
+            body: std::borrow::Cow::Borrowed(&[]),
+        };
+        while !b.is_empty() {
+            let key = varint(&mut b)?;
+            if key > u64::from(u32::MAX) {
+                return None;
+            }
+            match (key >> 3, key & 7) {
+                (0, _) => return None,
+                (2, 0) => view.index = varint(&mut b)?,
+                (3, 0) => view.received_at_ms = varint(&mut b)? as i64,
+                (4, 0) => view.kind = varint(&mut b)? as i32,
+                (5, 2) => {
+                    let n = usize::try_from(varint(&mut b)?).ok()?;
+                    view.body = std::borrow::Cow::Borrowed(take(&mut b, n)?);
+                }
+                (1, 0) | (9.., 0) => {
+                    varint(&mut b)?;
+                }
+                (6..=8, 2) | (9.., 2) => {
+                    let n = usize::try_from(varint(&mut b)?).ok()?;
+                    take(&mut b, n)?;
+                }
+                (9.., 1) => {
+                    take(&mut b, 8)?;
+                }
+                (9.., 5) => {
+                    take(&mut b, 4)?;
+                }
+                // A known field with another wire type, a group, wire types 6 and 7.
+                _ => return None,
+            }
+        }
+        Some(view)
+    }
+}
+
 /// Key of the `E` chunk record whose first entry is `index`.
 pub(crate) fn entry_key(index: u64) -> [u8; 9] {
     let mut k = [P_ENTRY; 9];
@@ -411,43 +586,55 @@ impl Store {
         from: u64,
         to: u64,
     ) -> impl Iterator<Item = Result<v1::ChainEntry, StoreError>> + '_ {
+        let (mut order, chunks) = self.chunks(from, to);
+        let mut failed = false;
+        chunks
+            .map_while(move |c| {
+                if failed {
+                    return None;
+                }
+                let decoded = order.accept(c, |c| c.decode(), |es| es.len());
+                failed = decoded.is_err();
+                Some(decoded)
+            })
+            .flat_map(move |decoded| -> Vec<Result<v1::ChainEntry, StoreError>> {
+                match decoded {
+                    Ok(es) => es
+                        .into_iter()
+                        .filter(|e| e.index >= from && e.index <= to)
+                        .map(Ok)
+                        .collect(),
+                    Err(e) => vec![Err(e)],
+                }
+            })
+    }
+
+    /// The stored chunks (up to 256 consecutive entries each, still encoded) that hold the entries
+    /// from `from` to `to`, in order: the first may start before `from` and the last end after
+    /// `to`. For readers that decode on other threads ([`Chunk::views`]): the chunks come as
+    /// sled gives them, and the [`ChunkOrder`] that comes with them checks, as the reader takes
+    /// them in order, that each starts where the one before it ended.
+    pub fn chunks(
+        &self,
+        from: u64,
+        to: u64,
+    ) -> (
+        ChunkOrder,
+        impl Iterator<Item = Result<Chunk, sled::Error>> + Send + '_,
+    ) {
         // Start at the chunk holding `from`.
         let start = match self.tree.range(entry_key(0)..=entry_key(from)).next_back() {
             Some(Ok((k, _))) => u64_of(&k[1..]).unwrap_or(from),
             _ => from,
         };
-        let mut expected = start;
-        let mut failed = false;
         let end = to.max(start);
-        self.tree
-            .range(entry_key(start)..=entry_key(end))
-            .flat_map(move |r| -> Vec<Result<v1::ChainEntry, StoreError>> {
-                if failed {
-                    return Vec::new();
-                }
-                let chunk = r
-                    .map_err(|e| StoreError::CorruptEntry { index: expected, detail: format!("sled cannot read it: {e}") })
-                    .and_then(|(k, v)| {
-                        let first = u64_of(&k[1..]).unwrap_or(u64::MAX);
-                        if first != expected {
-                            return Err(StoreError::CorruptEntry {
-                                index: expected,
-                                detail: format!("the next stored chunk starts at entry {first} (entries missing)"),
-                            });
-                        }
-                        decode_chunk(first, &v)
-                    });
-                match chunk {
-                    Ok(es) => {
-                        expected += es.len() as u64;
-                        es.into_iter().filter(|e| e.index >= from && e.index <= to).map(Ok).collect()
-                    }
-                    Err(e) => {
-                        failed = true;
-                        vec![Err(e)]
-                    }
-                }
+        let chunks = self.tree.range(entry_key(start)..=entry_key(end)).map(|r| {
+            r.map(|(k, bytes)| Chunk {
+                first: u64_of(&k[1..]).unwrap_or(u64::MAX),
+                bytes,
             })
+        });
+        (ChunkOrder { expected: start }, chunks)
     }
 
     /// A device's entries from sequence `from_seq`, in order.

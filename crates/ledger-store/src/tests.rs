@@ -415,3 +415,189 @@ fn the_largest_envelopes_leave_no_unsynced_blob_files() {
     assert_eq!(blobs, 0, "sled wrote blob files");
     verify_all(&store);
 }
+
+mod entry_view {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn entry() -> impl Strategy<Value = v1::ChainEntry> {
+        (
+            any::<u32>(),
+            any::<u64>(),
+            any::<i64>(),
+            any::<i32>(),
+            proptest::collection::vec(any::<u8>(), 0..300),
+            proptest::collection::vec(any::<u8>(), 0..70),
+            proptest::collection::vec(any::<u8>(), 0..40),
+        )
+            .prop_map(
+                |(format, index, at, kind, body, sig, hash)| v1::ChainEntry {
+                    format,
+                    index,
+                    received_at_ms: at,
+                    kind,
+                    body,
+                    signature: sig,
+                    prev_hash: hash.clone(),
+                    entry_hash: hash,
+                },
+            )
+    }
+
+    /// If the strict reader accepts bytes, prost accepts them too, with the same fields.
+    fn agrees(bytes: &[u8]) -> Result<(), TestCaseError> {
+        if let Some(view) = EntryView::parse(bytes) {
+            let e = v1::ChainEntry::decode(bytes);
+            prop_assert!(e.is_ok(), "prost refuses what the view read: {e:?}");
+            let e = e.unwrap();
+            prop_assert_eq!(
+                (view.index, view.received_at_ms, view.kind, &view.body[..]),
+                (e.index, e.received_at_ms, e.kind, &e.body[..])
+            );
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #[test]
+        fn reads_every_encoded_entry_as_prost_does(e in entry()) {
+            let bytes = e.encode_to_vec();
+            let view = EntryView::parse(&bytes);
+            prop_assert!(view.is_some(), "a well-formed entry is read without prost");
+            agrees(&bytes)?;
+        }
+
+        #[test]
+        fn never_accepts_what_prost_refuses(
+            e in entry(),
+            cut in any::<prop::sample::Index>(),
+            flips in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..4),
+            junk in proptest::collection::vec(any::<u8>(), 0..16),
+        ) {
+            let mut bytes = e.encode_to_vec();
+            for (at, x) in flips {
+                if !bytes.is_empty() {
+                    let i = at.index(bytes.len());
+                    bytes[i] ^= x;
+                }
+            }
+            agrees(&bytes)?;
+            if !bytes.is_empty() {
+                bytes.truncate(cut.index(bytes.len()));
+                agrees(&bytes)?;
+            }
+            bytes.extend_from_slice(&junk);
+            agrees(&bytes)?;
+            agrees(&junk)?;
+        }
+    }
+
+    #[test]
+    fn odd_encodings_fall_back_to_prost_with_the_same_result() {
+        // Unknown fields of every plain wire type, a repeated field (the last wins), a group.
+        let mut b = v1::ChainEntry {
+            index: 7,
+            body: vec![1, 2],
+            ..Default::default()
+        }
+        .encode_to_vec();
+        b.extend_from_slice(&[(10 << 3) as u8, 1]); // field 10, varint
+        b.extend_from_slice(&[(11 << 3 | 1) as u8, 0, 0, 0, 0, 0, 0, 0, 0]); // fixed64
+        b.extend_from_slice(&[(12 << 3 | 5) as u8, 0, 0, 0, 0]); // fixed32
+        b.extend_from_slice(&[(2 << 3) as u8, 9]); // index again: 9
+        let v = EntryView::parse(&b).expect("plain unknown fields are skipped");
+        assert_eq!((v.index, &v.body[..]), (9, &[1u8, 2][..]));
+        assert_eq!(v1::ChainEntry::decode(&b[..]).unwrap().index, 9);
+        // A group: the view leaves it to prost.
+        let mut g = b.clone();
+        g.extend_from_slice(&[(13 << 3 | 3) as u8, (13 << 3 | 4) as u8]);
+        assert!(EntryView::parse(&g).is_none());
+        // A known field with the wrong wire type.
+        let w = [(5 << 3) as u8, 1];
+        assert!(EntryView::parse(&w).is_none());
+        assert!(v1::ChainEntry::decode(&w[..]).is_err());
+    }
+
+    #[test]
+    fn chunk_views_are_the_decoded_entries() {
+        let (_d, mut op, store, mut a) = setup();
+        let mut t = Dev::new("table-1", 2);
+        submit(&mut a, vec![op.env(register(&t))]);
+        for g in 0..3 {
+            let envs: Vec<_> = (0..300)
+                .map(|n| {
+                    t.env(P::RoundOpened(v1::RoundOpened {
+                        table_id: "t1".into(),
+                        round_id: format!("r{g}-{n}"),
+                    }))
+                })
+                .collect();
+            submit(&mut a, envs);
+        }
+        let mut n = 0;
+        let (mut order, chunks) = store.chunks(0, u64::MAX);
+        for c in chunks {
+            let c = c.unwrap();
+            order.check(c.first).unwrap();
+            let (decoded, views) = (c.decode().unwrap(), c.views().unwrap());
+            assert_eq!(decoded.len(), views.len());
+            for (e, v) in decoded.iter().zip(&views) {
+                assert_eq!(
+                    (e.index, e.received_at_ms, e.kind, &e.body[..]),
+                    (v.index, v.received_at_ms, v.kind, &v.body[..])
+                );
+                assert!(matches!(v.body, std::borrow::Cow::Borrowed(_)));
+            }
+            n += views.len();
+            order.advance(c.first, views.len());
+        }
+        assert_eq!(n as u64, store.head().unwrap().unwrap().0 + 1);
+        assert!(n > 900);
+    }
+
+    #[test]
+    fn a_missing_chunk_is_named_by_the_index_expected() {
+        let (_d, mut op, store, mut a) = setup();
+        let mut t = Dev::new("table-1", 2);
+        submit(&mut a, vec![op.env(register(&t))]);
+        for g in 0..3 {
+            let envs: Vec<_> = (0..300)
+                .map(|n| {
+                    t.env(P::RoundOpened(v1::RoundOpened {
+                        table_id: "t1".into(),
+                        round_id: format!("r{g}-{n}"),
+                    }))
+                })
+                .collect();
+            submit(&mut a, envs);
+        }
+        // Drop the second chunk of the second group.
+        let keys: Vec<_> = store
+            .tree
+            .scan_prefix([crate::store::entry_key(0)[0]])
+            .keys()
+            .map(|k| k.unwrap())
+            .collect();
+        let gone = crate::store::u64_of(&keys[4][1..]).unwrap();
+        let after = crate::store::u64_of(&keys[5][1..]).unwrap();
+        store.tree.remove(&keys[4]).unwrap();
+        let err = store
+            .entries(0, u64::MAX)
+            .find_map(|e| e.err())
+            .expect("the gap is found");
+        assert!(
+            matches!(&err, StoreError::CorruptEntry { index, detail } if *index == gone && detail.contains(&format!("starts at entry {after}"))),
+            "{err}"
+        );
+        // The same through the chunk reader's order check.
+        let (mut order, chunks) = store.chunks(0, u64::MAX);
+        let err = chunks
+            .map(|c| order.accept(c, |c| c.views().map(|v| v.len()), |n| *n))
+            .find_map(|r| r.err())
+            .expect("the gap is found");
+        assert!(
+            matches!(err, StoreError::CorruptEntry { index, .. } if index == gone),
+            "{err}"
+        );
+    }
+}
