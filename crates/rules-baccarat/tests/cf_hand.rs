@@ -126,6 +126,36 @@ fn r85_no_bidder() {
     );
 }
 
+/// P217/2007 T.II S.I r.85, r.86: with no bidder, priority passes over the passer's associate,
+/// who may not take part in the auction: the hand goes to the next player after him.
+#[test]
+fn r85_r86_no_bidder_passes_over_the_associate() {
+    let mut st = BaccaratState::default();
+    let mut first = census(&[1, 2, 3, 4, 5]);
+    first.push(bet_at("bank", "bank", 200_000, 1));
+    first.push(bet_full(
+        Bet::new("assoc", "associate", 200_000)
+            .seat(2)
+            .on_bet("bank"),
+    ));
+    first.push(bet_at("p", "ponto", 100_000, 3));
+    first.push(nmb());
+    first.extend(cards(WIN));
+    first.push(decide(1, "pass_hand"));
+    let a = run_state(&t(), &mut st, &round(first));
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
+    let ok = coup(vec![proc_("auction")], 3, 100_000, 100_000, WIN, vec![]);
+    let a = run_state(&t(), &mut st.clone(), &ok);
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
+    let associate = coup(vec![proc_("auction")], 2, 100_000, 100_000, WIN, vec![]);
+    let a = run_state(&t(), &mut st.clone(), &associate);
+    assert!(
+        has(&a, "CF_AUCTION_INELIGIBLE_BIDDER"),
+        "{:?}",
+        a.violations
+    );
+}
+
 /// P217/2007 T.II S.I r.83, r.84, r.87 (note 14): equal bids: a lone bidder first, then seated
 /// before standing, then the nearest to the passer's right.
 #[test]

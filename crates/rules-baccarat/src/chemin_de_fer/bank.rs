@@ -504,11 +504,22 @@ fn check_passed(
         .filter(|b| b.idx >= from_idx && !excluded(&b.who))
         .collect();
     if eligible.is_empty() {
-        // r.85: no bidder: the next player in priority takes the hand with the minimum capital.
+        // r.85: no bidder: the next player in priority takes the hand with the minimum capital;
+        // priority passes over whoever may not take part in the auction (r.86, r.88-r.90), who
+        // may not win it that way either.
+        let barred = (1..=9u8)
+            .filter(|s| {
+                excluded(&Participant {
+                    seat: Some(*s),
+                    player: None,
+                    standing: false,
+                })
+            })
+            .fold(0u16, |m, s| m | (1u16 << s));
         let expected = p
             .passer
             .seat
-            .and_then(|s| next_right(prev, s, rec.declined_mask));
+            .and_then(|s| next_right(prev, s, rec.declined_mask | barred));
         let right_player = expected.is_none() || banker.seat == expected;
         let right_amount = cfg.min_bank_cents.is_none_or(|m| bank == m);
         if !right_player || !right_amount {

@@ -936,10 +936,16 @@ fn passed_hand(
     match best {
         Some((amount, winner)) => hand(winner, amount, pre),
         None => {
-            // r.85: no bid: the next player in priority, with the minimum bank.
+            // r.85: no bid: the next player in priority with the minimum bank, among those who
+            // may take part in the auction (r.86, r.88-r.90: never the passer's associate).
+            let barred = seats_of(mask)
+                .into_iter()
+                .filter(|s| excluded(&seated(*s)))
+                .fold(0u16, |m, s| m | bit(s));
             let s = passer
                 .seat
-                .and_then(|s| next_right(h, s, 0))
+                .and_then(|s| next_right(h, s, barred))
+                .or(order.iter().find(|s| barred & bit(**s) == 0).copied())
                 .or(order.first().copied())
                 .unwrap_or(1);
             hand(seated(s), min_bank, pre)
