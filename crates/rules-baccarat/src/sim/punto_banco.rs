@@ -780,8 +780,10 @@ pub(crate) fn simulate(
     Ok(round)
 }
 
-/// S.IV r.22, r.23 broken on purpose: a player on the heavier side adds to it until the
-/// difference between the ponto and banca totals passes M.
+/// S.IV r.22, r.23 broken on purpose: a seated player adds to the heavier side until the
+/// difference between the ponto and banca totals passes M. Any seated player may: one who is on
+/// the other side too stakes enough that his own two stakes stay at least the table minimum apart
+/// (S.IV r.11), so that the exposure is the coup's only breach.
 fn exceed_exposure(book: &mut Book<'_>, ctx: &mut Ctx<'_>, seated: &[u8]) -> Result<(), SimError> {
     let m = Mistake::ExposureExceeded;
     let cap = book
@@ -789,14 +791,14 @@ fn exceed_exposure(book: &mut Book<'_>, ctx: &mut Ctx<'_>, seated: &[u8]) -> Res
         .limits
         .max_exposure
         .ok_or_else(|| not_applicable(m, "the table has no exposure cap"))?;
-    let side_sum = |book: &Book<'_>, c: Chance| -> Cents {
+    let stakes = |book: &Book<'_>, c: Chance, who: Option<Bettor>| -> Cents {
         book.bets
             .iter()
-            .filter(|b| !b.withdrawn && b.chance == c)
+            .filter(|b| !b.withdrawn && b.chance == c && who.is_none_or(|w| b.who == w))
             .map(|b| b.amount)
             .sum()
     };
-    let diff = side_sum(book, Chance::Ponto) - side_sum(book, Chance::Banca);
+    let diff = stakes(book, Chance::Ponto, None) - stakes(book, Chance::Banca, None);
     let side = if diff >= 0 {
         Chance::Ponto
     } else {
@@ -810,32 +812,39 @@ fn exceed_exposure(book: &mut Book<'_>, ctx: &mut Ctx<'_>, seated: &[u8]) -> Res
     let want = cap - diff.abs() + STEP * (1 + ctx.rng.below(50) as i64) * 5;
     // In whole chips of the table minimum (itself rounded to the commission step).
     let chip = (book.min(side) + STEP - 1) / STEP * STEP;
-    let amount = (want.max(chip) + chip - 1) / chip * chip;
-    // A seated player who is not on the other side (S.IV r.11 stays out of it).
+    let gap = book.cfg.limits.table_min.unwrap_or(0);
+    // Players not on the other side first, in random order, then those who are.
     let mut order = seated.to_vec();
     ctx.rng.shuffle(&mut order);
-    let seat = order
-        .into_iter()
-        .find(|s| {
-            !book
-                .bets
-                .iter()
-                .any(|b| !b.withdrawn && b.who == Bettor::Seated(*s) && b.chance == other)
-        })
-        .ok_or_else(|| not_applicable(m, "every seated player is on both sides"))?;
-    book.bets.push(Planned {
-        chance: side,
-        seat,
-        who: Bettor::Seated(seat),
-        on_bet: None,
-        amount,
-        withdrawn: false,
-    });
-    if book.findings() != code_bit("PB_MACAU_EXPOSURE_EXCEEDED") {
-        return Err(not_applicable(m, "the bet would break another limit too"));
+    order.sort_by_key(|s| stakes(book, other, Some(Bettor::Seated(*s))) > 0);
+    for seat in order {
+        let me = Bettor::Seated(seat);
+        // S.IV r.11: above his other-side stake by at least the table minimum.
+        let apart = stakes(book, other, Some(me)) - stakes(book, side, Some(me)) + gap;
+        let at_least = if stakes(book, other, Some(me)) > 0 {
+            want.max(apart)
+        } else {
+            want
+        };
+        let amount = (at_least.max(chip) + chip - 1) / chip * chip;
+        book.bets.push(Planned {
+            chance: side,
+            seat,
+            who: me,
+            on_bet: None,
+            amount,
+            withdrawn: false,
+        });
+        if book.findings() == code_bit("PB_MACAU_EXPOSURE_EXCEEDED") {
+            let k = book.bets.len() - 1;
+            ctx.push(EventKind::Bet(book.bets[k].bet(k)));
+            ctx.wait(1_000, 3_000);
+            return Ok(());
+        }
+        book.bets.pop();
     }
-    let k = book.bets.len() - 1;
-    ctx.push(EventKind::Bet(book.bets[k].bet(k)));
-    ctx.wait(1_000, 3_000);
-    Ok(())
+    Err(not_applicable(
+        m,
+        "no seated player's bet breaks the cap without breaking another limit",
+    ))
 }
