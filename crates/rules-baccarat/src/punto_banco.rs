@@ -574,7 +574,7 @@ fn parse<'a>(
                         ));
                     }
                 };
-                shoe.card_out();
+                shoe.card_out(*card);
                 if let Some(side) = side {
                     if !deal_started {
                         deal_started = true;

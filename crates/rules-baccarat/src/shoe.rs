@@ -5,6 +5,7 @@
 //! (T.II S.I r.12-r.14, r.106(d)). The record expresses the shoe with `procedure` events
 //! (`shuffle`, `cut`, `warning_card`) and `card` events to `burn`.
 
+use rules_core::{Card, CardCounts};
 use serde::{Deserialize, Serialize};
 
 /// The shoe in use at a table.
@@ -28,6 +29,10 @@ pub struct ShoeState {
     /// 1 while that last coup is played; a coup that starts with the value already at 1 is a coup
     /// after the last one (PB_COUP_AFTER_LAST_OF_SHOE, CF_COUP_AFTER_LAST_OF_SHOE).
     pub coups_since_warning: u32,
+    /// How many times each card has left this shoe (burned, dealt, discarded). The cards still
+    /// in the shoe are the decks minus these, which is what a simulator deals from.
+    #[serde(default)]
+    pub seen: CardCounts,
 }
 
 impl ShoeState {
@@ -58,9 +63,10 @@ impl ShoeState {
         after_last
     }
 
-    /// One more card left the shoe.
-    pub fn card_out(&mut self) {
+    /// `card` left the shoe.
+    pub fn card_out(&mut self, card: Card) {
         self.cards_out = self.cards_out.saturating_add(1);
+        self.seen.add(card);
     }
 }
 

@@ -649,6 +649,113 @@ fn other_configurations_play_clean_too() {
             assert_eq!(findings(&a), want, "{game} {id}");
             for _ in 0..5 {
                 let (r, a) = t.play(&mut rng, None);
+                assert!(
+                    findings(&a).is_empty(),
+                    "{game} after {id}: {:?}\n{}",
+                    a.violations,
+                    json(&r)
+                );
+            }
+        }
+    }
+}
+
+/// A shoe deals each of its physical cards once: between two shuffles no card comes out more
+/// often than the table's decks hold (r.1 of each game: 6 or 8 decks), over many shoes.
+#[test]
+fn no_card_comes_out_of_a_shoe_more_often_than_its_decks_hold() {
+    for game in GAMES {
+        let mut t = Table::new(game);
+        let double = t.table.bool_setting("double_table", false).unwrap_or(false);
+        let decks = t.table.decks.unwrap_or(if double { 8 } else { 6 });
+        let csm = t
+            .table
+            .bool_setting("continuous_shuffler", false)
+            .unwrap_or(false);
+        assert!(!csm, "{game}: the example table must deal from a shoe");
+        let mut rng = SimRng::new(404);
+        let mut counts = CardCounts::default();
+        let (mut shoes, mut most) = (0, 0);
+        for _ in 0..600 {
+            let (r, _) = t.play(&mut rng, None);
+            for e in &r.events {
+                match &e.kind {
+                    EventKind::Procedure { name, .. } if name == "shuffle" => {
+                        counts = CardCounts::default();
+                        shoes += 1;
+                    }
+                    EventKind::Card { card, .. } => {
+                        let n = counts.add(*card);
+                        most = most.max(n);
+                        assert!(
+                            n <= u16::from(decks),
+                            "{game}: {card} came out {n} times from a shoe of {decks} decks\n{}",
+                            json(&r)
+                        );
+                    }
+                    _ => {}
+                }
+            }
+        }
+        assert!(shoes >= 3, "{game}: only {shoes} shoes in 600 coups");
+        assert_eq!(
+            most,
+            u16::from(decks),
+            "{game}: some card came out of every deck"
+        );
+    }
+}
+
+/// Late in a shoe the cards left may offer no coup a mistake needs (here only tens and court
+/// cards are left: every coup is a tie at 0, no ponto on 5-7, no banker on 3). The mistake is
+/// still made in the coup asked for, from a new shoe, and the session goes on clean; a coup the
+/// cards left do offer (the tie) is dealt from them.
+#[test]
+fn a_mistake_the_rest_of_the_shoe_cannot_offer_is_made_from_a_new_shoe() {
+    for game in GAMES {
+        for id in mistakes_of(game) {
+            if matches!(id, "burn_missing" | "exposure_exceeded" | "late_bet") {
+                continue;
+            }
+            let spec = BaccaratEngine::mistakes()
+                .iter()
+                .find(|m| m.id == id)
+                .unwrap();
+            let mut want: Vec<String> = spec.codes.iter().map(|c| c.to_string()).collect();
+            want.sort();
+            let mut t = Table::new(game);
+            let mut rng = SimRng::new(31 + game as u64);
+            for _ in 0..5 {
+                t.play(&mut rng, None);
+            }
+            // One of each card worth 0 left in the shoe, every other card out.
+            let double = t.table.bool_setting("double_table", false).unwrap_or(false);
+            let decks = u16::from(t.table.decks.unwrap_or(if double { 8 } else { 6 }));
+            let mut seen = CardCounts::default();
+            let mut left = 0;
+            for i in 0..52 {
+                let card = Card::from_index(i).unwrap();
+                let worth_0 = rules_baccarat::cards::card_value(card) == 0;
+                for _ in 0..decks - u16::from(worth_0) {
+                    seen.add(card);
+                }
+                left += u32::from(worth_0);
+            }
+            let shoe = &mut t.state.shoe;
+            assert!(shoe.known && !shoe.warning_out, "{game}");
+            shoe.seen = seen;
+            shoe.cards_out = u32::from(decks) * 52 - left;
+            let (r, a) = t.play(&mut rng, Some(id));
+            assert_eq!(findings(&a), want, "{game} {id}\n{}", json(&r));
+            let new_shoe = usize::from(id != "tie_paid_9_to_1");
+            assert_eq!(
+                procedures(&r, "shuffle"),
+                new_shoe,
+                "{game} {id}\n{}",
+                json(&r)
+            );
+            for _ in 0..10 {
+                let (r, a) = t.play(&mut rng, None);
                 assert!(findings(&a).is_empty(), "{game} after {id}\n{}", json(&r));
             }
         }

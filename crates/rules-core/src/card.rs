@@ -222,7 +222,7 @@ impl<'de> Deserialize<'de> for Card {
 
 /// How many times each of the 52 cards has been seen, e.g. in one shoe. Used to detect a card
 /// that cannot be in the shoe (seen more often than there are decks).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CardCounts([u16; 52]);
 
 impl Default for CardCounts {

@@ -666,7 +666,7 @@ fn parse<'a>(
                         );
                     }
                 }
-                shoe.card_out();
+                shoe.card_out(*card);
                 if let Some(to) = to {
                     cards.push(PCard {
                         to,

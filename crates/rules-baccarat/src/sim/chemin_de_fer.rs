@@ -35,7 +35,7 @@ use rules_core::{
     SimRng, TableConfig, honest_settlement,
 };
 
-use super::{Ctx, Deck, Mistake, ShoePos, ladder, not_applicable};
+use super::{Ctx, Deck, Mistake, ShoePos, Step, ladder, not_applicable, plan};
 use crate::cards::{card_value, score};
 use crate::chemin_de_fer::bank::{BankResult, first_seat, next_right};
 use crate::chemin_de_fer::{CfConfig, Participant, distance};
@@ -180,13 +180,24 @@ pub(crate) fn simulate(
         || (shoe.warning_out && shoe.coups_since_warning >= 1)
         // Only a state from elsewhere can be this far without the warning card (r.106(d)).
         || total.saturating_sub(shoe.cards_out) < 6;
+    let mut deck = if reshuffle {
+        Deck::new(cfg.decks)
+    } else {
+        Deck::after(cfg.decks, &shoe.seen)
+    };
+    // Late in a shoe the cards left may not give the coup a mistake needs: the coup then opens a
+    // new shoe, as when the cards are replaced before the warning card (r.5, r.12, r.13; see the
+    // module docs of `sim`).
+    let reshuffle = reshuffle || !offers(&deck, m);
+    if reshuffle {
+        deck = Deck::new(cfg.decks);
+    }
     let first_of_shoe = reshuffle || shoe.coups == 0;
     let mut pos = ShoePos {
         out: if reshuffle { 0 } else { shoe.cards_out },
         warning_at: Some(total - WARNING_FROM_END),
         warning_out: !reshuffle && shoe.warning_out,
     };
-    let mut deck = Deck::new(cfg.decks);
     let mut ctx = Ctx::new(rng, start_ms);
 
     // --- Who sits (r.16, r.21): the census when the table opens, an arrival now and then.
@@ -981,7 +992,7 @@ fn play(
     full_banco: bool,
 ) -> Result<Coup, SimError> {
     match m {
-        Some(Mistake::BankerWrongDraw) => Ok(banker_wrong_draw(deck, rng)),
+        Some(Mistake::BankerWrongDraw) => banker_wrong_draw(deck, rng),
         Some(Mistake::DealerFalseCarta) => dealer_false_carta(deck, rng),
         _ => Ok(honest(deck, rng, full_banco)),
     }
@@ -1054,22 +1065,53 @@ fn honest(deck: &mut Deck, rng: &mut SimRng, full_banco: bool) -> Coup {
     coup
 }
 
+/// Whether the cards left in the shoe can give the coup mistake `m` needs.
+fn offers(deck: &Deck, m: Option<Mistake>) -> bool {
+    let left = deck.values_left();
+    match m {
+        Some(Mistake::BankerWrongDraw) => plan(&left, 0, wrong_draw_step).is_some(),
+        Some(Mistake::DealerFalseCarta) => plan(&left, 0, false_carta_step).is_some(),
+        _ => true,
+    }
+}
+
+/// `banker_wrong_draw` as a [`plan`] step over the values of the ponto's two cards, the
+/// banker's two, the ponto's third: the ponto on 0-4 draws (r.64(c)), the banker has 3, the
+/// ponto's third card is a 2.
+fn wrong_draw_step(seq: &[u8]) -> Step {
+    match seq.len() {
+        2 if (seq[0] + seq[1]) % 10 > 4 => Step::Done(false),
+        4 if (seq[2] + seq[3]) % 10 != 3 => Step::Done(false),
+        5 => Step::Done(seq[4] == 2),
+        _ => Step::More,
+    }
+}
+
 /// The banker on 3 stands against a ponto's third card of 2 (r.67(d) says draw).
-fn banker_wrong_draw(deck: &mut Deck, rng: &mut SimRng) -> Coup {
+fn banker_wrong_draw(deck: &mut Deck, rng: &mut SimRng) -> Result<Coup, SimError> {
+    let mark = deck.mark();
+    // Dealt at random where the cards allow, else a complete search of the cards left.
+    let mut cards = Vec::with_capacity(5);
     let p0 = deck.draw(rng);
-    let p1 = deck
-        .draw_where(rng, |c| score(&[p0, c]) <= 4)
-        .unwrap_or_else(|| deck.draw(rng));
+    cards.push(p0);
+    cards.extend(deck.draw_where(rng, |c| score(&[p0, c]) <= 4));
     let b0 = deck.draw(rng);
-    let b1 = deck
-        .draw_where(rng, |c| score(&[b0, c]) == 3)
-        .unwrap_or_else(|| deck.draw(rng));
-    let p3 = deck
-        .draw_where(rng, |c| card_value(c) == 2)
-        .unwrap_or_else(|| deck.draw(rng));
-    let (p, b) = ([p0, p1], [b0, b1]);
+    cards.push(b0);
+    cards.extend(deck.draw_where(rng, |c| score(&[b0, c]) == 3));
+    cards.extend(deck.draw_where(rng, |c| card_value(c) == 2));
+    let values: Vec<u8> = cards.iter().map(|c| card_value(*c)).collect();
+    if !matches!(wrong_draw_step(&values), Step::Done(true)) {
+        deck.rewind(mark);
+        let found = plan(&deck.values_left(), rng.below(10) as u8, wrong_draw_step);
+        cards = found
+            .and_then(|v| deck.draw_values(rng, &v))
+            .ok_or_else(|| {
+                not_applicable(Mistake::BankerWrongDraw, "no coup of the shoe offers it")
+            })?;
+    }
+    let (p, b, p3) = ([cards[0], cards[1]], [cards[2], cards[3]], cards[4]);
     let r = result((score(&p) + card_value(p3)) % 10, score(&b));
-    Coup {
+    Ok(Coup {
         p,
         b,
         call: "carta",
@@ -1080,12 +1122,67 @@ fn banker_wrong_draw(deck: &mut Deck, rng: &mut SimRng) -> Coup {
         b3: None,
         result_by_rules: r,
         result_as_dealt: r,
+    })
+}
+
+/// The results of a dealer's false "carta": the ponto on `ps` said "não", the card `x` went to
+/// him anyway, the banker on `bs` drew `y` (or not) by his table against it. The coup as dealt,
+/// and as the table rebuilds it (r.106(b): the ponto stands; the banker on 0-5 takes the first
+/// card, on 6-7 it is burned).
+fn false_carta_results(ps: u8, bs: u8, x: u8, y: Option<u8>) -> (i8, i8) {
+    let dealt = result((ps + x) % 10, (bs + y.unwrap_or(0)) % 10);
+    let rebuilt = if bs <= 5 {
+        result(ps, (bs + x) % 10)
+    } else {
+        result(ps, bs)
+    };
+    (dealt, rebuilt)
+}
+
+/// `dealer_false_carta` as a [`plan`] step over the values of the ponto's two cards, the
+/// banker's two, the card given to the ponto and the banker's third card if he draws: the ponto
+/// on 5-7 says "não" (r.64(b), (d)), the banker has no natural, and the coup as dealt and the
+/// coup rebuilt differ. On the banker's optional cells either choice will do.
+fn false_carta_step(seq: &[u8]) -> Step {
+    let total = |v: &[u8]| v.iter().sum::<u8>() % 10;
+    match seq.len() {
+        2 if !(5..=7).contains(&total(seq)) => Step::Done(false),
+        4 if total(&seq[2..4]) > 7 => Step::Done(false),
+        5 | 6 => {
+            let (ps, bs, x) = (total(&seq[..2]), total(&seq[2..4]), seq[4]);
+            let (dealt, rebuilt) = false_carta_results(ps, bs, x, seq.get(5).copied());
+            match (cf_banker(bs, Some(x)), seq.len()) {
+                (Cf::T, 5) => Step::More,
+                (Cf::F, _) | (_, 6) => Step::Done(dealt != rebuilt),
+                // Cf::O, standing: draw instead if standing does not make the difference.
+                _ if dealt != rebuilt => Step::Done(true),
+                _ => Step::More,
+            }
+        }
+        _ => Step::More,
     }
 }
 
 /// The ponto says "não", the dealer gives him a card anyway, the banker plays by his table
-/// against it; cards picked so that the rebuilt coup (r.106(b)) and the coup as dealt differ.
+/// against it; cards picked so that the rebuilt coup (r.106(b)) and the coup as dealt differ:
+/// dealt at random where the cards allow, else found by a complete search of the cards left.
 fn dealer_false_carta(deck: &mut Deck, rng: &mut SimRng) -> Result<Coup, SimError> {
+    let coup = |p: [Card; 2], b: [Card; 2], x: Card, y: Option<Card>| {
+        let (ps, bs) = (score(&p), score(&b));
+        let (dealt, rebuilt) = false_carta_results(ps, bs, card_value(x), y.map(card_value));
+        Coup {
+            p,
+            b,
+            call: "nao",
+            false_card: Some(x),
+            banker_call: None,
+            p3: None,
+            banker_draw_call: Some(if y.is_some() { "carta" } else { "nao" }),
+            b3: y,
+            result_by_rules: rebuilt,
+            result_as_dealt: dealt,
+        }
+    };
     let mark = deck.mark();
     for _ in 0..2_000 {
         deck.rewind(mark);
@@ -1109,35 +1206,23 @@ fn dealer_false_carta(deck: &mut Deck, rng: &mut SimRng) -> Result<Coup, SimErro
                 Cf::O => rng.chance(1, 2),
             };
             let y = draws.then(|| deck.draw(rng));
-            let dealt = result(
-                (ps + card_value(x)) % 10,
-                (bs + y.map_or(0, card_value)) % 10,
-            );
-            // r.106(b): the ponto stands; the banker on 0-5 takes the first card, on 6-7 none.
-            let rebuilt = if bs <= 5 {
-                result(ps, (bs + card_value(x)) % 10)
-            } else {
-                result(ps, bs)
-            };
+            let (dealt, rebuilt) = false_carta_results(ps, bs, card_value(x), y.map(card_value));
             if dealt != rebuilt {
-                return Ok(Coup {
-                    p,
-                    b,
-                    call: "nao",
-                    false_card: Some(x),
-                    banker_call: None,
-                    p3: None,
-                    banker_draw_call: Some(if draws { "carta" } else { "nao" }),
-                    b3: y,
-                    result_by_rules: rebuilt,
-                    result_as_dealt: dealt,
-                });
+                return Ok(coup(p, b, x, y));
             }
         }
     }
     deck.rewind(mark);
-    Err(not_applicable(
-        Mistake::DealerFalseCarta,
-        "no coup of the shoe offers it",
+    let found = plan(&deck.values_left(), rng.below(10) as u8, false_carta_step);
+    let cards = found
+        .and_then(|v| deck.draw_values(rng, &v))
+        .ok_or_else(|| {
+            not_applicable(Mistake::DealerFalseCarta, "no coup of the shoe offers it")
+        })?;
+    Ok(coup(
+        [cards[0], cards[1]],
+        [cards[2], cards[3]],
+        cards[4],
+        cards.get(5).copied(),
     ))
 }

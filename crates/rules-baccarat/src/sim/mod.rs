@@ -20,20 +20,30 @@
 //! into the coup (the cards it needs are picked, a bet it needs is added), never skipped.
 //!
 //! **The shoe.** The engine's state knows where the shoe stands (cards out, coups, the warning
-//! card) but not the order of its cards, and a simulator has no memory of its own between coups.
-//! Each coup's cards are therefore drawn without replacement from a full shoe of the table's
-//! decks (every card of the coup, burns included, is a distinct physical card), while the shoe's
-//! procedures follow the real position the state records. Over a whole shoe a card may thus come
-//! out more often than the decks hold; no rule of the engines checks that.
+//! card) and which cards have left it since the shuffle, but not the order of the cards left. For
+//! a shuffled shoe that order is uniform given the cards seen, so each coup is dealt uniformly
+//! from the decks minus the cards seen ([`Deck::after`]): over a whole shoe no card comes out more
+//! often than the decks hold. A continuous shuffler returns the cards after every coup, so its
+//! coups are dealt from full decks.
+//!
+//! A mistake that needs particular cards (a tie, a banca win on 5, a banker on 3 against a
+//! ponto's 2, ...) is looked for among the cards left: first by dealing at random, then by a
+//! complete search of the values still in the shoe ([`plan`]). Late in a shoe the cards left may
+//! offer no such coup at all; the coup then opens a new shoe (shuffle, cut, burn), as when the
+//! decks are replaced before the warning card comes out (ponto e banca S.III/S.IV r.3: as soon
+//! as they are no longer in perfect condition; chemin de fer T.II S.I r.5: when any card is
+//! imperfect), so that the mistake asked for is made in the coup asked for. Honest coups always
+//! play a shoe to its warning card.
 
 pub mod chemin_de_fer;
 pub mod punto_banco;
 
 use rules_core::{
-    Card, Cents, EventKind, GameId, Id, MistakeSpec, Rank, Recipient, Round, RoundError,
-    RoundEvent, SimError, SimRng, Simulate, Suit, TableConfig,
+    Card, CardCounts, Cents, EventKind, GameId, Id, MistakeSpec, Rank, Recipient, Round,
+    RoundError, RoundEvent, SimError, SimRng, Simulate, Suit, TableConfig,
 };
 
+use crate::cards::card_value;
 use crate::{BaccaratConfig, BaccaratEngine, BaccaratState};
 
 /// The mistakes a simulated baccarat table can be told to make. [`mistakes_of`] says which
@@ -286,19 +296,40 @@ pub(crate) struct ShoePos {
     pub warning_out: bool,
 }
 
-/// The coup's cards: distinct physical cards of a full shoe of `decks` decks (see the module
-/// docs).
+/// The shoe a coup is dealt from: distinct physical cards of `decks` decks, less those that left
+/// the shoe before the coup (see the module docs).
 pub(crate) struct Deck {
     total: u64,
+    /// `taken[i]`: physical card `i` is out of the shoe (seen before this coup, or drawn in it).
+    taken: Vec<bool>,
+    /// The cards drawn in this coup, in order (what [`Deck::rewind`] puts back).
     used: Vec<u16>,
 }
 
 impl Deck {
+    /// A full shoe of `decks` decks (a new shoe, or a continuous shuffler's).
     pub fn new(decks: u8) -> Deck {
+        let total = u64::from(decks.clamp(1, 8)) * 52;
         Deck {
-            total: u64::from(decks.clamp(1, 8)) * 52,
+            total,
+            taken: vec![false; total as usize],
             used: Vec::with_capacity(24),
         }
+    }
+
+    /// The shoe as the state leaves it: the decks minus every card `seen` since the shuffle.
+    /// For a shuffled shoe the order of the cards left is uniform given those seen, so drawing
+    /// uniformly from them is exactly dealing on from the shoe.
+    pub fn after(decks: u8, seen: &CardCounts) -> Deck {
+        let mut d = Deck::new(decks);
+        let copies = d.total / 52;
+        for i in 0..52u16 {
+            let out = u64::from(seen.get(Deck::card_at(i))).min(copies);
+            for k in 0..out {
+                d.taken[usize::from(i) + 52 * k as usize] = true;
+            }
+        }
+        d
     }
 
     fn card_at(i: u16) -> Card {
@@ -308,36 +339,70 @@ impl Deck {
         )
     }
 
-    /// A card uniformly among those not yet used in this coup.
-    pub fn draw(&mut self, rng: &mut SimRng) -> Card {
-        loop {
-            let i = rng.below(self.total) as u16;
-            if !self.used.contains(&i) {
-                self.used.push(i);
-                return Deck::card_at(i);
-            }
-        }
+    fn take(&mut self, i: u16) -> Card {
+        self.taken[usize::from(i)] = true;
+        self.used.push(i);
+        Deck::card_at(i)
     }
 
-    /// A card uniformly among the unused ones that satisfy `pred`, if there is one.
+    /// A card uniformly among those left (the simulators reshuffle before a shoe runs short).
+    pub fn draw(&mut self, rng: &mut SimRng) -> Card {
+        if let Some(c) = self.draw_where(rng, |_| true) {
+            return c;
+        }
+        // Only a state from elsewhere gets here (the simulators reshuffle before a shoe runs
+        // short): deal on from the decks less this coup's cards rather than fail.
+        self.taken.iter_mut().for_each(|t| *t = false);
+        for &i in &self.used {
+            self.taken[usize::from(i)] = true;
+        }
+        self.draw_where(rng, |_| true)
+            .unwrap_or_else(|| Deck::card_at(0))
+    }
+
+    /// A card uniformly among those left that satisfy `pred`, if there is one.
     pub fn draw_where(&mut self, rng: &mut SimRng, pred: impl Fn(Card) -> bool) -> Option<Card> {
-        // Every rank is 1/13 of the shoe: a few hundred tries find any rank that is left.
+        // Every rank is 1/13 of a full shoe: a few hundred tries find any rank that is left.
         for _ in 0..600 {
             let i = rng.below(self.total) as u16;
-            if !self.used.contains(&i) && pred(Deck::card_at(i)) {
-                self.used.push(i);
-                return Some(Deck::card_at(i));
+            if !self.taken[usize::from(i)] && pred(Deck::card_at(i)) {
+                return Some(self.take(i));
             }
         }
         let start = rng.below(self.total) as u16;
         let total = self.total as u16;
-        (0..total)
+        let i = (0..total)
             .map(|k| (start + k) % total)
-            .find(|i| !self.used.contains(i) && pred(Deck::card_at(*i)))
-            .map(|i| {
-                self.used.push(i);
-                Deck::card_at(i)
-            })
+            .find(|i| !self.taken[usize::from(*i)] && pred(Deck::card_at(*i)))?;
+        Some(self.take(i))
+    }
+
+    /// How many cards of each value are left ([`Values`]).
+    pub fn values_left(&self) -> Values {
+        let mut left = [0u16; 10];
+        for (i, taken) in self.taken.iter().enumerate() {
+            if !taken {
+                left[usize::from(card_value(Deck::card_at(i as u16)))] += 1;
+            }
+        }
+        left
+    }
+
+    /// Cards of the values `plan` lists, in order, each uniformly among those left of its
+    /// value; `None` (nothing drawn) if the shoe does not hold them.
+    pub fn draw_values(&mut self, rng: &mut SimRng, plan: &[u8]) -> Option<Vec<Card>> {
+        let mark = self.mark();
+        let mut cards = Vec::with_capacity(plan.len());
+        for &v in plan {
+            match self.draw_where(rng, |c| card_value(c) == v) {
+                Some(c) => cards.push(c),
+                None => {
+                    self.rewind(mark);
+                    return None;
+                }
+            }
+        }
+        Some(cards)
     }
 
     /// A point to come back to ([`Deck::rewind`]) when a drawn coup is not the one wanted.
@@ -346,8 +411,52 @@ impl Deck {
     }
 
     pub fn rewind(&mut self, mark: usize) {
-        self.used.truncate(mark);
+        for i in self.used.drain(mark.min(self.used.len())..) {
+            self.taken[usize::from(i)] = false;
+        }
     }
+}
+
+/// How many cards of each value (0-9: tens and court cards are 0, P217/2007 T.I C.III S.III
+/// r.9; T.II S.I r.9-r.11) a shoe holds.
+pub(crate) type Values = [u16; 10];
+
+/// What [`plan`] makes of the values dealt so far.
+pub(crate) enum Step {
+    /// The coup needs another card.
+    More,
+    /// The coup is complete: whether it is the one wanted.
+    Done(bool),
+}
+
+/// The values of a coup, in dealing order, that can be dealt from the cards `left` and that
+/// `step` accepts; `None` if no order of the cards left gives one. A complete search (a coup
+/// takes at most a handful of cards), each card's values tried from `start` on, so that
+/// different calls find different coups.
+pub(crate) fn plan(left: &Values, start: u8, step: impl Fn(&[u8]) -> Step) -> Option<Vec<u8>> {
+    fn go(left: &mut Values, seq: &mut Vec<u8>, start: u8, step: &impl Fn(&[u8]) -> Step) -> bool {
+        match step(seq) {
+            Step::Done(ok) => return ok,
+            Step::More => {}
+        }
+        for k in 0..10u8 {
+            let v = (start + k) % 10;
+            if left[usize::from(v)] == 0 {
+                continue;
+            }
+            left[usize::from(v)] -= 1;
+            seq.push(v);
+            if go(left, seq, start, step) {
+                return true;
+            }
+            seq.pop();
+            left[usize::from(v)] += 1;
+        }
+        false
+    }
+    let mut left = *left;
+    let mut seq = Vec::with_capacity(8);
+    go(&mut left, &mut seq, start % 10, &step).then_some(seq)
 }
 
 /// `k × unit` for a `k` drawn from the multiples players like to bet.

@@ -27,7 +27,7 @@ use rules_core::{
     TableConfig, honest_settlement,
 };
 
-use super::{Ctx, Deck, Mistake, ShoePos, ladder, not_applicable, wrong_state};
+use super::{Ctx, Deck, Mistake, ShoePos, Step, ladder, not_applicable, plan, wrong_state};
 use crate::BaccaratState;
 use crate::cards::{card_value, is_natural, is_pair, score};
 use crate::commission::Commission;
@@ -343,22 +343,118 @@ fn deal(deck: &mut Deck, rng: &mut SimRng) -> (Vec<Card>, Vec<Card>) {
     (p, b)
 }
 
-/// Deal coups until `want` holds (at most a few thousand tries).
-fn deal_until(
-    deck: &mut Deck,
-    rng: &mut SimRng,
-    m: Mistake,
-    want: impl Fn(&[Card], &[Card]) -> bool,
-) -> Result<(Vec<Card>, Vec<Card>), SimError> {
+/// The coup the tableau (r.13) deals from cards of the values `seq` lists, in dealing order (P,
+/// B, P, B, then the third cards): the ponto's and the banca's values, `None` while it needs
+/// another card. Values left over after the coup are not part of it.
+fn tableau_values(seq: &[u8]) -> Option<(Vec<u8>, Vec<u8>)> {
+    let total = |v: &[u8]| v.iter().sum::<u8>() % 10;
+    if seq.len() < 4 {
+        return None;
+    }
+    let mut p = vec![seq[0], seq[2]];
+    let mut b = vec![seq[1], seq[3]];
+    let (ps, bs) = (total(&p), total(&b));
+    if is_natural(ps) || is_natural(bs) {
+        return Some((p, b));
+    }
+    let mut third = None;
+    if pb_ponto_draws(ps) {
+        let v = *seq.get(4)?;
+        third = Some(v);
+        p.push(v);
+    }
+    if pb_banca_draws(bs, third) {
+        b.push(*seq.get(p.len() + 2)?);
+    }
+    Some((p, b))
+}
+
+/// A [`plan`] step.
+type Want = Box<dyn Fn(&[u8]) -> Step>;
+
+/// The coup a mistake needs, as a [`plan`] step over the values dealt (the coup, then for
+/// `third_card_against_tableau` the banca's forbidden card); `None` when any coup will do.
+fn wanted(m: Mistake, commission: Commission) -> Option<Want> {
+    let total = |v: &[u8]| v.iter().sum::<u8>() % 10;
+    // A complete coup whose final scores satisfy `f`.
+    let coup = move |f: fn(u8, u8, Commission) -> bool| -> Want {
+        Box::new(move |seq: &[u8]| match tableau_values(seq) {
+            None => Step::More,
+            Some((p, b)) => {
+                Step::Done(seq.len() == p.len() + b.len() && f(total(&p), total(&b), commission))
+            }
+        })
+    };
+    match m {
+        Mistake::TiePaid9To1 => Some(coup(|p, b, _| p == b)),
+        Mistake::BancaCommissionWrong => Some(coup(|p, b, c| b > p && c.rate(b).is_some())),
+        Mistake::CommissionOnPonto => Some(coup(|p, b, _| p > b)),
+        Mistake::ThirdCardAgainstTableau => Some(Box::new(move |seq: &[u8]| {
+            // The banca stood (or a natural ended the coup) and one more card to her would turn
+            // the result.
+            let Some((p, b)) = tableau_values(seq) else {
+                return Step::More;
+            };
+            let n = p.len() + b.len();
+            if b.len() == 3 {
+                return Step::Done(false);
+            }
+            let Some(&x) = seq.get(n) else {
+                return Step::More;
+            };
+            let (ps, bs) = (total(&p), total(&b));
+            Step::Done(seq.len() == n + 1 && winner(ps, (bs + x) % 10) != winner(ps, bs))
+        })),
+        _ => None,
+    }
+}
+
+/// The cards of a coup `want` accepts, in dealing order: dealt at random from the shoe until one
+/// is (a few thousand tries), else found by a complete search of the values left ([`plan`]).
+/// `None` only if the cards left offer no such coup.
+fn steered(deck: &mut Deck, rng: &mut SimRng, want: &dyn Fn(&[u8]) -> Step) -> Option<Vec<Card>> {
     let mark = deck.mark();
     for _ in 0..5_000 {
-        let (p, b) = deal(deck, rng);
-        if want(&p, &b) {
-            return Ok((p, b));
+        let mut cards: Vec<Card> = Vec::with_capacity(7);
+        let mut values: Vec<u8> = Vec::with_capacity(7);
+        loop {
+            match want(&values) {
+                Step::Done(true) => return Some(cards),
+                Step::Done(false) => break,
+                Step::More => {
+                    let c = deck.draw(rng);
+                    values.push(card_value(c));
+                    cards.push(c);
+                }
+            }
         }
         deck.rewind(mark);
     }
-    Err(not_applicable(m, "no coup of the shoe offers it"))
+    let values = plan(&deck.values_left(), rng.below(10) as u8, want)?;
+    deck.draw_values(rng, &values)
+}
+
+/// Cards in dealing order split as the tableau deals them: the ponto's, the banca's, and any
+/// card after the coup.
+fn split(cards: &[Card]) -> (Vec<Card>, Vec<Card>, Option<Card>) {
+    let values: Vec<u8> = cards.iter().map(|c| card_value(*c)).collect();
+    let (p, b) = tableau_values(&values).unwrap_or_default();
+    let mut ponto = vec![cards[0], cards[2]];
+    let mut banca = vec![cards[1], cards[3]];
+    if p.len() == 3 {
+        ponto.push(cards[4]);
+    }
+    if b.len() == 3 {
+        banca.push(cards[ponto.len() + 2]);
+    }
+    let extra = cards.get(p.len() + b.len()).copied();
+    (ponto, banca, extra)
+}
+
+/// Whether the cards left in the shoe can give the coup mistake `m` needs.
+fn offers(deck: &Deck, m: Option<Mistake>, commission: Commission) -> bool {
+    m.and_then(|m| wanted(m, commission))
+        .is_none_or(|w| plan(&deck.values_left(), 0, w).is_some())
 }
 
 /// Play one coup. See the module docs.
@@ -391,12 +487,23 @@ pub(crate) fn simulate(
         || (!csm
             && ((shoe.warning_out && shoe.coups_since_warning >= 1)
                 || total.saturating_sub(shoe.cards_out) < 7));
+    let mut deck = if reshuffle || csm {
+        Deck::new(decks)
+    } else {
+        Deck::after(decks, &shoe.seen)
+    };
+    // Late in a shoe the cards left may not give the coup a mistake needs: the coup then opens a
+    // new shoe, as when the decks are replaced before the warning card (r.3, r.4, r.6; see the
+    // module docs of `sim`).
+    let reshuffle = reshuffle || !offers(&deck, m, cfg.commission);
+    if reshuffle {
+        deck = Deck::new(decks);
+    }
     let mut pos = ShoePos {
         out: if reshuffle { 0 } else { shoe.cards_out },
         warning_at: (!csm).then_some(total - WARNING_FROM_END),
         warning_out: !reshuffle && shoe.warning_out,
     };
-    let mut deck = Deck::new(decks);
     let mut ctx = Ctx::new(rng, start_ms);
     let skip_burn = m == Some(Mistake::BurnMissing);
 
@@ -611,56 +718,23 @@ pub(crate) fn simulate(
     ctx.wait(3_000, 10_000);
     ctx.push(EventKind::NoMoreBets);
     ctx.wait(1_000, 3_000);
+    // The coup's cards are taken before the burn card only so that a coup a mistake needs can be
+    // looked for among all the cards left; every card is uniform among those left either way.
+    let (ponto, banca) = match m.and_then(|m| Some((m, wanted(m, cfg.commission)?))) {
+        Some((m, want)) => {
+            let cards = steered(&mut deck, ctx.rng, &*want)
+                .ok_or_else(|| not_applicable(m, "no coup of the shoe offers it"))?;
+            let (ponto, mut banca, extra) = split(&cards);
+            // third_card_against_tableau: the banca's forbidden card.
+            banca.extend(extra);
+            (ponto, banca)
+        }
+        None => deal(&mut deck, ctx.rng),
+    };
     if (csm || !reshuffle) && !skip_burn {
         let c = deck.draw(ctx.rng);
         ctx.card(&mut pos, Recipient::Burn, c, false);
     }
-    let commission = cfg.commission;
-    let (ponto, banca) = match m {
-        Some(Mistake::TiePaid9To1) => {
-            deal_until(&mut deck, ctx.rng, Mistake::TiePaid9To1, |p, b| {
-                score(p) == score(b)
-            })?
-        }
-        Some(Mistake::BancaCommissionWrong) => {
-            deal_until(&mut deck, ctx.rng, Mistake::BancaCommissionWrong, |p, b| {
-                let bs = score(b);
-                bs > score(p) && commission.rate(bs).is_some()
-            })?
-        }
-        Some(Mistake::CommissionOnPonto) => {
-            deal_until(&mut deck, ctx.rng, Mistake::CommissionOnPonto, |p, b| {
-                score(p) > score(b)
-            })?
-        }
-        Some(Mistake::ThirdCardAgainstTableau) => {
-            // The banca stood (or a natural ended the coup) and some card would turn the result.
-            let mark = deck.mark();
-            let mut found = None;
-            for _ in 0..5_000 {
-                let (p, mut b) = deal(&mut deck, ctx.rng);
-                if b.len() == 2 {
-                    let (ps, bs) = (score(&p), score(&b));
-                    let honest = winner(ps, bs);
-                    if let Some(x) = deck
-                        .draw_where(ctx.rng, |c| winner(ps, (bs + card_value(c)) % 10) != honest)
-                    {
-                        b.push(x);
-                        found = Some((p, b));
-                        break;
-                    }
-                }
-                deck.rewind(mark);
-            }
-            found.ok_or_else(|| {
-                not_applicable(
-                    Mistake::ThirdCardAgainstTableau,
-                    "no coup of the shoe offers it",
-                )
-            })?
-        }
-        _ => deal(&mut deck, ctx.rng),
-    };
     // The order of r.13: P, B, P, B, the ponto's third card, the banca's.
     for k in 0..2 {
         ctx.card(&mut pos, Recipient::Ponto, ponto[k], true);
