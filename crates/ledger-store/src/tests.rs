@@ -518,9 +518,9 @@ mod entry_view {
         assert!(v1::ChainEntry::decode(&w[..]).is_err());
     }
 
-    #[test]
-    fn chunk_views_are_the_decoded_entries() {
-        let (_d, mut op, store, mut a) = setup();
+    /// A store holding a registration and three groups of 300 events (several chunks each).
+    fn three_groups_of_300() -> (tempfile::TempDir, Arc<Store>) {
+        let (d, mut op, store, mut a) = setup();
         let mut t = Dev::new("table-1", 2);
         submit(&mut a, vec![op.env(register(&t))]);
         for g in 0..3 {
@@ -534,6 +534,12 @@ mod entry_view {
                 .collect();
             submit(&mut a, envs);
         }
+        (d, store)
+    }
+
+    #[test]
+    fn chunk_views_are_the_decoded_entries() {
+        let (_d, store) = three_groups_of_300();
         let mut n = 0;
         let (mut order, chunks) = store.chunks(0, u64::MAX);
         for c in chunks {
@@ -557,20 +563,7 @@ mod entry_view {
 
     #[test]
     fn a_missing_chunk_is_named_by_the_index_expected() {
-        let (_d, mut op, store, mut a) = setup();
-        let mut t = Dev::new("table-1", 2);
-        submit(&mut a, vec![op.env(register(&t))]);
-        for g in 0..3 {
-            let envs: Vec<_> = (0..300)
-                .map(|n| {
-                    t.env(P::RoundOpened(v1::RoundOpened {
-                        table_id: "t1".into(),
-                        round_id: format!("r{g}-{n}"),
-                    }))
-                })
-                .collect();
-            submit(&mut a, envs);
-        }
+        let (_d, store) = three_groups_of_300();
         // Drop the second chunk of the second group.
         let keys: Vec<_> = store
             .tree

@@ -16,6 +16,17 @@ const GAMES: [GameId; 3] = [
 type Table = SimTable<BaccaratEngine>;
 
 /// The codes of a coup's findings (violations and discrepancies), each once, sorted.
+/// The finding codes a mistake must give, sorted.
+fn codes_of(id: &str) -> Vec<String> {
+    let spec = BaccaratEngine::mistakes()
+        .iter()
+        .find(|m| m.id == id)
+        .unwrap();
+    let mut want: Vec<String> = spec.codes.iter().map(|c| c.to_string()).collect();
+    want.sort();
+    want
+}
+
 fn findings(a: &Adjudication) -> Vec<String> {
     let mut v = finding_codes(a);
     v.dedup();
@@ -429,12 +440,7 @@ fn every_mistake_is_found_exactly_and_the_session_goes_on_clean() {
         );
         for id in ids {
             all.push(id);
-            let spec = BaccaratEngine::mistakes()
-                .iter()
-                .find(|m| m.id == id)
-                .unwrap();
-            let mut want: Vec<String> = spec.codes.iter().map(|c| c.to_string()).collect();
-            want.sort();
+            let want = codes_of(id);
             for seed in 0..50u64 {
                 let mut t = Table::new(game);
                 let mut rng = SimRng::new(seed * 7919 + 13);
@@ -461,18 +467,7 @@ fn mistakes_are_made_at_every_point_of_a_long_session() {
         for i in 0..1_500 {
             let id = (i % 7 == 3).then(|| ids[(i / 7) % ids.len()]);
             let (r, a) = t.play(&mut rng, id);
-            let want: Vec<String> = match id {
-                None => Vec::new(),
-                Some(id) => {
-                    let spec = BaccaratEngine::mistakes()
-                        .iter()
-                        .find(|m| m.id == id)
-                        .unwrap();
-                    let mut w: Vec<String> = spec.codes.iter().map(|c| c.to_string()).collect();
-                    w.sort();
-                    w
-                }
-            };
+            let want: Vec<String> = id.map(codes_of).unwrap_or_default();
             assert_eq!(findings(&a), want, "{game} coup {i} {id:?}\n{}", json(&r));
         }
     }
@@ -717,12 +712,7 @@ fn a_mistake_the_rest_of_the_shoe_cannot_offer_is_made_from_a_new_shoe() {
             if matches!(id, "burn_missing" | "exposure_exceeded" | "late_bet") {
                 continue;
             }
-            let spec = BaccaratEngine::mistakes()
-                .iter()
-                .find(|m| m.id == id)
-                .unwrap();
-            let mut want: Vec<String> = spec.codes.iter().map(|c| c.to_string()).collect();
-            want.sort();
+            let want = codes_of(id);
             let mut t = Table::new(game);
             let mut rng = SimRng::new(31 + game as u64);
             for _ in 0..5 {
