@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use audit::{Finding, RoundSummary};
 use ledger_store::Store;
 
-use crate::replay::{Prepared, Replayer, ReplayerSnapshot, settings};
+use crate::replay::{Prepared, Replayer, ReplayerSnapshot, Step, settings};
 use crate::store::{AuditStore, AuditStoreError};
 
 /// How often pending findings are committed (they become visible to queries).
@@ -122,6 +122,9 @@ pub struct Follower {
     committer: Committer,
     pending_findings: Vec<Finding>,
     pending_rounds: Vec<RoundSummary>,
+    /// Commit the round summaries (false: only findings and snapshots, for a replay whose store
+    /// is thrown away afterwards).
+    keep_rounds: bool,
     pending_entries: usize,
     last_commit: Instant,
     last_snapshot: Instant,
@@ -149,6 +152,7 @@ impl Follower {
             store,
             pending_findings: Vec::new(),
             pending_rounds: Vec::new(),
+            keep_rounds: true,
             pending_entries: 0,
             last_commit: Instant::now(),
             last_snapshot: Instant::now(),
@@ -160,6 +164,13 @@ impl Follower {
     /// Snapshot at most this often (default [`SNAPSHOT_EVERY`]; zero: at every commit).
     pub fn set_snapshot_every(&mut self, every: Duration) {
         self.snapshot_every = every;
+    }
+
+    /// Whether round summaries are committed (default yes). A replay whose store nobody will
+    /// query (`ledgerctl audit --from-genesis` without `--out`) needs only the findings; the
+    /// round summaries are nearly all of the store's writes.
+    pub fn set_keep_rounds(&mut self, keep: bool) {
+        self.keep_rounds = keep;
     }
 
     /// The replayer, for read-only queries (jackpot accounts, digest).
@@ -202,8 +213,12 @@ impl Follower {
                     continue;
                 }
                 let step = replayer.apply(&entry);
-                self.pending_findings.extend(step.findings);
-                self.pending_rounds.extend(step.rounds);
+                pend(
+                    &mut self.pending_findings,
+                    &mut self.pending_rounds,
+                    self.keep_rounds,
+                    step,
+                );
                 applied += 1;
             }
         }
@@ -270,8 +285,12 @@ impl Follower {
                 let mut r = self.replayer.write().unwrap_or_else(|e| e.into_inner());
                 r.apply(&entry)
             };
-            self.pending_findings.extend(step.findings);
-            self.pending_rounds.extend(step.rounds);
+            pend(
+                &mut self.pending_findings,
+                &mut self.pending_rounds,
+                self.keep_rounds,
+                step,
+            );
             self.pending_entries += 1;
             if self.pending_entries >= MAX_PENDING_ENTRIES {
                 self.commit_if_due(false)?;
@@ -372,8 +391,12 @@ impl Follower {
                                 self.replayer.write().unwrap_or_else(|e| e.into_inner());
                             for entry in batch {
                                 let step = replayer.apply_prepared(entry);
-                                self.pending_findings.extend(step.findings);
-                                self.pending_rounds.extend(step.rounds);
+                                pend(
+                                    &mut self.pending_findings,
+                                    &mut self.pending_rounds,
+                                    self.keep_rounds,
+                                    step,
+                                );
                             }
                         }
                         self.pending_entries += len;
@@ -394,6 +417,19 @@ impl Follower {
             progress(p);
         }
         self.commit_if_due(true)
+    }
+}
+
+/// What one applied entry leaves to commit.
+fn pend(
+    findings: &mut Vec<Finding>,
+    rounds: &mut Vec<RoundSummary>,
+    keep_rounds: bool,
+    step: Step,
+) {
+    findings.extend(step.findings);
+    if keep_rounds {
+        rounds.extend(step.rounds);
     }
 }
 

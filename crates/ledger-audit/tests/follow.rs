@@ -130,3 +130,24 @@ fn an_interrupted_replay_resumes_from_its_snapshot_without_duplicates_or_gaps() 
     let f = Follower::with_store(AuditStore::open(dir.path()).unwrap(), false).unwrap();
     assert_eq!(f.position(), entries.last().map(|e| e.index));
 }
+
+#[test]
+fn a_replay_that_keeps_no_rounds_still_commits_every_finding() {
+    let entries = entries();
+    let mut r = Replayer::new(settings(false));
+    let want: Vec<_> = entries.iter().flat_map(|e| r.apply(e).findings).collect();
+    let mut f = Follower::with_store(AuditStore::temporary().unwrap(), false).unwrap();
+    f.set_keep_rounds(false);
+    f.apply_all(ok(&entries), |_| {}).unwrap();
+    let store = f.store();
+    let got = store
+        .findings(&FindingFilter::default(), None, usize::MAX)
+        .unwrap();
+    assert_eq!(got, want);
+    let all = audit::Period {
+        from_ms: i64::MIN,
+        to_ms: i64::MAX,
+    };
+    assert_eq!(store.rounds_in(all).unwrap(), vec![]);
+    assert_eq!(f.replayer().read().unwrap().digest(), r.digest());
+}

@@ -77,6 +77,8 @@ fn replay(a: Args, json: bool) -> anyhow::Result<i32> {
         None => AuditStore::temporary()?,
     };
     let mut follower = Follower::with_store(store.clone(), false)?;
+    // Without --out the store is thrown away: nobody can query its rounds.
+    follower.set_keep_rounds(a.out.is_some());
     follower.set_snapshot_every(std::time::Duration::from_secs_f64(
         a.snapshot_every.max(0.0),
     ));
