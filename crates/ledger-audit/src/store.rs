@@ -7,15 +7,16 @@
 //! |---|---|
 //! | `V` | the layout's version ([`LAYOUT`]); a store of another layout is emptied and rebuilt |
 //! | `F` seq(u64 BE) | a [`Finding`] (JSON) |
-//! | `T` closed_ms(i64 as biased u64 BE) closed_index(u64 BE) table 0x00 round | a [`RoundSummary`] (JSON) |
-//! | `R` table 0x00 round | the round's `T` key between the prefix and the table: 16 bytes |
+//! | `T` closed_ms(i64 as biased u64 BE) closed_index(u64 BE) of its first round | a block: up to [`BLOCK_ROUNDS`] consecutive [`RoundSummary`]s of one commit (JSON array) |
+//! | `R` table 0x00 round | its block's `T` key after the prefix (16 bytes), then its place in the block (u16 BE) |
 //! | `X` table 0x00 round 0x00 seq(u64 BE) | empty: a round's findings |
 //! | `S` | the [`ReplayerSnapshot`] (JSON) |
 //!
-//! A round costs two writes: its summary under `T` (rounds by time, for reports) and the `R`
-//! pointer (rounds by id). A round's time is the ledger's receipt time of the entry that closed
-//! it, and the chain's receipt times never decrease, so `T` order is chain order: the `T` keys
-//! always go at the end of the tree, and the rounds closed after a position are the last ones.
+//! A round costs one write (its `R` pointer) and a share of its block's. A round's time is the
+//! ledger's receipt time of the entry that closed it, and the chain's receipt times never decrease
+//! (`ledgerctl verify` checks it), so `T` order is chain order: blocks always go at the end of the
+//! tree, the rounds of a period are in the blocks from the one before the period's start, and the
+//! rounds closed after a position are in the last blocks.
 //!
 //! Findings and rounds are committed often (live findings within a second); snapshots less
 //! often. On [`AuditStore::load`] everything after the snapshot is removed, so replay resumes from
@@ -97,7 +98,18 @@ fn biased(ms: i64) -> [u8; 8] {
 }
 
 /// The version of the layout above.
-pub const LAYOUT: &[u8] = b"2";
+pub const LAYOUT: &[u8] = b"3";
+
+/// Most rounds in one `T` block (a lookup by id decodes its block: about 40 KB of JSON).
+pub const BLOCK_ROUNDS: usize = 64;
+
+/// An `R` pointer: the block's key after the prefix, and the place in the block.
+fn pointer(at: &[u8; 16], place: usize) -> [u8; 18] {
+    let mut p = [0; 18];
+    p[..16].copy_from_slice(at);
+    p[16..].copy_from_slice(&(place as u16).to_be_bytes());
+    p
+}
 
 /// A round's place in time order: its closing time, then its closing entry.
 fn time_key(r: &RoundSummary) -> [u8; 16] {
@@ -187,16 +199,25 @@ impl AuditStore {
             }
             batch.remove(k);
         }
-        // Rounds closed after the position: the last `T` keys (chain order, see the layout).
+        // Rounds closed after the position: in the last blocks (chain order, see the layout).
         for kv in self.tree.scan_prefix(b"T").rev() {
-            let (k, _) = kv?;
-            let index = k.get(9..17).and_then(|b| <[u8; 8]>::try_from(b).ok());
-            let closed_index = index.map(u64::from_be_bytes);
-            if position.is_some_and(|p| closed_index.is_some_and(|i| i <= p)) {
+            let (k, v) = kv?;
+            let rounds: Vec<RoundSummary> = decode(&v)?;
+            let after = |r: &RoundSummary| position.is_none_or(|p| r.closed_index > p);
+            if !rounds.iter().any(after) {
                 break;
             }
-            batch.remove(prefixed(b'R', &[&k[17..]]));
-            batch.remove(k);
+            let (gone, kept): (Vec<_>, Vec<_>) = rounds.into_iter().partition(after);
+            for r in &gone {
+                batch.remove(prefixed(b'R', &[&round_key(&r.table_id, &r.round_id)]));
+            }
+            if kept.is_empty() {
+                batch.remove(k);
+            } else {
+                // Kept rounds keep their places (the first round, hence the key, is kept).
+                batch.insert(k, encode(&kept));
+                break;
+            }
         }
         self.tree.apply_batch(batch)?;
         Ok(snap)
@@ -219,11 +240,13 @@ impl AuditStore {
                 batch.insert(x, &[][..]);
             }
         }
-        for r in rounds {
-            let rk = round_key(&r.table_id, &r.round_id);
-            let at = time_key(r);
-            batch.insert(prefixed(b'T', &[&at, &rk]), encode(r));
-            batch.insert(prefixed(b'R', &[&rk]), &at[..]);
+        for block in rounds.chunks(BLOCK_ROUNDS) {
+            let at = time_key(&block[0]);
+            batch.insert(prefixed(b'T', &[&at]), encode(&block));
+            for (place, r) in block.iter().enumerate() {
+                let rk = round_key(&r.table_id, &r.round_id);
+                batch.insert(prefixed(b'R', &[&rk]), &pointer(&at, place)[..]);
+            }
         }
         if let Some(s) = snapshot {
             batch.insert(&b"S"[..], encode(s));
@@ -268,29 +291,38 @@ impl AuditStore {
     pub fn round(&self, table: &str, round: &str) -> Result<Option<RoundSummary>> {
         let rk = round_key(table, round);
         match self.tree.get(prefixed(b'R', &[&rk]))? {
-            Some(at) => self.summary(&at, &rk),
+            Some(ptr) => self.pointed(&ptr, &rk).map(Some),
             None => Ok(None),
         }
     }
 
-    /// The summary a `R` pointer points to.
-    fn summary(&self, at: &[u8], rk: &[u8]) -> Result<Option<RoundSummary>> {
-        match self.tree.get(prefixed(b'T', &[at, rk]))? {
-            Some(v) => Ok(Some(decode(&v)?)),
-            None => Err(AuditStoreError::Corrupt(format!(
+    /// The summary an `R` pointer points to.
+    fn pointed(&self, ptr: &[u8], rk: &[u8]) -> Result<RoundSummary> {
+        let missing = || {
+            AuditStoreError::Corrupt(format!(
                 "round {} is indexed but not stored",
                 String::from_utf8_lossy(rk).replace('\0', "/")
-            ))),
+            ))
+        };
+        let (at, place) = (ptr.get(..16).ok_or_else(missing)?, ptr.get(16..18));
+        let place = place.map_or(0, |b| u16::from_be_bytes([b[0], b[1]]) as usize);
+        let block = self.tree.get(prefixed(b'T', &[at]))?.ok_or_else(missing)?;
+        let mut rounds: Vec<RoundSummary> = decode(&block)?;
+        if place >= rounds.len()
+            || round_key(&rounds[place].table_id, &rounds[place].round_id) != rk
+        {
+            return Err(missing());
         }
+        Ok(rounds.swap_remove(place))
     }
 
     /// Every table's round with this id.
     pub fn rounds_named(&self, round: &str) -> Result<Vec<RoundSummary>> {
         let mut out = Vec::new();
         for kv in self.tree.scan_prefix(b"R") {
-            let (k, at) = kv?;
+            let (k, ptr) = kv?;
             if k.ends_with(round.as_bytes()) && k.get(k.len() - round.len() - 1) == Some(&0) {
-                out.extend(self.summary(&at, &k[1..])?);
+                out.push(self.pointed(&ptr, &k[1..])?);
             }
         }
         Ok(out)
@@ -320,9 +352,26 @@ impl AuditStore {
         let mut out = Vec::new();
         let lo = prefixed(b'T', &[&biased(period.from_ms)]);
         let hi = prefixed(b'T', &[&biased(period.to_ms)]);
-        for kv in self.tree.range(lo..hi) {
-            let (_, v) = kv?;
-            out.push(decode(&v)?);
+        // The block before the period's start may end inside it.
+        let start = match self.tree.range(prefixed(b'T', &[])..lo.clone()).next_back() {
+            Some(kv) => kv?.0.to_vec(),
+            None => lo,
+        };
+        for kv in self.tree.range(start..hi) {
+            let (k, v) = kv?;
+            let rounds: Vec<RoundSummary> = decode(&v)?;
+            let at = k.get(1..17).and_then(|b| <[u8; 16]>::try_from(b).ok());
+            for (place, r) in rounds.into_iter().enumerate() {
+                if !period.contains(r.closed_ms) {
+                    continue;
+                }
+                // A round is where its pointer says (one committed again is in a later block).
+                let rk = round_key(&r.table_id, &r.round_id);
+                let ptr = self.tree.get(prefixed(b'R', &[&rk]))?;
+                if at.is_some_and(|at| ptr.as_deref() == Some(&pointer(&at, place)[..])) {
+                    out.push(r);
+                }
+            }
         }
         Ok(out)
     }
@@ -412,7 +461,7 @@ mod tests {
             "from inclusive, to exclusive, in chain order"
         );
         assert_eq!(s.rounds_in(period(i64::MIN, i64::MAX)).unwrap(), all);
-        // Recommitting a round (a resumed replay) leaves one copy.
+        // A round committed again (in another block) is counted once, where its pointer says.
         s.commit(&[], &all[3..], None).unwrap();
         assert_eq!(s.rounds_in(period(3_000, 3_001)).unwrap().len(), 1);
     }
@@ -468,5 +517,75 @@ mod tests {
         drop(s);
         let s = AuditStore::open(dir.path()).unwrap();
         assert_eq!(s.rounds_named("r2").unwrap().len(), 2);
+    }
+
+    fn many(n: usize) -> Vec<RoundSummary> {
+        (0..n)
+            .map(|i| {
+                round(
+                    ["t1", "t2", "t3"][i % 3],
+                    &format!("r{i}"),
+                    10 + 10 * i as u64,
+                    1_000 + 10 * i as i64,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn rounds_in_several_blocks_are_found_by_id_and_by_period() {
+        let s = AuditStore::temporary().unwrap();
+        let all = many(2 * BLOCK_ROUNDS + 22);
+        s.commit(&[], &all, None).unwrap();
+        assert_eq!(s.tree.scan_prefix(b"T").count(), 3, "three blocks");
+        for r in [&all[0], &all[BLOCK_ROUNDS], &all[all.len() - 1], &all[77]] {
+            assert_eq!(s.round(&r.table_id, &r.round_id).unwrap().as_ref(), Some(r));
+        }
+        // A period that starts and ends inside blocks.
+        let (a, b) = (30, 100);
+        let got = s
+            .rounds_in(Period {
+                from_ms: all[a].closed_ms,
+                to_ms: all[b].closed_ms,
+            })
+            .unwrap();
+        assert_eq!(got, all[a..b]);
+        // A period inside one block, and one before everything.
+        let one = Period {
+            from_ms: all[5].closed_ms,
+            to_ms: all[5].closed_ms + 1,
+        };
+        assert_eq!(s.rounds_in(one).unwrap(), all[5..6]);
+        let none = Period {
+            from_ms: 0,
+            to_ms: all[0].closed_ms,
+        };
+        assert_eq!(s.rounds_in(none).unwrap(), vec![]);
+    }
+
+    #[test]
+    fn load_cuts_a_block_that_the_snapshot_position_falls_in() {
+        let s = AuditStore::temporary().unwrap();
+        let all = many(2 * BLOCK_ROUNDS + 22);
+        let keep = BLOCK_ROUNDS + 7; // rounds 0..=keep are at or before the position
+        let mut snap = Replayer::new(settings(false)).snapshot();
+        snap.auditor.position = Some(all[keep].closed_index);
+        s.commit(&[], &all, Some(&snap)).unwrap();
+        s.load().unwrap().expect("the snapshot");
+        let every = Period {
+            from_ms: i64::MIN,
+            to_ms: i64::MAX,
+        };
+        assert_eq!(s.rounds_in(every).unwrap(), all[..=keep]);
+        let (kept, gone) = (&all[keep], &all[keep + 1]);
+        assert_eq!(
+            s.round(&kept.table_id, &kept.round_id).unwrap().as_ref(),
+            Some(kept)
+        );
+        assert_eq!(s.round(&gone.table_id, &gone.round_id).unwrap(), None);
+        assert_eq!(s.tree.scan_prefix(b"R").count(), keep + 1);
+        // Replaying on commits the rest again, each once.
+        s.commit(&[], &all[keep + 1..], None).unwrap();
+        assert_eq!(s.rounds_in(every).unwrap(), all);
     }
 }
