@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use rules_baccarat::BaccaratEngine;
 use rules_baccarat::sim::mistakes_of;
-use rules_core::testkit::{SimTable, finding_codes, json};
+use rules_core::testkit::{SimTable, finding_codes, json, mistake_codes};
 use rules_core::*;
 
 const GAMES: [GameId; 3] = [
@@ -18,13 +18,7 @@ type Table = SimTable<BaccaratEngine>;
 /// The codes of a coup's findings (violations and discrepancies), each once, sorted.
 /// The finding codes a mistake must give, sorted.
 fn codes_of(id: &str) -> Vec<String> {
-    let spec = BaccaratEngine::mistakes()
-        .iter()
-        .find(|m| m.id == id)
-        .unwrap();
-    let mut want: Vec<String> = spec.codes.iter().map(|c| c.to_string()).collect();
-    want.sort();
-    want
+    mistake_codes::<BaccaratEngine>(id)
 }
 
 fn findings(a: &Adjudication) -> Vec<String> {

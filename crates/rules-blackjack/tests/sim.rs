@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use rules_blackjack::sim::{mistakes_of, reprice_jackpot, simulate_with_jackpot};
 use rules_blackjack::{BlackjackEngine, BlackjackState};
-use rules_core::testkit::{SimTable, finding_codes as findings, json};
+use rules_core::testkit::{SimTable, finding_codes as findings, json, mistake_codes};
 use rules_core::*;
 
 const GAMES: [GameId; 2] = [GameId::Blackjack, GameId::BlackjackOnline];
@@ -233,12 +233,7 @@ fn honest_sessions_adjudicate_clean_and_cover_the_game() {
 fn every_mistake_is_found_exactly_and_the_session_goes_on_clean() {
     for game in GAMES {
         for id in mistakes_of(game) {
-            let spec = BlackjackEngine::mistakes()
-                .iter()
-                .find(|m| m.id == id)
-                .unwrap();
-            let mut want: Vec<String> = spec.codes.iter().map(|c| c.to_string()).collect();
-            want.sort();
+            let want = mistake_codes::<BlackjackEngine>(id);
             for seed in 0..50u64 {
                 let mut t = Table::new(game);
                 let mut rng = SimRng::new(seed * 7919 + 13);
@@ -473,12 +468,7 @@ fn other_configurations_play_clean_too() {
             let a =
                 BlackjackEngine::adjudicate(&t.cfg, &mut t.state.clone(), &r, &Options::default())
                     .unwrap();
-            let spec = BlackjackEngine::mistakes()
-                .iter()
-                .find(|m| m.id == id)
-                .unwrap();
-            let mut want: Vec<String> = spec.codes.iter().map(|c| c.to_string()).collect();
-            want.sort();
+            let want = mistake_codes::<BlackjackEngine>(id);
             assert_eq!(findings(&a), want, "{} {id}", t.table.game);
         }
     }

@@ -157,6 +157,18 @@ pub fn json(r: &Round) -> String {
     serde_json::to_string_pretty(r).expect("a round serializes")
 }
 
+/// The finding codes the simulated mistake `id` of engine `E` must give, sorted. Panics on an
+/// unknown id (a test's mistake).
+pub fn mistake_codes<E: Simulate>(id: &str) -> Vec<String> {
+    let spec = E::mistakes()
+        .iter()
+        .find(|m| m.id == id)
+        .unwrap_or_else(|| panic!("no mistake {id}"));
+    let mut want: Vec<String> = spec.codes.iter().map(|c| c.to_string()).collect();
+    want.sort();
+    want
+}
+
 /// The codes of an adjudication's violations and discrepancies, sorted (repeats kept).
 pub fn finding_codes(a: &Adjudication) -> Vec<String> {
     let mut v: Vec<String> = a

@@ -2,7 +2,7 @@
 //! exactly, the same seed replays the same session.
 use std::collections::BTreeSet;
 
-use rules_core::testkit::{SimTable, finding_codes as findings, json};
+use rules_core::testkit::{SimTable, finding_codes as findings, json, mistake_codes};
 use rules_core::*;
 use rules_dice::sim::mistakes_of;
 use rules_dice::{DiceEngine, DiceState};
@@ -106,9 +106,7 @@ fn every_mistake_is_found_exactly_and_the_session_goes_on_clean() {
         assert!(ids.len() >= 2, "{game}");
         for id in ids {
             all.push(id);
-            let spec = DiceEngine::mistakes().iter().find(|m| m.id == id).unwrap();
-            let mut want: Vec<String> = spec.codes.iter().map(|c| c.to_string()).collect();
-            want.sort();
+            let want = mistake_codes::<DiceEngine>(id);
             for seed in 0..50u64 {
                 let mut t = Table::new(game);
                 let mut rng = SimRng::new(seed * 7919 + 13);
@@ -268,9 +266,7 @@ fn other_configurations_play_clean_too() {
                 continue;
             }
             let (_, a) = t.play(&mut rng, Some(id));
-            let spec = DiceEngine::mistakes().iter().find(|m| m.id == id).unwrap();
-            let mut want: Vec<String> = spec.codes.iter().map(|c| c.to_string()).collect();
-            want.sort();
+            let want = mistake_codes::<DiceEngine>(id);
             assert_eq!(findings(&a), want, "{} {id}", t.table.game);
             for _ in 0..5 {
                 let (_, a) = t.play(&mut rng, None);

@@ -2,7 +2,7 @@
 //! every mistake is found exactly, the same seed replays the same session.
 use std::collections::BTreeMap;
 
-use rules_core::testkit::{SimTable, finding_codes as findings, json};
+use rules_core::testkit::{SimTable, finding_codes as findings, json, mistake_codes};
 use rules_core::*;
 use rules_poker_sem_descarte::sim::{
     default_jackpot_before, mistakes_of, reprice_jackpot, simulate_with_jackpot,
@@ -112,12 +112,7 @@ fn honest_sessions_adjudicate_clean_and_cover_the_game() {
 #[test]
 fn every_mistake_is_found_exactly_and_the_session_goes_on_clean() {
     for id in mistakes_of(GAME) {
-        let spec = PokerSemDescarteEngine::mistakes()
-            .iter()
-            .find(|m| m.id == id)
-            .unwrap();
-        let mut want: Vec<String> = spec.codes.iter().map(|c| c.to_string()).collect();
-        want.sort();
+        let want = mistake_codes::<PokerSemDescarteEngine>(id);
         for seed in 0..50u64 {
             let mut t = Table::new(GAME);
             let mut rng = SimRng::new(seed * 7919 + 13);
@@ -314,12 +309,7 @@ fn other_configurations_play_clean_too() {
                 &Options::default(),
             )
             .unwrap();
-            let spec = PokerSemDescarteEngine::mistakes()
-                .iter()
-                .find(|m| m.id == id)
-                .unwrap();
-            let mut want: Vec<String> = spec.codes.iter().map(|c| c.to_string()).collect();
-            want.sort();
+            let want = mistake_codes::<PokerSemDescarteEngine>(id);
             assert_eq!(findings(&a), want, "{id}");
         }
     }

@@ -2,7 +2,7 @@
 //! exactly, the same seed replays the same session.
 use std::collections::BTreeSet;
 
-use rules_core::testkit::{SimTable, finding_codes as findings, json};
+use rules_core::testkit::{SimTable, finding_codes as findings, json, mistake_codes};
 use rules_core::*;
 use rules_roulette::sim::mistakes_of;
 use rules_roulette::{RouletteEngine, RouletteState};
@@ -90,12 +90,7 @@ fn honest_sessions_adjudicate_clean_and_cover_every_bet_type() {
 fn every_mistake_is_found_exactly_and_the_session_goes_on_clean() {
     for game in GAMES {
         for id in mistakes_of(game) {
-            let spec = RouletteEngine::mistakes()
-                .iter()
-                .find(|m| m.id == id)
-                .unwrap();
-            let mut want: Vec<String> = spec.codes.iter().map(|c| c.to_string()).collect();
-            want.sort();
+            let want = mistake_codes::<RouletteEngine>(id);
             for seed in 0..50u64 {
                 let mut t = Table::new(game);
                 let mut rng = SimRng::new(seed * 7919 + 13);
@@ -241,12 +236,7 @@ fn other_configurations_play_clean_too() {
         assert_eq!(zero_corner, t.cfg.zero_corner_allowed, "{}", t.table.game);
         for id in mistakes_of(t.table.game) {
             let (_, a) = t.play(&mut rng, Some(id));
-            let spec = RouletteEngine::mistakes()
-                .iter()
-                .find(|m| m.id == id)
-                .unwrap();
-            let mut want: Vec<String> = spec.codes.iter().map(|c| c.to_string()).collect();
-            want.sort();
+            let want = mistake_codes::<RouletteEngine>(id);
             assert_eq!(findings(&a), want, "{} {id}", t.table.game);
         }
     }
