@@ -62,26 +62,38 @@ pub(crate) fn encode_chunks(entries: &[v1::ChainEntry]) -> Vec<(u64, Vec<u8>)> {
 }
 
 /// The entries of a chunk whose key says it starts at `first`.
-pub(crate) fn decode_chunk(first: u64, mut v: &[u8]) -> Result<Vec<v1::ChainEntry>, StoreError> {
-    let mut out = Vec::new();
+pub(crate) fn decode_chunk(first: u64, v: &[u8]) -> Result<Vec<v1::ChainEntry>, StoreError> {
+    each_record(first, v, |bytes, bad| {
+        let e =
+            v1::ChainEntry::decode(bytes).map_err(|e| bad(format!("undecodable entry: {e}")))?;
+        Ok((e.index, e))
+    })
+}
+
+/// Read each `u32be len || ChainEntry` record of a chunk starting at entry `first` with `read`
+/// (which gives the index the entry claims, and what it read), checking that each record is whole
+/// and claims the index its place gives it.
+fn each_record<'a, T>(
+    first: u64,
+    mut v: &'a [u8],
+    mut read: impl FnMut(&'a [u8], &dyn Fn(String) -> StoreError) -> Result<(u64, T), StoreError>,
+) -> Result<Vec<T>, StoreError> {
+    let mut out = Vec::with_capacity(CHUNK_MAX_ENTRIES.min(v.len() / 4));
     while !v.is_empty() {
         let index = first + out.len() as u64;
         let bad = |detail: String| StoreError::CorruptEntry { index, detail };
-        if v.len() < 4 {
-            return Err(bad("truncated chunk".into()));
-        }
-        let len = u32::from_be_bytes(v[..4].try_into().expect("4 bytes")) as usize;
-        let body = v
-            .get(4..4 + len)
+        let len = v
+            .get(..4)
+            .map(|b| u32::from_be_bytes(b.try_into().expect("4 bytes")) as usize)
+            .filter(|len| v.len() - 4 >= *len)
             .ok_or_else(|| bad("truncated chunk".into()))?;
-        let e = v1::ChainEntry::decode(body).map_err(|e| bad(format!("undecodable entry: {e}")))?;
-        if e.index != index {
+        let (claimed, item) = read(&v[4..4 + len], &bad)?;
+        if claimed != index {
             return Err(bad(format!(
-                "entry stored as {index} claims index {}",
-                e.index
+                "entry stored as {index} claims index {claimed}"
             )));
         }
-        out.push(e);
+        out.push(item);
         v = &v[4 + len..];
     }
     Ok(out)
@@ -157,17 +169,7 @@ impl Chunk {
     /// reader of the events needs, the body borrowed from the chunk (no copy of the body, the
     /// signature or the hashes). Same result as `decode`, field for field.
     pub fn views(&self) -> Result<Vec<EntryView<'_>>, StoreError> {
-        let mut out = Vec::with_capacity(CHUNK_MAX_ENTRIES);
-        let mut v: &[u8] = &self.bytes;
-        while !v.is_empty() {
-            let index = self.first + out.len() as u64;
-            let bad = |detail: String| StoreError::CorruptEntry { index, detail };
-            let len = v
-                .get(..4)
-                .map(|b| u32::from_be_bytes(b.try_into().expect("4 bytes")) as usize)
-                .filter(|len| v.len() - 4 >= *len)
-                .ok_or_else(|| bad("truncated chunk".into()))?;
-            let bytes = &v[4..4 + len];
+        each_record(self.first, &self.bytes, |bytes, bad| {
             let view = match EntryView::parse(bytes) {
                 Some(view) => view,
                 // Anything the strict reader does not expect: prost decides (and explains).
@@ -182,16 +184,8 @@ impl Chunk {
                     }
                 }
             };
-            if view.index != index {
-                return Err(bad(format!(
-                    "entry stored as {index} claims index {}",
-                    view.index
-                )));
-            }
-            out.push(view);
-            v = &v[4 + len..];
-        }
-        Ok(out)
+            Ok((view.index, view))
+        })
     }
 }
 
