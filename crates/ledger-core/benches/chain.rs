@@ -123,28 +123,53 @@ fn benches(c: &mut Criterion) {
             })
         },
     );
-    let dev = SigningKey::from_bytes(&[3; 32]);
-    let checks: Vec<SignatureCheck> = (1..=256u64)
-        .map(|s| {
-            let b = body(s);
-            SignatureCheck {
-                message: signed_message(EVENT_DOMAIN, &b),
-                signature: sign(&dev, EVENT_DOMAIN, &b),
-                key: dev.verifying_key(),
-            }
-        })
+    g.finish();
+    signatures(c);
+}
+
+/// Batch verification against the batch size and the number of devices that signed it (terms
+/// summed per device), with ed25519-dalek's own `verify_batch` (a term per signature and key) and
+/// strict single verification for reference.
+fn signatures(c: &mut Criterion) {
+    let mut g = c.benchmark_group("signatures");
+    let keys: Vec<SigningKey> = (0..=255u8)
+        .map(|i| SigningKey::from_bytes(&[i; 32]))
         .collect();
-    g.throughput(Throughput::Elements(256));
-    g.bench_function("verify: signatures, batch of 256 (verify_many)", |bn| {
-        bn.iter(|| assert!(verify_many(&checks).iter().all(|&x| x)))
-    });
-    g.bench_function("verify: signatures, 256 x verify_strict", |bn| {
-        bn.iter(|| {
-            checks
-                .iter()
-                .all(|c| c.key.verify_strict(&c.message, &c.signature).is_ok())
-        })
-    });
+    for (n, devices) in [(48usize, 8usize), (256, 1), (256, 8), (256, 256), (2048, 8)] {
+        let checks: Vec<SignatureCheck> = (1..=n as u64)
+            .map(|s| {
+                let k = &keys[s as usize % devices];
+                let b = body(s);
+                SignatureCheck {
+                    message: signed_message(EVENT_DOMAIN, &b),
+                    signature: sign(k, EVENT_DOMAIN, &b),
+                    key: k.verifying_key(),
+                }
+            })
+            .collect();
+        g.throughput(Throughput::Elements(n as u64));
+        g.bench_function(format!("verify_many: {n} by {devices} devices"), |bn| {
+            bn.iter(|| assert!(verify_many(&checks).iter().all(|&x| x)))
+        });
+        if n == 256 {
+            let msgs: Vec<&[u8]> = checks.iter().map(|c| c.message.as_slice()).collect();
+            let sigs: Vec<_> = checks.iter().map(|c| c.signature).collect();
+            let ks: Vec<_> = checks.iter().map(|c| c.key).collect();
+            g.bench_function(
+                format!("ed25519_dalek::verify_batch: {n} by {devices} devices"),
+                |bn| bn.iter(|| ed25519_dalek::verify_batch(&msgs, &sigs, &ks).unwrap()),
+            );
+        }
+        if (n, devices) == (256, 8) {
+            g.bench_function("verify_strict: 256 by 8 devices, one at a time", |bn| {
+                bn.iter(|| {
+                    checks
+                        .iter()
+                        .all(|c| c.key.verify_strict(&c.message, &c.signature).is_ok())
+                })
+            });
+        }
+    }
     g.finish();
 }
 
