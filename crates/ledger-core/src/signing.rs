@@ -101,31 +101,97 @@ pub struct SignatureCheck {
     pub key: VerifyingKey,
 }
 
-/// Check many signatures. Returns one bool per check, true when the signature is valid.
-///
-/// The verdict is [`verify_strict`]'s for every signature. A whole range is first checked at once
-/// ([`batch_ok`], about 3x faster per signature than strict single verification here); when the
-/// range fails, it is split in halves down to strict single verification, so the bad signatures
-/// are found with few extra checks. Keys must come from [`parse_public_key`] (never weak).
+/// Check many signatures. Returns one bool per check, true when the signature is valid: the
+/// verdict of [`verify_strict`], signature by signature (see [`verify_prepared`]).
 pub fn verify_many(checks: &[SignatureCheck]) -> Vec<bool> {
-    let mut out = vec![false; checks.len()];
-    verify_range(checks, &mut out);
+    let prepared: Vec<Option<PreparedSignature>> = checks
+        .iter()
+        .map(|c| PreparedSignature::new(&c.key, &[], &c.message, &c.signature))
+        .collect();
+    verify_prepared(&prepared)
+}
+
+/// A signature made ready for [`verify_prepared`]: R decoded, s read, the challenge
+/// `h = SHA-512(R ‖ A ‖ domain ‖ body) mod l` computed. This is about half of the work of
+/// verifying it, and needs nothing from the other signatures, so ingest does it for each envelope
+/// as it arrives, on whichever core is free, and a group's batch check is left with one
+/// multiscalar multiplication.
+#[derive(Clone, Debug)]
+pub struct PreparedSignature {
+    key: VerifyingKey,
+    r: EdwardsPoint,
+    s: Scalar,
+    h: Scalar,
+}
+
+impl PreparedSignature {
+    /// `None` when the signature cannot be valid under [`VerifyingKey::verify_strict`]: s not
+    /// canonical, R not the canonical encoding of a point of large order ([`strict_r`]), or a
+    /// weak (small-order) key.
+    pub fn new(
+        key: &VerifyingKey,
+        domain: &[u8],
+        body: &[u8],
+        signature: &Signature,
+    ) -> Option<PreparedSignature> {
+        let (r_bytes, s_bytes) = (signature.r_bytes(), signature.s_bytes());
+        let s = Option::<Scalar>::from(Scalar::from_canonical_bytes(*s_bytes))?;
+        let r = strict_r(r_bytes)?;
+        if key.is_weak() {
+            return None;
+        }
+        let hram: [u8; 64] = Sha512::new()
+            .chain_update(r_bytes)
+            .chain_update(key.as_bytes())
+            .chain_update(domain)
+            .chain_update(body)
+            .finalize()
+            .into();
+        Some(PreparedSignature {
+            key: *key,
+            r,
+            s,
+            h: Scalar::from_bytes_mod_order_wide(&hram),
+        })
+    }
+
+    /// Strict single verification: `s·B = R + h·A`, exactly (no cofactor). With the checks of
+    /// [`PreparedSignature::new`], this is [`VerifyingKey::verify_strict`]'s verdict.
+    fn holds(&self) -> bool {
+        EdwardsPoint::vartime_double_scalar_mul_basepoint(&-self.h, &self.key.to_edwards(), &self.s)
+            == self.r
+    }
+}
+
+/// Verify prepared signatures (`None`: refused when prepared). Returns one bool per item.
+///
+/// A whole range is first checked at once ([`batch_ok`]); when the range fails, it is split in
+/// halves down to strict single verification, so the bad signatures are found with few extra
+/// checks.
+pub fn verify_prepared(items: &[Option<PreparedSignature>]) -> Vec<bool> {
+    let mut out = vec![false; items.len()];
+    let ready: Vec<&PreparedSignature> = items.iter().flatten().collect();
+    let mut verdicts = vec![false; ready.len()];
+    verify_range(&ready, &mut verdicts);
+    let mut verdicts = verdicts.into_iter();
+    for (o, item) in out.iter_mut().zip(items) {
+        if item.is_some() {
+            *o = verdicts.next().unwrap_or(false);
+        }
+    }
     out
 }
 
-fn verify_range(checks: &[SignatureCheck], out: &mut [bool]) {
-    match checks.len() {
+fn verify_range(items: &[&PreparedSignature], out: &mut [bool]) {
+    match items.len() {
         0 => {}
-        1 => {
-            let c = &checks[0];
-            out[0] = c.key.verify_strict(&c.message, &c.signature).is_ok();
-        }
+        1 => out[0] = items[0].holds(),
         _ => {
-            if batch_ok(checks) {
+            if batch_ok(items) {
                 out.iter_mut().for_each(|o| *o = true);
             } else {
-                let mid = checks.len() / 2;
-                let (a, b) = checks.split_at(mid);
+                let mid = items.len() / 2;
+                let (a, b) = items.split_at(mid);
                 let (oa, ob) = out.split_at_mut(mid);
                 verify_range(a, oa);
                 verify_range(b, ob);
@@ -151,71 +217,50 @@ fn strict_r(bytes: &[u8; 32]) -> Option<EdwardsPoint> {
         .filter(|r| !r.is_small_order())
 }
 
-/// Do all of `checks` hold? One multiscalar multiplication checks the random linear combination
+/// Do all of `items` hold? One multiscalar multiplication checks the random linear combination
 ///
-/// `Σ zᵢ·Rᵢ + Σₖ (Σ_{i: Aᵢ = k} zᵢ·hᵢ)·k − (Σ zᵢ·sᵢ)·B = 0`, with `hᵢ = SHA-512(Rᵢ ‖ Aᵢ ‖ Mᵢ)`,
+/// `Σ zᵢ·Rᵢ + Σₖ (Σ_{i: Aᵢ = k} zᵢ·hᵢ)·k − (Σ zᵢ·sᵢ)·B = 0`
 ///
-/// the equation `sᵢ·B = Rᵢ + hᵢ·Aᵢ` of [`VerifyingKey::verify_strict`] for every signature,
-/// weighted by 128-bit `zᵢ`. Unlike ed25519-dalek's `verify_batch` (the same equation and checks
-/// otherwise), the terms of one key are summed into one point, so a batch of n signatures by k
-/// devices costs n + k + 1 points instead of 2n + 1: a device sends many events, and a group holds
-/// many of each device's. Each `sᵢ` must be canonical and each `Rᵢ` pass [`strict_r`], as in
-/// strict verification.
+/// of the equations `sᵢ·B = Rᵢ + hᵢ·Aᵢ`, weighted by 128-bit `zᵢ`. Unlike ed25519-dalek's
+/// `verify_batch` (the same equation otherwise), the terms of one key are summed into one point,
+/// so a batch of n signatures by k devices costs n + k + 1 points instead of 2n + 1: a device
+/// sends many events, and a group holds many of each device's.
 ///
-/// The weights are derived (blake3 XOF) from every `hᵢ` and `sᵢ`, so they depend on every byte of
-/// the batch: a forger would have to fix the signatures before learning the weights, and the
-/// verdict is the same on every machine. As for every cofactorless batch equation, a signature
-/// whose error is a small-order point passes with probability at most 1/2 (`zᵢ` even); only the
-/// key's holder can make one, and where a batch fails, strict single verification decides.
-fn batch_ok(checks: &[SignatureCheck]) -> bool {
-    let n = checks.len();
+/// The weights are derived (blake3 XOF) from every `hᵢ` (which binds Rᵢ, Aᵢ and the message) and
+/// `sᵢ`, so they depend on every byte of the batch: a forger would have to fix the signatures
+/// before learning the weights, and the verdict is the same on every machine. As for every
+/// cofactorless batch equation, a signature whose error is a small-order point passes with
+/// probability at most 1/2 (`zᵢ` even); only the key's holder can make one, and where a batch
+/// fails, strict single verification decides.
+fn batch_ok(items: &[&PreparedSignature]) -> bool {
     let mut weights = blake3::Hasher::new_derive_key(BATCH_WEIGHTS_CONTEXT);
-    let mut rs = Vec::with_capacity(n);
-    let mut ss = Vec::with_capacity(n);
-    let mut hs = Vec::with_capacity(n);
-    let mut key_of = Vec::with_capacity(n);
+    let mut key_of = Vec::with_capacity(items.len());
     let mut keys: Vec<&VerifyingKey> = Vec::new();
     let mut key_index: HashMap<[u8; 32], usize> = HashMap::new();
-    for c in checks {
-        let (r_bytes, s_bytes) = (c.signature.r_bytes(), c.signature.s_bytes());
-        let Some(s) = Option::<Scalar>::from(Scalar::from_canonical_bytes(*s_bytes)) else {
-            return false;
-        };
-        let Some(r) = strict_r(r_bytes) else {
-            return false;
-        };
-        let hram: [u8; 64] = Sha512::new()
-            .chain_update(r_bytes)
-            .chain_update(c.key.as_bytes())
-            .chain_update(&c.message)
-            .finalize()
-            .into();
-        weights.update(&hram);
-        weights.update(s_bytes);
-        rs.push(r);
-        ss.push(s);
-        hs.push(Scalar::from_bytes_mod_order_wide(&hram));
-        key_of.push(*key_index.entry(*c.key.as_bytes()).or_insert_with(|| {
-            keys.push(&c.key);
+    for it in items {
+        weights.update(it.h.as_bytes());
+        weights.update(it.s.as_bytes());
+        key_of.push(*key_index.entry(*it.key.as_bytes()).or_insert_with(|| {
+            keys.push(&it.key);
             keys.len() - 1
         }));
     }
     let mut xof = weights.finalize_xof();
-    let mut zs = Vec::with_capacity(n);
+    let mut zs = Vec::with_capacity(items.len());
     let mut b_coefficient = Scalar::ZERO;
     let mut key_coefficients = vec![Scalar::ZERO; keys.len()];
-    for i in 0..n {
+    for (it, &k) in items.iter().zip(&key_of) {
         let mut z = [0u8; 16];
         xof.fill(&mut z);
         let z = Scalar::from(u128::from_le_bytes(z));
-        b_coefficient += z * ss[i];
-        key_coefficients[key_of[i]] += z * hs[i];
+        b_coefficient += z * it.s;
+        key_coefficients[k] += z * it.h;
         zs.push(z);
     }
     EdwardsPoint::vartime_multiscalar_mul(
         once(-b_coefficient).chain(zs).chain(key_coefficients),
         once(ED25519_BASEPOINT_POINT)
-            .chain(rs)
+            .chain(items.iter().map(|it| it.r))
             .chain(keys.iter().map(|k| k.to_edwards())),
     )
     .is_identity()
@@ -282,6 +327,33 @@ mod tests {
         /// R's y coordinate encoded as y + p (only possible for y < 19), otherwise a valid
         /// signature over that encoding.
         NonCanonicalR,
+    }
+
+    /// The batch equation alone over `checks`, without the checks of [`PreparedSignature::new`]
+    /// (R decoded as it comes): what the equation would say if those checks were missing.
+    fn batch_ok_checks(checks: &[SignatureCheck]) -> bool {
+        let prepared: Option<Vec<PreparedSignature>> = checks
+            .iter()
+            .map(|c| {
+                let s =
+                    Option::<Scalar>::from(Scalar::from_canonical_bytes(*c.signature.s_bytes()))
+                        .unwrap_or(Scalar::from_bytes_mod_order(*c.signature.s_bytes()));
+                let r = CompressedEdwardsY(*c.signature.r_bytes()).decompress()?;
+                let hram: [u8; 64] = Sha512::new()
+                    .chain_update(c.signature.r_bytes())
+                    .chain_update(c.key.as_bytes())
+                    .chain_update(&c.message)
+                    .finalize()
+                    .into();
+                Some(PreparedSignature {
+                    key: c.key,
+                    r,
+                    s,
+                    h: Scalar::from_bytes_mod_order_wide(&hram),
+                })
+            })
+            .collect();
+        prepared.is_some_and(|p| batch_ok(&p.iter().collect::<Vec<_>>()))
     }
 
     fn add_l(s: &[u8; 32]) -> [u8; 32] {
@@ -376,7 +448,7 @@ mod tests {
     }
 
     #[test]
-    fn every_spoiled_signature_fails_strict_verification_and_the_batch() {
+    fn every_spoiled_signature_is_refused_alone_and_in_a_batch() {
         let keys: Vec<SigningKey> = (1..=3).map(key).collect();
         for how in [
             Spoil::Message,
@@ -395,14 +467,23 @@ mod tests {
                     }
                 })
                 .collect();
-            assert!(batch_ok(&checks));
+            assert!(batch_ok_checks(&checks));
             spoil(&mut checks[4], how, &keys, 1);
             let c = &checks[4];
             assert!(
                 c.key.verify_strict(&c.message, &c.signature).is_err(),
                 "{how:?}"
             );
-            assert!(!batch_ok(&checks), "{how:?}");
+            assert!(
+                PreparedSignature::new(&c.key, &[], &c.message, &c.signature)
+                    .is_none_or(|p| !p.holds()),
+                "{how:?}"
+            );
+            // s + l and R = the identity satisfy the equation: only the checks on s and R refuse
+            // them.
+            let equation_holds =
+                matches!(how, Spoil::SPlusL | Spoil::IdentityR | Spoil::NonCanonicalR);
+            assert_eq!(batch_ok_checks(&checks), equation_holds, "{how:?}");
             assert_eq!(
                 verify_many(&checks),
                 vec![true, true, true, true, false, true],

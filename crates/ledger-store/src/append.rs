@@ -12,7 +12,7 @@ use ledger_core::event::{BodyError, Event, Payload, TimePolicy};
 use ledger_core::proto::{self as v1, ledger_record_body::Record};
 use ledger_core::record::{make_entry, sign_ledger_record};
 use ledger_core::signers::{Signer, authorize, check_registration, check_revocation};
-use ledger_core::signing::{EVENT_DOMAIN, SignatureCheck, signed_message, verify_many};
+use ledger_core::signing::{EVENT_DOMAIN, PreparedSignature, signed_message, verify_prepared};
 use ledger_core::{GENESIS_PREV_HASH, Hash32, RecordKind};
 use prost::Message;
 
@@ -30,7 +30,10 @@ pub struct Ready {
     sig: Signature,
     pub event: Event,
     key: Option<VerifyingKey>,
-    /// Set by [`verify_prechecked`] when the signer's key was known.
+    /// The signature made ready for the group's batch check, when the signer's key was known.
+    prepared: Option<PreparedSignature>,
+    /// Known when the signer's key was: false at once for a signature that cannot be valid,
+    /// otherwise set by [`verify_prechecked`].
     sig_valid: Option<bool>,
 }
 
@@ -53,7 +56,8 @@ fn reject(reason: Why, device_id: &str, sequence: u64, detail: impl Into<String>
     }
 }
 
-/// Order-independent checks: size, decoding, fields, time. Looks up the signer's key if known.
+/// Order-independent checks: size, decoding, fields, time. Looks up the signer's key if known,
+/// and then prepares the signature for the batch check (about half of verifying it).
 pub fn precheck(
     store: &Store,
     env: v1::Envelope,
@@ -119,33 +123,36 @@ pub fn precheck(
         .unwrap_or_else(|e| e.into_inner())
         .get(&event.device_id)
         .copied();
+    let prepared = key.and_then(|k| PreparedSignature::new(&k, EVENT_DOMAIN, &env.body, &sig));
+    let sig_valid = match (&key, &prepared) {
+        (Some(_), None) => Some(false),
+        _ => None,
+    };
     PreOutcome::Ready(Box::new(Ready {
         body: env.body,
         signature: env.signature,
         sig,
         event,
         key,
-        sig_valid: None,
+        prepared,
+        sig_valid,
     }))
 }
 
-/// Batch-verify the signatures of every prechecked envelope whose signer key is known.
+/// Batch-verify the prepared signatures of a group (every prechecked envelope whose signer key
+/// was known).
 pub fn verify_prechecked(items: &mut [PreOutcome]) {
-    let mut checks = Vec::with_capacity(items.len());
+    let mut prepared = Vec::with_capacity(items.len());
     let mut at = Vec::with_capacity(items.len());
-    for (i, it) in items.iter().enumerate() {
+    for (i, it) in items.iter_mut().enumerate() {
         if let PreOutcome::Ready(r) = it
-            && let Some(key) = r.key
+            && let Some(p) = r.prepared.take()
         {
-            checks.push(SignatureCheck {
-                message: signed_message(EVENT_DOMAIN, &r.body),
-                signature: r.sig,
-                key,
-            });
+            prepared.push(Some(p));
             at.push(i);
         }
     }
-    for (ok, i) in verify_many(&checks).into_iter().zip(at) {
+    for (ok, i) in verify_prepared(&prepared).into_iter().zip(at) {
         if let PreOutcome::Ready(r) = &mut items[i] {
             r.sig_valid = Some(ok);
         }

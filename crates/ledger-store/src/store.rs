@@ -483,11 +483,20 @@ impl Store {
                 std::io::Error::other("injected fsync failure (test)"),
             ));
         }
+        let t = std::time::Instant::now();
         self.db.flush()?;
+        let flushed = t.elapsed();
         if let Some(log) = &self.log {
             log.sync_all()
                 .map_err(|e| StoreError::io(&self.dir.join("db"), e))?;
+            let fsynced = t.elapsed();
             self.sync_blobs()?;
+            tracing::trace!(
+                flush_us = flushed.as_micros() as u64,
+                fsync_us = (fsynced - flushed).as_micros() as u64,
+                blobs_us = (t.elapsed() - fsynced).as_micros() as u64,
+                "store sync"
+            );
         }
         Ok(())
     }

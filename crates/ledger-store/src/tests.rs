@@ -120,6 +120,43 @@ fn setup() -> (tempfile::TempDir, Dev, Arc<Store>, Appender) {
 
 use v1::{ReceiptStatus as St, RejectReason as Why};
 
+/// A signature that cannot be valid (s + l: the same value mod l, not canonical) is refused when
+/// it is prepared, and the honest envelopes around it in the same group still pass the batch.
+#[test]
+fn a_malleated_signature_is_refused_and_its_group_still_verifies() {
+    let (_d, mut op, store, mut a) = setup();
+    let mut t = Dev::new("table-1", 2);
+    let reg = op.env(register(&t));
+    assert_eq!(status(&submit(&mut a, vec![reg])[0]).0, St::Accepted);
+    let first = t.env(bet(1));
+    let honest = t.env(bet(2));
+    let mut malleated = honest.clone();
+    // l = 2^252 + 27742317777372353535851937790883648493, little-endian, added to s.
+    let l: [u8; 32] = [
+        0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9, 0xde,
+        0x14, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10,
+    ];
+    let mut carry = 0u16;
+    for (b, l) in malleated.signature[32..].iter_mut().zip(l) {
+        let v = *b as u16 + l as u16 + carry;
+        *b = v as u8;
+        carry = v >> 8;
+    }
+    let third = t.env(bet(3));
+    let r = submit(&mut a, vec![first, malleated, honest, third]);
+    let got: Vec<_> = r.iter().map(status).collect();
+    assert_eq!(
+        got,
+        vec![
+            (St::Accepted, Why::Unspecified),
+            (St::Rejected, Why::BadSignature),
+            (St::Accepted, Why::Unspecified),
+            (St::Accepted, Why::Unspecified),
+        ]
+    );
+    verify_all(&store);
+}
+
 #[test]
 fn genesis_principals_registration_and_events() {
     let (_d, mut op, store, mut a) = setup();

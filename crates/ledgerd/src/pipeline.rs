@@ -1,15 +1,19 @@
 //! The writer pipeline: durable group commit across every ingest stream.
 //!
 //! ```text
-//!  streams ──(envelope, reply)──▶ [A] batch + precheck + batch-verify ──▶ [B] apply ──▶ [C] sync ──▶ receipts
-//!                                  tokio task; verification on the         thread: one    thread: sled flush +
-//!                                  blocking pool, split over both cores    sled batch     fsync of `db`, then answer
+//!  streams ──precheck──(item, reply)──▶ [A] batch-verify ──▶ [B] apply ──▶ [C] sync ──▶ receipts
+//!  in each stream's task:                threads "ledger-     thread: one   thread: sled flush +
+//!  decode, fields, time, key,            verify-N": one        sled batch    fsync of `db`, then
+//!  signature prepared                    multiscalar a group                 answer
 //! ```
 //!
-//! * A takes whatever is queued (up to `max_batch`) as one group, so the group grows with load
-//!   and no time is spent waiting for a fuller batch. A verifies up to two groups at once (one
-//!   per core; groups of 512+ are also split in two) and hands them to B in arrival order; while
-//!   it verifies groups k+1 and k+2, B and C are applying and syncing group k.
+//! * Each stream's task prechecks its envelope as it arrives ([`Ledger::submit`]): decoding,
+//!   field and time checks, the signer's key, and the signature's preparation (R decoded, the
+//!   challenge hashed), all independent of other envelopes.
+//! * A (the primary verifier) takes whatever is queued (up to `max_batch`) as one group, so the
+//!   group grows with load and no time is spent waiting for a fuller batch. A group of 512+ is
+//!   cut into parts that the helper verifiers check at the same time; B puts the parts back in
+//!   order. While A verifies group k+1, B and C are applying and syncing group k.
 //! * C drains every applied group that is waiting and covers them with one flush + fsync, and
 //!   only then sends their receipts: nothing is acknowledged before it is durable.
 //! * A sync error is fatal: C stops, every waiting and later submission gets UNAVAILABLE, and
@@ -38,7 +42,7 @@ type Group = (
 );
 
 enum Msg {
-    Event(v1::Envelope, Reply),
+    Event(PreOutcome, Reply),
     Checkpoint(&'static str, CheckpointReply),
 }
 
@@ -65,6 +69,8 @@ pub struct PipelineConfig {
 pub struct Ledger {
     tx: mpsc::Sender<Msg>,
     store: Arc<Store>,
+    max_body_bytes: usize,
+    time: TimePolicy,
     durable: watch::Receiver<(u64, Hash32)>,
     fatal: watch::Receiver<Option<String>>,
 }
@@ -84,11 +90,12 @@ impl Ledger {
         let store = appender.store().clone();
         let head = appender.head().expect("an opened ledger has a genesis");
         let (tx, rx) = mpsc::channel(cfg.queue_capacity);
+        let (max_body_bytes, time) = (cfg.max_body_bytes, cfg.time);
         let (durable_tx, durable) = watch::channel(head);
         let (fatal_tx, fatal) = watch::channel(None);
-        let (b_tx, b_rx) = tokio::sync::mpsc::channel::<Group>(2);
+        let (b_tx, b_rx) = std_mpsc::sync_channel::<Part>(2);
         let (c_tx, c_rx) = std_mpsc::sync_channel::<Applied>(4);
-        tokio::spawn(stage_a(rx, b_tx, store.clone(), cfg));
+        verifiers(rx, b_tx, cfg.max_batch);
         let fatal_b = fatal_tx.clone();
         std::thread::Builder::new()
             .name("ledger-apply".into())
@@ -102,19 +109,28 @@ impl Ledger {
         Ledger {
             tx,
             store,
+            max_body_bytes,
+            time,
             durable,
             fatal,
         }
     }
 
     /// Submit one envelope; the receiver yields its receipt once it is decided and durable.
+    ///
+    /// The order-independent checks and the signature's preparation (decoding, field and time
+    /// checks, the signer's key, R decoded and the challenge hashed: about half of verifying the
+    /// signature) run here, in the caller's task, on whichever core is free while the envelope
+    /// would otherwise wait for its group; the group's batch check is then one multiscalar
+    /// multiplication.
     pub async fn submit(
         &self,
         env: v1::Envelope,
     ) -> oneshot::Receiver<Result<v1::Receipt, Status>> {
         let (reply, rx) = oneshot::channel();
+        let item = precheck(&self.store, env, self.max_body_bytes, &self.time, now_ms());
         if let Err(mpsc::error::SendError(Msg::Event(_, reply))) =
-            self.tx.send(Msg::Event(env, reply)).await
+            self.tx.send(Msg::Event(item, reply)).await
         {
             let _ = reply.send(Err(unavailable(&self.fatal)));
         }
@@ -146,120 +162,146 @@ impl Ledger {
     }
 }
 
-async fn stage_a(
+/// A part of a group on its way from the verifiers to the appender: (group number, part, parts).
+type Part = (u64, usize, usize, Group);
+
+/// Groups at least this large are cut into parts verified on several threads at once (see
+/// [`verifiers`]).
+const SPLIT_AT: usize = 512;
+
+/// Verifier threads. The primary takes everything queued (up to `max_batch`) as one group,
+/// batch-verifies its prepared signatures and hands it to the appender; it then takes whatever
+/// queued meanwhile, so the group grows with the load and nothing waits for a fuller batch. A
+/// group of `SPLIT_AT` events or more is cut into parts that helper threads verify at the same
+/// time (every core verifies under heavy load); the appender puts the parts back in order. At
+/// moderate load, one thread verifies and the other cores are left to gRPC (where signatures are
+/// prepared), the appender and the sync.
+fn verifiers(rx: mpsc::Receiver<Msg>, b_tx: std_mpsc::SyncSender<Part>, max_batch: usize) {
+    let threads = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .clamp(1, 4);
+    let (h_tx, h_rx) = std_mpsc::sync_channel::<Part>(threads);
+    let h_rx = Arc::new(std::sync::Mutex::new(h_rx));
+    for i in 1..threads {
+        let (h_rx, b_tx) = (h_rx.clone(), b_tx.clone());
+        std::thread::Builder::new()
+            .name(format!("ledger-verify-{i}"))
+            .spawn(move || {
+                loop {
+                    let job = h_rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
+                    let Ok((number, part, parts, (mut items, replies, control))) = job else {
+                        return;
+                    };
+                    verify_prechecked(&mut items);
+                    if b_tx
+                        .send((number, part, parts, (items, replies, control)))
+                        .is_err()
+                    {
+                        return;
+                    }
+                }
+            })
+            .expect("spawn verifier thread");
+    }
+    std::thread::Builder::new()
+        .name("ledger-verify-0".into())
+        .spawn(move || primary(rx, b_tx, h_tx, threads, max_batch))
+        .expect("spawn verifier thread");
+}
+
+fn primary(
     mut rx: mpsc::Receiver<Msg>,
-    b_tx: mpsc::Sender<Group>,
-    store: Arc<Store>,
-    cfg: PipelineConfig,
+    b_tx: std_mpsc::SyncSender<Part>,
+    h_tx: std_mpsc::SyncSender<Part>,
+    threads: usize,
+    max_batch: usize,
 ) {
-    // Up to two groups are verified at once (one per core); a forwarder hands them to the
-    // appender in arrival order. Under load, this queue fills and the groups grow.
-    type Verifying = (
-        tokio::task::JoinHandle<Vec<PreOutcome>>,
-        Vec<Reply>,
-        Option<(&'static str, CheckpointReply)>,
-    );
-    let (v_tx, mut v_rx) = mpsc::channel::<Verifying>(1);
-    tokio::spawn(async move {
-        while let Some((handle, replies, control)) = v_rx.recv().await {
-            let items = handle.await.expect("precheck does not panic");
-            if b_tx.send((items, replies, control)).await.is_err() {
-                return;
-            }
-        }
-    });
-    let cfg = Arc::new(cfg);
-    while let Some(first) = rx.recv().await {
-        let mut envs = Vec::new();
-        let mut replies = Vec::new();
-        let mut control = None;
+    for number in 0u64.. {
+        let Some(first) = rx.blocking_recv() else {
+            return;
+        };
+        let (mut items, mut replies, mut control) = (Vec::new(), Vec::new(), None);
         let mut next = Some(first);
         while let Some(m) = next.take() {
             match m {
-                Msg::Event(e, r) => {
-                    envs.push(e);
-                    replies.push(r);
+                Msg::Event(item, reply) => {
+                    items.push(item);
+                    replies.push(reply);
                 }
-                Msg::Checkpoint(why, r) => {
-                    control = Some((why, r));
+                Msg::Checkpoint(why, reply) => {
+                    control = Some((why, reply));
                     break;
                 }
             }
-            if envs.len() >= cfg.max_batch {
-                break;
+            if items.len() < max_batch {
+                next = rx.try_recv().ok();
             }
-            next = rx.try_recv().ok();
         }
-        let now = now_ms();
-        let (store, cfg2) = (store.clone(), cfg.clone());
-        let handle = tokio::spawn(async move {
-            let n = envs.len();
-            let t = std::time::Instant::now();
-            let items = precheck_group(&store, envs, &cfg2, now).await;
-            tracing::trace!(
-                n,
-                us = t.elapsed().as_micros() as u64,
-                "stage A: precheck + verify"
+        // Part 0 stays here; parts 1.. go to the helpers, the last one with the checkpoint request.
+        let parts = (items.len() / SPLIT_AT).clamp(1, threads);
+        let per = items.len().div_ceil(parts);
+        let (mut items, mut replies) = (items.into_iter(), replies.into_iter());
+        let mut own: Vec<PreOutcome> = items.by_ref().take(per).collect();
+        let own_replies: Vec<Reply> = replies.by_ref().take(per).collect();
+        let own_control = if parts == 1 { control.take() } else { None };
+        for part in 1..parts {
+            let job = (
+                items.by_ref().take(per).collect(),
+                replies.by_ref().take(per).collect(),
+                if part + 1 == parts {
+                    control.take()
+                } else {
+                    None
+                },
             );
-            items
-        });
-        if v_tx.send((handle, replies, control)).await.is_err() {
+            if h_tx.send((number, part, parts, job)).is_err() {
+                return;
+            }
+        }
+        let t = std::time::Instant::now();
+        verify_prechecked(&mut own);
+        tracing::trace!(
+            n = own.len(),
+            parts,
+            us = t.elapsed().as_micros() as u64,
+            "stage A: batch verification"
+        );
+        if b_tx
+            .send((number, 0, parts, (own, own_replies, own_control)))
+            .is_err()
+        {
             return;
         }
     }
 }
 
-/// Groups at least this large are verified on two threads at once. Smaller groups (moderate load)
-/// use one, which leaves the other core to gRPC, the appender and the sync, and keeps latency low;
-/// under heavy load groups grow past this and verification uses both cores.
-const SPLIT_AT: usize = 512;
-
-/// Precheck and batch-verify a group, split over two blocking threads when it is large enough
-/// (this machine has two cores; tokio's own workers mostly wait on I/O meanwhile).
-async fn precheck_group(
-    store: &Arc<Store>,
-    envs: Vec<v1::Envelope>,
-    cfg: &PipelineConfig,
-    now: i64,
-) -> Vec<PreOutcome> {
-    let work = |store: Arc<Store>, envs: Vec<v1::Envelope>, max: usize, time: TimePolicy| {
-        move || {
-            let mut items: Vec<PreOutcome> = envs
-                .into_iter()
-                .map(|e| precheck(&store, e, max, &time, now))
-                .collect();
-            verify_prechecked(&mut items);
-            items
+/// The parts of groups in order: group by group, part by part, whatever order they were verified in.
+fn in_order(rx: std_mpsc::Receiver<Part>) -> impl Iterator<Item = Group> {
+    let mut waiting = std::collections::BTreeMap::new();
+    let mut next = (0u64, 0usize);
+    std::iter::from_fn(move || {
+        loop {
+            if let Some((parts, g)) = waiting.remove(&next) {
+                next = if next.1 + 1 < parts {
+                    (next.0, next.1 + 1)
+                } else {
+                    (next.0 + 1, 0)
+                };
+                return Some(g);
+            }
+            let (number, part, parts, g) = rx.recv().ok()?;
+            waiting.insert((number, part), (parts, g));
         }
-    };
-    let (max, time) = (cfg.max_body_bytes, cfg.time);
-    if envs.len() < SPLIT_AT {
-        return tokio::task::spawn_blocking(work(store.clone(), envs, max, time))
-            .await
-            .expect("precheck does not panic");
-    }
-    let mut first = envs;
-    let second = first.split_off(first.len() / 2);
-    let a = tokio::task::spawn_blocking(work(store.clone(), first, max, time));
-    let b = tokio::task::spawn_blocking(work(store.clone(), second, max, time));
-    let (a, b) = (
-        a.await.expect("precheck does not panic"),
-        b.await.expect("precheck does not panic"),
-    );
-    let mut items = a;
-    items.extend(b);
-    items
+    })
 }
-
-type BRx = mpsc::Receiver<Group>;
 
 fn stage_b(
     mut appender: Appender,
-    mut rx: BRx,
+    rx: std_mpsc::Receiver<Part>,
     c_tx: std_mpsc::SyncSender<Applied>,
     fatal: watch::Sender<Option<String>>,
 ) {
-    while let Some((items, replies, control)) = rx.blocking_recv() {
+    for (items, replies, control) in in_order(rx) {
         if fatal.borrow().is_some() {
             return; // dropping replies answers UNAVAILABLE
         }
