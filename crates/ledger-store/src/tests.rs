@@ -341,6 +341,83 @@ fn reopen_checks_the_tail_and_rebuild_gives_the_same_derived_state() {
     );
 }
 
+/// A store written in the first key layout (head `Mhead`, runs `S`, devices `D`): readers find
+/// its head; the writer moves the head, rebuilds the derived state under the current keys, leaves
+/// no record of the old layout, and carries on (same devices, sequences, device queries, chain).
+#[test]
+fn a_store_in_the_first_key_layout_is_read_and_migrated() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut op = Dev::new("operator-1", 1);
+    let mut t = Dev::new("table-1", 2);
+    let (head, signers, seq_runs) = {
+        let (store, mut a) = Store::open_writer(dir.path(), &cfg(&op)).unwrap();
+        let mut envs = vec![op.env(register(&t))];
+        envs.extend((0..40).map(|n| t.env(bet(n))));
+        submit(&mut a, envs);
+        submit(&mut a, (40..60).map(|n| t.env(bet(n))).collect());
+        let head = store.head().unwrap().unwrap();
+        let signers = store.signers().unwrap();
+        // Rewrite the derived keys as the first layout had them.
+        let tree = &store.tree;
+        let mut batch = sled::Batch::default();
+        let mut seq_runs = 0;
+        for r in tree.iter() {
+            let (k, v) = r.unwrap();
+            let old: Option<Vec<u8>> = match k[0] {
+                b'@' => Some([b"M".as_slice(), &k[1..]].concat()),
+                b'A' => Some([b"S".as_slice(), &k[1..]].concat()),
+                b'B' => Some([b"D".as_slice(), &k[1..]].concat()),
+                _ => None,
+            };
+            if let Some(old) = old {
+                seq_runs += usize::from(k[0] == b'A');
+                batch.remove(k);
+                batch.insert(old, v);
+            }
+        }
+        tree.apply_batch(batch).unwrap();
+        store.sync().unwrap();
+        assert!(seq_runs >= 2, "runs of two groups");
+        (head, signers, seq_runs)
+    };
+    let reader = Store::open_existing(dir.path()).unwrap();
+    assert_eq!(
+        reader.head().unwrap(),
+        Some(head),
+        "readers find the old head"
+    );
+    drop(reader);
+    let (store, mut a) = Store::open_writer(dir.path(), &cfg(&op)).unwrap();
+    assert_eq!(store.head().unwrap(), Some(head));
+    assert_eq!(store.signers().unwrap(), signers);
+    for r in store.tree.iter() {
+        let k = r.unwrap().0;
+        assert!(
+            !matches!(k[0], b'M' | b'S' | b'D'),
+            "a record of the old layout is left: {:?}",
+            String::from_utf8_lossy(&k)
+        );
+    }
+    assert!(seq_runs > 0);
+    let by_device: Vec<u64> = store
+        .device_entries("table-1", 1)
+        .map(|e| e.unwrap().index)
+        .collect();
+    assert_eq!(
+        by_device.len(),
+        60,
+        "every event of the device, found by its runs"
+    );
+    let r = submit(&mut a, vec![t.env(bet(60)), t.env_at(60, bet(59))]);
+    assert_eq!(status(&r[0]).0, St::Accepted, "the sequence carries on");
+    assert_eq!(
+        status(&r[1]).0,
+        St::Duplicate,
+        "and remembers what came before"
+    );
+    verify_all(&store);
+}
+
 #[test]
 fn a_changed_operator_key_is_declared_in_the_chain() {
     let dir = tempfile::tempdir().unwrap();
