@@ -2,9 +2,9 @@
 //!
 //! ```text
 //!  streams ──precheck──(item, reply)──▶ [A] batch-verify ──▶ [B] apply ──▶ [C] sync ──▶ receipts
-//!  in each stream's task:                threads "ledger-     thread: one   thread: sled flush +
-//!  decode, fields, time, key,            verify-N": one        sled batch    fsync of `db`, then
-//!  signature prepared                    multiscalar a group                 answer
+//!  in each stream's task:                threads "ledger-     thread: one   2 threads: sled flush
+//!  decode, fields, time, key,            verify-N": one        sled batch    + fsync of `db`, then
+//!  signature prepared                    multiscalar a group                 answer, in order
 //! ```
 //!
 //! * Each stream's task prechecks its envelope as it arrives ([`Ledger::submit`]): decoding,
@@ -14,8 +14,10 @@
 //!   group grows with load and no time is spent waiting for a fuller batch. A group of 512+ is
 //!   cut into parts that the helper verifiers check at the same time; B puts the parts back in
 //!   order. While A verifies group k+1, B and C are applying and syncing group k.
-//! * C drains every applied group that is waiting and covers them with one flush + fsync, and
-//!   only then sends their receipts: nothing is acknowledged before it is durable.
+//! * C (two sync threads) covers every group applied and waiting with one flush + fsync, and
+//!   only then sends their receipts: nothing is acknowledged before it is durable. A second
+//!   sync may start while the first waits for the disk; whichever ends first releases, in
+//!   order, every group it covers.
 //! * A sync error is fatal: C stops, every waiting and later submission gets UNAVAILABLE, and
 //!   the `fatal` signal tells the server to exit (systemd restarts it; startup re-verifies the
 //!   tail). An fsync is never retried.
@@ -94,18 +96,26 @@ impl Ledger {
         let (durable_tx, durable) = watch::channel(head);
         let (fatal_tx, fatal) = watch::channel(None);
         let (b_tx, b_rx) = std_mpsc::sync_channel::<Part>(2);
-        let (c_tx, c_rx) = std_mpsc::sync_channel::<Applied>(4);
         verifiers(rx, b_tx, cfg.max_batch);
-        let fatal_b = fatal_tx.clone();
+        let syncs = Arc::new(Syncs {
+            store: store.clone(),
+            state: std::sync::Mutex::new(SyncState::default()),
+            changed: std::sync::Condvar::new(),
+            durable: durable_tx,
+            fatal: fatal_tx.clone(),
+        });
+        let feed = SyncFeed(syncs.clone());
         std::thread::Builder::new()
             .name("ledger-apply".into())
-            .spawn(move || stage_b(appender, b_rx, c_tx, fatal_b))
+            .spawn(move || stage_b(appender, b_rx, feed, fatal_tx))
             .expect("spawn apply thread");
-        let store_c = store.clone();
-        std::thread::Builder::new()
-            .name("ledger-sync".into())
-            .spawn(move || stage_c(store_c, c_rx, durable_tx, fatal_tx))
-            .expect("spawn sync thread");
+        for i in 0..SYNCS_IN_FLIGHT {
+            let syncs = syncs.clone();
+            std::thread::Builder::new()
+                .name(format!("ledger-sync-{i}"))
+                .spawn(move || syncs.run())
+                .expect("spawn sync thread");
+        }
         Ledger {
             tx,
             store,
@@ -298,7 +308,7 @@ fn in_order(rx: std_mpsc::Receiver<Part>) -> impl Iterator<Item = Group> {
 fn stage_b(
     mut appender: Appender,
     rx: std_mpsc::Receiver<Part>,
-    c_tx: std_mpsc::SyncSender<Applied>,
+    feed: SyncFeed,
     fatal: watch::Sender<Option<String>>,
 ) {
     for (items, replies, control) in in_order(rx) {
@@ -316,9 +326,7 @@ fn stage_b(
                         replies,
                         head: (applied.head_index, applied.head_hash),
                     };
-                    if c_tx.send(group).is_err() {
-                        return;
-                    }
+                    feed.push(group);
                 }
                 Err(e) => {
                     tracing::error!(error = %e, "append failed; the ledger stops acknowledging");
@@ -327,68 +335,155 @@ fn stage_b(
                 }
             }
         }
-        if let Some((why, r)) = control
-            && c_tx.send(Applied::Checkpoint(why, r)).is_err()
-        {
-            return;
+        if let Some((why, r)) = control {
+            feed.push(Applied::Checkpoint(why, r));
         }
     }
 }
 
-fn stage_c(
+/// Syncs that may run at once. A sync covers every group applied before it started; a second
+/// one can start while the first is still waiting for the disk, so a group applied meanwhile
+/// does not wait for the first to end before its own sync begins (sled's flush makes the log
+/// stable in order, and each fsync covers the whole file, so whichever ends first releases every
+/// group it covers).
+const SYNCS_IN_FLIGHT: usize = 2;
+
+/// Applied groups waiting for a sync, and the syncs' progress (counts of items pushed).
+#[derive(Default)]
+struct SyncState {
+    /// Items applied and not yet released, oldest first.
+    waiting: std::collections::VecDeque<Applied>,
+    pushed: u64,
+    /// Items covered by the latest sync started.
+    started: u64,
+    released: u64,
+    /// The appender is gone: release what is left, then stop.
+    closed: bool,
+    failed: bool,
+}
+
+/// Stage C: sync threads over a shared queue of applied groups.
+struct Syncs {
     store: Arc<Store>,
-    rx: std_mpsc::Receiver<Applied>,
+    state: std::sync::Mutex<SyncState>,
+    changed: std::sync::Condvar,
     durable: watch::Sender<(u64, Hash32)>,
     fatal: watch::Sender<Option<String>>,
-) {
-    while let Ok(first) = rx.recv() {
-        // Everything already applied and waiting shares this sync.
-        let mut waiting = vec![first];
-        while let Ok(m) = rx.try_recv() {
-            waiting.push(m);
-        }
-        let has_groups = waiting.iter().any(|m| matches!(m, Applied::Group { .. }));
-        let t = std::time::Instant::now();
-        let synced = if has_groups { store.sync() } else { Ok(()) };
-        tracing::trace!(
-            groups = waiting.len(),
-            us = t.elapsed().as_micros() as u64,
-            "stage C: sync"
-        );
-        if let Err(e) = synced {
-            tracing::error!(error = %e, "flush/fsync failed; the ledger stops acknowledging and exits");
-            let _ = fatal.send(Some(format!("flush/fsync failed: {e}")));
-            return; // dropping every reply answers UNAVAILABLE; never retry an fsync
-        }
-        for m in waiting {
-            match m {
-                Applied::Group {
-                    receipts,
-                    replies,
-                    head,
-                } => {
-                    durable.send_if_modified(|h| {
-                        let changed = *h != head;
-                        *h = head;
-                        changed
-                    });
-                    for (r, reply) in receipts.into_iter().zip(replies) {
-                        let _ = reply.send(Ok(r));
-                    }
-                }
-                Applied::Checkpoint(why, reply) => {
-                    let (index, hash) = *durable.borrow();
-                    let r = store
-                        .write_checkpoint(index, &hash, now_ms(), why)
-                        .map_err(|e| Status::internal(format!("checkpoint failed: {e}")));
-                    if let Err(e) = &r {
-                        tracing::error!(error = %e, "checkpoint write failed; the ledger stops acknowledging");
-                        let _ = fatal.send(Some(e.message().to_string()));
-                        let _ = reply.send(r);
+}
+
+/// The appender's end of [`Syncs`]; dropping it lets the sync threads finish and stop.
+struct SyncFeed(Arc<Syncs>);
+
+impl SyncFeed {
+    fn push(&self, item: Applied) {
+        let mut st = self.0.lock();
+        st.waiting.push_back(item);
+        st.pushed += 1;
+        self.0.changed.notify_one();
+    }
+}
+
+impl Drop for SyncFeed {
+    fn drop(&mut self) {
+        self.0.lock().closed = true;
+        self.0.changed.notify_all();
+    }
+}
+
+impl Syncs {
+    fn lock(&self) -> std::sync::MutexGuard<'_, SyncState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// One sync thread: wait for items no sync covers yet, sync, release what it covers.
+    fn run(&self) {
+        loop {
+            let (cover, has_groups) = {
+                let mut st = self.lock();
+                loop {
+                    if st.failed || (st.closed && st.started == st.pushed) {
                         return;
                     }
-                    let _ = reply.send(r);
+                    if st.pushed > st.started {
+                        break;
+                    }
+                    st = self.changed.wait(st).unwrap_or_else(|e| e.into_inner());
                 }
+                // Every unreleased group, not only the new ones: a group covered by a sync still
+                // running is not durable yet, and this one releases whatever it covers.
+                let has_groups = st
+                    .waiting
+                    .iter()
+                    .any(|m| matches!(m, Applied::Group { .. }));
+                st.started = st.pushed;
+                (st.pushed, has_groups)
+            };
+            let t = std::time::Instant::now();
+            let synced = if has_groups {
+                self.store.sync()
+            } else {
+                Ok(())
+            };
+            tracing::trace!(
+                groups = cover,
+                us = t.elapsed().as_micros() as u64,
+                "stage C: sync"
+            );
+            let mut st = self.lock();
+            if let Err(e) = synced {
+                tracing::error!(error = %e, "flush/fsync failed; the ledger stops acknowledging and exits");
+                let _ = self.fatal.send(Some(format!("flush/fsync failed: {e}")));
+                st.failed = true;
+                st.waiting.clear(); // dropping every reply answers UNAVAILABLE; never retry an fsync
+                self.changed.notify_all();
+                return;
+            }
+            while st.released < cover && !st.failed {
+                let Some(m) = st.waiting.pop_front() else {
+                    break;
+                };
+                st.released += 1;
+                if !self.release(m) {
+                    st.failed = true;
+                    st.waiting.clear();
+                }
+            }
+            self.changed.notify_all();
+        }
+    }
+
+    /// Send a durable group's receipts, or write a checkpoint of the durable head. False when a
+    /// checkpoint could not be written (the ledger then stops acknowledging).
+    fn release(&self, m: Applied) -> bool {
+        match m {
+            Applied::Group {
+                receipts,
+                replies,
+                head,
+            } => {
+                self.durable.send_if_modified(|h| {
+                    let changed = *h != head;
+                    *h = head;
+                    changed
+                });
+                for (r, reply) in receipts.into_iter().zip(replies) {
+                    let _ = reply.send(Ok(r));
+                }
+                true
+            }
+            Applied::Checkpoint(why, reply) => {
+                let (index, hash) = *self.durable.borrow();
+                let r = self
+                    .store
+                    .write_checkpoint(index, &hash, now_ms(), why)
+                    .map_err(|e| Status::internal(format!("checkpoint failed: {e}")));
+                let ok = r.is_ok();
+                if let Err(e) = &r {
+                    tracing::error!(error = %e, "checkpoint write failed; the ledger stops acknowledging");
+                    let _ = self.fatal.send(Some(e.message().to_string()));
+                }
+                let _ = reply.send(r);
+                ok
             }
         }
     }
@@ -416,21 +511,34 @@ mod tests {
         v1::Envelope { body, signature }
     }
 
-    /// A failed fsync stops every acknowledgement: the group it covered, and all later ones.
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_failed_sync_stops_acknowledging() {
-        let dir = tempfile::tempdir().unwrap();
-        let op = SigningKey::from_bytes(&[1; 32]);
+    fn model(n: u32) -> P {
+        P::MachineModelApproved(v1::MachineModelApproved {
+            model_id: format!("m{n}"),
+            theoretical_rtp_bp: 9000,
+            bet_values_cents: vec![10],
+            approval_ref: String::new(),
+        })
+    }
+
+    /// A ledger over a fresh store whose principals are operators with keys `[1; 32]`, `[2; 32]`...
+    fn ledger(dir: &std::path::Path, operators: u8) -> (Arc<Store>, Ledger, Vec<SigningKey>) {
+        let keys: Vec<SigningKey> = (1..=operators)
+            .map(|i| SigningKey::from_bytes(&[i; 32]))
+            .collect();
         let (store, appender) = Store::open_writer(
-            dir.path(),
+            dir,
             &OpenConfig {
                 cache_capacity_bytes: 8 << 20,
                 ledger_id: "t".into(),
-                principals: vec![PrincipalConfig {
-                    id: "op".into(),
-                    role: SignerRole::Operator,
-                    key: op.verifying_key(),
-                }],
+                principals: keys
+                    .iter()
+                    .enumerate()
+                    .map(|(i, k)| PrincipalConfig {
+                        id: format!("op{i}"),
+                        role: SignerRole::Operator,
+                        key: k.verifying_key(),
+                    })
+                    .collect(),
             },
         )
         .unwrap();
@@ -443,23 +551,77 @@ mod tests {
                 time: TimePolicy::default(),
             },
         );
-        let model = |n: u32| {
-            P::MachineModelApproved(v1::MachineModelApproved {
-                model_id: format!("m{n}"),
-                theoretical_rtp_bp: 9000,
-                bet_values_cents: vec![10],
-                approval_ref: String::new(),
-            })
-        };
+        (store, ledger, keys)
+    }
+
+    /// Several streams and checkpoint requests at once, with syncs overlapping: every receipt
+    /// comes, in each stream's order, and a checkpoint covers every entry acknowledged before it
+    /// was asked for.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn overlapping_syncs_release_everything_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, ledger, keys) = ledger(dir.path(), 3);
+        let seen = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let mut tasks = Vec::new();
+        for (i, key) in keys.into_iter().enumerate() {
+            let (ledger, seen) = (ledger.clone(), seen.clone());
+            tasks.push(tokio::spawn(async move {
+                let id = format!("op{i}");
+                let mut pending = Vec::new();
+                for seq in 1..=300u64 {
+                    pending.push(ledger.submit(env(&key, &id, seq, model(seq as u32))).await);
+                    if seq % 50 == 0 || seq == 300 {
+                        let mut last = 0;
+                        for rx in pending.drain(..) {
+                            let r = rx.await.unwrap().unwrap();
+                            assert_eq!(r.status, v1::ReceiptStatus::Accepted as i32, "{r:?}");
+                            assert!(r.index > last, "receipts in the stream's order");
+                            last = r.index;
+                            seen.fetch_max(r.index, std::sync::atomic::Ordering::SeqCst);
+                        }
+                    }
+                }
+            }));
+        }
+        for _ in 0..20 {
+            let before = seen.load(std::sync::atomic::Ordering::SeqCst);
+            let cp = ledger.checkpoint("test").await.unwrap();
+            let body = v1::CheckpointBody::decode(cp.body.as_slice()).unwrap();
+            assert!(
+                body.index >= before,
+                "checkpoint {} before {before}",
+                body.index
+            );
+            assert!(ledger.durable().borrow().0 >= body.index);
+            tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+        }
+        for t in tasks {
+            t.await.unwrap();
+        }
+        let head = store.head().unwrap().unwrap().0;
+        assert_eq!(
+            ledger.durable().borrow().0,
+            head,
+            "everything applied is durable"
+        );
+        assert!(head >= 900);
+    }
+
+    /// A failed fsync stops every acknowledgement: the group it covered, and all later ones.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_failed_sync_stops_acknowledging() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, ledger, keys) = ledger(dir.path(), 1);
+        let op = &keys[0];
         let ok = ledger
-            .submit(env(&op, "op", 1, model(1)))
+            .submit(env(op, "op0", 1, model(1)))
             .await
             .await
             .unwrap()
             .unwrap();
         assert_eq!(ok.status, v1::ReceiptStatus::Accepted as i32);
         store.inject_sync_failures_for_tests();
-        let failed = ledger.submit(env(&op, "op", 2, model(2))).await.await;
+        let failed = ledger.submit(env(op, "op0", 2, model(2))).await.await;
         assert!(
             !matches!(failed, Ok(Ok(_))),
             "no receipt after a failed sync: {failed:?}"
@@ -467,7 +629,7 @@ mod tests {
         let mut fatal = ledger.fatal();
         fatal.wait_for(|f| f.is_some()).await.unwrap();
         assert!(fatal.borrow().as_deref().unwrap().contains("fsync"));
-        let later = ledger.submit(env(&op, "op", 2, model(2))).await.await;
+        let later = ledger.submit(env(op, "op0", 2, model(2))).await.await;
         assert!(
             !matches!(later, Ok(Ok(_))),
             "nothing is acknowledged any more: {later:?}"
