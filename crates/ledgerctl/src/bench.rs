@@ -29,7 +29,7 @@ use tokio_stream::StreamExt;
 
 use crate::common;
 
-#[derive(clap::Args, Debug)]
+#[derive(clap::Args, Debug, Clone)]
 pub struct Args {
     /// Events in total (split evenly over the streams).
     #[arg(long, default_value_t = 200_000)]
@@ -64,6 +64,11 @@ pub struct Args {
     /// --events and --streams do not apply; --rate, --also-half and --rounds do.
     #[arg(long)]
     pub audit_lag: bool,
+    /// Before the measured runs, stream this many events (same streams, --rate) and report them
+    /// apart: a fresh ledger's first second (sled's tree and log growing, threads and memory
+    /// coming up) is not the steady state the latency target is about.
+    #[arg(long, default_value_t = 0, value_name = "EVENTS")]
+    pub warmup: usize,
     /// With --audit-lag: rounds played at each of the 16 tables (about 32 events a round).
     #[arg(long, default_value_t = 1500)]
     pub rounds: usize,
@@ -177,6 +182,16 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
             out.push(half.json("half", half_rate));
         }
     } else {
+        if a.warmup > 0 {
+            let w = Args {
+                events: a.warmup.max(a.streams),
+                ..a.clone()
+            };
+            let warm = one_run(&url, &operator, &op_id, &w, a.rate, "warm-up", json).await?;
+            if !json {
+                println!("{}", warm.line("warm-up (not counted)"));
+            }
+        }
         let peak = one_run(&url, &operator, &op_id, &a, a.rate, "peak", json).await?;
         if !json {
             println!(

@@ -33,7 +33,52 @@ use ledger_store::{Appender, PreOutcome, Store, now_ms, precheck, verify_prechec
 use tokio::sync::{mpsc, oneshot, watch};
 use tonic::Status;
 
-type Reply = oneshot::Sender<Result<v1::Receipt, Status>>;
+/// A receipt, or why there is none.
+pub type ReceiptResult = Result<v1::Receipt, Status>;
+
+/// Where an envelope's receipt goes: to one waiting caller, or onto its ingest stream's queue of
+/// receipts (which the pipeline fills in the stream's order) with the envelope's position in the
+/// stream. A reply dropped unanswered (the ledger stopped) answers UNAVAILABLE.
+pub struct Reply(Option<Sink>);
+
+enum Sink {
+    One(oneshot::Sender<ReceiptResult>),
+    Stream {
+        to: mpsc::UnboundedSender<ReceiptResult>,
+        position: u64,
+    },
+}
+
+impl Reply {
+    /// The receipt goes onto a stream's queue, tagged with `position`.
+    pub fn to_stream(to: mpsc::UnboundedSender<ReceiptResult>, position: u64) -> Reply {
+        Reply(Some(Sink::Stream { to, position }))
+    }
+
+    fn send(mut self, r: ReceiptResult) {
+        match self.0.take() {
+            Some(Sink::One(tx)) => {
+                let _ = tx.send(r);
+            }
+            Some(Sink::Stream { to, position }) => {
+                let _ = to.send(r.map(|mut r| {
+                    r.position = position;
+                    r
+                }));
+            }
+            None => {}
+        }
+    }
+}
+
+impl Drop for Reply {
+    fn drop(&mut self) {
+        if self.0.is_some() {
+            let r = Err(Status::unavailable("the ledger stopped before answering"));
+            Reply(self.0.take()).send(r);
+        }
+    }
+}
 type CheckpointReply = oneshot::Sender<Result<v1::Checkpoint, Status>>;
 /// A prechecked group on its way to the appender, with its replies and an optional checkpoint
 /// request that follows it.
@@ -133,18 +178,20 @@ impl Ledger {
     /// signature) run here, in the caller's task, on whichever core is free while the envelope
     /// would otherwise wait for its group; the group's batch check is then one multiscalar
     /// multiplication.
-    pub async fn submit(
-        &self,
-        env: v1::Envelope,
-    ) -> oneshot::Receiver<Result<v1::Receipt, Status>> {
-        let (reply, rx) = oneshot::channel();
+    pub async fn submit(&self, env: v1::Envelope) -> oneshot::Receiver<ReceiptResult> {
+        let (tx, rx) = oneshot::channel();
+        self.submit_to(env, Reply(Some(Sink::One(tx)))).await;
+        rx
+    }
+
+    /// [`Ledger::submit`], with the receipt sent to `reply`.
+    pub async fn submit_to(&self, env: v1::Envelope, reply: Reply) {
         let item = precheck(&self.store, env, self.max_body_bytes, &self.time, now_ms());
         if let Err(mpsc::error::SendError(Msg::Event(_, reply))) =
             self.tx.send(Msg::Event(item, reply)).await
         {
-            let _ = reply.send(Err(unavailable(&self.fatal)));
+            reply.send(Err(unavailable(&self.fatal)));
         }
-        rx
     }
 
     /// Sign a checkpoint of everything submitted before this call, once it is durable.
@@ -467,7 +514,7 @@ impl Syncs {
                     changed
                 });
                 for (r, reply) in receipts.into_iter().zip(replies) {
-                    let _ = reply.send(Ok(r));
+                    reply.send(Ok(r));
                 }
                 true
             }

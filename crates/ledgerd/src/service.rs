@@ -7,11 +7,13 @@ use ledger_core::proto::{
     self as v1, checkpoints_server::Checkpoints, ingest_server::Ingest, query_server::Query,
 };
 use ledger_store::StoreError;
-use tokio::sync::{mpsc, oneshot};
+use std::sync::Arc;
+
+use tokio::sync::{Semaphore, mpsc};
 use tokio_stream::{Stream, StreamExt, wrappers::ReceiverStream};
 use tonic::{Request, Response, Status, Streaming};
 
-use crate::pipeline::Ledger;
+use crate::pipeline::{Ledger, Reply};
 
 type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'static>>;
 
@@ -36,51 +38,78 @@ impl Ingest for IngestService {
     ) -> Result<Response<Self::SubmitStream>, Status> {
         let peer = req.remote_addr();
         let mut inbound = req.into_inner();
-        let (out_tx, out_rx) = mpsc::channel::<Result<v1::Receipt, Status>>(1024);
-        type Pending = Result<(u64, oneshot::Receiver<Result<v1::Receipt, Status>>), Status>;
-        let (pend_tx, mut pend_rx) = mpsc::channel::<Pending>(self.max_in_flight);
+        // The pipeline puts each receipt straight onto this stream's queue, in the stream's
+        // order. At most `max_in_flight` envelopes wait for theirs: a permit is taken for each
+        // envelope read and given back when its receipt goes out.
+        let (out_tx, out_rx) = mpsc::unbounded_channel();
+        let in_flight = self.max_in_flight.max(1);
+        let permits = Arc::new(Semaphore::new(in_flight));
         let ledger = self.ledger.clone();
-        // Reader: every envelope goes to the writer in arrival order; its reply is queued so the
-        // receipts go back in the same order.
+        let reader_permits = permits.clone();
         tokio::spawn(async move {
             let mut position = 0u64;
             while let Some(msg) = inbound.next().await {
                 match msg {
                     Ok(env) => {
-                        position += 1;
-                        let rx = ledger.submit(env).await;
-                        if pend_tx.send(Ok((position, rx))).await.is_err() {
+                        let Ok(permit) = reader_permits.acquire().await else {
                             return;
-                        }
+                        };
+                        permit.forget();
+                        position += 1;
+                        ledger
+                            .submit_to(env, Reply::to_stream(out_tx.clone(), position))
+                            .await;
                     }
                     Err(status) => {
                         tracing::debug!(?peer, %status, "ingest stream ended with an error");
-                        let _ = pend_tx.send(Err(status)).await;
+                        // The receipts of the envelopes before it go out first.
+                        if reader_permits.acquire_many(in_flight as u32).await.is_ok() {
+                            let _ = out_tx.send(Err(status));
+                        }
                         return;
                     }
                 }
             }
         });
-        tokio::spawn(async move {
-            while let Some(p) = pend_rx.recv().await {
-                let item = match p {
-                    Ok((position, rx)) => match rx.await {
-                        Ok(Ok(mut r)) => {
-                            r.position = position;
-                            Ok(r)
-                        }
-                        Ok(Err(s)) => Err(s),
-                        Err(_) => Err(Status::unavailable("the ledger stopped before answering")),
-                    },
-                    Err(s) => Err(s),
-                };
-                let stop = item.is_err();
-                if out_tx.send(item).await.is_err() || stop {
-                    return;
-                }
-            }
-        });
-        Ok(Response::new(Box::pin(ReceiverStream::new(out_rx))))
+        Ok(Response::new(Box::pin(Receipts {
+            rx: out_rx,
+            permits,
+            done: false,
+        })))
+    }
+}
+
+/// An ingest stream's receipts, in order; it ends after the first error.
+struct Receipts {
+    rx: mpsc::UnboundedReceiver<Result<v1::Receipt, Status>>,
+    permits: Arc<Semaphore>,
+    done: bool,
+}
+
+impl Drop for Receipts {
+    fn drop(&mut self) {
+        // Nobody reads the receipts any more: the reader stops waiting for permits.
+        self.permits.close();
+    }
+}
+
+impl Stream for Receipts {
+    type Item = Result<v1::Receipt, Status>;
+
+    fn poll_next(
+        mut self: Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        if self.done {
+            return std::task::Poll::Ready(None);
+        }
+        let item = std::task::ready!(self.rx.poll_recv(cx));
+        match &item {
+            Some(Ok(_)) => self.permits.add_permits(1),
+            Some(Err(_)) => self.done = true,
+            None => {}
+        }
+        std::task::Poll::Ready(item)
     }
 }
 
