@@ -569,11 +569,12 @@ impl Appender {
             }
         }
         let dev = dev.to_string();
+        // The signer's record is not rewritten for this: its sequence runs say where it is
+        // (`Store::signer`).
         if let Some(s) = self.signers.get_mut(&dev) {
             s.last_sequence = seq;
             s.last_index = index;
         }
-        p.dirty.insert(dev.clone());
         match payload {
             Payload::DeviceRegistered(reg) => {
                 self.signers.insert(

@@ -742,13 +742,7 @@ impl Store {
     pub fn signer(&self, id: &str) -> Result<Option<Signer>, StoreError> {
         match self.tree.get(device_key(id))? {
             None => Ok(None),
-            Some(v) => {
-                let d = v1::DeviceInfo::decode(v.as_ref())
-                    .map_err(|e| StoreError::Corrupt(format!("device record {id}: {e}")))?;
-                Signer::from_proto(&d)
-                    .map(Some)
-                    .map_err(|e| StoreError::Corrupt(format!("device record {id}: {e}")))
-            }
+            Some(v) => self.signer_record(id.as_bytes(), &v).map(Some),
         }
     }
 
@@ -757,11 +751,46 @@ impl Store {
         let mut out = Vec::new();
         for r in self.tree.scan_prefix([P_DEVICE]) {
             let (k, v) = r?;
-            let d = v1::DeviceInfo::decode(v.as_ref())
-                .map_err(|e| StoreError::Corrupt(format!("device record {:?}: {e}", &k[1..])))?;
-            out.push(Signer::from_proto(&d).map_err(StoreError::Corrupt)?);
+            out.push(self.signer_record(&k[1..], &v)?);
         }
         Ok(out)
+    }
+
+    /// A signer record, with its last sequence and entry taken from its sequence runs: the record
+    /// is written when the registry changes (registration, revocation, principals), the runs with
+    /// every group, so a group costs one record per device fewer.
+    fn signer_record(&self, id: &[u8], v: &[u8]) -> Result<Signer, StoreError> {
+        let what = || String::from_utf8_lossy(id).into_owned();
+        let d = v1::DeviceInfo::decode(v)
+            .map_err(|e| StoreError::Corrupt(format!("device record {}: {e}", what())))?;
+        let mut s = Signer::from_proto(&d)
+            .map_err(|e| StoreError::Corrupt(format!("device record {}: {e}", what())))?;
+        if let Some((seq, index)) = self.last_run(&s.id)?
+            && seq > s.last_sequence
+        {
+            s.last_sequence = seq;
+            s.last_index = index;
+        }
+        Ok(s)
+    }
+
+    /// A device's last sequence number and the entry that holds it, from its last sequence run.
+    fn last_run(&self, device: &str) -> Result<Option<(u64, u64)>, StoreError> {
+        let Some(r) = self
+            .tree
+            .range(seq_key(device, 0)..=seq_key(device, u64::MAX))
+            .next_back()
+        else {
+            return Ok(None);
+        };
+        let (k, v) = r?;
+        let bad = || StoreError::Corrupt(format!("bad sequence run of {device}"));
+        let first = u64_of(&k[k.len() - 8..]).ok_or_else(bad)?;
+        if v.is_empty() || v.len() % 8 != 0 {
+            return Err(bad());
+        }
+        let index = u64_of(&v[v.len() - 8..]).ok_or_else(bad)?;
+        Ok(Some((first + (v.len() / 8) as u64 - 1, index)))
     }
 
     /// Checkpoints stored in sled, oldest first.

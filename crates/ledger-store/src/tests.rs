@@ -157,6 +157,34 @@ fn a_malleated_signature_is_refused_and_its_group_still_verifies() {
     verify_all(&store);
 }
 
+/// A device's record is written when the registry changes, not with every group: its last
+/// sequence comes from its sequence runs, for queries and after a restart.
+#[test]
+fn a_device_record_is_not_rewritten_for_its_events() {
+    let (d, mut op, store, mut a) = setup();
+    let mut t = Dev::new("table-1", 2);
+    submit(&mut a, vec![op.env(register(&t))]);
+    let written = store.tree.get(crate::store::device_key("table-1")).unwrap();
+    for g in 0..3 {
+        submit(&mut a, (0..4).map(|n| t.env(bet(g * 4 + n))).collect());
+    }
+    assert_eq!(
+        store.tree.get(crate::store::device_key("table-1")).unwrap(),
+        written,
+        "the record stays as the registration wrote it"
+    );
+    let s = store.signer("table-1").unwrap().unwrap();
+    assert_eq!(s.last_sequence, 12);
+    assert_eq!(s.last_index, store.head().unwrap().unwrap().0);
+    drop((a, store));
+    let (store, mut a) = Store::open_writer(d.path(), &cfg(&op)).unwrap();
+    assert_eq!(store.signer("table-1").unwrap().unwrap().last_sequence, 12);
+    let r = submit(&mut a, vec![t.env_at(14, bet(99)), t.env(bet(12))]);
+    assert_eq!(status(&r[0]), (St::Rejected, Why::SequenceGap));
+    assert_eq!(r[0].expected_sequence, 13);
+    assert_eq!(status(&r[1]).0, St::Accepted);
+}
+
 #[test]
 fn genesis_principals_registration_and_events() {
     let (_d, mut op, store, mut a) = setup();
