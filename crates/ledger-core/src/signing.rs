@@ -274,6 +274,15 @@ mod tests {
         SigningKey::from_bytes(&[n; 32])
     }
 
+    /// An event signed by `k`, as a check.
+    fn signed(k: &SigningKey, body: &[u8]) -> SignatureCheck {
+        SignatureCheck {
+            message: signed_message(EVENT_DOMAIN, body),
+            signature: sign(k, EVENT_DOMAIN, body),
+            key: k.verifying_key(),
+        }
+    }
+
     #[test]
     fn domains_are_distinct_and_nul_terminated() {
         assert_eq!(EVENT_DOMAIN.len(), 24);
@@ -295,15 +304,7 @@ mod tests {
     fn batch_finds_every_bad_signature() {
         let keys: Vec<SigningKey> = (1..=9).map(key).collect();
         let mut checks: Vec<SignatureCheck> = (0..100)
-            .map(|i| {
-                let k = &keys[i % keys.len()];
-                let body = format!("event {i}");
-                SignatureCheck {
-                    message: signed_message(EVENT_DOMAIN, body.as_bytes()),
-                    signature: sign(k, EVENT_DOMAIN, body.as_bytes()),
-                    key: k.verifying_key(),
-                }
-            })
+            .map(|i| signed(&keys[i % keys.len()], format!("event {i}").as_bytes()))
             .collect();
         assert!(verify_many(&checks).iter().all(|&b| b));
         checks[3].message[30] ^= 1;
@@ -423,15 +424,7 @@ mod tests {
             let keys: Vec<SigningKey> = (1..=n_keys as u8).map(key).collect();
             let signer = |i: usize| (i * 7 + i / 3) % n_keys;
             let mut checks: Vec<SignatureCheck> = (0..n)
-                .map(|i| {
-                    let k = &keys[signer(i)];
-                    let body = format!("event {i} of a batch of {n}");
-                    SignatureCheck {
-                        message: signed_message(EVENT_DOMAIN, body.as_bytes()),
-                        signature: sign(k, EVENT_DOMAIN, body.as_bytes()),
-                        key: k.verifying_key(),
-                    }
-                })
+                .map(|i| signed(&keys[signer(i)], format!("event {i} of a batch of {n}").as_bytes()))
                 .collect();
             let ways = [Spoil::Message, Spoil::OtherKey, Spoil::SPlusL, Spoil::IdentityR, Spoil::NonCanonicalR];
             for (at, how) in spoiled {
@@ -458,14 +451,7 @@ mod tests {
             Spoil::NonCanonicalR,
         ] {
             let mut checks: Vec<SignatureCheck> = (0..6)
-                .map(|i| {
-                    let k = &keys[i % 3];
-                    SignatureCheck {
-                        message: signed_message(EVENT_DOMAIN, &[i as u8; 40]),
-                        signature: sign(k, EVENT_DOMAIN, &[i as u8; 40]),
-                        key: k.verifying_key(),
-                    }
-                })
+                .map(|i| signed(&keys[i % 3], &[i as u8; 40]))
                 .collect();
             assert!(batch_ok_checks(&checks));
             spoil(&mut checks[4], how, &keys, 1);
