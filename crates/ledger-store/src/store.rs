@@ -459,7 +459,7 @@ impl Store {
             a.append_genesis(&cfg.ledger_id)?;
             a
         } else {
-            store.check_genesis_key()?;
+            store.check_genesis(&cfg.ledger_id)?;
             store.check_tail()?;
             let derived = store.tree.get(K_DERIVED)?.and_then(|v| u64_of(&v));
             let head = store.head()?.map(|h| h.0);
@@ -930,7 +930,10 @@ impl Store {
         Ok(cp)
     }
 
-    fn check_genesis_key(&self) -> Result<(), StoreError> {
+    /// The genesis must name this ledger and hold the ledger key of this data directory: a
+    /// configuration meant for another ledger (`ledger_id`) must not serve this one under its
+    /// name.
+    fn check_genesis(&self, ledger_id: &str) -> Result<(), StoreError> {
         let g = self.entry(0)?.ok_or_else(|| StoreError::CorruptEntry {
             index: 0,
             detail: "genesis entry missing".into(),
@@ -953,6 +956,12 @@ impl Store {
                 "{} does not hold the key this ledger was created with (genesis key {})",
                 keyfile::LEDGER_KEY_FILE,
                 hex::encode(&gen_rec.ledger_public_key)
+            )));
+        }
+        if gen_rec.ledger_id != ledger_id {
+            return Err(StoreError::Refused(format!(
+                "this data directory holds ledger {:?} (its genesis), but ledger_id is {ledger_id:?}",
+                gen_rec.ledger_id
             )));
         }
         Ok(())

@@ -446,6 +446,25 @@ fn a_store_in_the_first_key_layout_is_read_and_migrated() {
     verify_all(&store);
 }
 
+/// A configuration for another ledger (another `ledger_id`) is refused: it would serve this
+/// chain under another name.
+#[test]
+fn a_data_dir_is_refused_to_a_configuration_of_another_ledger() {
+    let dir = tempfile::tempdir().unwrap();
+    let op = Dev::new("operator-1", 1);
+    drop(Store::open_writer(dir.path(), &cfg(&op)).unwrap());
+    let other = OpenConfig {
+        ledger_id: "casino-porto".into(),
+        ..cfg(&op)
+    };
+    let err = Store::open_writer(dir.path(), &other).err().unwrap();
+    assert!(
+        err.to_string().contains("\"test\"") && err.to_string().contains("casino-porto"),
+        "{err}"
+    );
+    assert!(Store::open_writer(dir.path(), &cfg(&op)).is_ok());
+}
+
 #[test]
 fn a_changed_operator_key_is_declared_in_the_chain() {
     let dir = tempfile::tempdir().unwrap();

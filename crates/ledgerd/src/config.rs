@@ -13,7 +13,8 @@ use serde::Deserialize;
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
-    /// Identifier written into the genesis record of a new ledger.
+    /// Identifier written into the genesis record of a new ledger. An existing data directory
+    /// whose genesis names another ledger is refused.
     pub ledger_id: String,
     /// Where the ledger lives (sled store, ledger.key, checkpoints.log). `--data-dir` overrides.
     pub data_dir: Option<PathBuf>,
