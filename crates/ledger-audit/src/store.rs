@@ -138,10 +138,25 @@ fn encode<T: Serialize>(v: &T) -> Vec<u8> {
 impl AuditStore {
     /// Open (or create) the store in `dir`.
     pub fn open(dir: &Path) -> Result<AuditStore> {
-        let db = sled::Config::new()
-            .path(dir)
-            .cache_capacity(64 << 20)
-            .open()?;
+        // sled lets go of its file lock when its background flusher notices the last handle is
+        // gone, a moment after the drop: a store closed and reopened in one process (a resumed
+        // replay, a test) retries briefly instead of failing.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
+        let db = loop {
+            match sled::Config::new()
+                .path(dir)
+                .cache_capacity(64 << 20)
+                .open()
+            {
+                Err(e)
+                    if e.to_string().contains("could not acquire lock")
+                        && std::time::Instant::now() < deadline =>
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                r => break r?,
+            }
+        };
         let tree = db.open_tree("audit")?;
         let store = AuditStore { db, tree };
         store.check_layout()?;
