@@ -9,6 +9,9 @@ use ledger_core::{SignerRole, TimePolicy};
 use ledger_store::{OpenConfig, PrincipalConfig};
 use serde::Deserialize;
 
+/// Most envelopes one ingest stream may have waiting for receipts (`ingest.max_in_flight_per_stream`).
+pub const MAX_IN_FLIGHT_PER_STREAM: usize = 1 << 20;
+
 /// The whole configuration.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -247,6 +250,12 @@ impl Config {
                 "ingest.max_in_flight_per_stream and ingest.queue_capacity must be positive".into(),
             );
         }
+        if self.ingest.max_in_flight_per_stream > MAX_IN_FLIGHT_PER_STREAM {
+            return bad(format!(
+                "ingest.max_in_flight_per_stream = {}: must be at most {MAX_IN_FLIGHT_PER_STREAM}",
+                self.ingest.max_in_flight_per_stream
+            ));
+        }
         if self.ingest.max_future_skew_ms < 0 || self.ingest.max_past_age_ms < 0 {
             return bad(
                 "ingest.max_future_skew_ms and ingest.max_past_age_ms must not be negative".into(),
@@ -330,6 +339,13 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("max_bach"), "{e}");
+        let e = Config::parse("[ingest]\nmax_in_flight_per_stream = 18446744073709551615\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("ingest.max_in_flight_per_stream") && e.contains("1048576"),
+            "{e}"
+        );
         let e =
             Config::parse("[[principals]]\nid = \"op\"\nrole = \"boss\"\npublic_key = \"00\"\n")
                 .unwrap_err()
