@@ -1,5 +1,5 @@
 //! Criterion bench of the store's append path: apply a group of 1,024 prechecked, signature-checked
-//! events (decisions, chain hashing, one atomic sled batch), then the durable sync (sled flush +
+//! events (decisions, chain hashing, the group commit's sled inserts), then the durable sync (sled flush +
 //! fsync of `db`). Run: `cargo bench -p ledger-store --bench append`.
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};

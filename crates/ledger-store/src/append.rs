@@ -1,7 +1,8 @@
 //! The writer's decisions. [`precheck`] and [`verify_prechecked`] need no order and run ahead on
 //! other threads; [`Appender::apply`] takes a group of prechecked envelopes in arrival order,
 //! decides each one (duplicate, equivocation, gap, registry rules, ...), and writes the accepted
-//! entries and the state they change with one atomic sled batch. The caller then calls
+//! entries and the state they change as one group ([`crate::commit`]: all or nothing across a
+//! crash, without sled's exclusive batch lock). The caller then calls
 //! [`crate::Store::sync`] and only after it succeeds sends the receipts.
 
 use std::collections::{HashMap, HashSet};
@@ -17,9 +18,7 @@ use ledger_core::{GENESIS_PREV_HASH, Hash32, RecordKind};
 use prost::Message;
 
 use crate::StoreError;
-use crate::store::{
-    K_DERIVED, K_HEAD, SEQ_RUN_MAX, Store, device_key, entry_key, finding_key, seq_key, u64_of,
-};
+use crate::store::{K_DERIVED, SEQ_RUN_MAX, Store, device_key, finding_key, seq_key, u64_of};
 use v1::{ReceiptStatus as St, RejectReason as Why};
 
 /// An envelope that passed the order-independent checks.
@@ -182,7 +181,8 @@ struct Pending {
     /// Per device: the run of sequence numbers accepted in this group (first sequence, entry
     /// indices as u64be), written as one `S` record per device per group.
     runs: HashMap<String, (u64, Vec<u8>)>,
-    batch: sled::Batch,
+    /// Derived records to write with the group, in order (a later write of a key wins).
+    derived: Vec<(Vec<u8>, Vec<u8>)>,
     dirty: HashSet<String>,
     findings: Vec<(Vec<u8>, u64)>,
 }
@@ -276,35 +276,29 @@ impl Appender {
         Pending {
             entries: Vec::new(),
             runs: HashMap::new(),
-            batch: sled::Batch::default(),
+            derived: Vec::new(),
             dirty: HashSet::new(),
             findings: Vec::new(),
         }
     }
 
     fn commit(&mut self, mut p: Pending) -> Result<(), StoreError> {
-        if p.entries.is_empty() {
+        let (Some(first), Some(head)) = (p.entries.first().map(|e| e.index), self.head) else {
             return Ok(());
-        }
-        for (first, chunk) in crate::store::encode_chunks(&p.entries) {
-            p.batch.insert(&entry_key(first), chunk);
-        }
+        };
+        let chunks = crate::store::encode_chunks(&p.entries);
         for (dev, (first, idx)) in p.runs.drain() {
-            p.batch.insert(seq_key(&dev, first), idx);
+            p.derived.push((seq_key(&dev, first), idx));
         }
         for id in &p.dirty {
             if let Some(s) = self.signers.get(id) {
-                p.batch.insert(device_key(id), s.to_proto().encode_to_vec());
+                p.derived
+                    .push((device_key(id), s.to_proto().encode_to_vec()));
             }
         }
-        if let Some((i, h)) = self.head {
-            let mut v = Vec::with_capacity(40);
-            v.extend_from_slice(&i.to_be_bytes());
-            v.extend_from_slice(&h);
-            p.batch.insert(K_HEAD, v);
-            p.batch.insert(K_DERIVED, &i.to_be_bytes());
-        }
-        self.store.tree.apply_batch(p.batch)?;
+        p.write(K_DERIVED.to_vec(), head.0.to_be_bytes().to_vec());
+        self.store
+            .commit_group(first, chunks, std::mem::take(&mut p.derived), head)?;
         let mut keys = self.store.keys.write().unwrap_or_else(|e| e.into_inner());
         for id in &p.dirty {
             if let Some(s) = self.signers.get(id) {
@@ -561,7 +555,7 @@ impl Appender {
             }
             Some(run) => {
                 let (first, idx) = std::mem::replace(run, (seq, index.to_be_bytes().to_vec()));
-                p.batch.insert(seq_key(dev, first), idx);
+                p.write(seq_key(dev, first), idx);
             }
             None => {
                 p.runs
@@ -644,7 +638,7 @@ impl Appender {
                     detail: detail.clone(),
                 });
                 let (i, h) = self.ledger_record(p, received_at, record)?;
-                p.batch.insert(fkey.clone(), &i.to_be_bytes());
+                p.write(fkey.clone(), i.to_be_bytes().to_vec());
                 p.findings.push((fkey, i));
                 (i, h)
             }
@@ -663,6 +657,10 @@ impl Appender {
 }
 
 impl Pending {
+    fn write(&mut self, key: Vec<u8>, value: Vec<u8>) {
+        self.derived.push((key, value));
+    }
+
     fn batch_finding(&self, key: &[u8]) -> Option<u64> {
         self.findings
             .iter()

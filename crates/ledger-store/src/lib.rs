@@ -1,19 +1,22 @@
 //! # ledger-store: the hash chain on sled, with durable group commit
 //!
-//! One sled tree (`ledger`) holds everything, under one-byte key prefixes, so that a whole group
-//! of entries and the derived state they change are written by one atomic `apply_batch`:
+//! One sled tree (`ledger`) holds everything, under key prefixes; the keys rewritten with every
+//! group sort first (see `store.rs`):
 //!
 //! | key | value |
 //! |---|---|
-//! | `E` u64be first index | a chunk of consecutive entries of one group: `u32be len, ChainEntry (prost)`, ... (≤ 256 entries, ≤ 64 KiB) |
-//! | `S` u8 len, device id, u64be first sequence | a run of consecutive sequences: the u64be entry index of each (derived; one record per device per group) |
-//! | `D` device id | `DeviceInfo` (prost): key, kind, registration, last sequence (derived) |
-//! | `F` u8 len, device id, u64be sequence | u64be index of the security finding about it (one per device and sequence; derived) |
+//! | `@head` | u64be index + 32-byte hash of the last entry: a group's last write, its commit point |
+//! | `@derived` | u64be index up to which the derived state is built |
+//! | `@pending` | the undo record of the last group written (module `commit`) |
+//! | `A` u8 len, device id, u64be first sequence | a run of consecutive sequences: the u64be entry index of each (derived; one record per device per group) |
+//! | `B` device id | `DeviceInfo` (prost): key, kind, registration (derived; written when the registry changes) |
 //! | `C` u64be number | `Checkpoint` (prost); mirrored to `checkpoints.log` |
-//! | `M` `head` | u64be index + 32-byte hash of the last entry |
-//! | `M` `derived` | u64be index up to which the derived state is built |
+//! | `E` u64be first index | a chunk of consecutive entries of one group: `u32be len, ChainEntry (prost)`, ... (≤ 256 entries, ≤ 64 KiB) |
+//! | `F` u8 len, device id, u64be sequence | u64be index of the security finding about it (one per device and sequence; derived) |
 //!
-//! Derived data (`S`, `D`, `F`) can be rebuilt from the entries ([`Store::rebuild_derived`]).
+//! Derived data (`A`, `B`, `F`) can be rebuilt from the entries ([`Store::rebuild_derived`]).
+//! A group is written as plain inserts, the head record last; a group that a crash cut short is
+//! undone at the writer's next start (module `commit`).
 //!
 //! Durability: sled 0.34's flush is `sync_file_range`, not a full fsync, so [`Store::sync`] flushes
 //! sled and then fsyncs sled's `db` file through a second descriptor. Nothing may be acknowledged
@@ -25,10 +28,12 @@
 //! order-independent work (decoding, time, signatures) beforehand, on other threads.
 
 mod append;
+mod commit;
 mod keyfile;
 mod store;
 
 pub use append::{Appender, Applied, PreOutcome, Ready, now_ms, precheck, verify_prechecked};
+pub use commit::RolledBack;
 pub use keyfile::{LEDGER_KEY_FILE, generate_key, load_or_create as load_ledger_key};
 pub use store::{CHECKPOINT_LOG, Chunk, ChunkOrder, EntryView, OpenConfig, PrincipalConfig, Store};
 

@@ -340,6 +340,10 @@ pub struct Store {
     /// Public keys of the known signers, for signature checks ahead of the appender.
     pub(crate) keys: RwLock<HashMap<String, VerifyingKey>>,
     checkpoint_lock: std::sync::Mutex<()>,
+    /// Test hook: a group's commit stops, as a crash would, before its write number n (0 = the
+    /// undo record). `u64::MAX`: never.
+    #[cfg(test)]
+    pub(crate) crash_before_write: std::sync::atomic::AtomicU64,
 }
 
 fn open_sled(dir: &Path, cache: u64) -> Result<sled::Db, StoreError> {
@@ -412,6 +416,8 @@ impl Store {
             key: None,
             keys: RwLock::new(HashMap::new()),
             checkpoint_lock: std::sync::Mutex::new(()),
+            #[cfg(test)]
+            crash_before_write: std::sync::atomic::AtomicU64::new(u64::MAX),
         })
     }
 
@@ -447,8 +453,18 @@ impl Store {
             key: Some(key),
             keys: RwLock::new(HashMap::new()),
             checkpoint_lock: std::sync::Mutex::new(()),
+            #[cfg(test)]
+            crash_before_write: std::sync::atomic::AtomicU64::new(u64::MAX),
         });
         store.migrate_first_layout()?;
+        if let Some(r) = store.roll_back_unfinished_group()? {
+            tracing::warn!(
+                first = r.first,
+                entries_removed = r.entries_removed,
+                records_restored = r.records_restored,
+                "the last group was not finished when the ledger stopped (it was never acknowledged); undone"
+            );
+        }
         let mut appender = if store.tree.get(K_HEAD)?.is_none() {
             if store.tree.iter().next().is_some() {
                 return Err(StoreError::Corrupt(
@@ -1024,6 +1040,19 @@ impl Store {
                 detail: v.what,
             })?;
             expected += 1;
+        }
+        if let Some(r) = self
+            .tree
+            .range(entry_key(head_index + 1)..=entry_key(u64::MAX))
+            .next()
+        {
+            let first = u64_of(&r?.0[1..]).unwrap_or_default();
+            return Err(StoreError::CorruptEntry {
+                index: first,
+                detail: format!(
+                    "entries are stored after the head record (entry {head_index}) and no unfinished group explains them"
+                ),
+            });
         }
         if expected != head_index + 1 || prev != head_hash {
             return Err(StoreError::Refused(format!(

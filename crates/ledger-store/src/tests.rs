@@ -385,13 +385,15 @@ fn a_store_in_the_first_key_layout_is_read_and_migrated() {
         submit(&mut a, (40..60).map(|n| t.env(bet(n))).collect());
         let head = store.head().unwrap().unwrap();
         let signers = store.signers().unwrap();
-        // Rewrite the derived keys as the first layout had them.
+        // Rewrite the derived keys as the first layout had them (it had no undo record).
         let tree = &store.tree;
         let mut batch = sled::Batch::default();
+        batch.remove(b"@pending");
         let mut seq_runs = 0;
         for r in tree.iter() {
             let (k, v) = r.unwrap();
             let old: Option<Vec<u8>> = match k[0] {
+                _ if &k[..] == b"@pending" => None,
                 b'@' => Some([b"M".as_slice(), &k[1..]].concat()),
                 b'A' => Some([b"S".as_slice(), &k[1..]].concat()),
                 b'B' => Some([b"D".as_slice(), &k[1..]].concat()),
@@ -753,5 +755,139 @@ mod entry_view {
             matches!(err, StoreError::CorruptEntry { index, .. } if index == gone),
             "{err}"
         );
+    }
+}
+
+/// What the tree holds, except the undo record.
+fn records(store: &Store) -> Vec<(sled::IVec, sled::IVec)> {
+    store
+        .tree
+        .iter()
+        .map(|r| r.unwrap())
+        .filter(|(k, _)| &k[..] != b"@pending")
+        .collect()
+}
+
+/// A crash can stop a group's writes after any one of them (sled recovers a prefix of its log,
+/// in the order the appender wrote it). At every such point: readers take the chain up to the
+/// head record and pass verification; the writer's next start undoes the group, leaving every
+/// record exactly as it was before the group; and the same envelopes are then decided as they
+/// are by a ledger that never crashed. The group covers every kind of record: entries, sequence
+/// runs, a new device, a revoked one (a record overwritten), a security finding, the head.
+#[test]
+fn a_group_cut_short_by_a_crash_is_undone_at_the_next_start() {
+    let first_group = |op: &mut Dev, t: &mut Dev, u: &mut Dev| {
+        let mut envs = vec![op.env(register(t)), op.env(register(u))];
+        envs.extend((0..5).map(|n| t.env(bet(n))));
+        envs.extend((0..3).map(|n| u.env(bet(n))));
+        envs
+    };
+    let cut_group = |op: &mut Dev, t: &mut Dev, v: &Dev| {
+        let mut envs: Vec<v1::Envelope> = (5..10).map(|n| t.env(bet(n))).collect();
+        envs.push(t.env_at(3, bet(99))); // equivocation: a security finding
+        envs.push(op.env(P::DeviceRevoked(v1::DeviceRevoked {
+            device_id: "table-2".into(),
+            reason: "retired".into(),
+        })));
+        envs.push(op.env(register(v)));
+        envs
+    };
+    let decide = |a: &mut Appender, envs: Vec<v1::Envelope>| {
+        let store = a.store().clone();
+        let items = envs
+            .into_iter()
+            .map(|e| precheck(&store, e, 65536, &TimePolicy::default(), NOW))
+            .collect::<Vec<_>>();
+        let mut items = items;
+        verify_prechecked(&mut items);
+        a.apply(items, NOW)
+    };
+    let outcome = |r: &[v1::Receipt]| -> Vec<(i32, i32, u64)> {
+        r.iter().map(|r| (r.status, r.reason, r.index)).collect()
+    };
+
+    // The reference: a ledger that never crashed.
+    let expected = {
+        let (_dir, mut op, _store, mut a) = setup();
+        let (mut t, mut u, v) = (
+            Dev::new("table-1", 2),
+            Dev::new("table-2", 3),
+            Dev::new("table-3", 4),
+        );
+        submit(&mut a, first_group(&mut op, &mut t, &mut u));
+        let r = decide(&mut a, cut_group(&mut op, &mut t, &v)).unwrap().0;
+        assert_eq!(status(&r[5]).0, St::Equivocation);
+        outcome(&r)
+    };
+
+    for stop in 0u64.. {
+        let (dir, mut op, store, mut a) = setup();
+        let (mut t, mut u, v) = (
+            Dev::new("table-1", 2),
+            Dev::new("table-2", 3),
+            Dev::new("table-3", 4),
+        );
+        submit(&mut a, first_group(&mut op, &mut t, &mut u));
+        let before = records(&store);
+        let head = store.head().unwrap().unwrap();
+        let envs = cut_group(&mut op, &mut t, &v);
+        store
+            .crash_before_write
+            .store(stop, std::sync::atomic::Ordering::SeqCst);
+        if decide(&mut a, envs.clone()).is_ok() {
+            assert!(stop >= 9, "a group of this kind makes at least 9 writes, not {stop}");
+            break;
+        }
+        // What sled had written reaches its file, as after a kill -9; then the process is gone.
+        store.db.flush().unwrap();
+        drop((a, store));
+
+        let reader = Store::open_existing(dir.path()).unwrap();
+        assert_eq!(reader.head().unwrap(), Some(head), "stop {stop}");
+        assert_eq!(
+            reader.unfinished_group().unwrap(),
+            (stop > 0).then_some(head.0 + 1),
+            "stop {stop}: the undo record is the group's first write"
+        );
+        drop(reader);
+
+        let (store, mut a) = Store::open_writer(dir.path(), &cfg(&op)).unwrap();
+        assert_eq!(store.unfinished_group().unwrap(), None);
+        assert!(
+            records(&store) == before,
+            "stop {stop}: the store is not as it was before the group"
+        );
+        let r = decide(&mut a, envs).unwrap().0;
+        store.sync().unwrap();
+        assert_eq!(outcome(&r), expected, "stop {stop}");
+        verify_all(&store);
+    }
+}
+
+/// Entries after the head record with no unfinished group to explain them are refused at startup
+/// (nothing the writer does leaves them).
+#[test]
+fn entries_after_the_head_record_are_refused() {
+    let (dir, op, store, a) = setup();
+    let (head, _) = store.head().unwrap().unwrap();
+    let (k, chunk) = store
+        .tree
+        .range(crate::store::entry_key(0)..)
+        .next()
+        .unwrap()
+        .unwrap();
+    assert_eq!(k[0], b'E');
+    store
+        .tree
+        .insert(crate::store::entry_key(head + 1), chunk)
+        .unwrap();
+    store.sync().unwrap();
+    drop((a, store));
+    match Store::open_writer(dir.path(), &cfg(&op)) {
+        Err(StoreError::CorruptEntry { index, detail }) => {
+            assert_eq!(index, head + 1);
+            assert!(detail.contains("after the head record"), "{detail}");
+        }
+        other => panic!("opened: {:?}", other.err()),
     }
 }

@@ -168,8 +168,23 @@ pub fn verify_dir(
     let head = store
         .head()
         .map_err(|e| VerifyError::general(format!("the head record cannot be read: {e}")))?;
+    // A writer that crashed mid-group leaves that group's first writes after the head record;
+    // ledgerd undoes them at its next start. They were never acknowledged: take the chain up to
+    // the head record.
+    let unfinished = store
+        .unfinished_group()
+        .map_err(|e| VerifyError::general(format!("the undo record cannot be read: {e}")))?;
+    let last = match (unfinished, head) {
+        (Some(first), _) => {
+            eprintln!(
+                "note: the writer stopped in the middle of a group from entry {first} (never acknowledged; ledgerd undoes it at its next start); verifying up to the head record"
+            );
+            first.saturating_sub(1)
+        }
+        _ => u64::MAX,
+    };
     let pb = common::progress(head.map(|h| h.0 + 1).unwrap_or(0), "verifying");
-    let entries = store.entries(0, u64::MAX).map(|r| {
+    let entries = store.entries(0, last).map(|r| {
         r.map_err(|e| match e {
             ledger_store::StoreError::CorruptEntry { index, detail } => {
                 VerifyError::at(index, format!("the store cannot be read: {detail}"))
