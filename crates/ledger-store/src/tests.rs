@@ -835,7 +835,10 @@ fn a_group_cut_short_by_a_crash_is_undone_at_the_next_start() {
             .crash_before_write
             .store(stop, std::sync::atomic::Ordering::SeqCst);
         if decide(&mut a, envs.clone()).is_ok() {
-            assert!(stop >= 9, "a group of this kind makes at least 9 writes, not {stop}");
+            assert!(
+                stop >= 9,
+                "a group of this kind makes at least 9 writes, not {stop}"
+            );
             break;
         }
         // What sled had written reaches its file, as after a kill -9; then the process is gone.
