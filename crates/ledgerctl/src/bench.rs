@@ -326,7 +326,7 @@ async fn one_run(
     } else {
         rate as f64 / a.streams as f64
     };
-    let start = Instant::now();
+    let clock = Clock::new(signed.len());
     let mut tasks = Vec::new();
     for envs in signed {
         let ch = ch.clone();
@@ -334,10 +334,11 @@ async fn one_run(
             ch,
             Arc::new(envs),
             per_stream_rate,
-            start,
+            clock.clone(),
             Vec::new(),
         )));
     }
+    let start = clock.start().await;
     let mut run = Run {
         accepted: 0,
         other: 0,
@@ -358,16 +359,49 @@ async fn one_run(
 /// The receipt of a marked envelope: its ledger index and when it arrived.
 type Mark = (u64, Instant);
 
+/// The clock of a run starts once every stream is open. (Started before, the first envelopes of
+/// every stream waited in the generator while their gRPC stream opened, and then reached the
+/// ledger all at once: a burst of the generator's making, counted as receipt latency.)
+#[derive(Clone)]
+struct Clock {
+    open: Arc<tokio::sync::Barrier>,
+    start: Arc<std::sync::OnceLock<Instant>>,
+}
+
+impl Clock {
+    /// A clock for `streams` streams and the run that waits for them.
+    fn new(streams: usize) -> Clock {
+        Clock {
+            open: Arc::new(tokio::sync::Barrier::new(streams + 1)),
+            start: Arc::default(),
+        }
+    }
+
+    /// Once every stream and the run have called it: the start, the same for all.
+    async fn start(&self) -> Instant {
+        self.open.wait().await;
+        *self.start.get_or_init(Instant::now)
+    }
+}
+
 async fn stream(
     ch: tonic::transport::Channel,
     envs: Arc<Vec<v1::Envelope>>,
     rate: f64,
-    start: Instant,
+    clock: Clock,
     marks: Vec<usize>,
 ) -> anyhow::Result<(u64, u64, Vec<u64>, Vec<Mark>)> {
     let n = envs.len();
     let sent: Arc<Mutex<VecDeque<Instant>>> = Arc::new(Mutex::new(VecDeque::with_capacity(n)));
     let (tx, rx) = tokio::sync::mpsc::channel::<v1::Envelope>(1024);
+    let mut client = IngestClient::new(ch);
+    // The ledger answers the call at once, so this is the stream open; the clock starts when
+    // every stream is (also when this one failed to open, so that the others are not held up).
+    let opened = client
+        .submit(tokio_stream::wrappers::ReceiverStream::new(rx))
+        .await;
+    let start = clock.start().await;
+    let mut receipts = opened?.into_inner();
     let sent2 = sent.clone();
     let sender = tokio::spawn(async move {
         for (i, e) in envs.iter().enumerate() {
@@ -384,11 +418,6 @@ async fn stream(
             }
         }
     });
-    let mut client = IngestClient::new(ch);
-    let mut receipts = client
-        .submit(tokio_stream::wrappers::ReceiverStream::new(rx))
-        .await?
-        .into_inner();
     let (mut acc, mut other) = (0u64, 0u64);
     let mut lat = Vec::with_capacity(n);
     let mut marked = Vec::with_capacity(marks.len());
@@ -560,7 +589,7 @@ async fn lag_run(
         .map(|g| g.envelopes.len())
         .sum::<usize>()
         .max(1);
-    let start = Instant::now();
+    let clock = Clock::new(signed.groups.len());
     let mut tasks = Vec::new();
     for g in &signed.groups {
         // Each table's share of the rate is its share of the events: the streams end together.
@@ -569,10 +598,11 @@ async fn lag_run(
             ch.clone(),
             g.envelopes.clone(),
             stream_rate,
-            start,
+            clock.clone(),
             g.settlements.clone(),
         )));
     }
+    let start = clock.start().await;
     let mut run = Run {
         accepted: 0,
         other: 0,
