@@ -73,7 +73,7 @@ fn benches(c: &mut Criterion) {
     let mut g = c.benchmark_group("store");
     g.throughput(Throughput::Elements(GROUP));
     g.bench_function(
-        "append: apply a group of 1024 (decide, hash, one sled batch), no sync",
+        "append: apply a group of 1024 (decide, hash, the group commit's inserts), no sync",
         |b| {
             b.iter_batched(
                 || {
