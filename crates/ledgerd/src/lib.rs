@@ -8,6 +8,7 @@
 //! The binary (`main.rs`) only parses arguments and calls [`run`]; `ledgerctl demo` embeds the same
 //! server through [`Server::start`].
 
+pub mod allocator;
 pub mod audit;
 pub mod config;
 pub mod pipeline;
