@@ -806,28 +806,24 @@ fn a_group_cut_short_by_a_crash_is_undone_at_the_next_start() {
         r.iter().map(|r| (r.status, r.reason, r.index)).collect()
     };
 
+    // A ledger after the first group; the devices of the cut group.
+    let ledger_after_first_group = || {
+        let (dir, mut op, store, mut a) = setup();
+        let (mut t, mut u) = (Dev::new("table-1", 2), Dev::new("table-2", 3));
+        submit(&mut a, first_group(&mut op, &mut t, &mut u));
+        (dir, store, a, op, t, Dev::new("table-3", 4))
+    };
+
     // The reference: a ledger that never crashed.
     let expected = {
-        let (_dir, mut op, _store, mut a) = setup();
-        let (mut t, mut u, v) = (
-            Dev::new("table-1", 2),
-            Dev::new("table-2", 3),
-            Dev::new("table-3", 4),
-        );
-        submit(&mut a, first_group(&mut op, &mut t, &mut u));
+        let (_dir, _store, mut a, mut op, mut t, v) = ledger_after_first_group();
         let r = decide(&mut a, cut_group(&mut op, &mut t, &v)).unwrap().0;
         assert_eq!(status(&r[5]).0, St::Equivocation);
         outcome(&r)
     };
 
     for stop in 0u64.. {
-        let (dir, mut op, store, mut a) = setup();
-        let (mut t, mut u, v) = (
-            Dev::new("table-1", 2),
-            Dev::new("table-2", 3),
-            Dev::new("table-3", 4),
-        );
-        submit(&mut a, first_group(&mut op, &mut t, &mut u));
+        let (dir, store, mut a, mut op, mut t, v) = ledger_after_first_group();
         let before = records(&store);
         let head = store.head().unwrap().unwrap();
         let envs = cut_group(&mut op, &mut t, &v);
