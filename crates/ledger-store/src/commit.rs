@@ -141,8 +141,9 @@ impl Store {
             first,
             before: Vec::with_capacity(derived.len()),
         };
+        let mut seen = std::collections::HashSet::with_capacity(derived.len());
         for (k, _) in &derived {
-            if !undo.before.iter().any(|(u, _)| u == k) {
+            if seen.insert(k.as_slice()) {
                 let old = self.tree.get(k)?.map(|v| v.to_vec());
                 undo.before.push((k.clone(), old));
             }

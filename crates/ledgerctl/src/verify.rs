@@ -174,14 +174,14 @@ pub fn verify_dir(
     let unfinished = store
         .unfinished_group()
         .map_err(|e| VerifyError::general(format!("the undo record cannot be read: {e}")))?;
-    let last = match (unfinished, head) {
-        (Some(first), _) => {
+    let last = match unfinished {
+        Some(first) => {
             eprintln!(
                 "note: the writer stopped in the middle of a group from entry {first} (never acknowledged; ledgerd undoes it at its next start); verifying up to the head record"
             );
             first.saturating_sub(1)
         }
-        _ => u64::MAX,
+        None => u64::MAX,
     };
     let pb = common::progress(head.map(|h| h.0 + 1).unwrap_or(0), "verifying");
     let entries = store.entries(0, last).map(|r| {
