@@ -360,8 +360,7 @@ async fn one_run(
 type Mark = (u64, Instant);
 
 /// The clock of a run starts once every stream is open. (Started before, the first envelopes of
-/// every stream waited in the generator while their gRPC stream opened, and then reached the
-/// ledger all at once: a burst of the generator's making, counted as receipt latency.)
+/// every stream counted the opening of their gRPC stream as receipt latency.)
 #[derive(Clone)]
 struct Clock {
     open: Arc<tokio::sync::Barrier>,
