@@ -44,30 +44,43 @@ pub struct Reply(Option<Sink>);
 enum Sink {
     One(oneshot::Sender<ReceiptResult>),
     Stream {
-        to: mpsc::UnboundedSender<ReceiptResult>,
+        to: Arc<StreamReceipts>,
         position: u64,
     },
 }
 
+/// One ingest stream's queue of receipts. A durable group's receipts for one stream go onto it
+/// as one batch, so the stream's task is woken once per group, not once per receipt. (Woken per
+/// receipt, the task's worker thread preempted the sync thread after every receipt it sent: two
+/// context switches per event at half load.)
+pub struct StreamReceipts(mpsc::UnboundedSender<Vec<ReceiptResult>>);
+
+/// The reading end of a [`StreamReceipts`]: batches of receipts, in the stream's order.
+pub type ReceiptBatches = mpsc::UnboundedReceiver<Vec<ReceiptResult>>;
+
+impl StreamReceipts {
+    /// A stream's queue, and the end that its response reads.
+    pub fn channel() -> (Arc<StreamReceipts>, ReceiptBatches) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        (Arc::new(StreamReceipts(tx)), rx)
+    }
+
+    /// Queue receipts (or a stream error) after those queued before.
+    pub fn send(&self, batch: Vec<ReceiptResult>) {
+        let _ = self.0.send(batch);
+    }
+}
+
 impl Reply {
     /// The receipt goes onto a stream's queue, tagged with `position`.
-    pub fn to_stream(to: mpsc::UnboundedSender<ReceiptResult>, position: u64) -> Reply {
+    pub fn to_stream(to: Arc<StreamReceipts>, position: u64) -> Reply {
         Reply(Some(Sink::Stream { to, position }))
     }
 
-    fn send(mut self, r: ReceiptResult) {
-        match self.0.take() {
-            Some(Sink::One(tx)) => {
-                let _ = tx.send(r);
-            }
-            Some(Sink::Stream { to, position }) => {
-                let _ = to.send(r.map(|mut r| {
-                    r.position = position;
-                    r
-                }));
-            }
-            None => {}
-        }
+    fn send(self, r: ReceiptResult) {
+        let mut out = Outbox::default();
+        out.add(self, r);
+        out.send();
     }
 }
 
@@ -79,6 +92,48 @@ impl Drop for Reply {
         }
     }
 }
+
+/// Receipts on their way out, gathered per ingest stream (in each stream's order) so that each
+/// stream gets one batch.
+#[derive(Default)]
+struct Outbox {
+    /// A stream's queue (by address) → its place in `batches`.
+    place: std::collections::HashMap<usize, usize>,
+    batches: Vec<(Arc<StreamReceipts>, Vec<ReceiptResult>)>,
+}
+
+impl Outbox {
+    fn add(&mut self, mut reply: Reply, r: ReceiptResult) {
+        match reply.0.take() {
+            Some(Sink::One(tx)) => {
+                let _ = tx.send(r);
+            }
+            Some(Sink::Stream { to, position }) => {
+                let r = r.map(|mut r| {
+                    r.position = position;
+                    r
+                });
+                let batches = &mut self.batches;
+                let i = *self
+                    .place
+                    .entry(Arc::as_ptr(&to) as usize)
+                    .or_insert_with(|| {
+                        batches.push((to.clone(), Vec::new()));
+                        batches.len() - 1
+                    });
+                batches[i].1.push(r);
+            }
+            None => {}
+        }
+    }
+
+    fn send(self) {
+        for (to, batch) in self.batches {
+            to.send(batch);
+        }
+    }
+}
+
 type CheckpointReply = oneshot::Sender<Result<v1::Checkpoint, Status>>;
 /// A prechecked group on its way to the appender, with its replies and an optional checkpoint
 /// request that follows it.
@@ -146,6 +201,7 @@ impl Ledger {
             store: store.clone(),
             state: std::sync::Mutex::new(SyncState::default()),
             changed: std::sync::Condvar::new(),
+            releasing: std::sync::Mutex::new(false),
             durable: durable_tx,
             fatal: fatal_tx.clone(),
         });
@@ -414,6 +470,8 @@ struct Syncs {
     store: Arc<Store>,
     state: std::sync::Mutex<SyncState>,
     changed: std::sync::Condvar,
+    /// See [`Syncs::release_lock`].
+    releasing: std::sync::Mutex<bool>,
     durable: watch::Sender<(u64, Hash32)>,
     fatal: watch::Sender<Option<String>>,
 }
@@ -481,22 +539,51 @@ impl Syncs {
                 tracing::error!(error = %e, "flush/fsync failed; the ledger stops acknowledging and exits");
                 let _ = self.fatal.send(Some(format!("flush/fsync failed: {e}")));
                 st.failed = true;
-                st.waiting.clear(); // dropping every reply answers UNAVAILABLE; never retry an fsync
+                let waiting = std::mem::take(&mut st.waiting);
+                // After any release in progress: a stream's receipts stay in order.
+                let order = self.release_lock();
+                drop(st);
+                drop(waiting); // dropping every reply answers UNAVAILABLE; never retry an fsync
+                drop(order);
                 self.changed.notify_all();
                 return;
             }
+            let mut due = Vec::new();
             while st.released < cover && !st.failed {
                 let Some(m) = st.waiting.pop_front() else {
                     break;
                 };
                 st.released += 1;
-                if !self.release(m) {
-                    st.failed = true;
-                    st.waiting.clear();
+                due.push(m);
+            }
+            // The receipts go out without the state lock, so the appender can hand over its next
+            // group meanwhile. Taking the release lock before letting go of the state keeps the
+            // releases in the order of the groups: a later sync's release waits for this one.
+            let mut halted = self.release_lock();
+            drop(st);
+            for m in due {
+                // After a failed checkpoint nothing more is acknowledged: what is left is
+                // dropped, which answers UNAVAILABLE.
+                if !*halted && !self.release(m) {
+                    *halted = true;
                 }
             }
-            self.changed.notify_all();
+            let stop = *halted;
+            drop(halted);
+            if stop {
+                let mut st = self.lock();
+                st.failed = true;
+                st.waiting.clear();
+                self.changed.notify_all();
+                return;
+            }
         }
+    }
+
+    /// The lock that orders releases; it holds whether a failed checkpoint halted them. Taken
+    /// after the state lock, never before it.
+    fn release_lock(&self) -> std::sync::MutexGuard<'_, bool> {
+        self.releasing.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Send a durable group's receipts, or write a checkpoint of the durable head. False when a
@@ -513,9 +600,11 @@ impl Syncs {
                     *h = head;
                     changed
                 });
+                let mut out = Outbox::default();
                 for (r, reply) in receipts.into_iter().zip(replies) {
-                    reply.send(Ok(r));
+                    out.add(reply, Ok(r));
                 }
+                out.send();
                 true
             }
             Applied::Checkpoint(why, reply) => {

@@ -13,7 +13,7 @@ use tokio::sync::{Semaphore, mpsc};
 use tokio_stream::{Stream, StreamExt, wrappers::ReceiverStream};
 use tonic::{Request, Response, Status, Streaming};
 
-use crate::pipeline::{Ledger, Reply};
+use crate::pipeline::{Ledger, ReceiptBatches, Reply, StreamReceipts};
 
 type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'static>>;
 
@@ -41,7 +41,7 @@ impl Ingest for IngestService {
         // The pipeline puts each receipt straight onto this stream's queue, in the stream's
         // order. At most `max_in_flight` envelopes wait for theirs: a permit is taken for each
         // envelope read and given back when its receipt goes out.
-        let (out_tx, out_rx) = mpsc::unbounded_channel();
+        let (out_tx, out_rx) = StreamReceipts::channel();
         let in_flight = self.max_in_flight.max(1);
         let permits = Arc::new(Semaphore::new(in_flight));
         let ledger = self.ledger.clone();
@@ -64,7 +64,7 @@ impl Ingest for IngestService {
                         tracing::debug!(?peer, %status, "ingest stream ended with an error");
                         // The receipts of the envelopes before it go out first.
                         if reader_permits.acquire_many(in_flight as u32).await.is_ok() {
-                            let _ = out_tx.send(Err(status));
+                            out_tx.send(vec![Err(status)]);
                         }
                         return;
                     }
@@ -73,6 +73,7 @@ impl Ingest for IngestService {
         });
         Ok(Response::new(Box::pin(Receipts {
             rx: out_rx,
+            ready: Default::default(),
             permits,
             done: false,
         })))
@@ -81,7 +82,10 @@ impl Ingest for IngestService {
 
 /// An ingest stream's receipts, in order; it ends after the first error.
 struct Receipts {
-    rx: mpsc::UnboundedReceiver<Result<v1::Receipt, Status>>,
+    /// Batches from the pipeline (a durable group's receipts for this stream).
+    rx: ReceiptBatches,
+    /// The rest of the batch being sent.
+    ready: std::collections::VecDeque<Result<v1::Receipt, Status>>,
     permits: Arc<Semaphore>,
     done: bool,
 }
@@ -103,7 +107,15 @@ impl Stream for Receipts {
         if self.done {
             return std::task::Poll::Ready(None);
         }
-        let item = std::task::ready!(self.rx.poll_recv(cx));
+        let item = loop {
+            if let Some(r) = self.ready.pop_front() {
+                break Some(r);
+            }
+            match std::task::ready!(self.rx.poll_recv(cx)) {
+                Some(batch) => self.ready.extend(batch),
+                None => break None,
+            }
+        };
         match &item {
             Some(Ok(_)) => self.permits.add_permits(1),
             Some(Err(_)) => self.done = true,
