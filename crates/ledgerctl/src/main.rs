@@ -24,7 +24,8 @@ use clap::{Parser, Subcommand};
 /// values (decoded events, round state) across threads; glibc's malloc spent about a quarter of
 /// the replay's time in allocation and its arena locks, mimalloc a fraction of that (measured in
 /// the issue notes: `cargo bench -p ledger-audit --bench replay`, replayer +31%, follower +60%).
-/// It keeps freed memory instead of returning it to the OS ([`ledgerd::allocator`]).
+/// It keeps freed memory instead of returning it to the OS, and the process runs without
+/// transparent huge pages ([`ledgerd::allocator`]).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -95,6 +96,7 @@ enum Command {
 
 fn main() {
     ledgerd::allocator::keep_freed_memory();
+    let thp = ledgerd::allocator::no_transparent_huge_pages();
     let cli = Cli::parse();
     let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
         tracing_subscriber::EnvFilter::new("warn,ledger_store=error,sled=error")
@@ -103,6 +105,9 @@ fn main() {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
+    if let Err(e) = thp {
+        tracing::warn!(error = %e, "could not turn transparent huge pages off (latency may suffer)");
+    }
     let json = cli.json;
     let result = match cli.command {
         Command::Keygen(a) => keygen::run(a, json),

@@ -11,7 +11,8 @@ use ledgerd::Config;
 /// values (decoded events, round state) across threads; glibc's malloc spent about a quarter of
 /// the replay's time in allocation and its arena locks, mimalloc a fraction of that (measured in
 /// the issue notes: `cargo bench -p ledger-audit --bench replay`, replayer +31%, follower +60%).
-/// It keeps freed memory instead of returning it to the OS ([`ledgerd::allocator`]).
+/// It keeps freed memory instead of returning it to the OS, and the process runs without
+/// transparent huge pages ([`ledgerd::allocator`]).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -50,6 +51,7 @@ struct Args {
 
 fn main() -> anyhow::Result<()> {
     ledgerd::allocator::keep_freed_memory();
+    let thp = ledgerd::allocator::no_transparent_huge_pages();
     let args = Args::parse();
     let mut cfg = match &args.config {
         Some(p) => Config::load(p)?,
@@ -68,6 +70,9 @@ fn main() -> anyhow::Result<()> {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
+    if let Err(e) = thp {
+        tracing::warn!(error = %e, "could not turn transparent huge pages off (latency may suffer)");
+    }
     if args.check_config {
         println!("{cfg:#?}");
         return Ok(());
