@@ -69,35 +69,127 @@ pub struct Args {
     /// coming up) is not the steady state the latency target is about.
     #[arg(long, default_value_t = 0, value_name = "EVENTS")]
     pub warmup: usize,
+    /// Also report receipt latency per window of SECONDS of send time (receipts, p50, p99, max),
+    /// to see whether a run's tail is steady or comes in spikes.
+    #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
+    pub timeline: Option<f64>,
     /// With --audit-lag: rounds played at each of the 16 tables (about 32 events a round).
     #[arg(long, default_value_t = 1500)]
     pub rounds: usize,
 }
 
+/// `--timeline`'s window: a positive number of seconds.
+fn positive_seconds(v: &str) -> Result<f64, String> {
+    match v.parse::<f64>() {
+        Ok(s) if s.is_finite() && s >= 0.001 => Ok(s),
+        _ => Err(format!(
+            "{v:?} is not a number of seconds of at least 0.001"
+        )),
+    }
+}
+
+/// The `p` quantile (nearest rank) of sorted microseconds, in milliseconds; 0 when empty.
+fn quantile_ms(sorted_us: &[u64], p: f64) -> f64 {
+    if sorted_us.is_empty() {
+        return 0.0;
+    }
+    let i = ((sorted_us.len() as f64 - 1.0) * p).round() as usize;
+    sorted_us[i] as f64 / 1000.0
+}
+
+/// One receipt: when its envelope was sent (µs after the run's start) and its latency (µs).
+type Sample = (u64, u64);
+
+/// Receipt latency of the envelopes sent in one window of a run.
+#[derive(Debug, PartialEq)]
+struct Window {
+    start_s: f64,
+    receipts: usize,
+    p50_ms: f64,
+    p99_ms: f64,
+    max_ms: f64,
+}
+
+/// Receipt latency per window of `window_s` seconds of send time; windows without a receipt are
+/// left out.
+fn timeline(samples: &[Sample], window_s: f64) -> Vec<Window> {
+    let width = (window_s * 1e6).max(1.0);
+    let mut by: std::collections::BTreeMap<u64, Vec<u64>> = Default::default();
+    for &(sent, lat) in samples {
+        by.entry((sent as f64 / width) as u64)
+            .or_default()
+            .push(lat);
+    }
+    by.into_iter()
+        .map(|(k, mut v)| {
+            v.sort_unstable();
+            Window {
+                start_s: k as f64 * window_s,
+                receipts: v.len(),
+                p50_ms: quantile_ms(&v, 0.5),
+                p99_ms: quantile_ms(&v, 0.99),
+                max_ms: quantile_ms(&v, 1.0),
+            }
+        })
+        .collect()
+}
+
+#[derive(Default)]
 struct Run {
     accepted: u64,
     other: u64,
     seconds: f64,
+    /// Sorted once the run is over.
     latencies_us: Vec<u64>,
+    samples: Vec<Sample>,
+    /// `--timeline`'s window, seconds.
+    window_s: Option<f64>,
 }
 
 impl Run {
-    fn pct(&self, p: f64) -> f64 {
-        if self.latencies_us.is_empty() {
-            return 0.0;
+    fn new(window_s: Option<f64>) -> Run {
+        Run {
+            window_s,
+            ..Default::default()
         }
-        let i = ((self.latencies_us.len() as f64 - 1.0) * p).round() as usize;
-        self.latencies_us[i] as f64 / 1000.0
+    }
+    /// A stream's counts and receipts.
+    fn add(&mut self, accepted: u64, other: u64, samples: Vec<Sample>) {
+        self.accepted += accepted;
+        self.other += other;
+        self.latencies_us.extend(samples.iter().map(|s| s.1));
+        self.samples.extend(samples);
+    }
+    /// Every stream is in: the run took from `start` until now.
+    fn finish(&mut self, start: Instant) {
+        self.seconds = start.elapsed().as_secs_f64();
+        self.latencies_us.sort_unstable();
+    }
+    fn pct(&self, p: f64) -> f64 {
+        quantile_ms(&self.latencies_us, p)
     }
     fn json(&self, label: &str, target: u64) -> serde_json::Value {
-        serde_json::json!({
+        let mut v = serde_json::json!({
             "run": label, "target_rate": target, "accepted": self.accepted, "not_accepted": self.other,
             "seconds": self.seconds, "accepted_per_second": self.accepted as f64 / self.seconds,
             "latency_ms": {"p50": self.pct(0.5), "p90": self.pct(0.9), "p99": self.pct(0.99), "max": self.pct(1.0)},
-        })
+        });
+        if let Some(w) = self.window_s {
+            v["timeline"] = timeline(&self.samples, w)
+                .iter()
+                .map(|w| {
+                    serde_json::json!({
+                        "start_s": w.start_s, "receipts": w.receipts,
+                        "latency_ms": {"p50": w.p50_ms, "p99": w.p99_ms, "max": w.max_ms},
+                    })
+                })
+                .collect();
+        }
+        v
     }
+    /// The summary line, then with `--timeline` a line per window.
     fn line(&self, label: &str) -> String {
-        format!(
+        let mut out = format!(
             "{label}: {} accepted in {:.2} s = {:.0} events/s; receipt latency p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, max {:.2} ms{}",
             self.accepted,
             self.seconds,
@@ -111,7 +203,21 @@ impl Run {
             } else {
                 String::new()
             }
-        )
+        );
+        if let Some(w) = self.window_s {
+            for win in timeline(&self.samples, w) {
+                out.push_str(&format!(
+                    "\n  sent {:>7.2}-{:<7.2} s: {:>7} receipts, p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+                    win.start_s,
+                    win.start_s + w,
+                    win.receipts,
+                    win.p50_ms,
+                    win.p99_ms,
+                    win.max_ms
+                ));
+            }
+        }
+        out
     }
 }
 
@@ -339,20 +445,12 @@ async fn one_run(
         )));
     }
     let start = clock.start().await;
-    let mut run = Run {
-        accepted: 0,
-        other: 0,
-        seconds: 0.0,
-        latencies_us: Vec::with_capacity(a.events),
-    };
+    let mut run = Run::new(a.timeline);
     for t in tasks {
-        let (acc, other, mut lat, _) = t.await??;
-        run.accepted += acc;
-        run.other += other;
-        run.latencies_us.append(&mut lat);
+        let (acc, other, samples, _) = t.await??;
+        run.add(acc, other, samples);
     }
-    run.seconds = start.elapsed().as_secs_f64();
-    run.latencies_us.sort_unstable();
+    run.finish(start);
     Ok(run)
 }
 
@@ -389,7 +487,7 @@ async fn stream(
     rate: f64,
     clock: Clock,
     marks: Vec<usize>,
-) -> anyhow::Result<(u64, u64, Vec<u64>, Vec<Mark>)> {
+) -> anyhow::Result<(u64, u64, Vec<Sample>, Vec<Mark>)> {
     let n = envs.len();
     let sent: Arc<Mutex<VecDeque<Instant>>> = Arc::new(Mutex::new(VecDeque::with_capacity(n)));
     let (tx, rx) = tokio::sync::mpsc::channel::<v1::Envelope>(1024);
@@ -426,7 +524,10 @@ async fn stream(
         let r = r?;
         let now = Instant::now();
         if let Some(t) = sent.lock().expect("lock").pop_front() {
-            lat.push(now.duration_since(t).as_micros() as u64);
+            lat.push((
+                t.saturating_duration_since(start).as_micros() as u64,
+                now.duration_since(t).as_micros() as u64,
+            ));
         }
         if r.status == v1::ReceiptStatus::Accepted as i32 {
             acc += 1;
@@ -457,11 +558,7 @@ struct LagRun {
 
 impl LagRun {
     fn lag(&self, p: f64) -> f64 {
-        if self.lags_us.is_empty() {
-            return 0.0;
-        }
-        let i = ((self.lags_us.len() as f64 - 1.0) * p).round() as usize;
-        self.lags_us[i] as f64 / 1000.0
+        quantile_ms(&self.lags_us, p)
     }
     fn line(&self, label: &str) -> String {
         format!(
@@ -602,22 +699,14 @@ async fn lag_run(
         )));
     }
     let start = clock.start().await;
-    let mut run = Run {
-        accepted: 0,
-        other: 0,
-        seconds: 0.0,
-        latencies_us: Vec::new(),
-    };
+    let mut run = Run::new(a.timeline);
     let mut marks = Vec::new();
     for t in tasks {
-        let (acc, other, mut lat, mut m) = t.await??;
-        run.accepted += acc;
-        run.other += other;
-        run.latencies_us.append(&mut lat);
+        let (acc, other, samples, mut m) = t.await??;
+        run.add(acc, other, samples);
         marks.append(&mut m);
     }
-    run.seconds = start.elapsed().as_secs_f64();
-    run.latencies_us.sort_unstable();
+    run.finish(start);
     // Wait for the audit to commit the last settlement.
     let last = marks.iter().map(|m| m.0).max().unwrap_or(0);
     let deadline = Instant::now() + Duration::from_secs(600);
@@ -654,4 +743,83 @@ async fn lag_run(
         tables: streams,
         lags_us,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_are_nearest_rank_in_milliseconds() {
+        let v: Vec<u64> = (1..=100).map(|i| i * 1000).collect();
+        assert_eq!(quantile_ms(&v, 0.5), 51.0); // rank round(99 * 0.5) = 50 (0-based)
+        assert_eq!(quantile_ms(&v, 0.99), 99.0);
+        assert_eq!(quantile_ms(&v, 1.0), 100.0);
+        assert_eq!(quantile_ms(&v, 0.0), 1.0);
+        assert_eq!(quantile_ms(&[], 0.99), 0.0);
+    }
+
+    #[test]
+    fn the_timeline_groups_receipts_by_send_time() {
+        // Window 0: latencies 1..=100 ms; window 2: one 40 ms receipt; nothing sent in window 1.
+        let mut samples: Vec<Sample> = (1..=100).map(|i| (i * 9_000, i * 1000)).collect();
+        samples.push((2_500_000, 40_000));
+        samples.reverse(); // the order they arrive in does not matter
+        let t = timeline(&samples, 1.0);
+        assert_eq!(
+            t,
+            vec![
+                Window {
+                    start_s: 0.0,
+                    receipts: 100,
+                    p50_ms: 51.0,
+                    p99_ms: 99.0,
+                    max_ms: 100.0
+                },
+                Window {
+                    start_s: 2.0,
+                    receipts: 1,
+                    p50_ms: 40.0,
+                    p99_ms: 40.0,
+                    max_ms: 40.0
+                },
+            ]
+        );
+        // Narrower windows split the first second: every receipt is counted once.
+        let t = timeline(&samples, 0.25);
+        assert_eq!(t.iter().map(|w| w.receipts).sum::<usize>(), 101);
+        assert_eq!(t[0].start_s, 0.0);
+        assert_eq!(t[0].receipts, 27); // sent at 9, 18, ..., 243 ms
+        assert_eq!(t.last().map(|w| w.start_s), Some(2.5));
+    }
+
+    #[test]
+    fn a_run_reports_its_timeline_only_when_asked() {
+        let mut run = Run::new(None);
+        run.add(2, 0, vec![(0, 1000), (1_200_000, 3000)]);
+        run.finish(Instant::now());
+        assert!(run.json("x", 0).get("timeline").is_none());
+        assert!(!run.line("x").contains("sent"));
+        let mut run = Run::new(Some(1.0));
+        run.add(2, 0, vec![(0, 1000), (1_200_000, 3000)]);
+        run.finish(Instant::now());
+        assert_eq!(
+            run.json("x", 0)["timeline"].as_array().map(Vec::len),
+            Some(2)
+        );
+        let text = run.line("x");
+        assert_eq!(text.lines().count(), 3, "{text}");
+        assert!(
+            text.contains("sent    1.00-2.00    s:       1 receipts, p50 3.00 ms"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn the_timeline_window_must_be_a_positive_number_of_seconds() {
+        assert_eq!(positive_seconds("0.5"), Ok(0.5));
+        for bad in ["0", "-1", "nan", "inf", "x", ""] {
+            assert!(positive_seconds(bad).is_err(), "{bad}");
+        }
+    }
 }
