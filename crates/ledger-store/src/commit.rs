@@ -177,6 +177,11 @@ impl Store {
     /// crashed), if there is one. Its writes are undone at the writer's next start; until then,
     /// readers take the chain up to the head record.
     pub fn unfinished_group(&self) -> Result<Option<u64>, StoreError> {
+        Ok(self.unfinished_undo()?.map(|u| u.first))
+    }
+
+    /// The undo record of an unfinished group (see [`Store::unfinished_group`]).
+    fn unfinished_undo(&self) -> Result<Option<Undo>, StoreError> {
         let Some(v) = self.tree.get(K_PENDING)? else {
             return Ok(None);
         };
@@ -192,21 +197,17 @@ impl Store {
                 next as i128 - 1
             )));
         }
-        Ok(Some(undo.first))
+        Ok(Some(undo))
     }
 
     /// Undo a group whose head record was never written (see the module's documentation): remove
     /// its entries (every entry chunk after the head) and restore each record it changed. Synced
     /// before it returns. `None` if the last group is whole.
     pub(crate) fn roll_back_unfinished_group(&self) -> Result<Option<RolledBack>, StoreError> {
-        let Some(first) = self.unfinished_group()? else {
+        let Some(undo) = self.unfinished_undo()? else {
             return Ok(None);
         };
-        let v = self
-            .tree
-            .get(K_PENDING)?
-            .ok_or_else(|| StoreError::Corrupt("undo record vanished".into()))?;
-        let undo = Undo::decode(&v)?;
+        let first = undo.first;
         let mut entries_removed = 0u64;
         for r in self.tree.range(entry_key(first)..=entry_key(u64::MAX)) {
             let (k, chunk) = r?;
