@@ -39,8 +39,9 @@ impl Ingest for IngestService {
         let peer = req.remote_addr();
         let mut inbound = req.into_inner();
         // The pipeline puts the receipts onto this stream's queue, in the stream's order (a
-        // durable group's receipts for this stream as one batch). At most `max_in_flight` envelopes wait for theirs: a permit is taken for each
-        // envelope read and given back when its receipt goes out.
+        // durable group's receipts for this stream as one batch). At most `max_in_flight`
+        // envelopes wait for theirs: a permit is taken for each envelope read and given back
+        // when its receipt goes out.
         let (out_tx, out_rx) = StreamReceipts::channel();
         let in_flight = self.max_in_flight.max(1);
         let permits = Arc::new(Semaphore::new(in_flight));
