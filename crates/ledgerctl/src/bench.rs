@@ -28,6 +28,7 @@ use ledger_core::proto::{
 use tokio_stream::StreamExt;
 
 use crate::common;
+use crate::stalls::{StallProbe, Stalls};
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct Args {
@@ -73,6 +74,12 @@ pub struct Args {
     /// to see whether a run's tail is steady or comes in spikes.
     #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
     pub timeline: Option<f64>,
+    /// Also run a probe thread that sleeps 1 ms at a time and reports how often, and by how much,
+    /// the machine woke it more than 2 ms late during each run (per window too, with
+    /// --timeline). A virtual machine whose host pauses it shows here: such a pause holds up
+    /// every receipt in flight, and one of 20-50 ms can set a run's p99 by itself.
+    #[arg(long)]
+    pub stall_probe: bool,
     /// With --audit-lag: rounds played at each of the 16 tables (about 32 events a round).
     #[arg(long, default_value_t = 1500)]
     pub rounds: usize,
@@ -134,6 +141,12 @@ fn timeline(samples: &[Sample], window_s: f64) -> Vec<Window> {
         .collect()
 }
 
+/// A timeline window of `w` seconds as a range of µs after the run's start.
+fn window_us(win: &Window, w: f64) -> (u64, u64) {
+    let from = (win.start_s * 1e6) as u64;
+    (from, from + (w * 1e6).max(1.0) as u64)
+}
+
 #[derive(Default)]
 struct Run {
     accepted: u64,
@@ -144,6 +157,8 @@ struct Run {
     samples: Vec<Sample>,
     /// `--timeline`'s window, seconds.
     window_s: Option<f64>,
+    /// `--stall-probe`'s findings.
+    stalls: Option<Stalls>,
 }
 
 impl Run {
@@ -177,13 +192,21 @@ impl Run {
         if let Some(w) = self.window_s {
             v["timeline"] = timeline(&self.samples, w)
                 .iter()
-                .map(|w| {
-                    serde_json::json!({
-                        "start_s": w.start_s, "receipts": w.receipts,
-                        "latency_ms": {"p50": w.p50_ms, "p99": w.p99_ms, "max": w.max_ms},
-                    })
+                .map(|win| {
+                    let mut j = serde_json::json!({
+                        "start_s": win.start_s, "receipts": win.receipts,
+                        "latency_ms": {"p50": win.p50_ms, "p99": win.p99_ms, "max": win.max_ms},
+                    });
+                    if let Some(st) = &self.stalls {
+                        let (from, to) = window_us(win, w);
+                        j["worst_stall_ms"] = st.max_ms_between(from, to).into();
+                    }
+                    j
                 })
                 .collect();
+        }
+        if let Some(st) = &self.stalls {
+            v["stalls"] = st.json();
         }
         v
     }
@@ -204,6 +227,9 @@ impl Run {
                 String::new()
             }
         );
+        if let Some(st) = &self.stalls {
+            out.push_str(&format!("\n  {}", st.line()));
+        }
         if let Some(w) = self.window_s {
             for win in timeline(&self.samples, w) {
                 out.push_str(&format!(
@@ -215,6 +241,13 @@ impl Run {
                     win.p99_ms,
                     win.max_ms
                 ));
+                if let Some(st) = &self.stalls {
+                    let (from, to) = window_us(&win, w);
+                    let worst = st.max_ms_between(from, to);
+                    if worst > 0.0 {
+                        out.push_str(&format!(", machine stalled up to {worst:.1} ms"));
+                    }
+                }
             }
         }
         out
@@ -445,12 +478,17 @@ async fn one_run(
         )));
     }
     let start = clock.start().await;
+    let probe = a
+        .stall_probe
+        .then(|| StallProbe::start(start))
+        .transpose()?;
     let mut run = Run::new(a.timeline);
     for t in tasks {
         let (acc, other, samples, _) = t.await??;
         run.add(acc, other, samples);
     }
     run.finish(start);
+    run.stalls = probe.map(StallProbe::finish);
     Ok(run)
 }
 
@@ -699,6 +737,10 @@ async fn lag_run(
         )));
     }
     let start = clock.start().await;
+    let probe = a
+        .stall_probe
+        .then(|| StallProbe::start(start))
+        .transpose()?;
     let mut run = Run::new(a.timeline);
     let mut marks = Vec::new();
     for t in tasks {
@@ -707,6 +749,7 @@ async fn lag_run(
         marks.append(&mut m);
     }
     run.finish(start);
+    run.stalls = probe.map(StallProbe::finish);
     // Wait for the audit to commit the last settlement.
     let last = marks.iter().map(|m| m.0).max().unwrap_or(0);
     let deadline = Instant::now() + Duration::from_secs(600);
@@ -813,6 +856,36 @@ mod tests {
             text.contains("sent    1.00-2.00    s:       1 receipts, p50 3.00 ms"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_run_reports_the_machine_stalls_only_when_probed_and_in_their_window() {
+        let mut run = Run::new(Some(1.0));
+        run.add(2, 0, vec![(0, 1000), (1_200_000, 30_000)]);
+        run.finish(Instant::now());
+        assert!(run.json("x", 0).get("stalls").is_none());
+        assert!(!run.line("x").contains("stall"));
+        run.stalls = Some(Stalls {
+            realtime: true,
+            seconds: 2.0,
+            late: vec![(1_100_000, 25_000)],
+        });
+        let text = run.line("x");
+        assert_eq!(text.lines().count(), 4, "{text}");
+        assert!(
+            text.contains("more than 2 ms late 1 times, more than 10 ms late 1 times"),
+            "{text}"
+        );
+        let windows: Vec<&str> = text.lines().filter(|l| l.contains("sent")).collect();
+        assert!(!windows[0].contains("stalled"), "{text}");
+        assert!(
+            windows[1].ends_with("machine stalled up to 25.0 ms"),
+            "{text}"
+        );
+        let j = run.json("x", 0);
+        assert_eq!(j["stalls"]["max_late_ms"], 25.0);
+        assert_eq!(j["timeline"][0]["worst_stall_ms"], 0.0);
+        assert_eq!(j["timeline"][1]["worst_stall_ms"], 25.0);
     }
 
     #[test]

@@ -14,6 +14,7 @@ mod keygen;
 mod present;
 mod report;
 mod round;
+mod stalls;
 mod status;
 mod tail;
 mod verify;
