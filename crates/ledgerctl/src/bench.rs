@@ -873,7 +873,7 @@ mod tests {
         let text = run.line("x");
         assert_eq!(text.lines().count(), 4, "{text}");
         assert!(
-            text.contains("more than 2 ms late 1 times, more than 10 ms late 1 times"),
+            text.contains("more than 2 ms late once, more than 10 ms late once"),
             "{text}"
         );
         let windows: Vec<&str> = text.lines().filter(|l| l.contains("sent")).collect();

@@ -67,14 +67,14 @@ impl Stalls {
     /// The report's line.
     pub fn line(&self) -> String {
         format!(
-            "machine stalls ({}): a 1 ms sleep woke more than 2 ms late {} times, more than 10 ms late {} times, at worst {:.1} ms late; {:.2}% of the run lost in them",
+            "machine stalls ({}): a 1 ms sleep woke more than 2 ms late {}, more than 10 ms late {}, at worst {:.1} ms late; {:.2}% of the run lost in them",
             if self.realtime {
                 "real-time probe"
             } else {
                 "probe at normal priority, so waits for a core count too"
             },
-            self.late.len(),
-            self.count_over_ms(10),
+            times(self.late.len()),
+            times(self.count_over_ms(10)),
             self.max_ms(),
             self.lost_percent()
         )
@@ -88,6 +88,15 @@ impl Stalls {
             "max_late_ms": self.max_ms(),
             "lost_percent": self.lost_percent(),
         })
+    }
+}
+
+/// "never", "once", "N times".
+fn times(n: usize) -> String {
+    match n {
+        0 => "never".into(),
+        1 => "once".into(),
+        n => format!("{n} times"),
     }
 }
 
@@ -205,6 +214,10 @@ mod tests {
         let line = s.line();
         assert!(line.contains("more than 2 ms late 3 times"), "{line}");
         assert!(line.contains("more than 10 ms late 2 times"), "{line}");
+        assert_eq!(
+            [times(0), times(1), times(2)],
+            ["never", "once", "2 times"].map(String::from)
+        );
         assert!(line.contains("at worst 50.0 ms late"), "{line}");
         assert!(line.contains("real-time probe"), "{line}");
         let j = s.json();
