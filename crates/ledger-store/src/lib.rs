@@ -31,11 +31,13 @@ mod append;
 mod commit;
 mod keyfile;
 mod store;
+mod windowed;
 
 pub use append::{Appender, Applied, PreOutcome, Ready, now_ms, precheck, verify_prechecked};
 pub use commit::RolledBack;
 pub use keyfile::{LEDGER_KEY_FILE, generate_key, load_or_create as load_ledger_key};
 pub use store::{CHECKPOINT_LOG, Chunk, ChunkOrder, EntryView, OpenConfig, PrincipalConfig, Store};
+pub use windowed::{WINDOW, WindowedEntries};
 
 /// Errors of the store. Any of them from a write or a sync is fatal for acknowledging.
 #[derive(Debug, thiserror::Error)]

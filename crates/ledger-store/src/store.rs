@@ -633,13 +633,14 @@ impl Store {
     }
 
     /// Entries from `from` (inclusive) to `to` (inclusive), in order. Each item is an entry, or the
-    /// error that stopped the reading (with the index where known). Holds one chunk (at most 256
-    /// entries) in memory at a time.
+    /// error that stopped the reading (with the index where known). Decodes one chunk (at most
+    /// 256 entries) at a time, but sled keeps the pages it read in memory until the store is
+    /// closed: a reader of a whole stopped ledger takes [`crate::WindowedEntries`].
     pub fn entries(
         &self,
         from: u64,
         to: u64,
-    ) -> impl Iterator<Item = Result<v1::ChainEntry, StoreError>> + '_ {
+    ) -> impl Iterator<Item = Result<v1::ChainEntry, StoreError>> + Send + use<> {
         let (mut order, chunks) = self.chunks(from, to);
         let mut failed = false;
         chunks
@@ -674,7 +675,7 @@ impl Store {
         to: u64,
     ) -> (
         ChunkOrder,
-        impl Iterator<Item = Result<Chunk, sled::Error>> + Send + '_,
+        impl Iterator<Item = Result<Chunk, sled::Error>> + Send + use<>,
     ) {
         // Start at the chunk holding `from`.
         let start = match self.tree.range(entry_key(0)..=entry_key(from)).next_back() {

@@ -682,7 +682,7 @@ mod entry_view {
     }
 
     /// A store holding a registration and three groups of 300 events (several chunks each).
-    fn three_groups_of_300() -> (tempfile::TempDir, Arc<Store>) {
+    pub(super) fn three_groups_of_300() -> (tempfile::TempDir, Arc<Store>) {
         let (d, mut op, store, mut a) = setup();
         let mut t = Dev::new("table-1", 2);
         submit(&mut a, vec![op.env(register(&t))]);
@@ -755,6 +755,82 @@ mod entry_view {
             matches!(err, StoreError::CorruptEntry { index, .. } if index == gone),
             "{err}"
         );
+    }
+}
+
+mod windowed {
+    use super::*;
+
+    /// A stopped ledger of a registration and three groups of 300 events, and its entries as
+    /// one reading of the store gives them.
+    fn stopped() -> (tempfile::TempDir, Vec<v1::ChainEntry>) {
+        let (d, store) = entry_view::three_groups_of_300();
+        let all: Vec<_> = store.entries(0, u64::MAX).map(Result::unwrap).collect();
+        drop(store);
+        (d, all)
+    }
+
+    fn read(dir: &std::path::Path, from: u64, to: u64, window: u64) -> Vec<v1::ChainEntry> {
+        WindowedEntries::with_window(dir, from, to, window)
+            .map(Result::unwrap)
+            .collect()
+    }
+
+    #[test]
+    fn every_entry_comes_once_and_in_order_whatever_the_window() {
+        let (d, all) = stopped();
+        assert!(all.len() > 900);
+        for window in [100, 256, 300, 451, 1_000, WINDOW] {
+            assert_eq!(read(d.path(), 0, u64::MAX, window), all, "window {window}");
+        }
+        // A range inside the chain, across chunk and window boundaries.
+        assert_eq!(read(d.path(), 250, 650, 128), all[250..=650].to_vec());
+        // One entry per opening.
+        assert_eq!(read(d.path(), 298, 302, 1), all[298..=302].to_vec());
+        // Past the end, and an empty range.
+        assert!(read(d.path(), all.len() as u64, u64::MAX, 100).is_empty());
+        assert!(read(d.path(), 10, 9, 100).is_empty());
+    }
+
+    #[test]
+    fn a_missing_chunk_stops_the_reading_at_the_index_expected() {
+        let (d, all) = stopped();
+        let store = Store::open_existing(d.path()).unwrap();
+        let keys: Vec<_> = store
+            .tree
+            .scan_prefix([crate::store::entry_key(0)[0]])
+            .keys()
+            .map(|k| k.unwrap())
+            .collect();
+        let gone = crate::store::u64_of(&keys[4][1..]).unwrap();
+        store.tree.remove(&keys[4]).unwrap();
+        store.db.flush().unwrap();
+        drop(store);
+        // The gap inside a window, and the gap where a window starts.
+        for (from, window) in [(0, 1_000), (gone, 100)] {
+            let got: Vec<_> =
+                WindowedEntries::with_window(d.path(), from, u64::MAX, window).collect();
+            let (ok, rest): (Vec<_>, Vec<_>) = got.into_iter().partition(Result::is_ok);
+            assert_eq!(rest.len(), 1, "one error, then nothing");
+            let err = rest.into_iter().next().unwrap().unwrap_err();
+            assert!(
+                matches!(&err, StoreError::CorruptEntry { index, .. } if *index == gone),
+                "{err}"
+            );
+            assert_eq!(
+                ok.into_iter().map(Result::unwrap).collect::<Vec<_>>(),
+                all[from as usize..gone as usize].to_vec()
+            );
+        }
+    }
+
+    #[test]
+    fn a_ledger_in_use_is_an_error_not_a_wait_forever() {
+        let (d, _op, _store, _a) = setup();
+        let mut r = WindowedEntries::new(d.path(), 0, u64::MAX);
+        let err = r.next().expect("an item").unwrap_err();
+        assert!(err.to_string().contains("in use"), "{err}");
+        assert!(r.next().is_none());
     }
 }
 

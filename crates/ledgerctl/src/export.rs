@@ -17,7 +17,7 @@ use ledger_core::proto::{
     self as v1, checkpoints_client::CheckpointsClient, query_client::QueryClient,
 };
 use ledger_core::{hashing, signing};
-use ledger_store::Store;
+use ledger_store::{Store, WindowedEntries};
 use tokio_stream::StreamExt;
 
 use crate::common;
@@ -145,13 +145,16 @@ pub fn export_dir(dir: &std::path::Path, out: &std::path::Path) -> anyhow::Resul
     let (head, _) = store.head()?.context("the store has no head record")?;
     let genesis = store.entry(0)?.context("no genesis entry")?;
     let (key, id) = genesis_info(&genesis);
+    // The entries are read with the store reopened per window (bounded memory): this handle
+    // must let go of sled's lock first.
+    drop(store);
     let mut w = Writer::create(out)?;
     w.line(&header(head + 1, cps.len(), &key, &id))?;
     for cp in &cps {
         w.line(&serde_json::json!({"checkpoint": {"body": hex::encode(&cp.body), "signature": hex::encode(&cp.signature)}}))?;
     }
     let pb = common::progress(head + 1, "exporting");
-    for e in store.entries(0, head) {
+    for e in WindowedEntries::new(dir, 0, head) {
         let e = e?;
         w.entry(&e)?;
         if e.index % 4096 == 0 {
