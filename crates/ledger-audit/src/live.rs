@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use audit::{Finding, RoundSummary};
-use ledger_store::Store;
+use ledger_store::{Store, StoreError};
 
 use crate::replay::{Prepared, Replayer, ReplayerSnapshot, Step, settings};
 use crate::store::{AuditStore, AuditStoreError};
@@ -300,8 +300,9 @@ impl Follower {
         self.commit_if_due(true)
     }
 
-    /// Replay everything from the current position to `head`, committing as it goes; `progress`
-    /// is called with the position now and then.
+    /// Replay the stopped ledger in `dir` from the current position to `head`, committing as it
+    /// goes; `progress` is called with the position now and then. The directory must not be open
+    /// elsewhere (sled's lock).
     ///
     /// The work is spread over threads: a reader walks the stored chunks (256 entries each, still
     /// encoded), [`decoders`] threads decode them and convert every entry ([`Prepared`], about
@@ -309,10 +310,25 @@ impl Follower {
     /// chunks back in chain order and applies them to the replayer, while the commit thread writes
     /// findings and rounds. The order the replayer sees is the chain's, so the findings are the
     /// same, byte for byte, as a replay on one thread. Memory is bounded: at most
-    /// `QUEUED + RESULTS + decoders` chunks are in flight.
-    pub fn run_to(
+    /// `QUEUED + RESULTS + decoders` chunks are in flight, and the reader reopens the store after
+    /// every 64 MB of chunks ([`ledger_store::WindowedChunks`]), since sled keeps every page it
+    /// has read until it is closed.
+    pub fn run_to_dir(
         &mut self,
-        chain: &Store,
+        dir: &Path,
+        head: u64,
+        progress: impl FnMut(u64),
+    ) -> Result<(), FollowError> {
+        let from = self.position().map_or(0, |p| p + 1);
+        let (order, chunks) = ledger_store::WindowedChunks::open(dir, from, head)?;
+        self.run_chunks(order, chunks, head, progress)
+    }
+
+    /// The replay of [`Follower::run_to_dir`] over `chunks`, checked in order by `order`.
+    fn run_chunks(
+        &mut self,
+        mut order: ledger_store::ChunkOrder,
+        chunks: impl Iterator<Item = Result<ledger_store::Chunk, StoreError>> + Send,
         head: u64,
         mut progress: impl FnMut(u64),
     ) -> Result<(), FollowError> {
@@ -323,9 +339,8 @@ impl Follower {
         let from = self.position().map_or(0, |p| p + 1);
         if from <= head {
             std::thread::scope(|s| -> Result<(), FollowError> {
-                let (mut order, chunks) = chain.chunks(from, head);
                 let (work_tx, work_rx) =
-                    mpsc::sync_channel::<(u64, Result<ledger_store::Chunk, sled::Error>)>(QUEUED);
+                    mpsc::sync_channel::<(u64, Result<ledger_store::Chunk, StoreError>)>(QUEUED);
                 let work_rx = Arc::new(Mutex::new(work_rx));
                 let (done_tx, done_rx) = mpsc::sync_channel::<(u64, Decoded)>(RESULTS);
                 let spawn_failed =
@@ -383,7 +398,10 @@ impl Follower {
                                 order.check(first)?;
                                 return Err(error.into());
                             }
-                            Decoded::ReadFailed(e) => return Err(order.read_error(e).into()),
+                            Decoded::ReadFailed(StoreError::Sled(e)) => {
+                                return Err(order.read_error(e).into());
+                            }
+                            Decoded::ReadFailed(e) => return Err(e.into()),
                         };
                         let len = batch.len();
                         {
@@ -446,12 +464,12 @@ enum Decoded {
         first: u64,
         error: ledger_store::StoreError,
     },
-    /// sled could not read it.
-    ReadFailed(sled::Error),
+    /// It could not be read (sled's error, or the store's when it reopens).
+    ReadFailed(StoreError),
 }
 
 impl Decoded {
-    fn of(chunk: Result<ledger_store::Chunk, sled::Error>, from: u64, to: u64) -> Decoded {
+    fn of(chunk: Result<ledger_store::Chunk, StoreError>, from: u64, to: u64) -> Decoded {
         let chunk = match chunk {
             Ok(c) => c,
             Err(e) => return Decoded::ReadFailed(e),

@@ -177,6 +177,11 @@ impl Chunk {
         decode_chunk(self.first, &self.bytes)
     }
 
+    /// Its encoded size in bytes.
+    pub fn encoded_len(&self) -> usize {
+        self.bytes.len()
+    }
+
     /// Its entries as [`EntryView`]s, checked as [`Chunk::decode`] checks them: the fields a
     /// reader of the events needs, the body borrowed from the chunk (no copy of the body, the
     /// signature or the hashes). Same result as `decode`, field for field.
@@ -690,6 +695,26 @@ impl Store {
             })
         });
         (ChunkOrder { expected: start }, chunks)
+    }
+
+    /// The stored chunks after the one that starts at `after`, up to the one holding `to`, as
+    /// [`Store::chunks`] gives them (for a reader that goes on where an earlier reading stopped).
+    pub fn chunks_after(
+        &self,
+        after: u64,
+        to: u64,
+    ) -> impl Iterator<Item = Result<Chunk, sled::Error>> + Send + use<> {
+        use std::ops::Bound::{Excluded, Included};
+        // An empty range when nothing is left (sled's ranges want start <= end).
+        let (lo, hi) = (entry_key(after), entry_key(to.max(after)));
+        self.tree
+            .range::<[u8; 9], _>((Excluded(lo), Included(hi)))
+            .map(|r| {
+                r.map(|(k, bytes)| Chunk {
+                    first: u64_of(&k[1..]).unwrap_or(u64::MAX),
+                    bytes,
+                })
+            })
     }
 
     /// A device's entries from sequence `from_seq`, in order.

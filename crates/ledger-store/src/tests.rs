@@ -824,6 +824,79 @@ mod windowed {
         }
     }
 
+    /// Every chunk's entries through the order check, as a reader on other threads takes them.
+    fn through_order(
+        mut order: ChunkOrder,
+        chunks: impl Iterator<Item = Result<Chunk, StoreError>>,
+        from: u64,
+        to: u64,
+    ) -> Result<Vec<v1::ChainEntry>, StoreError> {
+        let mut out = Vec::new();
+        for c in chunks {
+            let c = c?;
+            order.check(c.first)?;
+            let es = c.decode()?;
+            order.advance(c.first, es.len());
+            out.extend(es.into_iter().filter(|e| e.index >= from && e.index <= to));
+        }
+        Ok(out)
+    }
+
+    #[test]
+    fn windowed_chunks_are_the_chunks_of_one_reading_whatever_the_window() {
+        let (d, all) = stopped();
+        let one: Vec<u64> = {
+            let store = Store::open_existing(d.path()).unwrap();
+            store
+                .chunks(0, u64::MAX)
+                .1
+                .map(|c| c.unwrap().first)
+                .collect()
+        };
+        assert!(one.len() > 4);
+        // 1 byte: one chunk per opening; then a few chunks; then all in one.
+        for window in [1, 40_000, 100_000, WINDOW_BYTES] {
+            let (_, chunks) =
+                WindowedChunks::open_with_window(d.path(), 0, u64::MAX, window).unwrap();
+            let firsts: Vec<u64> = chunks.map(|c| c.unwrap().first).collect();
+            assert_eq!(firsts, one, "window {window}");
+            let (order, chunks) =
+                WindowedChunks::open_with_window(d.path(), 0, u64::MAX, window).unwrap();
+            assert_eq!(through_order(order, chunks, 0, u64::MAX).unwrap(), all);
+        }
+        // A range that starts and ends inside chunks.
+        let (order, chunks) = WindowedChunks::open_with_window(d.path(), 250, 650, 1).unwrap();
+        assert_eq!(
+            through_order(order, chunks, 250, 650).unwrap(),
+            all[250..=650].to_vec()
+        );
+    }
+
+    #[test]
+    fn a_chunk_missing_at_a_window_boundary_is_found_by_the_order_check() {
+        let (d, _all) = stopped();
+        let store = Store::open_existing(d.path()).unwrap();
+        let keys: Vec<_> = store
+            .tree
+            .scan_prefix([crate::store::entry_key(0)[0]])
+            .keys()
+            .map(|k| k.unwrap())
+            .collect();
+        let gone = crate::store::u64_of(&keys[4][1..]).unwrap();
+        store.tree.remove(&keys[4]).unwrap();
+        store.db.flush().unwrap();
+        drop(store);
+        for window in [1, WINDOW_BYTES] {
+            let (order, chunks) =
+                WindowedChunks::open_with_window(d.path(), 0, u64::MAX, window).unwrap();
+            let err = through_order(order, chunks, 0, u64::MAX).unwrap_err();
+            assert!(
+                matches!(&err, StoreError::CorruptEntry { index, .. } if *index == gone),
+                "window {window}: {err}"
+            );
+        }
+    }
+
     #[test]
     fn a_ledger_in_use_is_an_error_not_a_wait_forever() {
         let (d, _op, _store, _a) = setup();
@@ -831,6 +904,10 @@ mod windowed {
         let err = r.next().expect("an item").unwrap_err();
         assert!(err.to_string().contains("in use"), "{err}");
         assert!(r.next().is_none());
+        let err = WindowedChunks::open(d.path(), 0, u64::MAX)
+            .err()
+            .expect("refused");
+        assert!(err.to_string().contains("in use"), "{err}");
     }
 }
 

@@ -11,7 +11,8 @@
 //! the store, and closes and reopens it between windows. An opening takes 20-45 ms, and a window
 //! of 200,000 entries takes about 1-2 s to verify. The same pass then stayed at 74 MB resident.
 //! This is what keeps `ledgerctl verify` and `ledgerctl export` within a fixed memory, however
-//! long the chain.
+//! long the chain. [`WindowedChunks`] does the same for the audit's full replay, which decodes
+//! the stored chunks on other threads: it reopens the store after every 64 MB of chunks.
 //!
 //! A running ledgerd holds sled's lock, so the ledger must be stopped, as for any reader of a data
 //! directory. Should a writer take the directory between two windows, the next opening fails
@@ -23,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use ledger_core::proto as v1;
 
-use crate::{Store, StoreError};
+use crate::{Chunk, Store, StoreError};
 
 /// Entries read per opening of the store.
 pub const WINDOW: u64 = 200_000;
@@ -104,6 +105,109 @@ impl Iterator for WindowedEntries {
                         return None;
                     }
                 }
+            }
+        }
+    }
+}
+
+/// Encoded chunk bytes read per opening of the store by [`WindowedChunks`].
+pub const WINDOW_BYTES: usize = 64 << 20;
+
+type Chunks = Box<dyn Iterator<Item = Result<Chunk, sled::Error>> + Send>;
+
+/// The stored chunks holding the entries `from..=to` of the stopped ledger in `dir`, as
+/// [`Store::chunks`] gives them (for readers that decode on other threads), with the store
+/// reopened after every [`WINDOW_BYTES`] of chunks read (see the module's documentation). The
+/// [`crate::ChunkOrder`] from [`WindowedChunks::open`] checks them in order across the windows
+/// as it does within one. After an error there is nothing more.
+pub struct WindowedChunks {
+    dir: PathBuf,
+    to: u64,
+    /// The first index of the last chunk given.
+    after: Option<u64>,
+    /// Bytes given since the store was opened.
+    read: usize,
+    window: usize,
+    current: Option<Chunks>,
+    stopped: bool,
+}
+
+impl WindowedChunks {
+    /// The chunks for `from..=to` and the order check that goes with them.
+    pub fn open(
+        dir: &Path,
+        from: u64,
+        to: u64,
+    ) -> Result<(crate::ChunkOrder, WindowedChunks), StoreError> {
+        WindowedChunks::open_with_window(dir, from, to, WINDOW_BYTES)
+    }
+
+    /// The same with a window of `window` bytes (at least one chunk per opening).
+    pub fn open_with_window(
+        dir: &Path,
+        from: u64,
+        to: u64,
+        window: usize,
+    ) -> Result<(crate::ChunkOrder, WindowedChunks), StoreError> {
+        let store = Store::open_existing(dir)?;
+        let (order, chunks) = store.chunks(from, to);
+        Ok((
+            order,
+            WindowedChunks {
+                dir: dir.to_path_buf(),
+                to,
+                after: None,
+                read: 0,
+                window,
+                current: Some(Box::new(chunks)),
+                stopped: false,
+            },
+        ))
+    }
+}
+
+impl Iterator for WindowedChunks {
+    type Item = Result<Chunk, StoreError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.stopped {
+            return None;
+        }
+        if self.current.is_none() {
+            // The window before ended on a full window: go on after its last chunk.
+            let after = self.after.expect("a window ends after a chunk");
+            if after >= self.to {
+                self.stopped = true;
+                return None;
+            }
+            match Store::open_existing(&self.dir) {
+                Ok(store) => self.current = Some(Box::new(store.chunks_after(after, self.to))),
+                Err(e) => {
+                    self.stopped = true;
+                    return Some(Err(e));
+                }
+            }
+            self.read = 0;
+        }
+        match self.current.as_mut().expect("opened above").next() {
+            Some(Ok(c)) => {
+                self.after = Some(c.first);
+                self.read += c.encoded_len();
+                if self.read >= self.window {
+                    // Closes sled; the chunk's bytes are its own.
+                    self.current = None;
+                }
+                Some(Ok(c))
+            }
+            Some(Err(e)) => {
+                self.stopped = true;
+                self.current = None;
+                Some(Err(e.into()))
+            }
+            None => {
+                self.stopped = true;
+                self.current = None;
+                None
             }
         }
     }

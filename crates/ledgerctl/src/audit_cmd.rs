@@ -95,8 +95,11 @@ fn replay(a: Args, json: bool) -> anyhow::Result<i32> {
                 .head()?
                 .map(|(i, _)| i)
                 .ok_or_else(|| anyhow::anyhow!("{} holds an empty ledger", dir.display()))?;
+            // The replay reads with the store reopened now and then (bounded memory): this
+            // handle lets go of sled's lock first.
+            drop(chain);
             let pb = common::progress(head + 1, "auditing");
-            follower.run_to(&chain, head, |p| pb.set_position(p + 1))?;
+            follower.run_to_dir(dir, head, |p| pb.set_position(p + 1))?;
             pb.finish_and_clear();
             entries = head + 1;
         }

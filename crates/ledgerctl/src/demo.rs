@@ -599,11 +599,10 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
     let replay = {
         let d = ledger_dir.clone();
         tokio::task::spawn_blocking(move || -> anyhow::Result<_> {
-            let chain = Store::open_existing(&d)?;
-            let head = chain.head()?.map_or(0, |(i, _)| i);
+            let head = Store::open_existing(&d)?.head()?.map_or(0, |(i, _)| i);
             let mut f = Follower::with_store(AuditStore::temporary()?, false)?;
             f.set_keep_rounds(false); // only the digest and the accounts are compared
-            f.run_to(&chain, head, |_| {})?;
+            f.run_to_dir(&d, head, |_| {})?;
             let r = f.replayer();
             let r = r.read().map_err(|_| anyhow::anyhow!("poisoned"))?;
             Ok((
