@@ -728,12 +728,7 @@ mod entry_view {
     fn a_missing_chunk_is_named_by_the_index_expected() {
         let (_d, store) = three_groups_of_300();
         // Drop the second chunk of the second group.
-        let keys: Vec<_> = store
-            .tree
-            .scan_prefix([crate::store::entry_key(0)[0]])
-            .keys()
-            .map(|k| k.unwrap())
-            .collect();
+        let keys = chunk_keys(&store);
         let gone = crate::store::u64_of(&keys[4][1..]).unwrap();
         let after = crate::store::u64_of(&keys[5][1..]).unwrap();
         store.tree.remove(&keys[4]).unwrap();
@@ -792,20 +787,19 @@ mod windowed {
         assert!(read(d.path(), 10, 9, 100).is_empty());
     }
 
+    /// Remove the fifth stored chunk of the stopped ledger in `dir`; the index it started at.
+    fn remove_fifth_chunk(dir: &std::path::Path) -> u64 {
+        let store = Store::open_existing(dir).unwrap();
+        let keys = chunk_keys(&store);
+        store.tree.remove(&keys[4]).unwrap();
+        store.db.flush().unwrap();
+        crate::store::u64_of(&keys[4][1..]).unwrap()
+    }
+
     #[test]
     fn a_missing_chunk_stops_the_reading_at_the_index_expected() {
         let (d, all) = stopped();
-        let store = Store::open_existing(d.path()).unwrap();
-        let keys: Vec<_> = store
-            .tree
-            .scan_prefix([crate::store::entry_key(0)[0]])
-            .keys()
-            .map(|k| k.unwrap())
-            .collect();
-        let gone = crate::store::u64_of(&keys[4][1..]).unwrap();
-        store.tree.remove(&keys[4]).unwrap();
-        store.db.flush().unwrap();
-        drop(store);
+        let gone = remove_fifth_chunk(d.path());
         // The gap inside a window, and the gap where a window starts.
         for (from, window) in [(0, 1_000), (gone, 100)] {
             let got: Vec<_> =
@@ -875,17 +869,7 @@ mod windowed {
     #[test]
     fn a_chunk_missing_at_a_window_boundary_is_found_by_the_order_check() {
         let (d, _all) = stopped();
-        let store = Store::open_existing(d.path()).unwrap();
-        let keys: Vec<_> = store
-            .tree
-            .scan_prefix([crate::store::entry_key(0)[0]])
-            .keys()
-            .map(|k| k.unwrap())
-            .collect();
-        let gone = crate::store::u64_of(&keys[4][1..]).unwrap();
-        store.tree.remove(&keys[4]).unwrap();
-        store.db.flush().unwrap();
-        drop(store);
+        let gone = remove_fifth_chunk(d.path());
         for window in [1, WINDOW_BYTES] {
             let (order, chunks) =
                 WindowedChunks::open_with_window(d.path(), 0, u64::MAX, window).unwrap();
@@ -909,6 +893,16 @@ mod windowed {
             .expect("refused");
         assert!(err.to_string().contains("in use"), "{err}");
     }
+}
+
+/// The keys of the stored entry chunks, in order.
+fn chunk_keys(store: &Store) -> Vec<sled::IVec> {
+    store
+        .tree
+        .scan_prefix([crate::store::entry_key(0)[0]])
+        .keys()
+        .map(|k| k.unwrap())
+        .collect()
 }
 
 /// What the tree holds, except the undo record.
