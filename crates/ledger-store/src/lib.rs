@@ -37,7 +37,7 @@ pub use append::{Appender, Applied, PreOutcome, Ready, now_ms, precheck, verify_
 pub use commit::RolledBack;
 pub use keyfile::{LEDGER_KEY_FILE, generate_key, load_or_create as load_ledger_key};
 pub use store::{CHECKPOINT_LOG, Chunk, ChunkOrder, EntryView, OpenConfig, PrincipalConfig, Store};
-pub use windowed::{WINDOW, WINDOW_BYTES, WindowedChunks, WindowedEntries};
+pub use windowed::{WINDOW_BYTES, WindowedChunks, windowed_entries, windowed_entries_with};
 
 /// Errors of the store. Any of them from a write or a sync is fatal for acknowledging.
 #[derive(Debug, thiserror::Error)]

@@ -163,6 +163,40 @@ impl ChunkOrder {
     }
 }
 
+/// The entries `from..=to` that `chunks` hold, decoded one chunk at a time and checked in order
+/// by `order`; after an error, nothing more.
+pub(crate) fn entries_of(
+    mut order: ChunkOrder,
+    chunks: impl Iterator<Item = Result<Chunk, StoreError>> + Send,
+    from: u64,
+    to: u64,
+) -> impl Iterator<Item = Result<v1::ChainEntry, StoreError>> + Send {
+    let mut failed = false;
+    chunks
+        .map_while(move |c| {
+            if failed {
+                return None;
+            }
+            let decoded = match c {
+                Err(StoreError::Sled(e)) => Err(order.read_error(e)),
+                Err(e) => Err(e),
+                Ok(c) => order.accept(Ok(c), |c| c.decode(), |es| es.len()),
+            };
+            failed = decoded.is_err();
+            Some(decoded)
+        })
+        .flat_map(move |decoded| -> Vec<Result<v1::ChainEntry, StoreError>> {
+            match decoded {
+                Ok(es) => es
+                    .into_iter()
+                    .filter(|e| e.index >= from && e.index <= to)
+                    .map(Ok)
+                    .collect(),
+                Err(e) => vec![Err(e)],
+            }
+        })
+}
+
 /// One stored chunk of consecutive entries, still encoded (see [`Store::chunks`]).
 #[derive(Clone, Debug)]
 pub struct Chunk {
@@ -640,33 +674,14 @@ impl Store {
     /// Entries from `from` (inclusive) to `to` (inclusive), in order. Each item is an entry, or the
     /// error that stopped the reading (with the index where known). Decodes one chunk (at most
     /// 256 entries) at a time, but sled keeps the pages it read in memory until the store is
-    /// closed: a reader of a whole stopped ledger takes [`crate::WindowedEntries`].
+    /// closed: a reader of a whole stopped ledger takes [`crate::windowed_entries`].
     pub fn entries(
         &self,
         from: u64,
         to: u64,
     ) -> impl Iterator<Item = Result<v1::ChainEntry, StoreError>> + Send + use<> {
-        let (mut order, chunks) = self.chunks(from, to);
-        let mut failed = false;
-        chunks
-            .map_while(move |c| {
-                if failed {
-                    return None;
-                }
-                let decoded = order.accept(c, |c| c.decode(), |es| es.len());
-                failed = decoded.is_err();
-                Some(decoded)
-            })
-            .flat_map(move |decoded| -> Vec<Result<v1::ChainEntry, StoreError>> {
-                match decoded {
-                    Ok(es) => es
-                        .into_iter()
-                        .filter(|e| e.index >= from && e.index <= to)
-                        .map(Ok)
-                        .collect(),
-                    Err(e) => vec![Err(e)],
-                }
-            })
+        let (order, chunks) = self.chunks(from, to);
+        entries_of(order, chunks.map(|c| c.map_err(StoreError::from)), from, to)
     }
 
     /// The stored chunks (up to 256 consecutive entries each, still encoded) that hold the entries

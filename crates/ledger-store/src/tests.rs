@@ -765,8 +765,9 @@ mod windowed {
         (d, all)
     }
 
-    fn read(dir: &std::path::Path, from: u64, to: u64, window: u64) -> Vec<v1::ChainEntry> {
-        WindowedEntries::with_window(dir, from, to, window)
+    fn read(dir: &std::path::Path, from: u64, to: u64, window: usize) -> Vec<v1::ChainEntry> {
+        windowed_entries_with(dir, from, to, window)
+            .unwrap()
             .map(Result::unwrap)
             .collect()
     }
@@ -775,12 +776,12 @@ mod windowed {
     fn every_entry_comes_once_and_in_order_whatever_the_window() {
         let (d, all) = stopped();
         assert!(all.len() > 900);
-        for window in [100, 256, 300, 451, 1_000, WINDOW] {
+        // 1 byte: one chunk per opening; then a few chunks; then all in one.
+        for window in [1, 40_000, 100_000, WINDOW_BYTES] {
             assert_eq!(read(d.path(), 0, u64::MAX, window), all, "window {window}");
         }
         // A range inside the chain, across chunk and window boundaries.
-        assert_eq!(read(d.path(), 250, 650, 128), all[250..=650].to_vec());
-        // One entry per opening.
+        assert_eq!(read(d.path(), 250, 650, 1), all[250..=650].to_vec());
         assert_eq!(read(d.path(), 298, 302, 1), all[298..=302].to_vec());
         // Past the end, and an empty range.
         assert!(read(d.path(), all.len() as u64, u64::MAX, 100).is_empty());
@@ -800,10 +801,11 @@ mod windowed {
     fn a_missing_chunk_stops_the_reading_at_the_index_expected() {
         let (d, all) = stopped();
         let gone = remove_fifth_chunk(d.path());
-        // The gap inside a window, and the gap where a window starts.
-        for (from, window) in [(0, 1_000), (gone, 100)] {
-            let got: Vec<_> =
-                WindowedEntries::with_window(d.path(), from, u64::MAX, window).collect();
+        // The gap inside a window, where a window starts, and where the reading starts.
+        for (from, window) in [(0, WINDOW_BYTES), (0, 1), (gone, WINDOW_BYTES)] {
+            let got: Vec<_> = windowed_entries_with(d.path(), from, u64::MAX, window)
+                .unwrap()
+                .collect();
             let (ok, rest): (Vec<_>, Vec<_>) = got.into_iter().partition(Result::is_ok);
             assert_eq!(rest.len(), 1, "one error, then nothing");
             let err = rest.into_iter().next().unwrap().unwrap_err();
@@ -884,10 +886,10 @@ mod windowed {
     #[test]
     fn a_ledger_in_use_is_an_error_not_a_wait_forever() {
         let (d, _op, _store, _a) = setup();
-        let mut r = WindowedEntries::new(d.path(), 0, u64::MAX);
-        let err = r.next().expect("an item").unwrap_err();
+        let err = windowed_entries(d.path(), 0, u64::MAX)
+            .err()
+            .expect("refused");
         assert!(err.to_string().contains("in use"), "{err}");
-        assert!(r.next().is_none());
         let err = WindowedChunks::open(d.path(), 0, u64::MAX)
             .err()
             .expect("refused");

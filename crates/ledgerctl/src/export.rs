@@ -17,7 +17,7 @@ use ledger_core::proto::{
     self as v1, checkpoints_client::CheckpointsClient, query_client::QueryClient,
 };
 use ledger_core::{hashing, signing};
-use ledger_store::{Store, WindowedEntries};
+use ledger_store::{Store, windowed_entries};
 use tokio_stream::StreamExt;
 
 use crate::common;
@@ -154,7 +154,7 @@ pub fn export_dir(dir: &std::path::Path, out: &std::path::Path) -> anyhow::Resul
         w.line(&serde_json::json!({"checkpoint": {"body": hex::encode(&cp.body), "signature": hex::encode(&cp.signature)}}))?;
     }
     let pb = common::progress(head + 1, "exporting");
-    for e in WindowedEntries::new(dir, 0, head) {
+    for e in windowed_entries(dir, 0, head)? {
         let e = e?;
         w.entry(&e)?;
         if e.index % 4096 == 0 {

@@ -16,7 +16,7 @@ use ed25519_dalek::VerifyingKey;
 use ledger_core::proto as v1;
 use ledger_core::verify::PendingSignature;
 use ledger_core::{ChainVerifier, Summary, VerifyError, hex32, verify_many};
-use ledger_store::{Store, WindowedEntries};
+use ledger_store::{Store, windowed_entries};
 
 use crate::common;
 
@@ -184,11 +184,13 @@ pub fn verify_dir(
         None => u64::MAX,
     };
     let pb = common::progress(head.map(|h| h.0 + 1).unwrap_or(0), "verifying");
-    // The entries are read with the store reopened per window, so that memory stays bounded
-    // however long the chain (`ledger_store::WindowedEntries`): this handle lets go of sled's
+    // The entries are read with the store reopened now and then, so that memory stays bounded
+    // however long the chain (`ledger_store::windowed_entries`): this handle lets go of sled's
     // lock first.
     drop(store);
-    let entries = WindowedEntries::new(dir, 0, last).map(|r| {
+    let entries = windowed_entries(dir, 0, last)
+        .map_err(|e| VerifyError::general(format!("the store cannot be read: {e}")))?;
+    let entries = entries.map(|r| {
         r.map_err(|e| match e {
             ledger_store::StoreError::CorruptEntry { index, detail } => {
                 VerifyError::at(index, format!("the store cannot be read: {detail}"))
