@@ -83,6 +83,14 @@ pub struct Args {
     /// With --audit-lag: rounds played at each of the 16 tables (about 32 events a round).
     #[arg(long, default_value_t = 1500)]
     pub rounds: usize,
+    /// Make the measured runs (the peak or --rate run, and with --also-half the half-load run)
+    /// N times against the same ledger, each with new devices, and end with the median and the
+    /// range of their rates, p50s and p99s. One run's p99 on a virtual machine varies a lot from
+    /// run to run (8-16 ms at half load within an hour on the 2-core development VM): compare
+    /// the median of several with a target, not one run.
+    #[arg(long, default_value_t = 1, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub repeat: u32,
 }
 
 /// `--timeline`'s window: a positive number of seconds.
@@ -145,6 +153,81 @@ fn timeline(samples: &[Sample], window_s: f64) -> Vec<Window> {
 fn window_us(win: &Window, w: f64) -> (u64, u64) {
     let from = (win.start_s * 1e6) as u64;
     (from, from + (w * 1e6).max(1.0) as u64)
+}
+
+/// What `--repeat` keeps of one measured run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Outcome {
+    per_second: f64,
+    p50_ms: f64,
+    p99_ms: f64,
+}
+
+impl Outcome {
+    fn of(run: &Run) -> Outcome {
+        Outcome {
+            per_second: run.accepted as f64 / run.seconds,
+            p50_ms: run.pct(0.5),
+            p99_ms: run.pct(0.99),
+        }
+    }
+}
+
+/// Median, lowest and highest of some values (the median of an even count is the mean of the
+/// two middle ones); `None` when there are none.
+fn spread(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64, f64)> {
+    let mut v: Vec<f64> = values.into_iter().collect();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    let median = match n {
+        0 => return None,
+        _ if n % 2 == 1 => v[n / 2],
+        _ => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    };
+    Some((median, v[0], v[n - 1]))
+}
+
+/// The repeated runs of one kind (`label`): a summary line and its JSON.
+struct Repeated<'a> {
+    label: &'a str,
+    outcomes: Vec<Outcome>,
+}
+
+impl Repeated<'_> {
+    fn parts(&self) -> Option<[(f64, f64, f64); 3]> {
+        let o = &self.outcomes;
+        Some([
+            spread(o.iter().map(|x| x.per_second))?,
+            spread(o.iter().map(|x| x.p50_ms))?,
+            spread(o.iter().map(|x| x.p99_ms))?,
+        ])
+    }
+    fn line(&self) -> Option<String> {
+        let [r, p50, p99] = self.parts()?;
+        Some(format!(
+            "{} over {} runs: {:.0} events/s (median; {:.0} to {:.0}); receipt latency p50 median {:.2} ms ({:.2} to {:.2}), p99 median {:.2} ms ({:.2} to {:.2})",
+            self.label,
+            self.outcomes.len(),
+            r.0,
+            r.1,
+            r.2,
+            p50.0,
+            p50.1,
+            p50.2,
+            p99.0,
+            p99.1,
+            p99.2
+        ))
+    }
+    fn json(&self) -> Option<serde_json::Value> {
+        let [r, p50, p99] = self.parts()?;
+        let m = |(median, min, max): (f64, f64, f64)| serde_json::json!({"median": median, "min": min, "max": max});
+        Some(serde_json::json!({
+            "summary": self.label, "runs": self.outcomes.len(),
+            "accepted_per_second": m(r),
+            "latency_ms": {"p50": m(p50), "p99": m(p99)},
+        }))
+    }
 }
 
 #[derive(Default)]
@@ -304,51 +387,87 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
         }
     };
     let mut out = Vec::new();
-    if a.audit_lag {
-        let peak = lag_run(&url, &operator, &op_id, &a, a.rate, "peak", json).await?;
-        let label = if a.rate == 0 { "peak" } else { "rate-limited" };
+    let first = if a.rate == 0 { "peak" } else { "rate-limited" };
+    let (mut firsts, mut halves) = (Vec::new(), Vec::new());
+    if a.warmup > 0 && !a.audit_lag {
+        let w = Args {
+            events: a.warmup.max(a.streams),
+            ..a.clone()
+        };
+        let warm = one_run(&url, &operator, &op_id, &w, a.rate, "warm-up", json).await?;
         if !json {
-            println!("{}", peak.line(label));
+            println!("{}", warm.line("warm-up (not counted)"));
         }
-        out.push(peak.json(label, a.rate));
-        if a.also_half {
-            let half_rate = ((peak.run.accepted as f64 / peak.run.seconds) / 2.0) as u64;
-            let half = lag_run(&url, &operator, &op_id, &a, half_rate.max(1), "half", json).await?;
-            let label = format!("half load ({half_rate} events/s offered)");
-            if !json {
-                println!("{}", half.line(&label));
+    }
+    for rep in 1..=a.repeat {
+        // With --repeat, each run's line and JSON say which run it was.
+        let of = |label: &str| {
+            if a.repeat > 1 {
+                format!("{label} [run {rep} of {}]", a.repeat)
+            } else {
+                label.to_string()
             }
-            out.push(half.json("half", half_rate));
-        }
-    } else {
-        if a.warmup > 0 {
-            let w = Args {
-                events: a.warmup.max(a.streams),
-                ..a.clone()
+        };
+        let mut keep = |mut j: serde_json::Value| {
+            if a.repeat > 1 {
+                j["repeat"] = rep.into();
+            }
+            out.push(j);
+        };
+        let peak = if a.audit_lag {
+            let peak = lag_run(&url, &operator, &op_id, &a, a.rate, "peak", json).await?;
+            if !json {
+                println!("{}", peak.line(&of(first)));
+            }
+            keep(peak.json(first, a.rate));
+            peak.run
+        } else {
+            let peak = one_run(&url, &operator, &op_id, &a, a.rate, "peak", json).await?;
+            if !json {
+                println!("{}", peak.line(&of(first)));
+            }
+            keep(peak.json(first, a.rate));
+            peak
+        };
+        firsts.push(Outcome::of(&peak));
+        if a.also_half {
+            let half_rate = (Outcome::of(&peak).per_second / 2.0).max(1.0) as u64;
+            let label = of(&format!("half load ({half_rate} events/s offered)"));
+            let half = if a.audit_lag {
+                let half = lag_run(&url, &operator, &op_id, &a, half_rate, "half", json).await?;
+                if !json {
+                    println!("{}", half.line(&label));
+                }
+                keep(half.json("half", half_rate));
+                half.run
+            } else {
+                let half = one_run(&url, &operator, &op_id, &a, half_rate, "half", json).await?;
+                if !json {
+                    println!("{}", half.line(&label));
+                }
+                keep(half.json("half", half_rate));
+                half
             };
-            let warm = one_run(&url, &operator, &op_id, &w, a.rate, "warm-up", json).await?;
-            if !json {
-                println!("{}", warm.line("warm-up (not counted)"));
-            }
+            halves.push(Outcome::of(&half));
         }
-        let peak = one_run(&url, &operator, &op_id, &a, a.rate, "peak", json).await?;
-        if !json {
-            println!(
-                "{}",
-                peak.line(if a.rate == 0 { "peak" } else { "rate-limited" })
-            );
-        }
-        out.push(peak.json(if a.rate == 0 { "peak" } else { "rate-limited" }, a.rate));
-        if a.also_half {
-            let half_rate = ((peak.accepted as f64 / peak.seconds) / 2.0) as u64;
-            let half = one_run(&url, &operator, &op_id, &a, half_rate.max(1), "half", json).await?;
-            if !json {
-                println!(
-                    "{}",
-                    half.line(&format!("half load ({half_rate} events/s offered)"))
-                );
+    }
+    if a.repeat > 1 {
+        for r in [
+            Repeated {
+                label: first,
+                outcomes: firsts,
+            },
+            Repeated {
+                label: "half load",
+                outcomes: halves,
+            },
+        ] {
+            if let (Some(line), Some(j)) = (r.line(), r.json()) {
+                if !json {
+                    println!("{line}");
+                }
+                out.push(j);
             }
-            out.push(half.json("half", half_rate));
         }
     }
     if json {
@@ -886,6 +1005,58 @@ mod tests {
         assert_eq!(j["stalls"]["max_late_ms"], 25.0);
         assert_eq!(j["timeline"][0]["worst_stall_ms"], 0.0);
         assert_eq!(j["timeline"][1]["worst_stall_ms"], 25.0);
+    }
+
+    #[test]
+    fn the_spread_of_repeated_runs_is_median_lowest_and_highest() {
+        assert_eq!(spread([]), None);
+        assert_eq!(spread([7.0]), Some((7.0, 7.0, 7.0)));
+        assert_eq!(spread([12.0, 8.0, 10.0]), Some((10.0, 8.0, 12.0)));
+        // An even count: the mean of the two middle values, whatever the order given.
+        assert_eq!(spread([16.0, 9.0, 11.0, 8.0]), Some((10.0, 8.0, 16.0)));
+    }
+
+    #[test]
+    fn repeated_runs_are_summed_up_in_one_line_and_one_json_object() {
+        let runs = |latencies: &[&[u64]]| -> Vec<Outcome> {
+            latencies
+                .iter()
+                .map(|l| {
+                    let mut run = Run::new(None);
+                    run.add(l.len() as u64, 0, l.iter().map(|&us| (0, us)).collect());
+                    run.seconds = l.len() as f64 / 1000.0; // 1,000 events/s
+                    run.latencies_us.sort_unstable();
+                    Outcome::of(&run)
+                })
+                .collect()
+        };
+        let none = Repeated {
+            label: "half load",
+            outcomes: vec![],
+        };
+        assert_eq!((none.line(), none.json()), (None, None));
+        let r = Repeated {
+            label: "half load",
+            outcomes: runs(&[
+                &[1000, 2000, 9000],
+                &[1000, 3000, 14000],
+                &[1000, 4000, 11000],
+            ]),
+        };
+        assert_eq!(
+            r.line().as_deref(),
+            Some(
+                "half load over 3 runs: 1000 events/s (median; 1000 to 1000); receipt latency \
+                 p50 median 3.00 ms (2.00 to 4.00), p99 median 11.00 ms (9.00 to 14.00)"
+            )
+        );
+        let j = r.json().unwrap();
+        assert_eq!(j["summary"], "half load");
+        assert_eq!(j["runs"], 3);
+        assert_eq!(j["latency_ms"]["p99"]["median"], 11.0);
+        assert_eq!(j["latency_ms"]["p99"]["min"], 9.0);
+        assert_eq!(j["latency_ms"]["p99"]["max"], 14.0);
+        assert_eq!(j["accepted_per_second"]["median"], 1000.0);
     }
 
     #[test]
