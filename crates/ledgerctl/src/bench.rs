@@ -399,6 +399,17 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
             println!("{}", warm.line("warm-up (not counted)"));
         }
     }
+    // A measured run at `rate` (table rounds with --audit-lag, slot games otherwise), named
+    // (kind, label in the text line, label in the JSON): its line, its JSON and the run.
+    let measured = async |rate: u64, (kind, shown, label): (&str, &str, &str)| {
+        anyhow::Ok(if a.audit_lag {
+            let r = lag_run(&url, &operator, &op_id, &a, rate, kind, json).await?;
+            (r.line(shown), r.json(label, rate), r.run)
+        } else {
+            let r = one_run(&url, &operator, &op_id, &a, rate, kind, json).await?;
+            (r.line(shown), r.json(label, rate), r)
+        })
+    };
     for rep in 1..=a.repeat {
         // With --repeat, each run's line and JSON say which run it was.
         let of = |label: &str| {
@@ -408,46 +419,23 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
                 label.to_string()
             }
         };
-        let mut keep = |mut j: serde_json::Value| {
+        let mut report = |line: String, mut j: serde_json::Value| {
+            if !json {
+                println!("{line}");
+            }
             if a.repeat > 1 {
                 j["repeat"] = rep.into();
             }
             out.push(j);
         };
-        let peak = if a.audit_lag {
-            let peak = lag_run(&url, &operator, &op_id, &a, a.rate, "peak", json).await?;
-            if !json {
-                println!("{}", peak.line(&of(first)));
-            }
-            keep(peak.json(first, a.rate));
-            peak.run
-        } else {
-            let peak = one_run(&url, &operator, &op_id, &a, a.rate, "peak", json).await?;
-            if !json {
-                println!("{}", peak.line(&of(first)));
-            }
-            keep(peak.json(first, a.rate));
-            peak
-        };
+        let (line, j, peak) = measured(a.rate, ("peak", &of(first), first)).await?;
+        report(line, j);
         firsts.push(Outcome::of(&peak));
         if a.also_half {
             let half_rate = (Outcome::of(&peak).per_second / 2.0).max(1.0) as u64;
-            let label = of(&format!("half load ({half_rate} events/s offered)"));
-            let half = if a.audit_lag {
-                let half = lag_run(&url, &operator, &op_id, &a, half_rate, "half", json).await?;
-                if !json {
-                    println!("{}", half.line(&label));
-                }
-                keep(half.json("half", half_rate));
-                half.run
-            } else {
-                let half = one_run(&url, &operator, &op_id, &a, half_rate, "half", json).await?;
-                if !json {
-                    println!("{}", half.line(&label));
-                }
-                keep(half.json("half", half_rate));
-                half
-            };
+            let shown = of(&format!("half load ({half_rate} events/s offered)"));
+            let (line, j, half) = measured(half_rate, ("half", &shown, "half")).await?;
+            report(line, j);
             halves.push(Outcome::of(&half));
         }
     }
