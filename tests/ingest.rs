@@ -372,3 +372,64 @@ async fn reflection_lists_the_services() {
     }
     l.stop();
 }
+
+/// Whether /dev/shm is a tmpfs mount here (it is on Linux machines that have it).
+fn dev_shm_is_tmpfs() -> bool {
+    std::fs::read_to_string("/proc/self/mountinfo").is_ok_and(|t| {
+        t.lines()
+            .any(|l| l.split(' ').nth(4) == Some("/dev/shm") && l.contains(" - tmpfs "))
+    })
+}
+
+/// `store.require_safe_filesystem`: a data directory in memory (tmpfs) is refused at startup,
+/// naming the reason and the key, before anything is created in it; `--check-config` says the
+/// same and exits non-zero. Without the requirement, ledgerd starts and warns.
+#[test]
+fn a_data_directory_in_memory_is_refused_when_a_safe_filesystem_is_required() {
+    if !dev_shm_is_tmpfs() {
+        eprintln!("skipped: /dev/shm is not a tmpfs on this machine");
+        return;
+    }
+    let dir = tempdir();
+    let shm = tempfile::Builder::new()
+        .prefix("e2e-")
+        .tempdir_in("/dev/shm")
+        .unwrap();
+    let data = shm.path().join("ledger");
+    let strict = write_config(dir.path(), "[store]\nrequire_safe_filesystem = true\n");
+    let err = match Ledgerd::try_start(&data, &strict, "127.0.0.1:0") {
+        Ok(_) => panic!("ledgerd must refuse a data directory on tmpfs"),
+        Err(e) => e,
+    };
+    assert!(
+        err.contains("tmpfs") && err.contains("store.require_safe_filesystem"),
+        "{err}"
+    );
+    assert!(
+        !data.exists(),
+        "nothing is created in a refused data directory"
+    );
+
+    let out = std::process::Command::new(bin("ledgerd"))
+        .args(["--check-config", "--config", strict.to_str().unwrap()])
+        .args(["--data-dir", data.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("data directory filesystem: tmpfs") && stdout.contains("risk: tmpfs"),
+        "{stdout}"
+    );
+
+    let lenient = dir.path().join("lenient");
+    std::fs::create_dir(&lenient).unwrap();
+    let cfg = write_config(&lenient, "");
+    let l = Ledgerd::start(&data, &cfg, "127.0.0.1:0");
+    let said = l.stderr_text();
+    l.stop();
+    assert!(
+        said.contains("WARN") && said.contains("tmpfs keeps files in memory"),
+        "{said}"
+    );
+}

@@ -174,6 +174,11 @@ impl Ledgerd {
         }
     }
 
+    /// ledgerd's last stderr lines so far.
+    pub fn stderr_text(&self) -> String {
+        self.stderr.text()
+    }
+
     pub fn url(&self) -> String {
         format!("http://{}", self.addr)
     }

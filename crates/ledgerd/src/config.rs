@@ -78,6 +78,10 @@ pub struct Checkpoint {
 pub struct StoreSection {
     /// sled page cache, MiB (sled's RSS can exceed it; watch memory).
     pub cache_capacity_mb: u64,
+    /// Refuse to start unless the data directory is on ext4 with its journal or on xfs, with
+    /// write barriers (see [`crate::filesystem`]). When false, ledgerd only logs a warning for
+    /// each reason the filesystem might lose acknowledged entries.
+    pub require_safe_filesystem: bool,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -164,6 +168,7 @@ impl Default for StoreSection {
     fn default() -> Self {
         StoreSection {
             cache_capacity_mb: 256,
+            require_safe_filesystem: false,
         }
     }
 }
@@ -327,6 +332,11 @@ mod tests {
         let c = Config::load(&path).unwrap();
         assert_eq!(c.principals().unwrap().len(), 2);
         assert_eq!(c.ingest.max_body_bytes, Ingest::default().max_body_bytes);
+        assert!(
+            c.store.require_safe_filesystem,
+            "the production example insists"
+        );
+        assert!(!Config::default().store.require_safe_filesystem);
     }
 
     #[test]

@@ -11,6 +11,7 @@
 pub mod allocator;
 pub mod audit;
 pub mod config;
+pub mod filesystem;
 pub mod pipeline;
 pub mod service;
 
@@ -44,6 +45,8 @@ impl Server {
     /// fatal storage error).
     pub async fn start(cfg: Config, data_dir: PathBuf) -> anyhow::Result<Server> {
         let open = cfg.open_config()?;
+        // Before anything is created or opened in the data directory.
+        filesystem::check(&data_dir, cfg.store.require_safe_filesystem)?;
         let dir = data_dir.clone();
         let (store, appender) =
             tokio::task::spawn_blocking(move || Store::open_writer(&dir, &open))

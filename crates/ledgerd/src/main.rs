@@ -44,7 +44,9 @@ struct Args {
     /// printed on stdout as "ledgerd listening on ADDR ...").
     #[arg(long, value_name = "ADDR")]
     listen: Option<SocketAddr>,
-    /// Check the configuration, print the effective values and exit.
+    /// Check the configuration, print the effective values and what holds the data directory
+    /// (filesystem, and why it might lose acknowledged entries), and exit: non-zero when
+    /// ledgerd would refuse to start (`store.require_safe_filesystem`).
     #[arg(long)]
     check_config: bool,
 }
@@ -75,6 +77,20 @@ fn main() -> anyhow::Result<()> {
     }
     if args.check_config {
         println!("{cfg:#?}");
+        if let Some(d) = &cfg.data_dir {
+            match ledgerd::filesystem::inspect(d) {
+                Ok(fs) => {
+                    println!("data directory filesystem: {}", fs.describe());
+                    for r in fs.risks() {
+                        println!("  risk: {r}");
+                    }
+                }
+                Err(e) => println!("data directory filesystem: cannot check: {e}"),
+            }
+            if cfg.store.require_safe_filesystem {
+                ledgerd::filesystem::check(d, true)?;
+            }
+        }
         return Ok(());
     }
     let data_dir = cfg
