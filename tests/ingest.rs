@@ -433,3 +433,46 @@ fn a_data_directory_in_memory_is_refused_when_a_safe_filesystem_is_required() {
         "{said}"
     );
 }
+
+/// `ledgerctl bench --server` loads the ledger it is pointed at, and with `--expect-ledger-id`
+/// refuses any other before registering anything there.
+#[test]
+fn bench_against_a_server_checks_which_ledger_it_loads() {
+    let (dir, l) = start();
+    let url = l.url();
+    let opkey = dir.path().join("operator-1.key");
+    std::fs::write(&opkey, hex::encode(operator_key().to_bytes())).unwrap();
+    let bench = |expect: &str| {
+        ledgerctl(&[
+            "bench",
+            "--server",
+            &url,
+            "--operator-key",
+            opkey.to_str().unwrap(),
+            "--operator-id",
+            "operator-1",
+            "--events",
+            "200",
+            "--streams",
+            "2",
+            "--expect-ledger-id",
+            expect,
+        ])
+    };
+    let (code, out, err) = bench("casino-other");
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains("keeps ledger \"e2e\", not \"casino-other\""),
+        "{err}"
+    );
+    let (code, out, err) = bench("e2e");
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("peak: 200 accepted"), "{out}");
+    assert!(err.contains("bench: ledger \"e2e\""), "{err}");
+    // The refused run registered nothing: the operator's only events are the accepted run's
+    // two device registrations.
+    let (code, out, err) = ledgerctl(&["device", "list", "--server", &url]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(out.matches("bench-").count(), 2, "{out}");
+    l.stop();
+}

@@ -53,6 +53,10 @@ pub struct Args {
     /// Operator id (with --server).
     #[arg(long, value_name = "ID")]
     pub operator_id: Option<String>,
+    /// With --server: stop unless the server keeps the ledger with this id (its `ledger_id`).
+    /// Guards against loading some other ledgerd that happens to listen on the address.
+    #[arg(long, value_name = "ID", requires = "server")]
+    pub expect_ledger_id: Option<String>,
     /// Embedded ledger: the group size (ingest.max_batch).
     #[arg(long, default_value_t = 2048)]
     pub max_batch: usize,
@@ -386,6 +390,27 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
             )
         }
     };
+    let head = QueryClient::new(common::channel(&url).await?)
+        .get_head(v1::GetHeadRequest {})
+        .await
+        .with_context(|| format!("cannot read the head of the ledger at {url}"))?
+        .into_inner();
+    if let Some(want) = &a.expect_ledger_id
+        && &head.ledger_id != want
+    {
+        bail!(
+            "the server at {url} keeps ledger {:?}, not {want:?} (--expect-ledger-id)",
+            head.ledger_id
+        );
+    }
+    if !json {
+        eprintln!(
+            "bench: ledger {:?} at {url}, {} entries, key {}",
+            head.ledger_id,
+            head.length,
+            hex::encode(&head.ledger_public_key)
+        );
+    }
     let mut out = Vec::new();
     let first = if a.rate == 0 { "peak" } else { "rate-limited" };
     let (mut firsts, mut halves) = (Vec::new(), Vec::new());
