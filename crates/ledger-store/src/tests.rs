@@ -683,11 +683,16 @@ mod entry_view {
 
     /// A store holding a registration and three groups of 300 events (several chunks each).
     pub(super) fn three_groups_of_300() -> (tempfile::TempDir, Arc<Store>) {
+        groups(3, 300)
+    }
+
+    /// A store holding a registration and `n` groups of `per` events.
+    pub(super) fn groups(n: usize, per: usize) -> (tempfile::TempDir, Arc<Store>) {
         let (d, mut op, store, mut a) = setup();
         let mut t = Dev::new("table-1", 2);
         submit(&mut a, vec![op.env(register(&t))]);
-        for g in 0..3 {
-            let envs: Vec<_> = (0..300)
+        for g in 0..n {
+            let envs: Vec<_> = (0..per)
                 .map(|n| {
                     t.env(P::RoundOpened(v1::RoundOpened {
                         table_id: "t1".into(),
@@ -722,6 +727,47 @@ mod entry_view {
         }
         assert_eq!(n as u64, store.head().unwrap().unwrap().0 + 1);
         assert!(n > 900);
+    }
+
+    /// A scan of more chunks than `SETTLE_AFTER_CHUNKS` re-reads each later chunk's key (to make
+    /// sled evict as it goes): it still gives every entry once and in order, from any start, and
+    /// still finds a chunk missing after that point.
+    #[test]
+    fn a_long_scan_that_settles_the_cache_reads_every_entry_once_in_order() {
+        let (_d, store) = groups(40, 20);
+        let keys = chunk_keys(&store);
+        assert!(
+            keys.len() >= 40,
+            "one chunk per group at least: {}",
+            keys.len()
+        );
+        let head = store.head().unwrap().unwrap().0;
+        let all: Vec<u64> = store
+            .entries(0, u64::MAX)
+            .map(|e| e.unwrap().index)
+            .collect();
+        assert_eq!(all, (0..=head).collect::<Vec<_>>());
+        let some: Vec<u64> = store.entries(37, 700).map(|e| e.unwrap().index).collect();
+        assert_eq!(some, (37..=700.min(head)).collect::<Vec<_>>());
+        let after = crate::store::u64_of(&keys[2][1..]).unwrap();
+        let rest: Vec<u64> = store
+            .chunks_after(after, u64::MAX)
+            .flat_map(|c| c.unwrap().decode().unwrap())
+            .map(|e| e.index)
+            .collect();
+        let next = crate::store::u64_of(&keys[3][1..]).unwrap();
+        assert_eq!(rest, (next..=head).collect::<Vec<_>>());
+        // A gap after the first chunks is still found where it is.
+        let gone = crate::store::u64_of(&keys[30][1..]).unwrap();
+        store.tree.remove(&keys[30]).unwrap();
+        let err = store
+            .entries(0, u64::MAX)
+            .find_map(|e| e.err())
+            .expect("the gap is found");
+        assert!(
+            matches!(&err, StoreError::CorruptEntry { index, .. } if *index == gone),
+            "{err}"
+        );
     }
 
     #[test]
