@@ -14,6 +14,34 @@ fn start() -> (tempfile::TempDir, Ledgerd) {
     (dir, l)
 }
 
+/// [`start`], with the test operator's secret key in a file there.
+fn start_with_operator_key() -> (tempfile::TempDir, Ledgerd, std::path::PathBuf) {
+    let (dir, l) = start();
+    let key = dir.path().join("operator-1.key");
+    std::fs::write(&key, hex::encode(operator_key().to_bytes())).unwrap();
+    (dir, l, key)
+}
+
+/// `ledgerctl COMMAND --server URL --operator-key KEY --operator-id operator-1 REST`.
+fn as_operator(
+    command: &[&str],
+    url: &str,
+    key: &std::path::Path,
+    rest: &[&str],
+) -> (i32, String, String) {
+    let mut args = command.to_vec();
+    args.extend([
+        "--server",
+        url,
+        "--operator-key",
+        key.to_str().unwrap(),
+        "--operator-id",
+        "operator-1",
+    ]);
+    args.extend(rest);
+    ledgerctl(&args)
+}
+
 #[tokio::test]
 async fn a_clean_stream_of_mixed_events_is_accepted_tailed_and_verifies() {
     let (_dir, l) = start();
@@ -249,10 +277,8 @@ async fn bad_signature_gap_duplicate_equivocation_malformed_and_oversized() {
 
 #[tokio::test]
 async fn unknown_and_revoked_devices_via_the_cli() {
-    let (dir, l) = start();
+    let (dir, l, opkey) = start_with_operator_key();
     let url = l.url();
-    let opkey = dir.path().join("operator-1.key");
-    std::fs::write(&opkey, hex::encode(operator_key().to_bytes())).unwrap();
     let base = dir.path().join("table-9");
     let (code, out, err) = ledgerctl(&["keygen", "--out", base.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
@@ -263,49 +289,40 @@ async fn unknown_and_revoked_devices_via_the_cli() {
     assert_eq!((st(&r[0]), why(&r[0])), (St::Rejected, Why::UnknownDevice));
     t.next_sequence = 1;
     let pubfile = dir.path().join("table-9.pub");
-    let args = [
-        "device",
-        "register",
-        "--server",
-        &url,
-        "--operator-key",
-        opkey.to_str().unwrap(),
-        "--operator-id",
-        "operator-1",
-        "--device-id",
-        "table-9",
-        "--kind",
-        "table",
-        "--public-key",
-        pubfile.to_str().unwrap(),
-        "--casino",
-        "e2e",
-        "--table",
-        "T9",
-    ];
-    let (code, out, err) = ledgerctl(&args);
+    let register = || {
+        as_operator(
+            &["device", "register"],
+            &url,
+            &opkey,
+            &[
+                "--device-id",
+                "table-9",
+                "--kind",
+                "table",
+                "--public-key",
+                pubfile.to_str().unwrap(),
+                "--casino",
+                "e2e",
+                "--table",
+                "T9",
+            ],
+        )
+    };
+    let (code, out, err) = register();
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.starts_with("accepted"), "{out}");
     // Registering the same id again is refused (exit 1, reason named).
-    let (code, out, _) = ledgerctl(&args);
+    let (code, out, _) = register();
     assert_eq!(code, 1);
     assert!(out.contains("registration_refused"), "{out}");
     let r = submit(&url, &[t.sign(now_ms(), bet("T9", "r", 1))]).await;
     assert_eq!(st(&r[0]), St::Accepted);
-    let (code, out, err) = ledgerctl(&[
-        "device",
-        "revoke",
-        "--server",
+    let (code, out, err) = as_operator(
+        &["device", "revoke"],
         &url,
-        "--operator-key",
-        opkey.to_str().unwrap(),
-        "--operator-id",
-        "operator-1",
-        "--device-id",
-        "table-9",
-        "--reason",
-        "terminal stolen",
-    ]);
+        &opkey,
+        &["--device-id", "table-9", "--reason", "terminal stolen"],
+    );
     assert_eq!(code, 0, "{out}{err}");
     let r = submit(&url, &[t.sign(now_ms(), bet("T9", "r", 2))]).await;
     assert_eq!((st(&r[0]), why(&r[0])), (St::Rejected, Why::RevokedDevice));
@@ -438,26 +455,22 @@ fn a_data_directory_in_memory_is_refused_when_a_safe_filesystem_is_required() {
 /// refuses any other before registering anything there.
 #[test]
 fn bench_against_a_server_checks_which_ledger_it_loads() {
-    let (dir, l) = start();
+    let (_dir, l, opkey) = start_with_operator_key();
     let url = l.url();
-    let opkey = dir.path().join("operator-1.key");
-    std::fs::write(&opkey, hex::encode(operator_key().to_bytes())).unwrap();
     let bench = |expect: &str| {
-        ledgerctl(&[
-            "bench",
-            "--server",
+        as_operator(
+            &["bench"],
             &url,
-            "--operator-key",
-            opkey.to_str().unwrap(),
-            "--operator-id",
-            "operator-1",
-            "--events",
-            "200",
-            "--streams",
-            "2",
-            "--expect-ledger-id",
-            expect,
-        ])
+            &opkey,
+            &[
+                "--events",
+                "200",
+                "--streams",
+                "2",
+                "--expect-ledger-id",
+                expect,
+            ],
+        )
     };
     let (code, out, err) = bench("casino-other");
     assert_eq!(code, 1, "{out}{err}");

@@ -758,16 +758,23 @@ mod entry_view {
         let next = crate::store::u64_of(&keys[3][1..]).unwrap();
         assert_eq!(rest, (next..=head).collect::<Vec<_>>());
         // A gap after the first chunks is still found where it is.
-        let gone = crate::store::u64_of(&keys[30][1..]).unwrap();
-        store.tree.remove(&keys[30]).unwrap();
-        let err = store
-            .entries(0, u64::MAX)
-            .find_map(|e| e.err())
-            .expect("the gap is found");
+        let (gone, err) = remove_chunk(&store, &keys, 30);
         assert!(
             matches!(&err, StoreError::CorruptEntry { index, .. } if *index == gone),
             "{err}"
         );
+    }
+
+    /// Remove the `n`th stored chunk: the index it started at, and the error reading the whole
+    /// chain then stops at.
+    fn remove_chunk(store: &Store, keys: &[sled::IVec], n: usize) -> (u64, StoreError) {
+        let gone = crate::store::u64_of(&keys[n][1..]).unwrap();
+        store.tree.remove(&keys[n]).unwrap();
+        let err = store
+            .entries(0, u64::MAX)
+            .find_map(|e| e.err())
+            .expect("the gap is found");
+        (gone, err)
     }
 
     #[test]
@@ -775,13 +782,8 @@ mod entry_view {
         let (_d, store) = three_groups_of_300();
         // Drop the second chunk of the second group.
         let keys = chunk_keys(&store);
-        let gone = crate::store::u64_of(&keys[4][1..]).unwrap();
         let after = crate::store::u64_of(&keys[5][1..]).unwrap();
-        store.tree.remove(&keys[4]).unwrap();
-        let err = store
-            .entries(0, u64::MAX)
-            .find_map(|e| e.err())
-            .expect("the gap is found");
+        let (gone, err) = remove_chunk(&store, &keys, 4);
         assert!(
             matches!(&err, StoreError::CorruptEntry { index, detail } if *index == gone && detail.contains(&format!("starts at entry {after}"))),
             "{err}"
