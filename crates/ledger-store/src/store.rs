@@ -322,10 +322,18 @@ impl<'a> EntryView<'a> {
 /// instead of 3.7 s (less memory to fault in). The reads hit pages already in memory.
 const CACHE_SETTLING_READS: usize = 64;
 
-/// A scan of more chunks than this settles sled's cache ([`CACHE_SETTLING_READS`]) after each
-/// later chunk. Short scans, such as the live audit's steps and the tail at ingest, read pages
+/// A reading of more chunks than this (a scan, or a device's reading) settles sled's cache
+/// ([`CACHE_SETTLING_READS`]) after each later chunk. Short scans, such as the live audit's steps and the tail at ingest, read pages
 /// just written, whose writes keep their shards' queues filling anyway, and pay nothing.
 const SETTLE_AFTER_CHUNKS: usize = 8;
+
+/// Read `key` (just read) [`CACHE_SETTLING_READS`] more times. An error here is not the
+/// reading's: the reading reports its own.
+fn settle_cache(tree: &sled::Tree, key: &[u8]) {
+    for _ in 0..CACHE_SETTLING_READS {
+        let _ = tree.get(key);
+    }
+}
 
 /// Turns a scan's records into [`Chunk`]s, settling sled's cache once the scan is long.
 fn chunk_of(
@@ -336,16 +344,27 @@ fn chunk_of(
         r.map(|(k, bytes)| {
             read += 1;
             if read > SETTLE_AFTER_CHUNKS {
-                // An error here is not the scan's: the scan reports its own.
-                for _ in 0..CACHE_SETTLING_READS {
-                    let _ = tree.get(&k);
-                }
+                settle_cache(&tree, &k);
             }
             Chunk {
                 first: u64_of(&k[1..]).unwrap_or(u64::MAX),
                 bytes,
             }
         })
+    }
+}
+
+/// A stored chunk's entries, decoded; each can be taken out once.
+struct DecodedChunk {
+    first: u64,
+    entries: Vec<Option<v1::ChainEntry>>,
+}
+
+impl DecodedChunk {
+    /// Entry `index`, if this chunk holds it and it was not taken yet.
+    fn take(&mut self, index: u64) -> Option<v1::ChainEntry> {
+        let pos = usize::try_from(index.checked_sub(self.first)?).ok()?;
+        self.entries.get_mut(pos)?.take()
     }
 }
 
@@ -695,6 +714,12 @@ impl Store {
 
     /// One entry.
     pub fn entry(&self, index: u64) -> Result<Option<v1::ChainEntry>, StoreError> {
+        Ok(self.chunk_holding(index)?.and_then(|mut c| c.take(index)))
+    }
+
+    /// The stored chunk that would hold entry `index` (the last one starting at or before it),
+    /// decoded.
+    fn chunk_holding(&self, index: u64) -> Result<Option<DecodedChunk>, StoreError> {
         let Some(r) = self.tree.range(entry_key(0)..=entry_key(index)).next_back() else {
             return Ok(None);
         };
@@ -703,19 +728,15 @@ impl Store {
             detail: format!("sled cannot read it: {e}"),
         })?;
         let first = u64_of(&k[1..]).unwrap_or(u64::MAX);
-        let mut chunk = decode_chunk(first, &v)?;
-        let pos = index.checked_sub(first).unwrap_or(u64::MAX) as usize;
-        Ok(if pos < chunk.len() {
-            Some(chunk.swap_remove(pos))
-        } else {
-            None
-        })
+        let entries = decode_chunk(first, &v)?.into_iter().map(Some).collect();
+        Ok(Some(DecodedChunk { first, entries }))
     }
 
     /// Entries from `from` (inclusive) to `to` (inclusive), in order. Each item is an entry, or the
     /// error that stopped the reading (with the index where known). Decodes one chunk (at most
-    /// 256 entries) at a time, but sled keeps the pages it read in memory until the store is
-    /// closed: a reader of a whole stopped ledger takes [`crate::windowed_entries`].
+    /// 256 entries) at a time; a long reading settles sled's cache as it goes
+    /// ([`CACHE_SETTLING_READS`]). A reader of a whole stopped ledger takes
+    /// [`crate::windowed_entries`], which also closes the store now and then.
     pub fn entries(
         &self,
         from: u64,
@@ -773,6 +794,7 @@ impl Store {
         from_seq: u64,
     ) -> impl Iterator<Item = Result<v1::ChainEntry, StoreError>> + '_ {
         let from_seq = from_seq.max(1);
+        let (mut held, mut loaded): (Option<DecodedChunk>, usize) = (None, 0);
         let start = match self.run_containing(device, from_seq) {
             Ok(Some((first, _))) => first,
             _ => from_seq,
@@ -796,10 +818,22 @@ impl Store {
             })
             .map(move |i| {
                 let index = i?;
-                self.entry(index)?.ok_or(StoreError::CorruptEntry {
-                    index,
-                    detail: "indexed entry is missing".into(),
-                })
+                // A device's entries often share chunks (a chunk is a group's run of entries):
+                // decode each chunk once, not once per entry of the device in it.
+                if let Some(e) = held.as_mut().and_then(|c| c.take(index)) {
+                    return Ok(e);
+                }
+                held = self.chunk_holding(index)?;
+                loaded += 1;
+                if let (Some(c), true) = (&held, loaded > SETTLE_AFTER_CHUNKS) {
+                    settle_cache(&self.tree, &entry_key(c.first));
+                }
+                held.as_mut()
+                    .and_then(|c| c.take(index))
+                    .ok_or(StoreError::CorruptEntry {
+                        index,
+                        detail: "indexed entry is missing".into(),
+                    })
             })
     }
 
