@@ -339,6 +339,35 @@ async fn unknown_and_revoked_devices_via_the_cli() {
         (d["revoked"].as_bool(), d["last_sequence"].as_u64()),
         (Some(true), Some(1))
     );
+    // Its entries, and the operator's (the registration, then the revocation), by device.
+    let entries = |device: &str, more: &[&str]| {
+        let mut args = vec!["--json", "device", "entries", "--server", &url];
+        args.extend(["--device-id", device]);
+        args.extend(more);
+        let (code, out, err) = ledgerctl(&args);
+        assert_eq!(code, 0, "{out}{err}");
+        out.lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .map(|v| {
+                (
+                    v["signer"].as_str().unwrap().to_string(),
+                    v["sequence"].as_u64().unwrap(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(entries("table-9", &[]), [("table-9".to_string(), 1)]);
+    let op: Vec<u64> = entries("operator-1", &[]).iter().map(|e| e.1).collect();
+    assert!(
+        op.len() >= 2 && op.windows(2).all(|w| w[1] == w[0] + 1),
+        "{op:?}"
+    );
+    let last_two = entries(
+        "operator-1",
+        &["--from-sequence", &(op[op.len() - 2]).to_string()],
+    );
+    assert_eq!(last_two.len(), 2);
+    assert_eq!(entries("operator-1", &["--limit", "1"]).len(), 1);
     // A device cannot sign registry events.
     let r = submit(
         &url,

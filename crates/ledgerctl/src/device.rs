@@ -1,4 +1,4 @@
-//! `ledgerctl device register|revoke|list`.
+//! `ledgerctl device register|revoke|list|entries`.
 
 use std::path::PathBuf;
 
@@ -16,6 +16,9 @@ pub enum Command {
     Revoke(Revoke),
     /// List every device and principal the ledger knows, with its last sequence number.
     List(List),
+    /// One device's (or principal's) entries in the chain, in sequence order, as `tail` prints
+    /// entries (or one JSON object a line with --json).
+    Entries(Entries),
 }
 
 /// Who signs a registry event.
@@ -82,6 +85,22 @@ pub struct Revoke {
 pub struct List {
     #[command(flatten)]
     pub server: ServerArg,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct Entries {
+    #[command(flatten)]
+    pub server: ServerArg,
+    /// The device's (or principal's) id.
+    #[arg(long, value_name = "ID")]
+    pub device_id: String,
+    /// First sequence number to show.
+    #[arg(long, value_name = "SEQ", default_value_t = 1,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub from_sequence: u64,
+    /// Stop after this many entries (default: all of them, up to the durable head).
+    #[arg(long, value_name = "N")]
+    pub limit: Option<u64>,
 }
 
 pub async fn run(c: Command, json: bool) -> anyhow::Result<i32> {
@@ -151,6 +170,29 @@ pub async fn run(c: Command, json: bool) -> anyhow::Result<i32> {
                         hex::encode(&d.public_key)
                     );
                 }
+            }
+            Ok(0)
+        }
+        Command::Entries(e) => {
+            let mut q = QueryClient::new(common::channel(&e.server.server).await?);
+            let mut s = q
+                .list_device_entries(v1::ListDeviceEntriesRequest {
+                    device_id: e.device_id,
+                    from_sequence: e.from_sequence,
+                })
+                .await?
+                .into_inner();
+            let mut n = 0;
+            while e.limit.is_none_or(|l| n < l) {
+                let Some(entry) = s.message().await? else {
+                    break;
+                };
+                if json {
+                    println!("{}", common::entry_json(&entry));
+                } else {
+                    println!("{}", common::entry_line(&entry));
+                }
+                n += 1;
             }
             Ok(0)
         }
