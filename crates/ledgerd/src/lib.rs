@@ -255,15 +255,21 @@ async fn serve(
 
 /// Run ledgerd until SIGINT/SIGTERM (clean stop, exit 0) or a fatal storage error (exit 1).
 pub async fn run(cfg: Config, data_dir: &Path) -> anyhow::Result<()> {
+    use tokio::signal::unix::{SignalKind, signal};
     let mut server = Server::start(cfg, data_dir.to_path_buf()).await?;
+    // Handlers first: a SIGTERM sent as soon as the line below is read must stop ledgerd
+    // cleanly (shutdown checkpoint, sync), not kill it by the signal's default action.
+    let (mut int, mut term) = (
+        signal(SignalKind::interrupt())?,
+        signal(SignalKind::terminate())?,
+    );
     // One machine-readable line on stdout: tests and scripts read the bound address from it.
     println!(
         "ledgerd listening on {} ledger_key {}",
         server.addr, server.ledger_public_key
     );
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     tokio::select! {
-        _ = tokio::signal::ctrl_c() => tracing::info!("SIGINT: stopping"),
+        _ = int.recv() => tracing::info!("SIGINT: stopping"),
         _ = term.recv() => tracing::info!("SIGTERM: stopping"),
         r = server.wait() => return r,
     }
