@@ -307,7 +307,6 @@ impl<'a> EntryView<'a> {
     }
 }
 
-/// Key of the `E` chunk record whose first entry is `index`.
 /// Reads of a key, just read in a range scan, that make sled evict as the scan goes.
 ///
 /// sled 0.34 applies page accesses to its cache late. Each access is queued in one of 256 shards
@@ -323,8 +322,9 @@ impl<'a> EntryView<'a> {
 const CACHE_SETTLING_READS: usize = 64;
 
 /// A reading of more chunks than this (a scan, or a device's reading) settles sled's cache
-/// ([`CACHE_SETTLING_READS`]) after each later chunk. Short scans, such as the live audit's steps and the tail at ingest, read pages
-/// just written, whose writes keep their shards' queues filling anyway, and pay nothing.
+/// ([`CACHE_SETTLING_READS`]) after each later chunk. Short scans, such as the live audit's
+/// steps and the tail at ingest, read pages just written, whose writes keep their shards' queues
+/// filling anyway, and pay nothing.
 const SETTLE_AFTER_CHUNKS: usize = 8;
 
 /// Read `key` (just read) [`CACHE_SETTLING_READS`] more times. An error here is not the
@@ -368,6 +368,7 @@ impl DecodedChunk {
     }
 }
 
+/// Key of the `E` chunk record whose first entry is `index`.
 pub(crate) fn entry_key(index: u64) -> [u8; 9] {
     let mut k = [P_ENTRY; 9];
     k[1..].copy_from_slice(&index.to_be_bytes());
