@@ -117,6 +117,28 @@ pub fn entry_json(e: &v1::ChainEntry) -> serde_json::Value {
     })
 }
 
+/// Print a stream of entries, one line each (`entry_line`, or `entry_json` with `json`), until
+/// it ends or `limit` entries are printed (`tail`, `device entries`).
+pub async fn print_entries(
+    mut s: tonic::Streaming<v1::ChainEntry>,
+    limit: Option<u64>,
+    json: bool,
+) -> anyhow::Result<()> {
+    let mut n = 0;
+    while limit.is_none_or(|l| n < l) {
+        let Some(e) = s.message().await? else {
+            break;
+        };
+        if json {
+            println!("{}", entry_json(&e));
+        } else {
+            println!("{}", entry_line(&e));
+        }
+        n += 1;
+    }
+    Ok(())
+}
+
 pub fn entry_line(e: &v1::ChainEntry) -> String {
     let (what, signer, seq) = describe(e);
     let t = chrono::DateTime::from_timestamp_millis(e.received_at_ms)

@@ -175,25 +175,14 @@ pub async fn run(c: Command, json: bool) -> anyhow::Result<i32> {
         }
         Command::Entries(e) => {
             let mut q = QueryClient::new(common::channel(&e.server.server).await?);
-            let mut s = q
+            let s = q
                 .list_device_entries(v1::ListDeviceEntriesRequest {
                     device_id: e.device_id,
                     from_sequence: e.from_sequence,
                 })
                 .await?
                 .into_inner();
-            let mut n = 0;
-            while e.limit.is_none_or(|l| n < l) {
-                let Some(entry) = s.message().await? else {
-                    break;
-                };
-                if json {
-                    println!("{}", common::entry_json(&entry));
-                } else {
-                    println!("{}", common::entry_line(&entry));
-                }
-                n += 1;
-            }
+            common::print_entries(s, e.limit, json).await?;
             Ok(0)
         }
     }

@@ -1,7 +1,6 @@
 //! `ledgerctl tail`: follow the ledger live.
 
 use ledger_core::proto::{self as v1, query_client::QueryClient};
-use tokio_stream::StreamExt;
 
 use crate::common::{self, ServerArg};
 
@@ -23,22 +22,10 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
         Some(f) => f,
         None => q.get_head(v1::GetHeadRequest {}).await?.into_inner().index + 1,
     };
-    let mut s = q
+    let s = q
         .tail(v1::TailRequest { from_index: from })
         .await?
         .into_inner();
-    let mut n = 0;
-    while let Some(e) = s.next().await {
-        let e = e?;
-        if json {
-            println!("{}", common::entry_json(&e));
-        } else {
-            println!("{}", common::entry_line(&e));
-        }
-        n += 1;
-        if a.limit.is_some_and(|l| n >= l) {
-            break;
-        }
-    }
+    common::print_entries(s, a.limit, json).await?;
     Ok(0)
 }
