@@ -28,6 +28,7 @@ use ledger_core::proto::{
 use tokio_stream::StreamExt;
 
 use crate::common;
+use crate::cpu;
 use crate::stalls::{StallProbe, Stalls};
 
 #[derive(clap::Args, Debug, Clone)]
@@ -165,6 +166,8 @@ struct Outcome {
     per_second: f64,
     p50_ms: f64,
     p99_ms: f64,
+    /// The machine's busy share of its cores, percent (where it could be read).
+    busy_percent: Option<f64>,
 }
 
 impl Outcome {
@@ -173,6 +176,7 @@ impl Outcome {
             per_second: run.accepted as f64 / run.seconds,
             p50_ms: run.pct(0.5),
             p99_ms: run.pct(0.99),
+            busy_percent: run.cpu.as_ref().map(|c| c.0.busy_percent()),
         }
     }
 }
@@ -206,10 +210,18 @@ impl Repeated<'_> {
             spread(o.iter().map(|x| x.p99_ms))?,
         ])
     }
+    /// The machine's busy share over the runs, when every run could read it.
+    fn busy(&self) -> Option<(f64, f64, f64)> {
+        let busy: Option<Vec<f64>> = self.outcomes.iter().map(|o| o.busy_percent).collect();
+        spread(busy?)
+    }
     fn line(&self) -> Option<String> {
         let [r, p50, p99] = self.parts()?;
+        let busy = self.busy().map_or(String::new(), |(m, lo, hi)| {
+            format!("; the machine's cores busy median {m:.0}% ({lo:.0}% to {hi:.0}%)")
+        });
         Some(format!(
-            "{} over {} runs: {:.0} events/s (median; {:.0} to {:.0}); receipt latency p50 median {:.2} ms ({:.2} to {:.2}), p99 median {:.2} ms ({:.2} to {:.2})",
+            "{} over {} runs: {:.0} events/s (median; {:.0} to {:.0}); receipt latency p50 median {:.2} ms ({:.2} to {:.2}), p99 median {:.2} ms ({:.2} to {:.2}){busy}",
             self.label,
             self.outcomes.len(),
             r.0,
@@ -226,11 +238,15 @@ impl Repeated<'_> {
     fn json(&self) -> Option<serde_json::Value> {
         let [r, p50, p99] = self.parts()?;
         let m = |(median, min, max): (f64, f64, f64)| serde_json::json!({"median": median, "min": min, "max": max});
-        Some(serde_json::json!({
+        let mut v = serde_json::json!({
             "summary": self.label, "runs": self.outcomes.len(),
             "accepted_per_second": m(r),
             "latency_ms": {"p50": m(p50), "p99": m(p99)},
-        }))
+        });
+        if let Some(b) = self.busy() {
+            v["busy_percent"] = m(b);
+        }
+        Some(v)
     }
 }
 
@@ -246,6 +262,8 @@ struct Run {
     window_s: Option<f64>,
     /// `--stall-probe`'s findings.
     stalls: Option<Stalls>,
+    /// The CPU used over the run, and what "this process" is (where /proc could be read).
+    cpu: Option<(cpu::Use, &'static str)>,
 }
 
 impl Run {
@@ -295,6 +313,9 @@ impl Run {
         if let Some(st) = &self.stalls {
             v["stalls"] = st.json();
         }
+        if let Some((u, _)) = &self.cpu {
+            v["cpu"] = u.json();
+        }
         v
     }
     /// The summary line, then with `--timeline` a line per window.
@@ -314,6 +335,9 @@ impl Run {
                 String::new()
             }
         );
+        if let Some((u, process)) = &self.cpu {
+            out.push_str(&format!("\n  {}", u.line(process)));
+        }
         if let Some(st) = &self.stalls {
             out.push_str(&format!("\n  {}", st.line()));
         }
@@ -610,6 +634,7 @@ async fn one_run(
         )));
     }
     let start = clock.start().await;
+    let cpu_at_start = cpu::Snapshot::now();
     let probe = a
         .stall_probe
         .then(|| StallProbe::start(start))
@@ -620,6 +645,7 @@ async fn one_run(
         run.add(acc, other, samples);
     }
     run.finish(start);
+    run.cpu = cpu_used(cpu_at_start, a);
     run.stalls = probe.map(StallProbe::finish);
     Ok(run)
 }
@@ -715,6 +741,17 @@ async fn stream(
     }
     sender.abort();
     Ok((acc, other, lat, marked))
+}
+
+/// The CPU used since `at_start` (the run's clock start), with what "this process" holds.
+fn cpu_used(at_start: Option<cpu::Snapshot>, a: &Args) -> Option<(cpu::Use, &'static str)> {
+    let used = cpu::Snapshot::now()?.since(&at_start?)?;
+    let process = if a.server.is_some() {
+        "this process (the load generator)"
+    } else {
+        "this process (the load generator and the embedded ledger)"
+    };
+    Some((used, process))
 }
 
 /// A run of `--audit-lag`.
@@ -869,6 +906,7 @@ async fn lag_run(
         )));
     }
     let start = clock.start().await;
+    let cpu_at_start = cpu::Snapshot::now();
     let probe = a
         .stall_probe
         .then(|| StallProbe::start(start))
@@ -881,6 +919,7 @@ async fn lag_run(
         marks.append(&mut m);
     }
     run.finish(start);
+    run.cpu = cpu_used(cpu_at_start, a);
     run.stalls = probe.map(StallProbe::finish);
     // Wait for the audit to commit the last settlement.
     let last = marks.iter().map(|m| m.0).max().unwrap_or(0);
@@ -1021,6 +1060,37 @@ mod tests {
     }
 
     #[test]
+    fn a_run_reports_the_cpu_it_could_read() {
+        let mut run = Run::new(None);
+        run.add(2, 0, vec![(0, 1000), (1_200_000, 3000)]);
+        run.finish(Instant::now());
+        assert!(run.json("x", 0).get("cpu").is_none());
+        assert!(!run.line("x").contains("cpu:"));
+        run.cpu = Some((
+            cpu::Use {
+                cores: 2,
+                busy_cores: 1.5,
+                steal_cores: 0.25,
+                process_cores: 1.25,
+            },
+            "this process (the load generator)",
+        ));
+        let text = run.line("x");
+        assert_eq!(
+            text.lines().nth(1),
+            Some(
+                "  cpu: the machine's 2 cores 75% busy (1.50 cores, of which steal 0.25), \
+                 this process (the load generator) 1.25 cores"
+            ),
+            "{text}"
+        );
+        let j = run.json("x", 0);
+        assert_eq!(j["cpu"]["busy_percent"], 75.0);
+        assert_eq!(j["cpu"]["process_cores"], 1.25);
+        assert_eq!(Outcome::of(&run).busy_percent, Some(75.0));
+    }
+
+    #[test]
     fn the_spread_of_repeated_runs_is_median_lowest_and_highest() {
         assert_eq!(spread([]), None);
         assert_eq!(spread([7.0]), Some((7.0, 7.0, 7.0)));
@@ -1070,6 +1140,33 @@ mod tests {
         assert_eq!(j["latency_ms"]["p99"]["min"], 9.0);
         assert_eq!(j["latency_ms"]["p99"]["max"], 14.0);
         assert_eq!(j["accepted_per_second"]["median"], 1000.0);
+        assert!(j.get("busy_percent").is_none());
+        // With the machine's busy share of every run, the summary gives its spread too; if one
+        // run could not read it, the summary says nothing of it.
+        let mut outcomes = r.outcomes.clone();
+        for (o, b) in outcomes.iter_mut().zip([80.0, 70.0, 90.0]) {
+            o.busy_percent = Some(b);
+        }
+        let r = Repeated {
+            label: "half load",
+            outcomes,
+        };
+        assert!(
+            r.line()
+                .unwrap()
+                .ends_with("; the machine's cores busy median 80% (70% to 90%)"),
+            "{:?}",
+            r.line()
+        );
+        assert_eq!(r.json().unwrap()["busy_percent"]["min"], 70.0);
+        let mut outcomes = r.outcomes.clone();
+        outcomes[1].busy_percent = None;
+        let r = Repeated {
+            label: "half load",
+            outcomes,
+        };
+        assert!(r.line().unwrap().ends_with("(9.00 to 14.00)"));
+        assert!(r.json().unwrap().get("busy_percent").is_none());
     }
 
     #[test]

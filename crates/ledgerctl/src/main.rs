@@ -5,6 +5,7 @@ mod audit_cmd;
 mod bench;
 mod checkpoint;
 mod common;
+mod cpu;
 mod demo;
 mod device;
 mod export;
