@@ -1007,16 +1007,24 @@ mod tests {
         assert_eq!(t.last().map(|w| w.start_s), Some(2.5));
     }
 
+    /// A finished run of two receipts, sent at 0 and 1.2 s, with these latencies (µs).
+    fn two_receipts(window_s: Option<f64>, latencies_us: [u64; 2]) -> Run {
+        let mut run = Run::new(window_s);
+        run.add(
+            2,
+            0,
+            vec![(0, latencies_us[0]), (1_200_000, latencies_us[1])],
+        );
+        run.finish(Instant::now());
+        run
+    }
+
     #[test]
     fn a_run_reports_its_timeline_only_when_asked() {
-        let mut run = Run::new(None);
-        run.add(2, 0, vec![(0, 1000), (1_200_000, 3000)]);
-        run.finish(Instant::now());
+        let run = two_receipts(None, [1000, 3000]);
         assert!(run.json("x", 0).get("timeline").is_none());
         assert!(!run.line("x").contains("sent"));
-        let mut run = Run::new(Some(1.0));
-        run.add(2, 0, vec![(0, 1000), (1_200_000, 3000)]);
-        run.finish(Instant::now());
+        let run = two_receipts(Some(1.0), [1000, 3000]);
         assert_eq!(
             run.json("x", 0)["timeline"].as_array().map(Vec::len),
             Some(2)
@@ -1031,9 +1039,7 @@ mod tests {
 
     #[test]
     fn a_run_reports_the_machine_stalls_only_when_probed_and_in_their_window() {
-        let mut run = Run::new(Some(1.0));
-        run.add(2, 0, vec![(0, 1000), (1_200_000, 30_000)]);
-        run.finish(Instant::now());
+        let mut run = two_receipts(Some(1.0), [1000, 30_000]);
         assert!(run.json("x", 0).get("stalls").is_none());
         assert!(!run.line("x").contains("stall"));
         run.stalls = Some(Stalls {
@@ -1061,9 +1067,7 @@ mod tests {
 
     #[test]
     fn a_run_reports_the_cpu_it_could_read() {
-        let mut run = Run::new(None);
-        run.add(2, 0, vec![(0, 1000), (1_200_000, 3000)]);
-        run.finish(Instant::now());
+        let mut run = two_receipts(None, [1000, 3000]);
         assert!(run.json("x", 0).get("cpu").is_none());
         assert!(!run.line("x").contains("cpu:"));
         run.cpu = Some((
