@@ -1,7 +1,8 @@
 //! `ledgerctl bench`: load test. Pre-signs every event before the clock starts (on this 2-core
 //! machine the generator must not eat the server's CPU), streams them over N concurrent streams
 //! (one device per stream), and reports accepted events/s and receipt latency (send to durable
-//! receipt) p50/p90/p99/max.
+//! receipt) p50/p90/p99/max, and on Linux how busy the machine's cores were over each run
+//! ([`crate::cpu`]).
 //!
 //! With `--audit-lag` it streams simulated table rounds instead (`casino-sim`: one table of every
 //! game, one stream per table, honest play) and measures the live audit's lag: for every round

@@ -73,8 +73,8 @@ enum Command {
     Status(status::Args),
     /// Run a simulated casino session against an embedded ledger, then verify it.
     Demo(demo::Args),
-    /// Load test: stream pre-signed events over N concurrent streams; report events/s and
-    /// receipt latency.
+    /// Load test: stream pre-signed events over N concurrent streams; report events/s,
+    /// receipt latency, and (on Linux) how busy the machine's cores were.
     Bench(bench::Args),
     /// Run the rule engines on rounds written as JSON (a file or stdin; one document or JSON
     /// Lines): what each bet was due, every violation, and with --explain rule by rule why.
