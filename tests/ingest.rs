@@ -514,7 +514,8 @@ fn bench_against_a_server_checks_which_ledger_it_loads() {
     // Where the machine's CPU times can be read, the run says how busy the cores were.
     if std::path::Path::new("/proc/stat").exists() {
         assert!(
-            out.contains("cpu: the machine's") && out.contains("this process (the load generator)"),
+            out.contains("cpu: this machine's")
+                && out.contains("this process (the load generator)"),
             "{out}"
         );
     }

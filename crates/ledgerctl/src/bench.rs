@@ -219,7 +219,7 @@ impl Repeated<'_> {
     fn line(&self) -> Option<String> {
         let [r, p50, p99] = self.parts()?;
         let busy = self.busy().map_or(String::new(), |(m, lo, hi)| {
-            format!("; the machine's cores busy median {m:.0}% ({lo:.0}% to {hi:.0}%)")
+            format!("; this machine's cores busy median {m:.0}% ({lo:.0}% to {hi:.0}%)")
         });
         Some(format!(
             "{} over {} runs: {:.0} events/s (median; {:.0} to {:.0}); receipt latency p50 median {:.2} ms ({:.2} to {:.2}), p99 median {:.2} ms ({:.2} to {:.2}){busy}",
@@ -1084,7 +1084,7 @@ mod tests {
         assert_eq!(
             text.lines().nth(1),
             Some(
-                "  cpu: the machine's 2 cores 75% busy (1.50 cores, of which steal 0.25), \
+                "  cpu: this machine's 2 cores 75% busy (1.50 cores, of which steal 0.25), \
                  this process (the load generator) 1.25 cores"
             ),
             "{text}"
@@ -1159,7 +1159,7 @@ mod tests {
         assert!(
             r.line()
                 .unwrap()
-                .ends_with("; the machine's cores busy median 80% (70% to 90%)"),
+                .ends_with("; this machine's cores busy median 80% (70% to 90%)"),
             "{:?}",
             r.line()
         );

@@ -43,11 +43,12 @@ impl Use {
         self.busy_cores / self.cores as f64 * 100.0
     }
 
-    /// The report's line, e.g. `cpu: the machine's 2 cores 78% busy (1.56 cores, steal 0.00),
-    /// this process 1.32 cores`.
+    /// The report's line, e.g. `cpu: this machine's 2 cores 78% busy (1.56 cores, of which
+    /// steal 0.00), this process (the load generator) 0.21 cores`. "This machine" is the one
+    /// the bench runs on: with `--server` on another host, the ledger's cores are not in it.
     pub fn line(&self, process: &str) -> String {
         format!(
-            "cpu: the machine's {} cores {:.0}% busy ({:.2} cores, of which steal {:.2}), {process} {:.2} cores",
+            "cpu: this machine's {} cores {:.0}% busy ({:.2} cores, of which steal {:.2}), {process} {:.2} cores",
             self.cores,
             self.busy_percent(),
             self.busy_cores,
@@ -178,7 +179,7 @@ mod tests {
         assert!((u.busy_percent() - 200.0 / 240.0 * 100.0).abs() < 1e-9);
         assert_eq!(
             u.line("this process (the load generator)"),
-            "cpu: the machine's 2 cores 83% busy (1.67 cores, of which steal 0.08), this process (the load generator) 0.83 cores"
+            "cpu: this machine's 2 cores 83% busy (1.67 cores, of which steal 0.08), this process (the load generator) 0.83 cores"
         );
         assert_eq!(u.json()["busy_cores"], serde_json::json!(200.0 / 120.0));
         // No tick between them, or counters that went backwards: nothing to say.
