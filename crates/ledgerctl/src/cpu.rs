@@ -101,13 +101,15 @@ impl Snapshot {
         let p: Vec<&str> = rest.split_whitespace().collect();
         let utime: u64 = p.get(11)?.parse().ok()?;
         let stime: u64 = p.get(12)?.parse().ok()?;
-        let busy = user + nice + system + irq + softirq + steal;
+        // Counters too large to add up are not procfs either.
+        let sum = |v: &[u64]| v.iter().try_fold(0u64, |a, &b| a.checked_add(b));
+        let busy = sum(&[user, nice, system, irq, softirq, steal])?;
         (cores > 0).then_some(Snapshot {
             cores,
-            total: busy + idle + iowait,
+            total: sum(&[busy, idle, iowait])?,
             busy,
             steal,
-            process: utime + stime,
+            process: sum(&[utime, stime])?,
         })
     }
 
@@ -197,6 +199,8 @@ mod tests {
         assert_eq!(Snapshot::parse("cpu  1 2 3 4 5 6 7 8\n", SELF_0), None);
         assert_eq!(Snapshot::parse(STAT_0, "4242 (ledgerctl) S 1"), None);
         assert_eq!(Snapshot::parse(STAT_0, "no parenthesis at all"), None);
+        let huge = format!("cpu  {} 1 1 1 1 1 1 1\ncpu0 1\n", u64::MAX);
+        assert_eq!(Snapshot::parse(&huge, SELF_0), None);
     }
 
     #[test]
