@@ -62,6 +62,12 @@ pub struct Args {
     /// Embedded ledger: the group size (ingest.max_batch).
     #[arg(long, default_value_t = 2048)]
     pub max_batch: usize,
+    /// Embedded ledger: how long (µs) the verifier may let a small group fill at moderate load
+    /// (ingest.coalesce_us; 0 = never wait). Against --server, set it in ledgerd's configuration.
+    #[arg(long, default_value_t = ledgerd::config::Ingest::default().coalesce_us,
+          value_name = "MICROSECONDS", conflicts_with = "server",
+          value_parser = clap::value_parser!(u64).range(0..=ledgerd::config::MAX_COALESCE_US))]
+    pub coalesce_us: u64,
     /// Embedded ledger: keep its data in DIR (must not exist yet) instead of a temporary
     /// directory that is deleted afterwards (e.g. to time `ledgerctl verify` on a big ledger).
     #[arg(long, value_name = "DIR", conflicts_with = "server")]
@@ -399,6 +405,8 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
                 ..Default::default()
             };
             cfg.ingest.max_batch = a.max_batch;
+            cfg.ingest.coalesce_us = a.coalesce_us;
+            cfg.ingest.coalesce_events = cfg.ingest.coalesce_events.min(a.max_batch);
             cfg.checkpoint.interval_secs = 0;
             cfg.principals = vec![ledgerd::config::PrincipalEntry {
                 id: "bench-operator".into(),

@@ -11,6 +11,8 @@ use serde::Deserialize;
 
 /// Most envelopes one ingest stream may have waiting for receipts (`ingest.max_in_flight_per_stream`).
 pub const MAX_IN_FLIGHT_PER_STREAM: usize = 1 << 20;
+/// Longest `ingest.coalesce_us`: the wait adds to every receipt's latency at moderate load.
+pub const MAX_COALESCE_US: u64 = 10_000;
 
 /// The whole configuration.
 #[derive(Clone, Debug, Deserialize)]
@@ -53,6 +55,12 @@ pub struct Ingest {
     pub max_body_bytes: usize,
     /// Most envelopes verified and appended as one group (one flush + fsync covers a group).
     pub max_batch: usize,
+    /// At moderate load, how long (µs) the verifier may let a small group fill while envelopes
+    /// keep arriving (it stops at the first 50 µs step that brings none, so an envelope that
+    /// comes alone waits one step); 0 = never wait. At most 10000. See `pipeline::Coalesce`.
+    pub coalesce_us: u64,
+    /// A group this large is not held back to fill (1..=max_batch).
+    pub coalesce_events: usize,
     /// How far ahead of the ledger's clock an event's occurred_at may be, ms.
     pub max_future_skew_ms: i64,
     /// How far behind the ledger's clock an event's occurred_at may be, ms; 0 = no limit.
@@ -149,6 +157,8 @@ impl Default for Ingest {
         Ingest {
             max_body_bytes: 64 * 1024,
             max_batch: 2048,
+            coalesce_us: 500,
+            coalesce_events: 128,
             max_future_skew_ms: t.max_future_ms,
             max_past_age_ms: t.max_past_ms,
             earliest_time_ms: t.earliest_ms,
@@ -250,6 +260,18 @@ impl Config {
                 self.ingest.max_batch
             ));
         }
+        if self.ingest.coalesce_us > MAX_COALESCE_US {
+            return bad(format!(
+                "ingest.coalesce_us = {}: must be at most {MAX_COALESCE_US} (10 ms)",
+                self.ingest.coalesce_us
+            ));
+        }
+        if self.ingest.coalesce_events == 0 || self.ingest.coalesce_events > self.ingest.max_batch {
+            return bad(format!(
+                "ingest.coalesce_events = {}: must be 1..=ingest.max_batch ({})",
+                self.ingest.coalesce_events, self.ingest.max_batch
+            ));
+        }
         if self.ingest.max_in_flight_per_stream == 0 || self.ingest.queue_capacity == 0 {
             return bad(
                 "ingest.max_in_flight_per_stream and ingest.queue_capacity must be positive".into(),
@@ -305,6 +327,14 @@ impl Config {
         Ok(out)
     }
 
+    /// The verifier's coalescing of small groups (`ingest.coalesce_us`, `coalesce_events`).
+    pub fn coalesce(&self) -> crate::pipeline::Coalesce {
+        crate::pipeline::Coalesce {
+            max_wait: std::time::Duration::from_micros(self.ingest.coalesce_us),
+            enough: self.ingest.coalesce_events,
+        }
+    }
+
     pub fn time_policy(&self) -> TimePolicy {
         TimePolicy {
             max_future_ms: self.ingest.max_future_skew_ms,
@@ -332,6 +362,11 @@ mod tests {
         let c = Config::load(&path).unwrap();
         assert_eq!(c.principals().unwrap().len(), 2);
         assert_eq!(c.ingest.max_body_bytes, Ingest::default().max_body_bytes);
+        assert_eq!(
+            c.coalesce(),
+            Config::default().coalesce(),
+            "the example shows the default"
+        );
         assert!(
             c.store.require_safe_filesystem,
             "the production example insists"
@@ -365,5 +400,31 @@ mod tests {
             "{e}"
         );
         assert!(Config::parse("").is_ok());
+    }
+
+    #[test]
+    fn coalescing_is_bounded_and_maps_to_the_pipeline() {
+        let e = Config::parse("[ingest]\ncoalesce_us = 10001\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("ingest.coalesce_us") && e.contains("10000"),
+            "{e}"
+        );
+        for bad in [
+            "coalesce_events = 0",
+            "max_batch = 64\ncoalesce_events = 65",
+        ] {
+            let e = Config::parse(&format!("[ingest]\n{bad}\n"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("ingest.coalesce_events"), "{bad}: {e}");
+        }
+        let c = Config::parse("[ingest]\ncoalesce_us = 0\nmax_batch = 64\ncoalesce_events = 64\n")
+            .unwrap();
+        assert_eq!(c.coalesce().max_wait, std::time::Duration::ZERO);
+        assert_eq!(c.coalesce().enough, 64);
+        let d = Config::parse("").unwrap().coalesce();
+        assert_eq!((d.max_wait.as_micros(), d.enough), (500, 128));
     }
 }

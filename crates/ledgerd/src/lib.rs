@@ -62,6 +62,7 @@ impl Server {
             appender,
             PipelineConfig {
                 max_batch: cfg.ingest.max_batch,
+                coalesce: cfg.coalesce(),
                 queue_capacity: cfg.ingest.queue_capacity,
                 max_body_bytes: cfg.ingest.max_body_bytes,
                 time: cfg.time_policy(),
