@@ -12,9 +12,9 @@
 //!   challenge hashed), all independent of other envelopes.
 //! * A (the primary verifier) takes whatever is queued (up to `max_batch`) as one group, so the
 //!   group grows with load. At moderate load it lets a small group fill while envelopes keep
-//!   coming, for at most `ingest.coalesce_us` ([`Coalesce`]). A group of 512+ is
-//!   cut into parts that the helper verifiers check at the same time; B puts the parts back in
-//!   order. While A verifies group k+1, B and C are applying and syncing group k.
+//!   coming, for at most `ingest.coalesce_us` ([`Coalesce`]). A group of 512+ is cut into
+//!   parts that the helper verifiers check at the same time; B puts the parts back in order.
+//!   While A verifies group k+1, B and C are applying and syncing group k.
 //! * C (two sync threads) covers every group applied and waiting with one flush + fsync, and
 //!   only then sends their receipts: nothing is acknowledged before it is durable. A second
 //!   sync may start while the first waits for the disk; whichever ends first releases, in
@@ -389,9 +389,9 @@ fn gather(
 /// Verifier threads. The primary takes everything queued (up to `max_batch`) as one group (at
 /// moderate load letting a small group fill while envelopes keep coming, see [`Coalesce`]),
 /// batch-verifies its prepared signatures and hands it to the appender; it then takes whatever
-/// queued meanwhile, so the group grows with the load. A
-/// group of `SPLIT_AT` events or more is cut into parts that helper threads verify at the same
-/// time (every core verifies under heavy load); the appender puts the parts back in order. At
+/// queued meanwhile, so the group grows with the load. A group of `SPLIT_AT` events or more is
+/// cut into parts that helper threads verify at the same time (every core verifies under heavy
+/// load); the appender puts the parts back in order. At
 /// moderate load, one thread verifies and the other cores are left to gRPC (where signatures are
 /// prepared), the appender and the sync.
 fn verifiers(
