@@ -16,7 +16,7 @@ async fn kill9_mid_stream_restart_resend_and_verify() {
     let addr = l.addr.clone();
     let url = l.url();
     let mut devs = register(&url, 1, &[table("table-1", "T1"), table("table-2", "T2")]).await;
-    const N: u64 = 6000;
+    const N: u64 = 8000;
     let per_dev: Vec<Vec<v1::Envelope>> = devs
         .iter_mut()
         .enumerate()
@@ -40,28 +40,23 @@ async fn kill9_mid_stream_restart_resend_and_verify() {
         }));
     }
     // Kill twice, each time once more events are durable, while the streams are still going.
+    // The watcher runs on a thread and runtime of its own. On this test's runtime it shared one
+    // thread with the agents' encoding and decoding and looked at the head only every 10-25 ms;
+    // once it missed the whole window (then 6,000 events, about 0.1 s at this ledger's speed)
+    // and the streams had ended before the kill. Now it looks every millisecond, and the second
+    // window is 11,000 events, against overshoots of at most 2,200 seen in 24 runs.
     let mut l = l;
     let mut acknowledged = Vec::new();
-    for threshold in [1500u64, 6000] {
-        let ch = ledger_agent::connect(&url).await.unwrap();
-        loop {
-            let head = QueryClient::new(ch.clone())
-                .get_head(v1::GetHeadRequest {})
-                .await
-                .unwrap()
-                .into_inner();
-            if head.index > threshold {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-        let before = QueryClient::new(ch.clone())
-            .get_head(v1::GetHeadRequest {})
+    for threshold in [1500u64, 5000] {
+        let watch_url = url.clone();
+        let before = tokio::task::spawn_blocking(move || kill_when_past(l, &watch_url, threshold))
             .await
-            .unwrap()
-            .into_inner();
-        l.kill9();
-        assert!(before.index < 2 * N, "the kill happened mid-stream");
+            .unwrap();
+        assert!(
+            before.index < 2 * N,
+            "the kill happened mid-stream (head {} at the kill, threshold {threshold})",
+            before.index
+        );
         acknowledged.push(before);
         tokio::time::sleep(Duration::from_millis(300)).await;
         l = Ledgerd::start(&data, &cfg, &addr);
@@ -124,4 +119,30 @@ async fn kill9_mid_stream_restart_resend_and_verify() {
     l.stop();
     let (code, out, err) = ledgerctl(&["verify", "--data-dir", data.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
+}
+
+/// Watch the head every millisecond until it passes `threshold`, then kill -9 ledgerd. Returns
+/// the head seen last before the kill: everything at or below it was acknowledged.
+fn kill_when_past(l: Ledgerd, url: &str, threshold: u64) -> v1::Head {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let head = rt.block_on(async {
+        let ch = ledger_agent::connect(url).await.unwrap();
+        let mut q = QueryClient::new(ch);
+        loop {
+            let head = q
+                .get_head(v1::GetHeadRequest {})
+                .await
+                .unwrap()
+                .into_inner();
+            if head.index > threshold {
+                return head;
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+    });
+    l.kill9();
+    head
 }
