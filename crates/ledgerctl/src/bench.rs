@@ -68,6 +68,14 @@ pub struct Args {
           value_name = "MICROSECONDS", conflicts_with = "server",
           value_parser = clap::value_parser!(u64).range(0..=ledgerd::config::MAX_COALESCE_US))]
     pub coalesce_us: u64,
+    /// Embedded ledger: when it is busy, how long (µs) the verifier holds a small group so that
+    /// it takes in the next bursts too (ingest.hold_us; 0 = never hold). Note that the embedded
+    /// ledger's busy share includes this load generator. Against --server, set it in ledgerd's
+    /// configuration.
+    #[arg(long, default_value_t = ledgerd::config::Ingest::default().hold_us,
+          value_name = "MICROSECONDS", conflicts_with = "server",
+          value_parser = clap::value_parser!(u64).range(0..=ledgerd::config::MAX_COALESCE_US))]
+    pub hold_us: u64,
     /// Embedded ledger: keep its data in DIR (must not exist yet) instead of a temporary
     /// directory that is deleted afterwards (e.g. to time `ledgerctl verify` on a big ledger).
     #[arg(long, value_name = "DIR", conflicts_with = "server")]
@@ -406,6 +414,7 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
             };
             cfg.ingest.max_batch = a.max_batch;
             cfg.ingest.coalesce_us = a.coalesce_us;
+            cfg.ingest.hold_us = a.hold_us;
             cfg.ingest.coalesce_events = cfg.ingest.coalesce_events.min(a.max_batch);
             cfg.checkpoint.interval_secs = 0;
             cfg.principals = vec![ledgerd::config::PrincipalEntry {

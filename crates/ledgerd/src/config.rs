@@ -11,7 +11,8 @@ use serde::Deserialize;
 
 /// Most envelopes one ingest stream may have waiting for receipts (`ingest.max_in_flight_per_stream`).
 pub const MAX_IN_FLIGHT_PER_STREAM: usize = 1 << 20;
-/// Longest `ingest.coalesce_us`: the wait adds to every receipt's latency at moderate load.
+/// Longest `ingest.coalesce_us` and `ingest.hold_us`: the wait adds to every receipt's latency
+/// at moderate load.
 pub const MAX_COALESCE_US: u64 = 10_000;
 
 /// The whole configuration.
@@ -61,6 +62,11 @@ pub struct Ingest {
     pub coalesce_us: u64,
     /// A group this large is not held back to fill (1..=max_batch).
     pub coalesce_events: usize,
+    /// When ledgerd is busy, how long (µs) the verifier holds a group smaller than
+    /// `coalesce_events` so that it takes in the next bursts too: nothing while ledgerd's threads
+    /// use under 35% of the machine's cores, rising to all of it at 60%. Fewer, larger groups
+    /// cost much less CPU per event. 0 = never hold. At most 10000. See `ledgerd::load`.
+    pub hold_us: u64,
     /// How far ahead of the ledger's clock an event's occurred_at may be, ms.
     pub max_future_skew_ms: i64,
     /// How far behind the ledger's clock an event's occurred_at may be, ms; 0 = no limit.
@@ -159,6 +165,7 @@ impl Default for Ingest {
             max_batch: 2048,
             coalesce_us: 500,
             coalesce_events: 128,
+            hold_us: 2000,
             max_future_skew_ms: t.max_future_ms,
             max_past_age_ms: t.max_past_ms,
             earliest_time_ms: t.earliest_ms,
@@ -260,11 +267,15 @@ impl Config {
                 self.ingest.max_batch
             ));
         }
-        if self.ingest.coalesce_us > MAX_COALESCE_US {
-            return bad(format!(
-                "ingest.coalesce_us = {}: must be at most {MAX_COALESCE_US} (10 ms)",
-                self.ingest.coalesce_us
-            ));
+        for (key, us) in [
+            ("coalesce_us", self.ingest.coalesce_us),
+            ("hold_us", self.ingest.hold_us),
+        ] {
+            if us > MAX_COALESCE_US {
+                return bad(format!(
+                    "ingest.{key} = {us}: must be at most {MAX_COALESCE_US} (10 ms)"
+                ));
+            }
         }
         if self.ingest.coalesce_events == 0 || self.ingest.coalesce_events > self.ingest.max_batch {
             return bad(format!(
@@ -327,11 +338,13 @@ impl Config {
         Ok(out)
     }
 
-    /// The verifier's coalescing of small groups (`ingest.coalesce_us`, `coalesce_events`).
+    /// The verifier's coalescing of small groups (`ingest.coalesce_us`, `coalesce_events`,
+    /// `hold_us`).
     pub fn coalesce(&self) -> crate::pipeline::Coalesce {
         crate::pipeline::Coalesce {
             max_wait: std::time::Duration::from_micros(self.ingest.coalesce_us),
             enough: self.ingest.coalesce_events,
+            hold: std::time::Duration::from_micros(self.ingest.hold_us),
         }
     }
 
@@ -404,13 +417,15 @@ mod tests {
 
     #[test]
     fn coalescing_is_bounded_and_maps_to_the_pipeline() {
-        let e = Config::parse("[ingest]\ncoalesce_us = 10001\n")
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("ingest.coalesce_us") && e.contains("10000"),
-            "{e}"
-        );
+        for key in ["coalesce_us", "hold_us"] {
+            let e = Config::parse(&format!("[ingest]\n{key} = 10001\n"))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains(&format!("ingest.{key} = 10001")) && e.contains("10000"),
+                "{e}"
+            );
+        }
         for bad in [
             "coalesce_events = 0",
             "max_batch = 64\ncoalesce_events = 65",
@@ -420,11 +435,22 @@ mod tests {
                 .to_string();
             assert!(e.contains("ingest.coalesce_events"), "{bad}: {e}");
         }
-        let c = Config::parse("[ingest]\ncoalesce_us = 0\nmax_batch = 64\ncoalesce_events = 64\n")
-            .unwrap();
-        assert_eq!(c.coalesce().max_wait, std::time::Duration::ZERO);
-        assert_eq!(c.coalesce().enough, 64);
+        let c = Config::parse(
+            "[ingest]\ncoalesce_us = 0\nmax_batch = 64\ncoalesce_events = 64\nhold_us = 0\n",
+        )
+        .unwrap();
+        assert_eq!(
+            c.coalesce(),
+            crate::pipeline::Coalesce {
+                max_wait: std::time::Duration::ZERO,
+                enough: 64,
+                hold: std::time::Duration::ZERO,
+            }
+        );
         let d = Config::parse("").unwrap().coalesce();
-        assert_eq!((d.max_wait.as_micros(), d.enough), (500, 128));
+        assert_eq!(
+            (d.max_wait.as_micros(), d.enough, d.hold.as_micros()),
+            (500, 128, 2000)
+        );
     }
 }

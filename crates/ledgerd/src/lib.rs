@@ -12,6 +12,7 @@ pub mod allocator;
 pub mod audit;
 pub mod config;
 pub mod filesystem;
+pub mod load;
 pub mod pipeline;
 pub mod service;
 

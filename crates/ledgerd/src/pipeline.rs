@@ -12,7 +12,8 @@
 //!   challenge hashed), all independent of other envelopes.
 //! * A (the primary verifier) takes whatever is queued (up to `max_batch`) as one group, so the
 //!   group grows with load. At moderate load it lets a small group fill while envelopes keep
-//!   coming, for at most `ingest.coalesce_us` ([`Coalesce`]). A group of 512+ is cut into
+//!   coming, for at most `ingest.coalesce_us`, and when ledgerd is busy it first holds a small
+//!   group for up to `ingest.hold_us` ([`Coalesce`], [`crate::load`]). A group of 512+ is cut into
 //!   parts that the helper verifiers check at the same time; B puts the parts back in order.
 //!   While A verifies group k+1, B and C are applying and syncing group k.
 //! * C (two sync threads) covers every group applied and waiting with one flush + fsync, and
@@ -297,10 +298,16 @@ const SPLIT_AT: usize = 512;
 /// or `max_wait` has passed since it woke. A step that brings nothing ends the wait: an
 /// envelope that arrives alone waits one step, about 60 µs, not `max_wait`. Under heavy load
 /// the queue already holds `enough` and nothing waits. `max_wait` zero turns it off.
+///
+/// Before those steps, when ledgerd is busy, the verifier holds a group smaller than `enough`
+/// for up to `hold` in one sleep, however the envelopes come, so that it takes in the next
+/// bursts too ([`crate::load`]: nothing while ledgerd uses under 35% of the machine's cores, the
+/// whole `hold` from 60%). `hold` zero turns that off.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Coalesce {
     pub max_wait: Duration,
     pub enough: usize,
+    pub hold: Duration,
 }
 
 impl Coalesce {
@@ -308,6 +315,7 @@ impl Coalesce {
     pub const OFF: Coalesce = Coalesce {
         max_wait: Duration::ZERO,
         enough: 1,
+        hold: Duration::ZERO,
     };
 }
 
@@ -331,7 +339,8 @@ fn precise_sleeps() {
 }
 
 /// Gather one group after `first`: everything `take` has queued (up to `max_batch`, ending at a
-/// checkpoint request), then, while the group is small, what arrives in further steps of
+/// checkpoint request); then, while the group is small, what arrives during `hold` (this group's
+/// share of [`Coalesce::hold`], from how busy ledgerd is), and what arrives in further steps of
 /// [`COALESCE_STEP`] (see [`Coalesce`]). `now` and `sleep` are the clock (parameters so that
 /// tests can run the wait on a clock of their own).
 fn gather(
@@ -339,6 +348,7 @@ fn gather(
     take: &mut dyn FnMut() -> Option<Msg>,
     max_batch: usize,
     coalesce: Coalesce,
+    hold: Duration,
     now: &dyn Fn() -> Instant,
     sleep: &mut dyn FnMut(Duration),
 ) -> Group {
@@ -367,11 +377,20 @@ fn gather(
     }
     let mut g: Group = (Vec::new(), Vec::new(), None);
     add(&mut g, Some(first), take, max_batch);
+    let enough = coalesce.enough.min(max_batch);
+    if !hold.is_zero() && g.2.is_none() && g.0.len() < enough {
+        // One sleep, however the envelopes come: waking at every burst to look would cost
+        // what the hold saves. A rise to heavy load waits one hold; after it, the queue holds
+        // enough and nothing is held.
+        sleep(hold);
+        let next = take();
+        add(&mut g, next, take, max_batch);
+    }
     if coalesce.max_wait.is_zero() {
         return g;
     }
     let deadline = now() + coalesce.max_wait;
-    while g.2.is_none() && g.0.len() < coalesce.enough.min(max_batch) {
+    while g.2.is_none() && g.0.len() < enough {
         let left = deadline.saturating_duration_since(now());
         if left.is_zero() {
             break;
@@ -441,15 +460,24 @@ fn primary(
     coalesce: Coalesce,
 ) {
     precise_sleeps();
+    let mut meter =
+        crate::load::BusyMeter::new(std::thread::available_parallelism().map_or(1, |n| n.get()));
     for number in 0u64.. {
         let Some(first) = rx.blocking_recv() else {
             return;
+        };
+        let hold = if coalesce.hold.is_zero() {
+            Duration::ZERO
+        } else {
+            let busy = meter.observe(Instant::now(), crate::load::process_cpu);
+            crate::load::hold_for(busy, coalesce.hold)
         };
         let (items, replies, mut control) = gather(
             first,
             &mut || rx.try_recv().ok(),
             max_batch,
             coalesce,
+            hold,
             &Instant::now,
             &mut std::thread::sleep,
         );
@@ -766,8 +794,9 @@ mod tests {
             }
         }
 
-        /// Gather a group after a first event at the start: the group's events, whether a
-        /// checkpoint request closed it, and how long it waited.
+        /// Gather a group after a first event at the start, ledgerd busy enough to hold it for
+        /// the whole `coalesce.hold`: the group's events, whether a checkpoint request closed
+        /// it, and how long it waited.
         fn gather(&self, max_batch: usize, coalesce: Coalesce) -> (usize, bool, Duration) {
             let mut take = || {
                 let mut q = self.queue.borrow_mut();
@@ -782,7 +811,15 @@ mod tests {
             };
             let now = || self.now.get();
             let mut sleep = |d: Duration| self.now.set(self.now.get() + d);
-            let g = gather(event(), &mut take, max_batch, coalesce, &now, &mut sleep);
+            let g = gather(
+                event(),
+                &mut take,
+                max_batch,
+                coalesce,
+                coalesce.hold,
+                &now,
+                &mut sleep,
+            );
             assert_eq!(g.0.len(), g.1.len(), "one reply per event");
             (g.0.len(), g.2.is_some(), self.now.get() - self.start)
         }
@@ -791,7 +828,42 @@ mod tests {
     const WAIT: Coalesce = Coalesce {
         max_wait: Duration::from_micros(500),
         enough: 128,
+        hold: Duration::ZERO,
     };
+
+    const HOLD: Coalesce = Coalesce {
+        hold: Duration::from_micros(2000),
+        ..WAIT
+    };
+
+    #[test]
+    fn a_busy_ledger_holds_a_small_group_across_bursts() {
+        // A burst of 10 (1 µs apart) every 500 µs from 600 µs on: a quiet step ends the wait
+        // for the first envelope long before the first burst.
+        let bursts = || (0..10u64).flat_map(|b| (0..10).map(move |i| (600 + b * 500 + i, event())));
+        let s = Script::new(bursts());
+        assert_eq!(s.gather(2048, WAIT), (1, false, COALESCE_STEP));
+        // Held: the bursts at 600, 1100 and 1600 µs; then a step that brings nothing.
+        let s = Script::new(bursts());
+        assert_eq!(s.gather(2048, HOLD), (31, false, HOLD.hold + COALESCE_STEP));
+    }
+
+    #[test]
+    fn a_group_with_enough_or_a_checkpoint_request_is_not_held() {
+        let s = Script::new((0..200).map(|_| (0, event())));
+        assert_eq!(s.gather(2048, HOLD), (201, false, Duration::ZERO));
+        let (tx, _rx) = oneshot::channel();
+        let s = Script::new([
+            (0, event()),
+            (0, Msg::Checkpoint("test", tx)),
+            (10, event()),
+        ]);
+        assert_eq!(s.gather(2048, HOLD), (2, true, Duration::ZERO));
+        // A hold that ends with max_batch queued takes max_batch; the rest is the next group's.
+        let s = Script::new((1..=100).map(|i| (i * 10, event())));
+        assert_eq!(s.gather(64, HOLD), (64, false, HOLD.hold));
+        assert_eq!(s.queue.borrow().len(), 100 - 63);
+    }
 
     #[test]
     fn without_coalescing_a_group_is_what_was_queued() {
@@ -906,6 +978,7 @@ mod tests {
             PipelineConfig {
                 max_batch: 64,
                 coalesce: Coalesce {
+                    hold: Duration::ZERO,
                     max_wait: Duration::from_micros(500),
                     enough: 16,
                 },
