@@ -8,6 +8,7 @@ mod common;
 mod cpu;
 mod demo;
 mod device;
+mod disk_check;
 mod export;
 mod findings;
 mod jackpot;
@@ -76,6 +77,9 @@ enum Command {
     /// Load test: stream pre-signed events over N concurrent streams; report events/s,
     /// receipt latency, and (on Linux) how busy the machine's cores were.
     Bench(bench::Args),
+    /// Check the disk under a data directory: how long an append + fsync takes (p50 to max),
+    /// and whether a receipt p99 of 10 ms is within its reach at all.
+    DiskCheck(disk_check::Args),
     /// Run the rule engines on rounds written as JSON (a file or stdin; one document or JSON
     /// Lines): what each bet was due, every violation, and with --explain rule by rule why.
     Adjudicate(adjudicate::Args),
@@ -123,6 +127,7 @@ fn main() {
         Command::Status(a) => common::runtime().and_then(|rt| rt.block_on(status::run(a, json))),
         Command::Demo(a) => common::runtime().and_then(|rt| rt.block_on(demo::run(a, json))),
         Command::Bench(a) => common::runtime().and_then(|rt| rt.block_on(bench::run(a, json))),
+        Command::DiskCheck(a) => disk_check::run(a, json),
         Command::Adjudicate(a) => adjudicate::run(a, json),
         Command::Audit(a) => common::runtime().and_then(|rt| rt.block_on(audit_cmd::run(a, json))),
         Command::Findings(a) => {

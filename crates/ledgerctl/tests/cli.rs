@@ -19,6 +19,7 @@ fn help_lists_every_subcommand() {
         "status",
         "demo",
         "bench",
+        "disk-check",
     ] {
         assert!(help.contains(c), "{c} missing from --help");
     }
@@ -113,4 +114,31 @@ fn usage_errors_name_the_argument_and_exit_2() {
     ]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--day: `yesterday-ish`"));
+}
+
+#[test]
+fn disk_check_reports_the_fsyncs_and_cleans_up() {
+    let d = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_ledgerctl"))
+        .args(["disk-check", "--json", "--seconds", "1", "--rate", "100"])
+        .args(["--bytes", "4096", "--dir", d.path().to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["fsyncs"], 100);
+    let (p50, max) = (
+        v["fsync_ms"]["p50"].as_f64().unwrap(),
+        v["fsync_ms"]["max"].as_f64().unwrap(),
+    );
+    assert!((0.0..=max).contains(&p50), "{v}");
+    assert!(v["receipt_p99_10ms_reachable"].is_boolean(), "{v}");
+    assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
+    // A zero rate is a usage error that names the argument.
+    let out = Command::new(env!("CARGO_BIN_EXE_ledgerctl"))
+        .args(["disk-check", "--rate", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--rate"));
 }
