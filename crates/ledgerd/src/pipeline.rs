@@ -209,6 +209,7 @@ impl Ledger {
             releasing: std::sync::Mutex::new(false),
             durable: durable_tx,
             fatal: fatal_tx.clone(),
+            slow: std::sync::Mutex::new(SlowSyncs::default()),
         });
         let feed = SyncFeed(syncs.clone());
         std::thread::Builder::new()
@@ -605,6 +606,42 @@ struct Syncs {
     releasing: std::sync::Mutex<bool>,
     durable: watch::Sender<(u64, Hash32)>,
     fatal: watch::Sender<Option<String>>,
+    slow: std::sync::Mutex<SlowSyncs>,
+}
+
+/// A sync at least this long is the disk stalling: every receipt it covers waited for it.
+pub const SLOW_SYNC: Duration = Duration::from_millis(50);
+
+/// Warnings about slow syncs, at most one a second (a stalling disk can stall many times a
+/// second), each with how many there were and the longest since the last one. A receipt's
+/// latency can never be lower than the sync that covers it, so these warnings tell an operator
+/// when a latency target is lost to the disk (`ledgerctl disk-check` measures the disk alone).
+#[derive(Debug, Default)]
+struct SlowSyncs {
+    last_warning: Option<Instant>,
+    count: u64,
+    longest: Duration,
+}
+
+impl SlowSyncs {
+    /// Note a sync that took `took`, at `now`: `Some((slow syncs, longest))` when it is time to warn.
+    fn note(&mut self, now: Instant, took: Duration) -> Option<(u64, Duration)> {
+        if took < SLOW_SYNC {
+            return None;
+        }
+        self.count += 1;
+        self.longest = self.longest.max(took);
+        if self
+            .last_warning
+            .is_some_and(|t| now.saturating_duration_since(t) < Duration::from_secs(1))
+        {
+            return None;
+        }
+        self.last_warning = Some(now);
+        let out = (self.count, self.longest);
+        (self.count, self.longest) = (0, Duration::ZERO);
+        Some(out)
+    }
 }
 
 /// The appender's end of [`Syncs`]; dropping it lets the sync threads finish and stop.
@@ -660,11 +697,28 @@ impl Syncs {
             } else {
                 Ok(())
             };
+            let took = t.elapsed();
             tracing::trace!(
                 groups = cover,
-                us = t.elapsed().as_micros() as u64,
+                us = took.as_micros() as u64,
                 "stage C: sync"
             );
+            let slow = (took >= SLOW_SYNC)
+                .then(|| {
+                    let mut slow = self.slow.lock().unwrap_or_else(|e| e.into_inner());
+                    slow.note(Instant::now(), took)
+                })
+                .flatten();
+            if let Some((count, longest)) = slow {
+                tracing::warn!(
+                    slow_syncs = count,
+                    longest_ms = longest.as_millis() as u64,
+                    "the disk stalled: syncs (flush + fsync) of {} ms or more since the last \
+                     warning: {count}, the longest {} ms; every receipt they covered waited",
+                    SLOW_SYNC.as_millis(),
+                    longest.as_millis()
+                );
+            }
             let mut st = self.lock();
             if let Err(e) = synced {
                 tracing::error!(error = %e, "flush/fsync failed; the ledger stops acknowledging and exits");
@@ -835,6 +889,22 @@ mod tests {
         hold: Duration::from_micros(2000),
         ..WAIT
     };
+
+    #[test]
+    fn slow_syncs_are_warned_about_at_most_once_a_second() {
+        let mut s = SlowSyncs::default();
+        let t = Instant::now();
+        let ms = Duration::from_millis;
+        assert_eq!(s.note(t, ms(49)), None, "not slow");
+        assert_eq!(s.note(t, ms(80)), Some((1, ms(80))));
+        assert_eq!(s.note(t + ms(100), ms(300)), None, "within the second");
+        assert_eq!(s.note(t + ms(500), ms(60)), None);
+        assert_eq!(s.note(t + ms(900), ms(10)), None, "not slow");
+        // The next warning counts the two held back and this one, with the longest of them.
+        assert_eq!(s.note(t + ms(1000), ms(70)), Some((3, ms(300))));
+        assert_eq!(s.note(t + ms(1100), ms(55)), None);
+        assert_eq!(s.note(t + ms(2500), ms(51)), Some((2, ms(55))));
+    }
 
     #[test]
     fn a_busy_ledger_holds_a_small_group_across_bursts() {
