@@ -124,7 +124,7 @@ fn positive_seconds(v: &str) -> Result<f64, String> {
 }
 
 /// The `p` quantile (nearest rank) of sorted microseconds, in milliseconds; 0 when empty.
-fn quantile_ms(sorted_us: &[u64], p: f64) -> f64 {
+pub(crate) fn quantile_ms(sorted_us: &[u64], p: f64) -> f64 {
     if sorted_us.is_empty() {
         return 0.0;
     }

@@ -65,14 +65,9 @@ impl Report {
         }
     }
 
-    /// The `p` quantile (0..=1) in ms (nearest rank).
+    /// The `p` quantile (0..=1) in ms (nearest rank, as the bench's latencies).
     pub fn quantile_ms(&self, p: f64) -> f64 {
-        let n = self.sorted_us.len();
-        if n == 0 {
-            return 0.0;
-        }
-        let i = ((n as f64 - 1.0) * p.clamp(0.0, 1.0)).round() as usize;
-        self.sorted_us[i] as f64 / 1000.0
+        crate::bench::quantile_ms(&self.sorted_us, p)
     }
 
     /// fsyncs longer than `d`.
