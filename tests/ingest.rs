@@ -519,11 +519,39 @@ fn bench_against_a_server_checks_which_ledger_it_loads() {
             "{out}"
         );
     }
+    // ledgerd's own figures over the run: the run's receipts (the registrations came before
+    // it), and its syncs.
+    assert!(out.contains("\n  ledgerd: 2000 receipts in "), "{out}");
+    assert!(out.contains(" syncs (flush + fsync) p50 "), "{out}");
     // The refused run registered nothing: the operator's only events are the accepted run's
     // two device registrations.
     let (code, out, err) = ledgerctl(&["device", "list", "--server", &url]);
     assert_eq!(code, 0, "{out}{err}");
     assert_eq!(out.matches("bench-").count(), 2, "{out}");
+    // `status` gives the same figures since ledgerd started: the bench's events and their
+    // registrations (and the warm-up's, if any), all accepted, each with its receipt.
+    let (code, out, err) = ledgerctl(&["--json", "status", "--server", &url]);
+    assert_eq!(code, 0, "{out}{err}");
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let ingest = &j["ingest_since_start"];
+    let accepted = ingest["accepted"].as_u64().unwrap();
+    assert!(accepted >= 2002, "{j}");
+    assert_eq!(
+        ingest["receipt_latency_ms"]["count"].as_u64(),
+        Some(accepted),
+        "{j}"
+    );
+    assert!(
+        ingest["sync_latency_ms"]["count"].as_u64().unwrap() >= 1,
+        "{j}"
+    );
+    assert!(ingest["groups"].as_u64().unwrap() >= 1, "{j}");
+    let (code, out, err) = ledgerctl(&["status", "--server", &url]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains(&format!("{accepted} events accepted")),
+        "{out}"
+    );
     l.stop();
 }
 

@@ -11,6 +11,7 @@ mod device;
 mod disk_check;
 mod export;
 mod findings;
+mod ingest_stats;
 mod jackpot;
 mod keygen;
 mod present;

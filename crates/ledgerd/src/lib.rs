@@ -15,6 +15,7 @@ pub mod filesystem;
 pub mod load;
 pub mod pipeline;
 pub mod service;
+pub mod stats;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};

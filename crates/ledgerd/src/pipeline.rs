@@ -36,13 +36,16 @@ use ledger_store::{Appender, PreOutcome, Store, now_ms, precheck, verify_prechec
 use tokio::sync::{mpsc, oneshot, watch};
 use tonic::Status;
 
+use crate::stats::IngestStats;
+
 /// A receipt, or why there is none.
 pub type ReceiptResult = Result<v1::Receipt, Status>;
 
 /// Where an envelope's receipt goes: to one waiting caller, or onto its ingest stream's queue of
 /// receipts (which the pipeline fills in the stream's order) with the envelope's position in the
-/// stream. A reply dropped unanswered (the ledger stopped) answers UNAVAILABLE.
-pub struct Reply(Option<Sink>);
+/// stream. A reply dropped unanswered (the ledger stopped) answers UNAVAILABLE. It keeps when
+/// its envelope was taken off the stream, for the receipt latency in [`IngestStats`].
+pub struct Reply(Option<Sink>, Instant);
 
 enum Sink {
     One(oneshot::Sender<ReceiptResult>),
@@ -77,7 +80,7 @@ impl StreamReceipts {
 impl Reply {
     /// The receipt goes onto a stream's queue, tagged with `position`.
     pub fn to_stream(to: Arc<StreamReceipts>, position: u64) -> Reply {
-        Reply(Some(Sink::Stream { to, position }))
+        Reply(Some(Sink::Stream { to, position }), Instant::now())
     }
 
     fn send(self, r: ReceiptResult) {
@@ -91,7 +94,7 @@ impl Drop for Reply {
     fn drop(&mut self) {
         if self.0.is_some() {
             let r = Err(Status::unavailable("the ledger stopped before answering"));
-            Reply(self.0.take()).send(r);
+            Reply(self.0.take(), self.1).send(r);
         }
     }
 }
@@ -180,6 +183,7 @@ pub struct Ledger {
     time: TimePolicy,
     durable: watch::Receiver<(u64, Hash32)>,
     fatal: watch::Receiver<Option<String>>,
+    stats: Arc<IngestStats>,
 }
 
 fn unavailable(fatal: &watch::Receiver<Option<String>>) -> Status {
@@ -201,7 +205,8 @@ impl Ledger {
         let (durable_tx, durable) = watch::channel(head);
         let (fatal_tx, fatal) = watch::channel(None);
         let (b_tx, b_rx) = std_mpsc::sync_channel::<Part>(2);
-        verifiers(rx, b_tx, cfg.max_batch, cfg.coalesce);
+        let stats = Arc::new(IngestStats::default());
+        verifiers(rx, b_tx, cfg.max_batch, cfg.coalesce, stats.clone());
         let syncs = Arc::new(Syncs {
             store: store.clone(),
             state: std::sync::Mutex::new(SyncState::default()),
@@ -210,6 +215,7 @@ impl Ledger {
             durable: durable_tx,
             fatal: fatal_tx.clone(),
             slow: std::sync::Mutex::new(SlowSyncs::default()),
+            stats: stats.clone(),
         });
         let feed = SyncFeed(syncs.clone());
         std::thread::Builder::new()
@@ -230,6 +236,7 @@ impl Ledger {
             time,
             durable,
             fatal,
+            stats,
         }
     }
 
@@ -242,7 +249,8 @@ impl Ledger {
     /// multiplication.
     pub async fn submit(&self, env: v1::Envelope) -> oneshot::Receiver<ReceiptResult> {
         let (tx, rx) = oneshot::channel();
-        self.submit_to(env, Reply(Some(Sink::One(tx)))).await;
+        self.submit_to(env, Reply(Some(Sink::One(tx)), Instant::now()))
+            .await;
         rx
     }
 
@@ -278,6 +286,11 @@ impl Ledger {
     /// Becomes `Some(reason)` when the pipeline stopped after a storage failure.
     pub fn fatal(&self) -> watch::Receiver<Option<String>> {
         self.fatal.clone()
+    }
+
+    /// Ingest figures since the pipeline started.
+    pub fn stats(&self) -> &IngestStats {
+        &self.stats
     }
 }
 
@@ -419,6 +432,7 @@ fn verifiers(
     b_tx: std_mpsc::SyncSender<Part>,
     max_batch: usize,
     coalesce: Coalesce,
+    stats: Arc<IngestStats>,
 ) {
     let threads = std::thread::available_parallelism()
         .map_or(2, |n| n.get())
@@ -448,7 +462,7 @@ fn verifiers(
     }
     std::thread::Builder::new()
         .name("ledger-verify-0".into())
-        .spawn(move || primary(rx, b_tx, h_tx, threads, max_batch, coalesce))
+        .spawn(move || primary(rx, b_tx, h_tx, threads, max_batch, coalesce, &stats))
         .expect("spawn verifier thread");
 }
 
@@ -459,6 +473,7 @@ fn primary(
     threads: usize,
     max_batch: usize,
     coalesce: Coalesce,
+    stats: &IngestStats,
 ) {
     precise_sleeps();
     let mut meter =
@@ -473,6 +488,7 @@ fn primary(
             let busy = meter.observe(Instant::now(), crate::load::process_cpu);
             crate::load::hold_for(busy, coalesce.hold)
         };
+        stats.hold(hold);
         let (items, replies, mut control) = gather(
             first,
             &mut || rx.try_recv().ok(),
@@ -607,6 +623,7 @@ struct Syncs {
     durable: watch::Sender<(u64, Hash32)>,
     fatal: watch::Sender<Option<String>>,
     slow: std::sync::Mutex<SlowSyncs>,
+    stats: Arc<IngestStats>,
 }
 
 /// A sync at least this long is the disk stalling: every receipt it covers waited for it.
@@ -698,6 +715,9 @@ impl Syncs {
                 Ok(())
             };
             let took = t.elapsed();
+            if has_groups {
+                self.stats.sync(t, took, took >= SLOW_SYNC);
+            }
             tracing::trace!(
                 groups = cover,
                 us = took.as_micros() as u64,
@@ -785,6 +805,12 @@ impl Syncs {
                     *h = head;
                     changed
                 });
+                let accepted = receipts
+                    .iter()
+                    .filter(|r| r.status == v1::ReceiptStatus::Accepted as i32)
+                    .count();
+                let taken = replies.iter().map(|r| r.1);
+                self.stats.group(Instant::now(), taken, accepted as u64);
                 let mut out = Outbox::default();
                 for (r, reply) in receipts.into_iter().zip(replies) {
                     out.add(reply, Ok(r));
@@ -829,7 +855,10 @@ mod tests {
     }
 
     fn event() -> Msg {
-        Msg::Event(PreOutcome::Rejected(v1::Receipt::default()), Reply(None))
+        Msg::Event(
+            PreOutcome::Rejected(v1::Receipt::default()),
+            Reply(None, Instant::now()),
+        )
     }
 
     impl Script {
@@ -1111,6 +1140,37 @@ mod tests {
             "everything applied is durable"
         );
         assert!(head >= 900);
+        let st = ledger.stats().to_proto(Instant::now());
+        let receipts = st.receipt_latency.clone().unwrap();
+        assert_eq!((st.accepted, receipts.count), (900, 900));
+        assert!(st.groups >= 1 && st.groups <= 900, "{st:?}");
+        let syncs = st.sync_latency.clone().unwrap();
+        assert!(syncs.count >= 1 && syncs.count <= st.groups, "{syncs:?}");
+        assert!(
+            receipts.max_us >= syncs.buckets[0].le_us.min(syncs.max_us),
+            "a receipt waits for its sync"
+        );
+    }
+
+    /// A resent event's receipt and a rejection (a bad signature, found by the batch check)
+    /// count as receipts, not as accepted events.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_stats_count_receipts_and_accepted_events_apart() {
+        let dir = tempfile::tempdir().unwrap();
+        let (_store, ledger, keys) = ledger(dir.path(), 1);
+        let first = env(&keys[0], "op0", 1, model(1));
+        for e in [first.clone(), first.clone()] {
+            ledger.submit(e).await.await.unwrap().unwrap();
+        }
+        let mut forged = env(&keys[0], "op0", 2, model(2));
+        forged.signature[0] ^= 1;
+        let r = ledger.submit(forged).await.await.unwrap().unwrap();
+        assert_eq!(r.status, v1::ReceiptStatus::Rejected as i32);
+        let st = ledger.stats().to_proto(Instant::now());
+        assert_eq!(st.accepted, 1);
+        assert_eq!(st.receipt_latency.unwrap().count, 3);
+        assert!(st.sync_latency.unwrap().count >= 1);
+        assert_eq!((st.slow_syncs, st.hold_us), (0, 0));
     }
 
     /// A failed fsync stops every acknowledgement: the group it covered, and all later ones.

@@ -303,6 +303,15 @@ impl Query for QueryService {
             .collect();
         Ok(Response::new(v1::DeviceList { devices }))
     }
+
+    async fn get_ingest_stats(
+        &self,
+        _: Request<v1::GetIngestStatsRequest>,
+    ) -> Result<Response<v1::IngestStats>, Status> {
+        Ok(Response::new(
+            self.ledger.stats().to_proto(std::time::Instant::now()),
+        ))
+    }
 }
 
 /// The checkpoint service.

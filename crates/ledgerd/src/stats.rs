@@ -1,0 +1,289 @@
+//! Ingest figures since ledgerd started (`Query.GetIngestStats`): how long receipts took inside
+//! ledgerd, how long the syncs took, and how much of the time the disk alone held receipts back.
+//!
+//! An operator polls them (`ledgerctl status`); `ledgerctl bench` reads them before and after
+//! each run, so that a run's tail can be told apart: ledgerd's own work, or a disk that stalled
+//! (no durable ledger acknowledges faster than its disk syncs). Counters are atomics updated
+//! once per sync and once per receipt released, by the sync threads that release them: no lock
+//! on the ingest path, except a short one after a sync longer than 10 ms.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::time::{Duration, Instant};
+
+use ledger_core::proto as v1;
+
+/// Values below this many microseconds each have their own bucket.
+const LINEAR: u64 = 16;
+/// Buckets per octave above [`LINEAR`]: a bucket's bound is less than 1/8 above its smallest value.
+const SUB: u64 = 8;
+/// Octaves from 16 µs (2^4) to 2^36 µs (about 19 hours); longer values go in the last bucket.
+const OCTAVES: u64 = 36 - 4;
+/// Buckets in a [`Histogram`].
+pub const BUCKETS: usize = (LINEAR + OCTAVES * SUB) as usize;
+
+/// The bucket that holds `us` microseconds.
+pub fn bucket_of(us: u64) -> usize {
+    if us < LINEAR {
+        return us as usize;
+    }
+    let octave = u64::from(63 - us.leading_zeros());
+    if octave >= 4 + OCTAVES {
+        return BUCKETS - 1;
+    }
+    let sub = (us >> (octave - 3)) & (SUB - 1);
+    (LINEAR + (octave - 4) * SUB + sub) as usize
+}
+
+/// The largest value bucket `i` holds.
+pub fn bound_of(i: usize) -> u64 {
+    let i = i as u64;
+    if i < LINEAR {
+        return i;
+    }
+    let (octave, sub) = (4 + (i - LINEAR) / SUB, (i - LINEAR) % SUB);
+    ((SUB + sub + 1) << (octave - 3)) - 1
+}
+
+/// A latency distribution with lock-free counters (see [`v1::LatencyHistogram`]).
+pub struct Histogram {
+    counts: Box<[AtomicU64]>,
+    sum_us: AtomicU64,
+    max_us: AtomicU64,
+}
+
+impl Default for Histogram {
+    fn default() -> Self {
+        Histogram {
+            counts: (0..BUCKETS).map(|_| AtomicU64::new(0)).collect(),
+            sum_us: AtomicU64::new(0),
+            max_us: AtomicU64::new(0),
+        }
+    }
+}
+
+fn micros(d: Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
+}
+
+impl Histogram {
+    pub fn record(&self, d: Duration) {
+        let us = micros(d);
+        self.counts[bucket_of(us)].fetch_add(1, Relaxed);
+        self.sum_us.fetch_add(us, Relaxed);
+        self.max_us.fetch_max(us, Relaxed);
+    }
+
+    pub fn to_proto(&self) -> v1::LatencyHistogram {
+        let buckets: Vec<v1::LatencyBucket> = self
+            .counts
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| {
+                let count = c.load(Relaxed);
+                (count > 0).then(|| v1::LatencyBucket {
+                    le_us: bound_of(i),
+                    count,
+                })
+            })
+            .collect();
+        v1::LatencyHistogram {
+            count: buckets.iter().map(|b| b.count).sum(),
+            buckets,
+            sum_us: self.sum_us.load(Relaxed),
+            max_us: self.max_us.load(Relaxed),
+        }
+    }
+}
+
+/// A sync that has run this long holds every envelope arriving meanwhile past a 10 ms receipt.
+pub const LONG_SYNC: Duration = Duration::from_millis(10);
+
+/// The pipeline's figures (see [`v1::IngestStats`]).
+pub struct IngestStats {
+    started: Instant,
+    accepted: AtomicU64,
+    groups: AtomicU64,
+    receipts: Histogram,
+    syncs: Histogram,
+    /// The syncs' spans past their first 10 ms, overlaps counted once: the total, and the end of
+    /// the latest span counted. (A span that ends before one counted already loses the part
+    /// before that one's start: a lower bound, off by the gap between two syncs' starts.)
+    over_long: std::sync::Mutex<(Duration, Option<Instant>)>,
+    slow_syncs: AtomicU64,
+    hold_us: AtomicU64,
+}
+
+impl Default for IngestStats {
+    fn default() -> Self {
+        IngestStats::new(Instant::now())
+    }
+}
+
+impl IngestStats {
+    pub fn new(started: Instant) -> IngestStats {
+        IngestStats {
+            started,
+            accepted: AtomicU64::new(0),
+            groups: AtomicU64::new(0),
+            receipts: Histogram::default(),
+            syncs: Histogram::default(),
+            over_long: std::sync::Mutex::new((Duration::ZERO, None)),
+            slow_syncs: AtomicU64::new(0),
+            hold_us: AtomicU64::new(0),
+        }
+    }
+
+    /// A sync that ran from `start` for `took`; `slow` says whether it counts as a stall.
+    pub fn sync(&self, start: Instant, took: Duration, slow: bool) {
+        self.syncs.record(took);
+        if slow {
+            self.slow_syncs.fetch_add(1, Relaxed);
+        }
+        if took > LONG_SYNC {
+            let (from, to) = (start + LONG_SYNC, start + took);
+            let mut g = self.over_long.lock().unwrap_or_else(|e| e.into_inner());
+            let from = g.1.map_or(from, |end| from.max(end));
+            if to > from {
+                g.0 += to - from;
+            }
+            g.1 = Some(g.1.map_or(to, |end| end.max(to)));
+        }
+    }
+
+    /// A durable group released at `now`: the time each of its envelopes was taken off its
+    /// stream (`None` for one submitted otherwise), and how many were accepted.
+    pub fn group(&self, now: Instant, taken: impl IntoIterator<Item = Instant>, accepted: u64) {
+        self.groups.fetch_add(1, Relaxed);
+        self.accepted.fetch_add(accepted, Relaxed);
+        for t in taken {
+            self.receipts.record(now.saturating_duration_since(t));
+        }
+    }
+
+    /// The hold given to the latest group.
+    pub fn hold(&self, hold: Duration) {
+        self.hold_us.store(micros(hold), Relaxed);
+    }
+
+    pub fn to_proto(&self, now: Instant) -> v1::IngestStats {
+        let over_long = self.over_long.lock().unwrap_or_else(|e| e.into_inner()).0;
+        v1::IngestStats {
+            uptime_ms: u64::try_from(now.saturating_duration_since(self.started).as_millis())
+                .unwrap_or(u64::MAX),
+            accepted: self.accepted.load(Relaxed),
+            groups: self.groups.load(Relaxed),
+            receipt_latency: Some(self.receipts.to_proto()),
+            sync_latency: Some(self.syncs.to_proto()),
+            sync_over_10ms_us: micros(over_long),
+            slow_syncs: self.slow_syncs.load(Relaxed),
+            hold_us: self.hold_us.load(Relaxed),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_value_lands_in_a_bucket_whose_bound_is_at_most_an_eighth_above_it() {
+        let mut values: Vec<u64> = (0..5000).collect();
+        for shift in 12..40 {
+            for k in [0u64, 1, 3, 7] {
+                values.push((1 << shift) + k * ((1 << shift) / 8) - 1);
+                values.push((1 << shift) + k * ((1 << shift) / 8));
+            }
+        }
+        for v in values {
+            let i = bucket_of(v);
+            assert!(i < BUCKETS, "{v}");
+            if v >= 1 << 36 {
+                assert_eq!(i, BUCKETS - 1);
+                continue;
+            }
+            let bound = bound_of(i);
+            assert!(bound >= v, "{v} in bucket {i} bounded {bound}");
+            assert!(
+                bound * 8 < v.max(1) * 9 + 8,
+                "{v} in bucket {i} bounded {bound}"
+            );
+            // The bucket below ends just under it.
+            if i > 0 {
+                assert!(
+                    bound_of(i - 1) < v,
+                    "{v}: bucket {} bounded {}",
+                    i - 1,
+                    bound_of(i - 1)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_bounds_increase_and_the_buckets_have_no_gaps() {
+        for i in 1..BUCKETS {
+            assert!(bound_of(i) > bound_of(i - 1));
+            assert_eq!(
+                bucket_of(bound_of(i - 1) + 1),
+                i,
+                "the value after bucket {}",
+                i - 1
+            );
+            assert_eq!(bucket_of(bound_of(i)), i);
+        }
+        assert_eq!(bound_of(BUCKETS - 1), (1 << 36) - 1);
+    }
+
+    #[test]
+    fn a_histogram_reports_its_non_empty_buckets_count_sum_and_max() {
+        let h = Histogram::default();
+        for us in [3, 3, 100, 2_000_000] {
+            h.record(Duration::from_micros(us));
+        }
+        let p = h.to_proto();
+        assert_eq!((p.count, p.sum_us, p.max_us), (4, 2_000_106, 2_000_000));
+        let pairs: Vec<(u64, u64)> = p.buckets.iter().map(|b| (b.le_us, b.count)).collect();
+        assert_eq!(
+            pairs,
+            vec![(3, 2), (103, 1), (bound_of(bucket_of(2_000_000)), 1)]
+        );
+    }
+
+    #[test]
+    fn the_stalled_time_counts_overlapping_syncs_once() {
+        let t0 = Instant::now();
+        let ms = Duration::from_millis;
+        // A 300 ms sync and a 298 ms one that started 1 ms later, both stuck on one stall: the
+        // union of their spans past 10 ms is [10, 300]. Ending in this order it counts whole;
+        // in the other, the first millisecond of the earlier span is lost (a lower bound).
+        for (first, second, want) in [
+            ((t0, ms(300)), (t0 + ms(1), ms(298)), 290),
+            ((t0 + ms(1), ms(298)), (t0, ms(300)), 289),
+        ] {
+            let s = IngestStats::new(t0);
+            s.sync(t0, ms(9), false); // short syncs add nothing
+            s.sync(first.0, first.1, true);
+            s.sync(second.0, second.1, true);
+            s.sync(t0 + ms(1000), ms(30), false); // a later sync adds its last 20 ms
+            let p = s.to_proto(t0 + ms(2000));
+            assert_eq!(p.sync_over_10ms_us, (want + 20) * 1000);
+            assert_eq!(p.slow_syncs, 2);
+            assert_eq!(p.sync_latency.unwrap().count, 4);
+            assert_eq!(p.uptime_ms, 2000);
+        }
+    }
+
+    #[test]
+    fn a_group_counts_its_receipts_from_when_each_was_taken() {
+        let t0 = Instant::now();
+        let s = IngestStats::new(t0);
+        let ms = Duration::from_millis;
+        s.group(t0 + ms(5), [t0, t0 + ms(4)], 1);
+        s.group(t0 + ms(9), [], 0);
+        s.hold(Duration::from_micros(1500));
+        let p = s.to_proto(t0 + ms(10));
+        assert_eq!((p.groups, p.accepted, p.hold_us), (2, 1, 1500));
+        let r = p.receipt_latency.unwrap();
+        assert_eq!((r.count, r.sum_us, r.max_us), (2, 6000, 5000));
+    }
+}
