@@ -2,6 +2,7 @@
 //! show them: since ledgerd started, or between two answers (a bench run).
 
 use ledger_core::proto::{self as v1, query_client::QueryClient};
+use ledgerd::stats::quantile_us;
 
 /// A sync this long means the disk stalled (ledgerd's own threshold for its warning).
 const SLOW_SYNC_MS: u64 = 50;
@@ -18,25 +19,6 @@ pub async fn fetch(
         Err(s) if s.code() == tonic::Code::Unimplemented => Ok(None),
         Err(s) => Err(s),
     }
-}
-
-/// Nearest-rank quantile `p` (0 < p ≤ 1) of a histogram, in microseconds: the bound of the bucket
-/// it falls in, or the largest value if that is lower. Never below the true quantile, and less
-/// than 1/8 above it. 0 for an empty histogram.
-pub fn quantile_us(h: &v1::LatencyHistogram, p: f64) -> u64 {
-    let count: u64 = h.buckets.iter().map(|b| b.count).sum();
-    if count == 0 {
-        return 0;
-    }
-    let rank = ((p * count as f64).ceil() as u64).clamp(1, count);
-    let mut seen = 0;
-    for b in &h.buckets {
-        seen += b.count;
-        if seen >= rank {
-            return b.le_us.min(h.max_us);
-        }
-    }
-    h.max_us
 }
 
 /// What was recorded after `before` and up to `after`. The largest value of the difference is
@@ -203,16 +185,6 @@ mod tests {
             sum_us: pairs.iter().map(|p| p.0 * p.1).sum(),
             max_us,
         }
-    }
-
-    #[test]
-    fn quantiles_are_the_bound_of_the_nearest_rank_bucket_capped_by_the_max() {
-        let x = h(&[(3, 50), (1087, 49), (9215, 1)], 8300);
-        assert_eq!(quantile_us(&x, 0.5), 3);
-        assert_eq!(quantile_us(&x, 0.51), 1087);
-        assert_eq!(quantile_us(&x, 0.99), 1087);
-        assert_eq!(quantile_us(&x, 1.0), 8300);
-        assert_eq!(quantile_us(&h(&[], 0), 0.99), 0);
     }
 
     #[test]

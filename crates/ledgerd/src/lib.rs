@@ -244,6 +244,7 @@ async fn serve(
         // Commit what the audit has pending and snapshot it.
         tokio::task::spawn_blocking(move || a.stop()).await?;
     }
+    ledger.stats().log_summary(std::time::Instant::now());
     if let Some(m) = fatal_msg {
         anyhow::bail!("the ledger stopped acknowledging: {m}");
     }

@@ -44,6 +44,25 @@ pub fn bound_of(i: usize) -> u64 {
     ((SUB + sub + 1) << (octave - 3)) - 1
 }
 
+/// Nearest-rank quantile `p` (0 < p ≤ 1) of a histogram, in microseconds: the bound of the bucket
+/// it falls in, or the largest value if that is lower. Never below the true quantile, and less
+/// than 1/8 above it. 0 for an empty histogram.
+pub fn quantile_us(h: &v1::LatencyHistogram, p: f64) -> u64 {
+    let count: u64 = h.buckets.iter().map(|b| b.count).sum();
+    if count == 0 {
+        return 0;
+    }
+    let rank = ((p * count as f64).ceil() as u64).clamp(1, count);
+    let mut seen = 0;
+    for b in &h.buckets {
+        seen += b.count;
+        if seen >= rank {
+            return b.le_us.min(h.max_us);
+        }
+    }
+    h.max_us
+}
+
 /// A latency distribution with lock-free counters (see [`v1::LatencyHistogram`]).
 pub struct Histogram {
     counts: Box<[AtomicU64]>,
@@ -165,6 +184,31 @@ impl IngestStats {
         self.hold_us.store(micros(hold), Relaxed);
     }
 
+    /// Log the figures since start (at shutdown): what an operator reads after the fact.
+    pub fn log_summary(&self, now: Instant) {
+        let s = self.to_proto(now);
+        let (r, y) = (
+            s.receipt_latency.unwrap_or_default(),
+            s.sync_latency.unwrap_or_default(),
+        );
+        let ms = |us: u64| us as f64 / 1000.0;
+        tracing::info!(
+            accepted = s.accepted,
+            groups = s.groups,
+            receipt_p50_ms = ms(quantile_us(&r, 0.5)),
+            receipt_p99_ms = ms(quantile_us(&r, 0.99)),
+            receipt_max_ms = ms(r.max_us),
+            syncs = y.count,
+            sync_p50_ms = ms(quantile_us(&y, 0.5)),
+            sync_p99_ms = ms(quantile_us(&y, 0.99)),
+            sync_max_ms = ms(y.max_us),
+            sync_over_10ms_ms = ms(s.sync_over_10ms_us),
+            slow_syncs = s.slow_syncs,
+            "ingest since start ({} s)",
+            s.uptime_ms / 1000
+        );
+    }
+
     pub fn to_proto(&self, now: Instant) -> v1::IngestStats {
         let over_long = self.over_long.lock().unwrap_or_else(|e| e.into_inner()).0;
         v1::IngestStats {
@@ -247,6 +291,36 @@ mod tests {
             pairs,
             vec![(3, 2), (103, 1), (bound_of(bucket_of(2_000_000)), 1)]
         );
+    }
+
+    #[test]
+    fn quantiles_are_the_bound_of_the_nearest_rank_bucket_capped_by_the_max() {
+        let b = |le_us, count| v1::LatencyBucket { le_us, count };
+        let x = v1::LatencyHistogram {
+            buckets: vec![b(3, 50), b(1087, 49), b(9215, 1)],
+            count: 100,
+            sum_us: 0,
+            max_us: 8300,
+        };
+        assert_eq!(quantile_us(&x, 0.5), 3);
+        assert_eq!(quantile_us(&x, 0.51), 1087);
+        assert_eq!(quantile_us(&x, 0.99), 1087);
+        assert_eq!(quantile_us(&x, 1.0), 8300);
+        assert_eq!(quantile_us(&v1::LatencyHistogram::default(), 0.99), 0);
+        // Read from a real histogram: never low, less than 1/8 high.
+        let h = Histogram::default();
+        for us in 1..=10_000u64 {
+            h.record(Duration::from_micros(us * 7));
+        }
+        let p = h.to_proto();
+        for q in [0.5, 0.9, 0.99, 0.999] {
+            let exact = (q * 10_000f64).ceil() as u64 * 7;
+            let got = quantile_us(&p, q);
+            assert!(
+                got >= exact && got * 8 < exact * 9,
+                "{q}: {got} against {exact}"
+            );
+        }
     }
 
     #[test]
