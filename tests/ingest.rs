@@ -419,6 +419,86 @@ async fn reflection_lists_the_services() {
     l.stop();
 }
 
+/// One HTTP/1.1 exchange with a raw request: the whole answer.
+fn http(addr: &str, request: &[u8]) -> String {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+        .unwrap();
+    s.write_all(request).unwrap();
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).unwrap();
+    String::from_utf8(out).unwrap()
+}
+
+/// `[metrics] listen` serves the ingest figures to Prometheus over plain HTTP, answers anything
+/// else with an error, and keeps serving after bad requests.
+#[tokio::test]
+async fn the_metrics_endpoint_serves_prometheus_text() {
+    let dir = tempdir();
+    // A free loopback port for the endpoint (ledgerd's own gRPC port is chosen by ledgerd).
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let at = format!("127.0.0.1:{port}");
+    let cfg = write_config(dir.path(), &format!("[metrics]\nlisten = \"{at}\"\n"));
+    let l = Ledgerd::start(&dir.path().join("data"), &cfg, "127.0.0.1:0");
+    let url = l.url();
+    let t = register(&url, 1, &[table("T1", "BJ-1")]).await;
+    let mut t1 = t.into_iter().next().unwrap();
+    let envs: Vec<_> = (1..=5)
+        .map(|n| t1.sign(now_ms(), bet("BJ-1", "R1", n)))
+        .collect();
+    assert!(
+        submit(&url, &envs)
+            .await
+            .iter()
+            .all(|r| st(r) == St::Accepted)
+    );
+
+    for bad in [
+        &b"POST /metrics HTTP/1.1\r\n\r\n"[..],
+        b"GET /chain HTTP/1.1\r\n\r\n",
+        b"\x00\x01garbage\r\n\r\n",
+    ] {
+        let a = http(&at, bad);
+        assert!(!a.starts_with("HTTP/1.1 200"), "{a}");
+        assert!(a.contains("Connection: close"), "{a}");
+    }
+    let a = http(&at, &[b'A'; 20_000]);
+    assert!(a.starts_with("HTTP/1.1 431"), "{a}");
+
+    let a = http(&at, b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+    assert!(a.starts_with("HTTP/1.1 200 OK\r\n"), "{a}");
+    assert!(a.contains("Content-Type: text/plain; version=0.0.4"), "{a}");
+    let body = a.split("\r\n\r\n").nth(1).unwrap();
+    let value = |name: &str| -> f64 {
+        body.lines()
+            .find_map(|l| l.strip_prefix(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("{name} missing:\n{body}"))
+            .parse()
+            .unwrap()
+    };
+    // The operator's registration and the five bets.
+    assert_eq!(value("ledger_accepted_events_total"), 6.0);
+    assert_eq!(value("ledger_acknowledging"), 1.0);
+    let head = QueryClient::new(ledger_agent::connect(&url).await.unwrap())
+        .get_head(v1::GetHeadRequest {})
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(value("ledger_head_index"), head.index as f64);
+    assert_eq!(value("ledger_receipt_latency_seconds_count"), 6.0);
+    assert!(value("ledger_sync_latency_seconds_count") >= 1.0);
+    assert!(
+        body.contains("ledger_receipt_latency_seconds_bucket{le=\"+Inf\"} 6\n"),
+        "{body}"
+    );
+    l.stop();
+}
+
 /// Whether /dev/shm is a tmpfs mount here (it is on Linux machines that have it).
 fn dev_shm_is_tmpfs() -> bool {
     std::fs::read_to_string("/proc/self/mountinfo").is_ok_and(|t| {

@@ -33,7 +33,17 @@ pub struct Config {
     pub store: StoreSection,
     pub grpc: Grpc,
     pub audit: AuditSection,
+    pub metrics: Metrics,
     pub log: Log,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Metrics {
+    /// Serve `GET /metrics` (Prometheus text format: the durable head, whether ledgerd still
+    /// acknowledges, ingest counters, receipt and sync latency histograms) on this address.
+    /// Absent: no endpoint.
+    pub listen: Option<SocketAddr>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -152,6 +162,7 @@ impl Default for Config {
             store: StoreSection::default(),
             grpc: Grpc::default(),
             audit: AuditSection::default(),
+            metrics: Metrics::default(),
             log: Log::default(),
         }
     }
@@ -413,6 +424,13 @@ mod tests {
             "{e}"
         );
         assert!(Config::parse("").is_ok());
+        let e = Config::parse("[metrics]\nlisten = \"localhost\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("listen"), "{e}");
+        let m = Config::parse("[metrics]\nlisten = \"127.0.0.1:9464\"\n").unwrap();
+        assert_eq!(m.metrics.listen, Some("127.0.0.1:9464".parse().unwrap()));
+        assert_eq!(Config::default().metrics.listen, None);
     }
 
     #[test]

@@ -13,6 +13,7 @@ pub mod audit;
 pub mod config;
 pub mod filesystem;
 pub mod load;
+pub mod metrics;
 pub mod pipeline;
 pub mod service;
 pub mod stats;
@@ -36,6 +37,8 @@ pub use pipeline::{Ledger, PipelineConfig};
 pub struct Server {
     /// The address actually bound (useful with port 0).
     pub addr: SocketAddr,
+    /// The metrics endpoint's address, when `[metrics] listen` is set.
+    pub metrics_addr: Option<SocketAddr>,
     /// Hex of the ledger's public key.
     pub ledger_public_key: String,
     shutdown: Option<oneshot::Sender<()>>,
@@ -78,11 +81,30 @@ impl Server {
             .await
             .with_context(|| format!("cannot listen on {}", cfg.listen))?;
         let addr = listener.local_addr()?;
+        let metrics = match cfg.metrics.listen {
+            Some(a) => {
+                let l = tokio::net::TcpListener::bind(a)
+                    .await
+                    .with_context(|| format!("cannot listen on {a} (metrics.listen)"))?;
+                let at = l.local_addr()?;
+                tracing::info!(addr = %at, "metrics at http://{at}/metrics");
+                Some(l)
+            }
+            None => None,
+        };
+        let metrics_addr = metrics.as_ref().map(|l| l.local_addr()).transpose()?;
         let (shutdown, shutdown_rx) = oneshot::channel();
-        let task = tokio::spawn(serve(cfg, data_dir.clone(), ledger, listener, shutdown_rx));
+        let task = tokio::spawn(serve(
+            cfg,
+            data_dir.clone(),
+            ledger,
+            (listener, metrics),
+            shutdown_rx,
+        ));
         tracing::info!(%addr, data_dir = %data_dir.display(), ledger_key = %ledger_public_key, "ledgerd serving");
         Ok(Server {
             addr,
+            metrics_addr,
             ledger_public_key,
             shutdown: Some(shutdown),
             task,
@@ -107,9 +129,10 @@ async fn serve(
     cfg: Config,
     data_dir: PathBuf,
     ledger: Ledger,
-    listener: tokio::net::TcpListener,
+    (listener, metrics): (tokio::net::TcpListener, Option<tokio::net::TcpListener>),
     shutdown: oneshot::Receiver<()>,
 ) -> anyhow::Result<()> {
+    let metrics = metrics.map(|l| tokio::spawn(metrics::serve(l, ledger.clone())));
     let (health, health_service) = tonic_health::server::health_reporter();
     health
         .set_serving::<IngestServer<service::IngestService>>()
@@ -237,8 +260,8 @@ async fn serve(
             }
         }
     }
-    if let Some(p) = periodic {
-        p.abort();
+    for t in [periodic, metrics].into_iter().flatten() {
+        t.abort();
     }
     if let Some(a) = live {
         // Commit what the audit has pending and snapshot it.

@@ -63,9 +63,26 @@ pub fn quantile_us(h: &v1::LatencyHistogram, p: f64) -> u64 {
     h.max_us
 }
 
+/// Round bounds (µs) counted exactly besides the fine buckets, for the Prometheus endpoint's
+/// `le` labels ([`crate::metrics`]), where operators expect 1 ms, 10 ms, 100 ms, ...
+pub const EXPORT_BOUNDS_US: [u64; 15] = [
+    100, 250, 500, 1_000, 2_500, 5_000, 10_000, 25_000, 50_000, 100_000, 250_000, 500_000,
+    1_000_000, 2_500_000, 10_000_000,
+];
+
+/// Per exported histogram, how many values fell at or under each of [`EXPORT_BOUNDS_US`] and
+/// above the bound before it (not cumulated).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Exported {
+    pub receipts: [u64; EXPORT_BOUNDS_US.len()],
+    pub syncs: [u64; EXPORT_BOUNDS_US.len()],
+}
+
 /// A latency distribution with lock-free counters (see [`v1::LatencyHistogram`]).
 pub struct Histogram {
     counts: Box<[AtomicU64]>,
+    /// Values at or under each of [`EXPORT_BOUNDS_US`] and above the one before.
+    exported: [AtomicU64; EXPORT_BOUNDS_US.len()],
     sum_us: AtomicU64,
     max_us: AtomicU64,
 }
@@ -74,6 +91,7 @@ impl Default for Histogram {
     fn default() -> Self {
         Histogram {
             counts: (0..BUCKETS).map(|_| AtomicU64::new(0)).collect(),
+            exported: Default::default(),
             sum_us: AtomicU64::new(0),
             max_us: AtomicU64::new(0),
         }
@@ -88,8 +106,18 @@ impl Histogram {
     pub fn record(&self, d: Duration) {
         let us = micros(d);
         self.counts[bucket_of(us)].fetch_add(1, Relaxed);
+        if let Some(c) = self
+            .exported
+            .get(EXPORT_BOUNDS_US.partition_point(|b| *b < us))
+        {
+            c.fetch_add(1, Relaxed);
+        }
         self.sum_us.fetch_add(us, Relaxed);
         self.max_us.fetch_max(us, Relaxed);
+    }
+
+    fn exported(&self) -> [u64; EXPORT_BOUNDS_US.len()] {
+        std::array::from_fn(|i| self.exported[i].load(Relaxed))
     }
 
     pub fn to_proto(&self) -> v1::LatencyHistogram {
@@ -182,6 +210,14 @@ impl IngestStats {
     /// The hold given to the latest group.
     pub fn hold(&self, hold: Duration) {
         self.hold_us.store(micros(hold), Relaxed);
+    }
+
+    /// The counts under the exported round bounds.
+    pub fn exported(&self) -> Exported {
+        Exported {
+            receipts: self.receipts.exported(),
+            syncs: self.syncs.exported(),
+        }
     }
 
     /// Log the figures since start (at shutdown): what an operator reads after the fact.

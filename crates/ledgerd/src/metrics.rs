@@ -1,0 +1,343 @@
+//! An optional Prometheus endpoint (`[metrics] listen`): `GET /metrics` answers ledgerd's ingest
+//! figures ([`crate::stats`]), the durable head and whether ledgerd still acknowledges, in the
+//! Prometheus text format (version 0.0.4), for the monitoring a casino's operations team runs.
+//!
+//! A deliberately small HTTP/1.1 server, with no dependency beyond tokio: one request per
+//! connection (`Connection: close`), a request head of at most [`MAX_HEAD`] bytes read within
+//! [`READ_TIMEOUT`], at most [`MAX_CONNECTIONS`] connections answered at once (others are
+//! closed at once), only `GET` (and `HEAD`) of `/metrics`. It serves figures, never the chain,
+//! and nothing it reads can change the ledger; anything else gets 400, 404, 405 or 431.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ledger_core::proto as v1;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+use crate::Ledger;
+use crate::stats::{EXPORT_BOUNDS_US as BOUNDS_US, Exported};
+
+/// Largest request head read (request line and headers).
+pub const MAX_HEAD: usize = 8192;
+/// Time a client has to send its request head.
+pub const READ_TIMEOUT: Duration = Duration::from_secs(5);
+/// Connections answered at once.
+pub const MAX_CONNECTIONS: usize = 32;
+
+/// Serve `GET /metrics` on `listener` until the task is aborted.
+pub async fn serve(listener: TcpListener, ledger: Ledger) {
+    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    loop {
+        let Ok((sock, peer)) = listener.accept().await else {
+            // Out of file descriptors and the like: wait, rather than spin.
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            continue;
+        };
+        let Ok(slot) = slots.clone().try_acquire_owned() else {
+            continue; // dropping the socket closes it
+        };
+        let ledger = ledger.clone();
+        tokio::spawn(async move {
+            if let Err(e) = answer(sock, &ledger).await {
+                tracing::debug!(%peer, error = %e, "metrics request");
+            }
+            drop(slot);
+        });
+    }
+}
+
+async fn answer(mut sock: TcpStream, ledger: &Ledger) -> std::io::Result<()> {
+    let head = match tokio::time::timeout(READ_TIMEOUT, read_head(&mut sock)).await {
+        Ok(r) => r?,
+        Err(_) => Head::Incomplete,
+    };
+    let (status, body) = match head {
+        Head::Complete(h) => route(&h, || render(ledger)),
+        Head::TooLarge => (
+            "431 Request Header Fields Too Large",
+            Body::Text("request head too large\n"),
+        ),
+        Head::Incomplete => ("400 Bad Request", Body::Text("incomplete request\n")),
+    };
+    let (text, send_body) = match &body {
+        Body::Text(t) => (t.to_string(), true),
+        Body::Metrics(t) => (t.clone(), true),
+        Body::HeadOnly(t) => (t.clone(), false),
+    };
+    let content_type = match body {
+        Body::Text(_) => "text/plain; charset=utf-8",
+        Body::Metrics(_) | Body::HeadOnly(_) => "text/plain; version=0.0.4; charset=utf-8",
+    };
+    let allow = if status.starts_with("405") {
+        "Allow: GET, HEAD\r\n"
+    } else {
+        ""
+    };
+    let mut out = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n{allow}Connection: close\r\n\r\n",
+        text.len()
+    )
+    .into_bytes();
+    if send_body {
+        out.extend_from_slice(text.as_bytes());
+    }
+    sock.write_all(&out).await?;
+    sock.shutdown().await?;
+    // Read what the client may still be sending (a request head too large, a body) before
+    // closing: closing with unread input resets the connection, and the client could lose the
+    // answer. Bounded in bytes and time.
+    let mut sink = [0u8; 4096];
+    let mut left: usize = 1 << 16;
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        while left > 0 {
+            match sock.read(&mut sink).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => left = left.saturating_sub(n),
+            }
+        }
+    })
+    .await;
+    Ok(())
+}
+
+enum Head {
+    Complete(Vec<u8>),
+    TooLarge,
+    Incomplete,
+}
+
+async fn read_head(sock: &mut TcpStream) -> std::io::Result<Head> {
+    let mut buf = Vec::with_capacity(1024);
+    let mut chunk = [0u8; 1024];
+    loop {
+        let n = sock.read(&mut chunk).await?;
+        if n == 0 {
+            return Ok(Head::Incomplete);
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            buf.truncate(end);
+            return Ok(Head::Complete(buf));
+        }
+        if buf.len() > MAX_HEAD {
+            return Ok(Head::TooLarge);
+        }
+    }
+}
+
+enum Body {
+    Text(&'static str),
+    Metrics(String),
+    /// The metrics' length is sent, not the metrics (a `HEAD` request).
+    HeadOnly(String),
+}
+
+/// The answer to a request head (without its final blank line).
+fn route(head: &[u8], metrics: impl FnOnce() -> String) -> (&'static str, Body) {
+    let line = head
+        .split(|&b| b == b'\r' || b == b'\n')
+        .next()
+        .unwrap_or(&[]);
+    let Ok(line) = std::str::from_utf8(line) else {
+        return ("400 Bad Request", Body::Text("request line is not UTF-8\n"));
+    };
+    let parts: Vec<&str> = line.split(' ').collect();
+    let [method, target, version] = parts[..] else {
+        return ("400 Bad Request", Body::Text("malformed request line\n"));
+    };
+    if !version.starts_with("HTTP/1.") {
+        return ("400 Bad Request", Body::Text("only HTTP/1.x is served\n"));
+    }
+    let path = target.split('?').next().unwrap_or(target);
+    if path != "/metrics" {
+        return (
+            "404 Not Found",
+            Body::Text("only /metrics is served here\n"),
+        );
+    }
+    match method {
+        "GET" => ("200 OK", Body::Metrics(metrics())),
+        "HEAD" => ("200 OK", Body::HeadOnly(metrics())),
+        _ => (
+            "405 Method Not Allowed",
+            Body::Text("only GET and HEAD are served\n"),
+        ),
+    }
+}
+
+fn render(ledger: &Ledger) -> String {
+    let (head, _) = *ledger.durable().borrow();
+    let stopped = ledger.fatal().borrow().is_some();
+    text(
+        &ledger.stats().to_proto(Instant::now()),
+        head,
+        stopped,
+        ledger.stats().exported(),
+    )
+}
+
+/// The Prometheus text for these figures. `exported` holds, per metric, the counts of values
+/// up to each of [`BOUNDS_US`] (not cumulated), as [`crate::stats::IngestStats::exported`] keeps them.
+fn text(s: &v1::IngestStats, head: u64, stopped: bool, exported: Exported) -> String {
+    let mut out = String::with_capacity(4096);
+    let mut metric = |name: &str, kind: &str, help: &str, value: String| {
+        let _ = write!(
+            out,
+            "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}\n"
+        );
+    };
+    let secs = |us: u64| format!("{}", us as f64 / 1e6);
+    metric(
+        "ledger_head_index",
+        "gauge",
+        "Index of the last durable chain entry.",
+        head.to_string(),
+    );
+    metric(
+        "ledger_acknowledging",
+        "gauge",
+        "1 while ledgerd acknowledges events; 0 after a storage failure stopped it (it then exits).",
+        u8::from(!stopped).to_string(),
+    );
+    metric(
+        "ledger_uptime_seconds",
+        "gauge",
+        "Time since ledgerd started its pipeline.",
+        secs(s.uptime_ms * 1000),
+    );
+    metric(
+        "ledger_accepted_events_total",
+        "counter",
+        "Events appended and made durable since ledgerd started.",
+        s.accepted.to_string(),
+    );
+    metric(
+        "ledger_groups_total",
+        "counter",
+        "Groups verified, appended and synced together since ledgerd started.",
+        s.groups.to_string(),
+    );
+    metric(
+        "ledger_sync_over_10ms_seconds_total",
+        "counter",
+        "Time in which a sync had run over 10 ms (every envelope arriving then waited over 10 ms).",
+        secs(s.sync_over_10ms_us),
+    );
+    metric(
+        "ledger_slow_syncs_total",
+        "counter",
+        "Syncs (flush + fsync) of 50 ms or more: the disk stalled.",
+        s.slow_syncs.to_string(),
+    );
+    metric(
+        "ledger_hold_seconds",
+        "gauge",
+        "The hold the verifier gave the latest group (ingest.hold_us scaled by how busy ledgerd is).",
+        secs(s.hold_us),
+    );
+    for (name, help, h, counts) in [
+        (
+            "ledger_receipt_latency_seconds",
+            "Receipts released by a sync: from taking the envelope off its stream to the release.",
+            s.receipt_latency.clone().unwrap_or_default(),
+            exported.receipts,
+        ),
+        (
+            "ledger_sync_latency_seconds",
+            "Syncs (sled flush, then fsync of its log) that covered at least one group.",
+            s.sync_latency.clone().unwrap_or_default(),
+            exported.syncs,
+        ),
+    ] {
+        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} histogram");
+        let mut cumulated = 0u64;
+        for (bound, c) in BOUNDS_US.iter().zip(counts) {
+            cumulated += c;
+            let _ = writeln!(out, "{name}_bucket{{le=\"{}\"}} {cumulated}", secs(*bound));
+        }
+        let _ = writeln!(out, "{name}_bucket{{le=\"+Inf\"}} {}", h.count);
+        let _ = writeln!(out, "{name}_sum {}", secs(h.sum_us));
+        let _ = writeln!(out, "{name}_count {}", h.count);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_text_follows_the_prometheus_format() {
+        let s = crate::stats::IngestStats::new(Instant::now() - Duration::from_secs(3));
+        let t0 = Instant::now();
+        s.sync(t0, Duration::from_micros(400), false);
+        s.sync(t0, Duration::from_millis(60), true);
+        s.group(
+            t0 + Duration::from_millis(2),
+            [t0, t0 + Duration::from_micros(1999)],
+            2,
+        );
+        let text = text(&s.to_proto(Instant::now()), 41, false, s.exported());
+        for want in [
+            "# TYPE ledger_head_index gauge\nledger_head_index 41\n",
+            "ledger_acknowledging 1\n",
+            "# TYPE ledger_accepted_events_total counter\nledger_accepted_events_total 2\n",
+            "ledger_groups_total 1\n",
+            "ledger_slow_syncs_total 1\n",
+            "ledger_sync_over_10ms_seconds_total 0.05\n",
+            "# TYPE ledger_sync_latency_seconds histogram\n",
+            "ledger_sync_latency_seconds_bucket{le=\"0.00025\"} 0\n",
+            "ledger_sync_latency_seconds_bucket{le=\"0.0005\"} 1\n",
+            "ledger_sync_latency_seconds_bucket{le=\"0.05\"} 1\n",
+            "ledger_sync_latency_seconds_bucket{le=\"0.1\"} 2\n",
+            "ledger_sync_latency_seconds_bucket{le=\"10\"} 2\n",
+            "ledger_sync_latency_seconds_bucket{le=\"+Inf\"} 2\n",
+            "ledger_sync_latency_seconds_sum 0.0604\n",
+            "ledger_sync_latency_seconds_count 2\n",
+            "ledger_receipt_latency_seconds_bucket{le=\"0.0001\"} 1\n",
+            "ledger_receipt_latency_seconds_bucket{le=\"0.001\"} 1\n",
+            "ledger_receipt_latency_seconds_bucket{le=\"0.0025\"} 2\n",
+        ] {
+            assert!(text.contains(want), "{want:?} missing from:\n{text}");
+        }
+        // Every sample line is "name value" or "name{le=\"..\"} value", every metric typed.
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            let (name, value) = line.rsplit_once(' ').unwrap();
+            assert!(value.parse::<f64>().is_ok(), "{line}");
+            let base = name.split('{').next().unwrap();
+            let family = base
+                .trim_end_matches("_bucket")
+                .trim_end_matches("_sum")
+                .trim_end_matches("_count");
+            assert!(
+                text.contains(&format!("# TYPE {family} ")),
+                "{family} untyped"
+            );
+        }
+        let stopped = super::text(&s.to_proto(Instant::now()), 41, true, s.exported());
+        assert!(stopped.contains("ledger_acknowledging 0\n"));
+    }
+
+    #[test]
+    fn only_get_and_head_of_metrics_are_answered() {
+        let m = || "x 1\n".to_string();
+        let status = |head: &[u8]| route(head, m).0;
+        assert_eq!(status(b"GET /metrics HTTP/1.1\r\nHost: a"), "200 OK");
+        assert_eq!(status(b"GET /metrics?x=1 HTTP/1.0"), "200 OK");
+        assert!(matches!(route(b"HEAD /metrics HTTP/1.1", m).1, Body::HeadOnly(t) if t == "x 1\n"));
+        assert_eq!(status(b"POST /metrics HTTP/1.1"), "405 Method Not Allowed");
+        assert_eq!(status(b"GET / HTTP/1.1"), "404 Not Found");
+        assert_eq!(status(b"GET /metrics/../x HTTP/1.1"), "404 Not Found");
+        for bad in [
+            &b""[..],
+            b"GET /metrics",
+            b"GET  /metrics HTTP/1.1",
+            b"GET /metrics HTTP/2",
+            b"\xff\xfe /metrics HTTP/1.1",
+        ] {
+            assert_eq!(status(bad), "400 Bad Request", "{bad:?}");
+        }
+    }
+}
