@@ -401,6 +401,9 @@ impl Run {
         }
         if let Some(l) = &self.ledger {
             out.push_str(&format!("\n  {}", l.line()));
+            if let Some(st) = l.stages_line() {
+                out.push_str(&format!("\n  {st}"));
+            }
         }
         if let Some(st) = &self.stalls {
             out.push_str(&format!("\n  {}", st.line()));

@@ -67,6 +67,9 @@ pub struct Span {
     pub accepted: u64,
     pub groups: u64,
     pub receipts: v1::LatencyHistogram,
+    /// Where the receipts' time went: queued (for a group), the batch check, the apply, durable
+    /// (waiting for and in a sync); see [`STAGES`].
+    pub stages: [v1::LatencyHistogram; 4],
     pub syncs: v1::LatencyHistogram,
     /// Time in which a sync had run for more than 10 ms.
     pub over_10ms_us: u64,
@@ -74,6 +77,9 @@ pub struct Span {
     /// The hold given to the latest group, µs.
     pub hold_us: u64,
 }
+
+/// The names of [`Span::stages`], in order.
+pub const STAGES: [&str; 4] = ["queued", "verify", "apply", "durable"];
 
 fn ms(us: u64) -> f64 {
     us as f64 / 1000.0
@@ -92,6 +98,12 @@ impl Span {
             accepted: after.accepted.saturating_sub(before.accepted),
             groups: after.groups.saturating_sub(before.groups),
             receipts: histogram_since(&after.receipt_latency, &before.receipt_latency),
+            stages: [
+                histogram_since(&after.queued_latency, &before.queued_latency),
+                histogram_since(&after.verify_latency, &before.verify_latency),
+                histogram_since(&after.apply_latency, &before.apply_latency),
+                histogram_since(&after.durable_latency, &before.durable_latency),
+            ],
             syncs: histogram_since(&after.sync_latency, &before.sync_latency),
             over_10ms_us: after
                 .sync_over_10ms_us
@@ -155,6 +167,26 @@ impl Span {
         )
     }
 
+    /// Where the receipts' time went inside ledgerd, stage by stage: the means add up to the
+    /// receipts' mean. `None` before any receipt (or from a ledgerd that does not say).
+    pub fn stages_line(&self) -> Option<String> {
+        if self.stages.iter().any(|h| h.count == 0) {
+            return None;
+        }
+        let mean = |h: &v1::LatencyHistogram| ms(h.sum_us) / h.count as f64;
+        let parts: Vec<String> = STAGES
+            .iter()
+            .zip(&self.stages)
+            .map(|(name, h)| format!("{name} {:.2} / {:.2}", mean(h), ms(quantile_us(h, 0.99))))
+            .collect();
+        Some(format!(
+            "ledgerd's stages, mean / p99 ms: {} (receipts {:.2} / {:.2}; queued: for the verifier to close a group; durable: appended to released by a sync)",
+            parts.join(", "),
+            mean(&self.receipts),
+            ms(quantile_us(&self.receipts, 0.99))
+        ))
+    }
+
     pub fn json(&self) -> serde_json::Value {
         let q = |h: &v1::LatencyHistogram| {
             serde_json::json!({
@@ -162,8 +194,18 @@ impl Span {
                 "p99": ms(quantile_us(h, 0.99)), "max": ms(h.max_us),
             })
         };
+        let stages: serde_json::Map<String, serde_json::Value> = STAGES
+            .iter()
+            .zip(&self.stages)
+            .map(|(name, h)| {
+                let mut v = q(h);
+                v["mean"] = (ms(h.sum_us) / h.count.max(1) as f64).into();
+                (name.to_string(), v)
+            })
+            .collect();
         serde_json::json!({
             "seconds": self.seconds, "accepted": self.accepted, "groups": self.groups,
+            "stage_latency_ms": stages,
             "receipt_latency_ms": q(&self.receipts), "sync_latency_ms": q(&self.syncs),
             "sync_over_10ms_percent": self.over_10ms_percent(), "slow_syncs": self.slow_syncs,
             "disk_denies_10ms_p99": self.disk_denies_10ms_p99(), "hold_us": self.hold_us,
@@ -198,6 +240,7 @@ mod tests {
             sync_over_10ms_us: 5_000,
             slow_syncs: 0,
             hold_us: 0,
+            ..Default::default()
         };
         let after = v1::IngestStats {
             uptime_ms: 11_000,
@@ -208,6 +251,7 @@ mod tests {
             sync_over_10ms_us: 55_000,
             slow_syncs: 1,
             hold_us: 1500,
+            ..Default::default()
         };
         let s = Span::between(&before, &after);
         assert_eq!((s.seconds, s.accepted, s.groups), (10.0, 100, 10));
@@ -226,6 +270,7 @@ mod tests {
             line.ends_with("0.50% of the time, 1 took 50 ms or more"),
             "{line}"
         );
+        assert_eq!(s.stages_line(), None, "no stage figures in these answers");
         let j = s.json();
         assert_eq!(j["sync_latency_ms"]["max"], 60.0);
         assert_eq!(j["receipt_latency_ms"]["p99"], 1.05);
@@ -255,5 +300,41 @@ mod tests {
         assert_eq!((s.syncs.count, s.syncs.max_us), (4, 511));
         assert!(!s.disk_denies_10ms_p99());
         assert_eq!(Span::since_start(&after).syncs.max_us, 99_000);
+    }
+}
+
+#[cfg(test)]
+mod stage_tests {
+    use super::*;
+
+    #[test]
+    fn the_stages_line_gives_each_stage_mean_and_p99() {
+        let one = |us: u64| {
+            Some(v1::LatencyHistogram {
+                buckets: vec![v1::LatencyBucket {
+                    le_us: us,
+                    count: 2,
+                }],
+                count: 2,
+                sum_us: 2 * us,
+                max_us: us,
+            })
+        };
+        let s = Span::since_start(&v1::IngestStats {
+            uptime_ms: 1000,
+            receipt_latency: one(4000),
+            queued_latency: one(1500),
+            verify_latency: one(1000),
+            apply_latency: one(500),
+            durable_latency: one(1000),
+            ..Default::default()
+        });
+        assert_eq!(
+            s.stages_line().unwrap(),
+            "ledgerd's stages, mean / p99 ms: queued 1.50 / 1.50, verify 1.00 / 1.00, apply \
+             0.50 / 0.50, durable 1.00 / 1.00 (receipts 4.00 / 4.00; queued: for the verifier \
+             to close a group; durable: appended to released by a sync)"
+        );
+        assert_eq!(s.json()["stage_latency_ms"]["apply"]["mean"], 0.5);
     }
 }

@@ -66,6 +66,9 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
                 s.hold_us
             );
             println!("{}", s.line());
+            if let Some(st) = s.stages_line() {
+                println!("{st}");
+            }
         }
     }
     Ok(0)

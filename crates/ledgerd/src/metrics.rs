@@ -278,6 +278,11 @@ mod tests {
             t0 + Duration::from_millis(2),
             [t0, t0 + Duration::from_micros(1999)],
             2,
+            &crate::pipeline::Stamps {
+                closed: t0 + Duration::from_millis(2),
+                verified: t0 + Duration::from_millis(2),
+                applied: t0 + Duration::from_millis(2),
+            },
         );
         let text = text(&s.to_proto(Instant::now()), 41, false, s.exported());
         for want in [

@@ -159,6 +159,7 @@ enum Applied {
         receipts: Vec<v1::Receipt>,
         replies: Vec<Reply>,
         head: (u64, Hash32),
+        stamps: Stamps,
     },
     Checkpoint(&'static str, CheckpointReply),
 }
@@ -294,8 +295,30 @@ impl Ledger {
     }
 }
 
-/// A part of a group on its way from the verifiers to the appender: (group number, part, parts).
-type Part = (u64, usize, usize, Group);
+/// A part of a group on its way from the verifiers to the appender: (group number, part, parts,
+/// the part, when it passed the stages so far).
+type Part = (u64, usize, usize, Group, Stamps);
+
+/// When a group (or a part of one) passed each stage, for the stage figures of [`IngestStats`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Stamps {
+    /// The verifier closed the group (stopped gathering).
+    pub closed: Instant,
+    /// Its batch check ended.
+    pub verified: Instant,
+    /// The appender had appended it.
+    pub applied: Instant,
+}
+
+impl Stamps {
+    fn closed_at(t: Instant) -> Stamps {
+        Stamps {
+            closed: t,
+            verified: t,
+            applied: t,
+        }
+    }
+}
 
 /// Groups at least this large are cut into parts verified on several threads at once (see
 /// [`verifiers`]).
@@ -446,12 +469,14 @@ fn verifiers(
             .spawn(move || {
                 loop {
                     let job = h_rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
-                    let Ok((number, part, parts, (mut items, replies, control))) = job else {
+                    let Ok((number, part, parts, (mut items, replies, control), mut stamps)) = job
+                    else {
                         return;
                     };
                     verify_prechecked(&mut items);
+                    stamps.verified = Instant::now();
                     if b_tx
-                        .send((number, part, parts, (items, replies, control)))
+                        .send((number, part, parts, (items, replies, control), stamps))
                         .is_err()
                     {
                         return;
@@ -498,6 +523,7 @@ fn primary(
             &Instant::now,
             &mut std::thread::sleep,
         );
+        let mut stamps = Stamps::closed_at(Instant::now());
         // Part 0 stays here; parts 1.. go to the helpers, the last one with the checkpoint request.
         let parts = (items.len() / SPLIT_AT).clamp(1, threads);
         let per = items.len().div_ceil(parts);
@@ -515,20 +541,21 @@ fn primary(
                     None
                 },
             );
-            if h_tx.send((number, part, parts, job)).is_err() {
+            if h_tx.send((number, part, parts, job, stamps)).is_err() {
                 return;
             }
         }
         let t = Instant::now();
         verify_prechecked(&mut own);
+        stamps.verified = Instant::now();
         tracing::trace!(
             n = own.len(),
             parts,
-            us = t.elapsed().as_micros() as u64,
+            us = (stamps.verified - t).as_micros() as u64,
             "stage A: batch verification"
         );
         if b_tx
-            .send((number, 0, parts, (own, own_replies, own_control)))
+            .send((number, 0, parts, (own, own_replies, own_control), stamps))
             .is_err()
         {
             return;
@@ -537,7 +564,7 @@ fn primary(
 }
 
 /// The parts of groups in order: group by group, part by part, whatever order they were verified in.
-fn in_order(rx: std_mpsc::Receiver<Part>) -> impl Iterator<Item = Group> {
+fn in_order(rx: std_mpsc::Receiver<Part>) -> impl Iterator<Item = (Group, Stamps)> {
     let mut waiting = std::collections::BTreeMap::new();
     let mut next = (0u64, 0usize);
     std::iter::from_fn(move || {
@@ -550,8 +577,8 @@ fn in_order(rx: std_mpsc::Receiver<Part>) -> impl Iterator<Item = Group> {
                 };
                 return Some(g);
             }
-            let (number, part, parts, g) = rx.recv().ok()?;
-            waiting.insert((number, part), (parts, g));
+            let (number, part, parts, g, stamps) = rx.recv().ok()?;
+            waiting.insert((number, part), (parts, (g, stamps)));
         }
     })
 }
@@ -562,7 +589,7 @@ fn stage_b(
     feed: SyncFeed,
     fatal: watch::Sender<Option<String>>,
 ) {
-    for (items, replies, control) in in_order(rx) {
+    for ((items, replies, control), mut stamps) in in_order(rx) {
         if fatal.borrow().is_some() {
             return; // dropping replies answers UNAVAILABLE
         }
@@ -572,10 +599,12 @@ fn stage_b(
             tracing::trace!(n, us = t.elapsed().as_micros() as u64, "stage B: apply");
             match applied {
                 Ok((receipts, applied)) => {
+                    stamps.applied = Instant::now();
                     let group = Applied::Group {
                         receipts,
                         replies,
                         head: (applied.head_index, applied.head_hash),
+                        stamps,
                     };
                     feed.push(group);
                 }
@@ -799,6 +828,7 @@ impl Syncs {
                 receipts,
                 replies,
                 head,
+                stamps,
             } => {
                 self.durable.send_if_modified(|h| {
                     let changed = *h != head;
@@ -810,7 +840,8 @@ impl Syncs {
                     .filter(|r| r.status == v1::ReceiptStatus::Accepted as i32)
                     .count();
                 let taken = replies.iter().map(|r| r.1);
-                self.stats.group(Instant::now(), taken, accepted as u64);
+                self.stats
+                    .group(Instant::now(), taken, accepted as u64, &stamps);
                 let mut out = Outbox::default();
                 for (r, reply) in receipts.into_iter().zip(replies) {
                     out.add(reply, Ok(r));
@@ -1149,6 +1180,23 @@ mod tests {
         assert!(
             receipts.max_us >= syncs.buckets[0].le_us.min(syncs.max_us),
             "a receipt waits for its sync"
+        );
+        // Every receipt is in each stage once, and its stages add up to its time (each stage
+        // rounded down to the microsecond).
+        let stages: Vec<_> = [
+            &st.queued_latency,
+            &st.verify_latency,
+            &st.apply_latency,
+            &st.durable_latency,
+        ]
+        .map(|h| h.clone().unwrap())
+        .to_vec();
+        assert!(stages.iter().all(|h| h.count == 900), "{stages:?}");
+        let parts: u64 = stages.iter().map(|h| h.sum_us).sum();
+        assert!(
+            parts <= receipts.sum_us && receipts.sum_us - parts <= 4 * 900,
+            "{parts} against {}",
+            receipts.sum_us
         );
     }
 

@@ -104,15 +104,23 @@ fn micros(d: Duration) -> u64 {
 
 impl Histogram {
     pub fn record(&self, d: Duration) {
+        self.record_n(d, 1);
+    }
+
+    /// `n` values of `d` each (the receipts of a group that spent `d` in a stage together).
+    pub fn record_n(&self, d: Duration, n: u64) {
+        if n == 0 {
+            return;
+        }
         let us = micros(d);
-        self.counts[bucket_of(us)].fetch_add(1, Relaxed);
+        self.counts[bucket_of(us)].fetch_add(n, Relaxed);
         if let Some(c) = self
             .exported
             .get(EXPORT_BOUNDS_US.partition_point(|b| *b < us))
         {
-            c.fetch_add(1, Relaxed);
+            c.fetch_add(n, Relaxed);
         }
-        self.sum_us.fetch_add(us, Relaxed);
+        self.sum_us.fetch_add(us.saturating_mul(n), Relaxed);
         self.max_us.fetch_max(us, Relaxed);
     }
 
@@ -151,6 +159,11 @@ pub struct IngestStats {
     accepted: AtomicU64,
     groups: AtomicU64,
     receipts: Histogram,
+    /// Where the receipts' time went, stage by stage (see [`v1::IngestStats`]).
+    queued: Histogram,
+    verify: Histogram,
+    apply: Histogram,
+    durable: Histogram,
     syncs: Histogram,
     /// The syncs' spans past their first 10 ms, overlaps counted once: the total, and the end of
     /// the latest span counted. (A span that ends before one counted already loses the part
@@ -173,6 +186,10 @@ impl IngestStats {
             accepted: AtomicU64::new(0),
             groups: AtomicU64::new(0),
             receipts: Histogram::default(),
+            queued: Histogram::default(),
+            verify: Histogram::default(),
+            apply: Histogram::default(),
+            durable: Histogram::default(),
             syncs: Histogram::default(),
             over_long: std::sync::Mutex::new((Duration::ZERO, None)),
             slow_syncs: AtomicU64::new(0),
@@ -197,14 +214,30 @@ impl IngestStats {
         }
     }
 
-    /// A durable group released at `now`: the time each of its envelopes was taken off its
-    /// stream (`None` for one submitted otherwise), and how many were accepted.
-    pub fn group(&self, now: Instant, taken: impl IntoIterator<Item = Instant>, accepted: u64) {
+    /// A durable group released at `now`: when each of its envelopes was taken off its stream,
+    /// how many were accepted, and when the group passed the stages.
+    pub fn group(
+        &self,
+        now: Instant,
+        taken: impl IntoIterator<Item = Instant>,
+        accepted: u64,
+        stamps: &crate::pipeline::Stamps,
+    ) {
         self.groups.fetch_add(1, Relaxed);
         self.accepted.fetch_add(accepted, Relaxed);
+        let mut n = 0;
         for t in taken {
             self.receipts.record(now.saturating_duration_since(t));
+            self.queued
+                .record(stamps.closed.saturating_duration_since(t));
+            n += 1;
         }
+        let since = |a: Instant, b: Instant| b.saturating_duration_since(a);
+        self.verify
+            .record_n(since(stamps.closed, stamps.verified), n);
+        self.apply
+            .record_n(since(stamps.verified, stamps.applied), n);
+        self.durable.record_n(since(stamps.applied, now), n);
     }
 
     /// The hold given to the latest group.
@@ -253,6 +286,10 @@ impl IngestStats {
             accepted: self.accepted.load(Relaxed),
             groups: self.groups.load(Relaxed),
             receipt_latency: Some(self.receipts.to_proto()),
+            queued_latency: Some(self.queued.to_proto()),
+            verify_latency: Some(self.verify.to_proto()),
+            apply_latency: Some(self.apply.to_proto()),
+            durable_latency: Some(self.durable.to_proto()),
             sync_latency: Some(self.syncs.to_proto()),
             sync_over_10ms_us: micros(over_long),
             slow_syncs: self.slow_syncs.load(Relaxed),
@@ -384,16 +421,30 @@ mod tests {
     }
 
     #[test]
-    fn a_group_counts_its_receipts_from_when_each_was_taken() {
+    fn a_group_counts_its_receipts_from_when_each_was_taken_and_stage_by_stage() {
         let t0 = Instant::now();
         let s = IngestStats::new(t0);
         let ms = Duration::from_millis;
-        s.group(t0 + ms(5), [t0, t0 + ms(4)], 1);
-        s.group(t0 + ms(9), [], 0);
+        // Taken at 0 and 1 ms, the group closed at 2, verified at 3.5, applied at 4, released at 6.
+        let stamps = crate::pipeline::Stamps {
+            closed: t0 + ms(2),
+            verified: t0 + Duration::from_micros(3500),
+            applied: t0 + ms(4),
+        };
+        s.group(t0 + ms(6), [t0, t0 + ms(1)], 1, &stamps);
+        s.group(t0 + ms(9), [], 0, &stamps);
         s.hold(Duration::from_micros(1500));
         let p = s.to_proto(t0 + ms(10));
         assert_eq!((p.groups, p.accepted, p.hold_us), (2, 1, 1500));
-        let r = p.receipt_latency.unwrap();
-        assert_eq!((r.count, r.sum_us, r.max_us), (2, 6000, 5000));
+        let sums = |h: Option<v1::LatencyHistogram>| {
+            let h = h.unwrap();
+            (h.count, h.sum_us, h.max_us)
+        };
+        // Each receipt's stages add up to its time: 11 ms for the two.
+        assert_eq!(sums(p.receipt_latency), (2, 11_000, 6000));
+        assert_eq!(sums(p.queued_latency), (2, 3000, 2000));
+        assert_eq!(sums(p.verify_latency), (2, 3000, 1500));
+        assert_eq!(sums(p.apply_latency), (2, 1000, 500));
+        assert_eq!(sums(p.durable_latency), (2, 4000, 2000));
     }
 }
