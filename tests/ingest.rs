@@ -603,7 +603,10 @@ fn bench_against_a_server_checks_which_ledger_it_loads() {
     // it), and its syncs.
     assert!(out.contains("\n  ledgerd: 2000 receipts in "), "{out}");
     assert!(out.contains(" syncs (flush + fsync) p50 "), "{out}");
-    assert!(out.contains("\n  ledgerd's stages, mean / p99 ms: queued "), "{out}");
+    assert!(
+        out.contains("\n  ledgerd's stages, mean / p99 ms: queued "),
+        "{out}"
+    );
     // The refused run registered nothing: the operator's only events are the accepted run's
     // two device registrations.
     let (code, out, err) = ledgerctl(&["device", "list", "--server", &url]);

@@ -237,31 +237,72 @@ fn text(s: &v1::IngestStats, head: u64, stopped: bool, exported: Exported) -> St
         "The hold the verifier gave the latest group (ingest.hold_us scaled by how busy ledgerd is).",
         secs(s.hold_us),
     );
-    for (name, help, h, counts) in [
+    let histograms = [
         (
             "ledger_receipt_latency_seconds",
+            "",
             "Receipts released by a sync: from taking the envelope off its stream to the release.",
-            s.receipt_latency.clone().unwrap_or_default(),
+            &s.receipt_latency,
             exported.receipts,
         ),
         (
             "ledger_sync_latency_seconds",
+            "",
             "Syncs (sled flush, then fsync of its log) that covered at least one group.",
-            s.sync_latency.clone().unwrap_or_default(),
+            &s.sync_latency,
             exported.syncs,
         ),
-    ] {
+    ];
+    for (name, label, help, h, counts) in histograms {
         let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} histogram");
-        let mut cumulated = 0u64;
-        for (bound, c) in BOUNDS_US.iter().zip(counts) {
-            cumulated += c;
-            let _ = writeln!(out, "{name}_bucket{{le=\"{}\"}} {cumulated}", secs(*bound));
-        }
-        let _ = writeln!(out, "{name}_bucket{{le=\"+Inf\"}} {}", h.count);
-        let _ = writeln!(out, "{name}_sum {}", secs(h.sum_us));
-        let _ = writeln!(out, "{name}_count {}", h.count);
+        histogram(&mut out, name, label, h, counts);
+    }
+    let name = "ledger_stage_latency_seconds";
+    let _ = writeln!(
+        out,
+        "# HELP {name} Where receipts' time inside ledgerd went, per receipt and stage: queued \
+         (until the verifier closed its group), verify (the batch check), apply (waiting for the \
+         appender, appending), durable (appended to released by a sync).\n# TYPE {name} histogram"
+    );
+    for (stage, (h, counts)) in ["queued", "verify", "apply", "durable"].iter().zip([
+        (&s.queued_latency, exported.stages[0]),
+        (&s.verify_latency, exported.stages[1]),
+        (&s.apply_latency, exported.stages[2]),
+        (&s.durable_latency, exported.stages[3]),
+    ]) {
+        histogram(&mut out, name, &format!("stage=\"{stage}\","), h, counts);
     }
     out
+}
+
+/// One histogram's sample lines; `label` is empty or `key="value",` (before `le`).
+fn histogram(
+    out: &mut String,
+    name: &str,
+    label: &str,
+    h: &Option<v1::LatencyHistogram>,
+    counts: [u64; BOUNDS_US.len()],
+) {
+    let secs = |us: u64| us as f64 / 1e6;
+    let h = h.clone().unwrap_or_default();
+    let mut cumulated = 0u64;
+    for (bound, c) in BOUNDS_US.iter().zip(counts) {
+        cumulated += c;
+        let _ = writeln!(
+            out,
+            "{name}_bucket{{{label}le=\"{}\"}} {cumulated}",
+            secs(*bound)
+        );
+    }
+    let _ = writeln!(out, "{name}_bucket{{{label}le=\"+Inf\"}} {}", h.count);
+    let braces = label.trim_end_matches(',');
+    let labels = if braces.is_empty() {
+        String::new()
+    } else {
+        format!("{{{braces}}}")
+    };
+    let _ = writeln!(out, "{name}_sum{labels} {}", secs(h.sum_us));
+    let _ = writeln!(out, "{name}_count{labels} {}", h.count);
 }
 
 #[cfg(test)]
@@ -304,6 +345,12 @@ mod tests {
             "ledger_receipt_latency_seconds_bucket{le=\"0.0001\"} 1\n",
             "ledger_receipt_latency_seconds_bucket{le=\"0.001\"} 1\n",
             "ledger_receipt_latency_seconds_bucket{le=\"0.0025\"} 2\n",
+            "# TYPE ledger_stage_latency_seconds histogram\n",
+            "ledger_stage_latency_seconds_bucket{stage=\"queued\",le=\"0.001\"} 1\n",
+            "ledger_stage_latency_seconds_bucket{stage=\"queued\",le=\"0.0025\"} 2\n",
+            "ledger_stage_latency_seconds_count{stage=\"queued\"} 2\n",
+            "ledger_stage_latency_seconds_sum{stage=\"verify\"} 0\n",
+            "ledger_stage_latency_seconds_bucket{stage=\"durable\",le=\"+Inf\"} 2\n",
         ] {
             assert!(text.contains(want), "{want:?} missing from:\n{text}");
         }

@@ -75,6 +75,8 @@ pub const EXPORT_BOUNDS_US: [u64; 15] = [
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Exported {
     pub receipts: [u64; EXPORT_BOUNDS_US.len()],
+    /// queued, verify, apply, durable (as in [`v1::IngestStats`]).
+    pub stages: [[u64; EXPORT_BOUNDS_US.len()]; 4],
     pub syncs: [u64; EXPORT_BOUNDS_US.len()],
 }
 
@@ -249,6 +251,12 @@ impl IngestStats {
     pub fn exported(&self) -> Exported {
         Exported {
             receipts: self.receipts.exported(),
+            stages: [
+                self.queued.exported(),
+                self.verify.exported(),
+                self.apply.exported(),
+                self.durable.exported(),
+            ],
             syncs: self.syncs.exported(),
         }
     }
