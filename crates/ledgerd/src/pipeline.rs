@@ -25,6 +25,9 @@
 //!   tail). An fsync is never retried.
 //! * Checkpoint requests travel the same path, so a checkpoint covers exactly the entries
 //!   before it, after they are durable.
+//! * Each group carries when it passed each stage ([`Stamps`]), each envelope's reply when it
+//!   was taken off its stream; the sync threads record both as they release the receipts
+//!   ([`IngestStats`]: `Query.GetIngestStats`, `ledgerctl status`, the metrics endpoint).
 
 use std::sync::Arc;
 use std::sync::mpsc as std_mpsc;
