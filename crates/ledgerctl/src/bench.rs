@@ -267,7 +267,7 @@ impl Repeated<'_> {
             });
             format!(
                 "; ledgerd's disk alone put a p99 of 10 ms out of reach (a sync running over 10 ms \
-                 for 1% of the run or more) in {k} of {n} runs{others}"
+                 for more than 1% of the run) in {k} of {n} runs{others}"
             )
         });
         Some(format!(
@@ -1275,7 +1275,7 @@ mod tests {
         assert!(
             r.line().unwrap().ends_with(
                 "; ledgerd's disk alone put a p99 of 10 ms out of reach (a sync running over 10 ms \
-                 for 1% of the run or more) in 1 of 3 runs; p99 median of the other 2 runs 10.00 \
+                 for more than 1% of the run) in 1 of 3 runs; p99 median of the other 2 runs 10.00 \
                  ms (9.00 to 11.00)"
             ),
             "{:?}",
