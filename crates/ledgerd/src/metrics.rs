@@ -188,7 +188,6 @@ fn text(s: &v1::IngestStats, head: u64, stopped: bool, exported: Exported) -> St
             "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}\n"
         );
     };
-    let secs = |us: u64| format!("{}", us as f64 / 1e6);
     metric(
         "ledger_head_index",
         "gauge",
@@ -205,7 +204,7 @@ fn text(s: &v1::IngestStats, head: u64, stopped: bool, exported: Exported) -> St
         "ledger_uptime_seconds",
         "gauge",
         "Time since ledgerd started its pipeline.",
-        secs(s.uptime_ms * 1000),
+        secs(s.uptime_ms * 1000).to_string(),
     );
     metric(
         "ledger_accepted_events_total",
@@ -223,7 +222,7 @@ fn text(s: &v1::IngestStats, head: u64, stopped: bool, exported: Exported) -> St
         "ledger_sync_over_10ms_seconds_total",
         "counter",
         "Time in which a sync had run over 10 ms (every envelope arriving then waited over 10 ms).",
-        secs(s.sync_over_10ms_us),
+        secs(s.sync_over_10ms_us).to_string(),
     );
     metric(
         "ledger_slow_syncs_total",
@@ -235,7 +234,7 @@ fn text(s: &v1::IngestStats, head: u64, stopped: bool, exported: Exported) -> St
         "ledger_hold_seconds",
         "gauge",
         "The hold the verifier gave the latest group (ingest.hold_us scaled by how busy ledgerd is).",
-        secs(s.hold_us),
+        secs(s.hold_us).to_string(),
     );
     let histograms = [
         (
@@ -275,6 +274,11 @@ fn text(s: &v1::IngestStats, head: u64, stopped: bool, exported: Exported) -> St
     out
 }
 
+/// Microseconds as seconds, as Prometheus expects durations.
+fn secs(us: u64) -> f64 {
+    us as f64 / 1e6
+}
+
 /// One histogram's sample lines; `label` is empty or `key="value",` (before `le`).
 fn histogram(
     out: &mut String,
@@ -283,7 +287,6 @@ fn histogram(
     h: &Option<v1::LatencyHistogram>,
     counts: [u64; BOUNDS_US.len()],
 ) {
-    let secs = |us: u64| us as f64 / 1e6;
     let h = h.clone().unwrap_or_default();
     let mut cumulated = 0u64;
     for (bound, c) in BOUNDS_US.iter().zip(counts) {
