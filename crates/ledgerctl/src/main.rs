@@ -127,7 +127,7 @@ fn main() {
         }
         Command::Status(a) => common::runtime().and_then(|rt| rt.block_on(status::run(a, json))),
         Command::Demo(a) => common::runtime().and_then(|rt| rt.block_on(demo::run(a, json))),
-        Command::Bench(a) => common::runtime().and_then(|rt| rt.block_on(bench::run(a, json))),
+        Command::Bench(a) => bench::runtime(&a).and_then(|rt| rt.block_on(bench::run(a, json))),
         Command::DiskCheck(a) => disk_check::run(a, json),
         Command::Adjudicate(a) => adjudicate::run(a, json),
         Command::Audit(a) => common::runtime().and_then(|rt| rt.block_on(audit_cmd::run(a, json))),
