@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use ledger_core::{SignerRole, TimePolicy};
 use ledger_store::{OpenConfig, PrincipalConfig};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// Most envelopes one ingest stream may have waiting for receipts (`ingest.max_in_flight_per_stream`).
 pub const MAX_IN_FLIGHT_PER_STREAM: usize = 1 << 20;
@@ -16,7 +16,7 @@ pub const MAX_IN_FLIGHT_PER_STREAM: usize = 1 << 20;
 pub const MAX_COALESCE_US: u64 = 10_000;
 
 /// The whole configuration.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// Identifier written into the genesis record of a new ledger. An existing data directory
@@ -37,7 +37,7 @@ pub struct Config {
     pub log: Log,
 }
 
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Metrics {
     /// Serve `GET /metrics` (Prometheus text format: the durable head, whether ledgerd still
@@ -46,7 +46,7 @@ pub struct Metrics {
     pub listen: Option<SocketAddr>,
 }
 
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct PrincipalEntry {
     /// The id it signs as (EventBody.device_id).
@@ -57,7 +57,7 @@ pub struct PrincipalEntry {
     pub public_key: String,
 }
 
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Ingest {
     /// Largest accepted EventBody in bytes; larger envelopes are rejected (TOO_LARGE). Kept far
@@ -90,14 +90,14 @@ pub struct Ingest {
     pub queue_capacity: usize,
 }
 
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Checkpoint {
     /// Sign a checkpoint this often when the chain has grown; 0 = only on request and shutdown.
     pub interval_secs: u64,
 }
 
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct StoreSection {
     /// sled page cache, MiB (sled's RSS can exceed it; watch memory).
@@ -108,7 +108,7 @@ pub struct StoreSection {
     pub require_safe_filesystem: bool,
 }
 
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Grpc {
     /// Largest gRPC message accepted, bytes. Envelopes between ingest.max_body_bytes and this get a
@@ -122,7 +122,7 @@ pub struct Grpc {
     pub shutdown_grace_secs: u64,
 }
 
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct AuditSection {
     /// Replay every durable entry against the rule engines and the jackpot accounts as it
@@ -143,7 +143,7 @@ impl Default for AuditSection {
     }
 }
 
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Log {
     /// tracing filter (RUST_LOG syntax), e.g. "info" or "ledgerd=debug,info". RUST_LOG overrides.
@@ -396,6 +396,73 @@ mod tests {
             "the production example insists"
         );
         assert!(!Config::default().store.require_safe_filesystem);
+    }
+
+    /// The key paths of a TOML table (`section.key`; an array of tables counts with the keys of
+    /// its tables).
+    fn key_paths(t: &toml::Table, prefix: &str, out: &mut std::collections::BTreeSet<String>) {
+        for (k, v) in t {
+            let path = if prefix.is_empty() {
+                k.clone()
+            } else {
+                format!("{prefix}.{k}")
+            };
+            match v {
+                toml::Value::Table(t) => key_paths(t, &path, out),
+                toml::Value::Array(a) if a.iter().all(toml::Value::is_table) && !a.is_empty() => {
+                    for t in a.iter().filter_map(toml::Value::as_table) {
+                        key_paths(t, &path, out);
+                    }
+                }
+                _ => {
+                    out.insert(path);
+                }
+            }
+        }
+    }
+
+    /// `deploy/ledgerd.toml` says it documents every key: each key the code knows is there, set or
+    /// (for a key that is off unless given, like `metrics.listen`) as a commented-out example.
+    /// Adding a key to the code without documenting it there fails this test.
+    #[test]
+    fn the_deploy_example_names_every_key() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../deploy/ledgerd.toml");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut documented = std::collections::BTreeSet::new();
+        key_paths(&text.parse::<toml::Table>().unwrap(), "", &mut documented);
+        // Commented-out examples: `# key = value` under a `[section]` header.
+        let mut section = String::new();
+        for line in text.lines() {
+            if let Some(h) = line.strip_prefix('[').and_then(|l| l.split(']').next()) {
+                section = h.trim_start_matches('[').to_string();
+            } else if let Some((k, _)) = line.strip_prefix("# ").and_then(|l| l.split_once(" = "))
+                && k.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+            {
+                documented.insert(format!("{section}.{k}"));
+            }
+        }
+        // Every key, the optional ones set, so that they are serialised too.
+        let all = Config {
+            data_dir: Some("/var/lib/x".into()),
+            metrics: Metrics {
+                listen: Some("127.0.0.1:9464".parse().unwrap()),
+            },
+            principals: vec![PrincipalEntry {
+                id: "op".into(),
+                role: "operator".into(),
+                public_key: "00".into(),
+            }],
+            ..Config::default()
+        };
+        let mut known = std::collections::BTreeSet::new();
+        let all = toml::Value::try_from(&all).unwrap();
+        key_paths(all.as_table().unwrap(), "", &mut known);
+        assert!(known.contains("audit.enabled") && known.contains("principals.role"));
+        let missing: Vec<_> = known.difference(&documented).collect();
+        assert!(
+            missing.is_empty(),
+            "keys missing from deploy/ledgerd.toml: {missing:?}"
+        );
     }
 
     #[test]
