@@ -380,9 +380,14 @@ impl Config {
 mod tests {
     use super::*;
 
+    /// `deploy/ledgerd.toml`, the example every operator starts from.
+    fn deploy_example() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../deploy/ledgerd.toml")
+    }
+
     #[test]
     fn the_deploy_example_loads() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../deploy/ledgerd.toml");
+        let path = deploy_example();
         let c = Config::load(&path).unwrap();
         assert_eq!(c.principals().unwrap().len(), 2);
         assert_eq!(c.ingest.max_body_bytes, Ingest::default().max_body_bytes);
@@ -426,7 +431,7 @@ mod tests {
     /// Adding a key to the code without documenting it there fails this test.
     #[test]
     fn the_deploy_example_names_every_key() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../deploy/ledgerd.toml");
+        let path = deploy_example();
         let text = std::fs::read_to_string(&path).unwrap();
         let mut documented = std::collections::BTreeSet::new();
         key_paths(&text.parse::<toml::Table>().unwrap(), "", &mut documented);
