@@ -6,7 +6,7 @@ use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_mai
 use ed25519_dalek::SigningKey;
 use ledger_core::proto::{self as v1, event_body::Payload as P, ledger_record_body::Record};
 use ledger_core::record::{make_entry, sign_ledger_record};
-use ledger_core::signing::{EVENT_DOMAIN, SignatureCheck, sign, signed_message};
+use ledger_core::signing::{EVENT_DOMAIN, PreparedSignature, SignatureCheck, sign, signed_message};
 use ledger_core::{ChainVerifier, GENESIS_PREV_HASH, Hash32, RecordKind, verify_many};
 use prost::Message;
 
@@ -148,6 +148,17 @@ fn signatures(c: &mut Criterion) {
             })
             .collect();
         g.throughput(Throughput::Elements(n as u64));
+        if (n, devices) == (256, 8) {
+            // What ingest does per envelope as it arrives: checks on s, R and the key, R
+            // decoded, the challenge hashed.
+            g.bench_function("PreparedSignature::new: 256", |bn| {
+                bn.iter(|| {
+                    checks.iter().all(|c| {
+                        PreparedSignature::new(&c.key, &[], &c.message, &c.signature).is_some()
+                    })
+                })
+            });
+        }
         g.bench_function(format!("verify_many: {n} by {devices} devices"), |bn| {
             bn.iter(|| assert!(verify_many(&checks).iter().all(|&x| x)))
         });

@@ -137,7 +137,8 @@ impl PreparedSignature {
         let (r_bytes, s_bytes) = (signature.r_bytes(), signature.s_bytes());
         let s = Option::<Scalar>::from(Scalar::from_canonical_bytes(*s_bytes))?;
         let r = strict_r(r_bytes)?;
-        if key.is_weak() {
+        // `key.is_weak()`, from the key's bytes (see `small_order_encoding`).
+        if small_order_encoding(key.as_bytes()) {
             return None;
         }
         let hram: [u8; 64] = Sha512::new()
@@ -207,14 +208,66 @@ const BATCH_WEIGHTS_CONTEXT: &str = "casino-ledger v1 ed25519 batch weights";
 /// is not of small order. (The only points with x = 0, whose sign bit could be a second encoding,
 /// are of small order.)
 fn strict_r(bytes: &[u8; 32]) -> Option<EdwardsPoint> {
-    let y_at_least_p =
-        bytes[31] & 0x7f == 0x7f && bytes[1..31].iter().all(|&b| b == 0xff) && bytes[0] >= 0xed;
-    if y_at_least_p {
+    if y_at_least_p(bytes) || small_order_encoding(bytes) {
         return None;
     }
-    CompressedEdwardsY(*bytes)
-        .decompress()
-        .filter(|r| !r.is_small_order())
+    CompressedEdwardsY(*bytes).decompress()
+}
+
+/// Does the encoding's y coordinate (sign bit left out) read as p or more? Such an encoding is
+/// not canonical: curve25519-dalek decodes it as y − p (0 to 18).
+fn y_at_least_p(bytes: &[u8; 32]) -> bool {
+    bytes[31] & 0x7f == 0x7f && bytes[1..31].iter().all(|&b| b == 0xff) && bytes[0] >= 0xed
+}
+
+/// The y coordinates, as canonical little-endian encodings, of the eight points of small order
+/// (the 8-torsion, `curve25519_dalek::constants::EIGHT_TORSION`): 1 (the identity), p − 1 (order
+/// 2), 0 (the two points of order 4) and ±y₈ (the four of order 8). A test derives them again.
+const SMALL_ORDER_Y: [[u8; 32]; 5] = [
+    hex32("0100000000000000000000000000000000000000000000000000000000000000"),
+    hex32("ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"),
+    hex32("0000000000000000000000000000000000000000000000000000000000000000"),
+    hex32("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05"),
+    hex32("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a"),
+];
+
+/// 32 bytes from 64 hex digits, at compile time.
+const fn hex32(s: &str) -> [u8; 32] {
+    const fn digit(c: u8) -> u8 {
+        match c {
+            b'0'..=b'9' => c - b'0',
+            b'a'..=b'f' => c - b'a' + 10,
+            _ => panic!("not a lowercase hex digit"),
+        }
+    }
+    let s = s.as_bytes();
+    assert!(s.len() == 64);
+    let mut out = [0u8; 32];
+    let mut i = 0;
+    while i < 32 {
+        out[i] = digit(s[2 * i]) << 4 | digit(s[2 * i + 1]);
+        i += 1;
+    }
+    out
+}
+
+/// Would this encoding decode (as curve25519-dalek decodes it, non-canonical y and either sign
+/// bit included) to a point of small order? Exactly when its y coordinate, reduced mod p, is one
+/// of [`SMALL_ORDER_Y`]: a point is determined by y up to the sign of x, and the negation of a
+/// point of small order is of small order too.
+///
+/// This is `EdwardsPoint::is_small_order` on the decoded point, read from the bytes: that check
+/// multiplies by the cofactor and compares projectively (three doublings, four multiplications,
+/// four reductions to bytes), and ingest needs it twice per event (R, and the signer's key).
+/// A test compares the two on every encoding near the small-order ones and at random.
+fn small_order_encoding(bytes: &[u8; 32]) -> bool {
+    let mut y = *bytes;
+    y[31] &= 0x7f;
+    if y_at_least_p(&y) {
+        // y − p is y[0] − 0xed (0 to 18); of those only 0 and 1 are small-order y coordinates.
+        return y[0] - 0xed <= 1;
+    }
+    SMALL_ORDER_Y.contains(&y)
 }
 
 /// Do all of `items` hold? One multiscalar multiplication checks the random linear combination
@@ -531,6 +584,92 @@ mod tests {
         assert!(large_order_twice_encoded > 0);
         let honest = sign(&k, EVENT_DOMAIN, b"x");
         assert!(strict_r(honest.r_bytes()).is_some());
+    }
+
+    #[test]
+    fn the_small_order_y_coordinates_are_those_of_the_eight_torsion() {
+        use curve25519_dalek::constants::EIGHT_TORSION;
+        let mut from_torsion: Vec<[u8; 32]> = EIGHT_TORSION
+            .iter()
+            .map(|t| {
+                let mut y = t.compress().to_bytes();
+                y[31] &= 0x7f;
+                y
+            })
+            .collect();
+        from_torsion.sort();
+        from_torsion.dedup();
+        let mut table = SMALL_ORDER_Y.to_vec();
+        table.sort();
+        assert_eq!(from_torsion, table);
+        assert!(EIGHT_TORSION.iter().all(|t| t.is_small_order()));
+    }
+
+    /// `small_order_encoding` against decoding and `is_small_order`, on one encoding: the
+    /// verdicts must agree wherever the encoding decodes.
+    fn agrees_with_decoding(bytes: &[u8; 32]) -> bool {
+        match CompressedEdwardsY(*bytes).decompress() {
+            Some(p) => small_order_encoding(bytes) == p.is_small_order(),
+            None => true,
+        }
+    }
+
+    #[test]
+    fn small_order_encodings_are_read_from_the_bytes_exactly() {
+        let mut decodable_small = std::collections::BTreeSet::new();
+        let mut checked = 0;
+        // Every y within 40 of a small-order y coordinate, of 0 and of 2^255 (non-canonical
+        // y + p), with both sign bits.
+        let mut centres: Vec<[u8; 32]> = SMALL_ORDER_Y.to_vec();
+        let mut top = [0xffu8; 32];
+        top[31] = 0x7f;
+        centres.push(top);
+        for centre in centres {
+            for delta in -40i32..=40 {
+                let mut y = centre;
+                // y += delta, little-endian with carries, within 255 bits.
+                let mut carry = delta;
+                for b in y.iter_mut() {
+                    let v = i32::from(*b) + carry;
+                    *b = v.rem_euclid(256) as u8;
+                    carry = v.div_euclid(256);
+                    if carry == 0 {
+                        break;
+                    }
+                }
+                if y[31] & 0x80 != 0 {
+                    continue; // wrapped past 2^255 or below 0
+                }
+                for sign in [0u8, 0x80] {
+                    let mut e = y;
+                    e[31] |= sign;
+                    assert!(agrees_with_decoding(&e), "{}", hex::encode(e));
+                    checked += 1;
+                    if small_order_encoding(&e) && CompressedEdwardsY(e).decompress().is_some() {
+                        decodable_small.insert(e);
+                    }
+                }
+            }
+        }
+        // 5 canonical y coordinates and the 2 non-canonical ones (p, p + 1), each with both
+        // sign bits, all decode to a point of small order.
+        assert_eq!(decodable_small.len(), 14, "of {checked}");
+        // And at random.
+        let mut x = blake3::Hasher::new().update(b"small order").finalize_xof();
+        for _ in 0..20_000 {
+            let mut e = [0u8; 32];
+            x.fill(&mut e);
+            assert!(agrees_with_decoding(&e), "{}", hex::encode(e));
+            assert!(!small_order_encoding(&e));
+        }
+        // Every key and R of an honest signature.
+        for n in 1..=50u8 {
+            let k = key(n);
+            assert!(!small_order_encoding(k.verifying_key().as_bytes()));
+            assert!(!small_order_encoding(
+                sign(&k, EVENT_DOMAIN, &[n]).r_bytes()
+            ));
+        }
     }
 
     #[test]
