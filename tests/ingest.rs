@@ -602,6 +602,8 @@ fn bench_against_a_server_checks_which_ledger_it_loads() {
     // ledgerd's own figures over the run: the run's receipts (the registrations came before
     // it), and its syncs.
     assert!(out.contains("\n  ledgerd: 2000 receipts in "), "{out}");
+    assert!(out.contains(" receipts a group), its CPU "), "{out}");
+    assert!(out.contains(" µs a receipt ("), "{out}");
     assert!(out.contains(" syncs (flush + fsync) p50 "), "{out}");
     assert!(
         out.contains("\n  ledgerd's stages, mean / p99 ms: queued "),
@@ -630,6 +632,9 @@ fn bench_against_a_server_checks_which_ledger_it_loads() {
         "{j}"
     );
     assert!(ingest["groups"].as_u64().unwrap() >= 1, "{j}");
+    // What an envelope cost ledgerd in CPU: some, and less than a second.
+    let cpu = ingest["cpu_us_per_receipt"].as_f64().unwrap();
+    assert!(cpu > 0.0 && cpu < 1e6, "{j}");
     let (code, out, err) = ledgerctl(&["status", "--server", &url]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(

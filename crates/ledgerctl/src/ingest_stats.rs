@@ -76,6 +76,8 @@ pub struct Span {
     pub slow_syncs: u64,
     /// The hold given to the latest group, µs.
     pub hold_us: u64,
+    /// CPU time ledgerd's process used in the span, µs (0: it does not say).
+    pub cpu_us: u64,
 }
 
 /// The names of [`Span::stages`], in order.
@@ -110,7 +112,20 @@ impl Span {
                 .saturating_sub(before.sync_over_10ms_us),
             slow_syncs: after.slow_syncs.saturating_sub(before.slow_syncs),
             hold_us: after.hold_us,
+            cpu_us: after.cpu_us.saturating_sub(before.cpu_us),
         }
+    }
+
+    /// ledgerd's CPU time per receipt released in the span, µs, and the cores it used on
+    /// average. `None` when it gave no CPU time or released nothing.
+    pub fn cpu(&self) -> Option<(f64, f64)> {
+        if self.cpu_us == 0 || self.receipts.count == 0 || self.seconds <= 0.0 {
+            return None;
+        }
+        Some((
+            self.cpu_us as f64 / self.receipts.count as f64,
+            self.cpu_us as f64 / 1e6 / self.seconds,
+        ))
     }
 
     /// The share of the span's time in which a sync had run for more than 10 ms, percent: the
@@ -150,8 +165,12 @@ impl Span {
         } else {
             String::new()
         };
+        let cpu = match self.cpu() {
+            Some((per, cores)) => format!(", its CPU {per:.1} µs a receipt ({cores:.2} cores)"),
+            None => String::new(),
+        };
         format!(
-            "ledgerd: {} receipts in {} groups{per_group}, from stream to release {}; {} syncs (flush + fsync) {}; \
+            "ledgerd: {} receipts in {} groups{per_group}{cpu}, from stream to release {}; {} syncs (flush + fsync) {}; \
              a sync had run over 10 ms for {:.2}% of the time, {} took {} ms or more{}",
             self.receipts.count,
             self.groups,
@@ -211,6 +230,7 @@ impl Span {
             "receipt_latency_ms": q(&self.receipts), "sync_latency_ms": q(&self.syncs),
             "sync_over_10ms_percent": self.over_10ms_percent(), "slow_syncs": self.slow_syncs,
             "disk_denies_10ms_p99": self.disk_denies_10ms_p99(), "hold_us": self.hold_us,
+            "cpu_us_per_receipt": self.cpu().map(|c| c.0), "cores": self.cpu().map(|c| c.1),
         })
     }
 }
@@ -253,7 +273,12 @@ mod tests {
             sync_over_10ms_us: 55_000,
             slow_syncs: 1,
             hold_us: 1500,
+            cpu_us: 3_250_000,
             ..Default::default()
+        };
+        let before = v1::IngestStats {
+            cpu_us: 1_000_000,
+            ..before
         };
         let s = Span::between(&before, &after);
         assert_eq!((s.seconds, s.accepted, s.groups), (10.0, 100, 10));
@@ -265,7 +290,10 @@ mod tests {
         assert!(!s.disk_denies_10ms_p99(), "0.5% of the time");
         let line = s.line();
         assert!(
-            line.contains("100 receipts in 10 groups (10.0 receipts a group)"),
+            line.contains(
+                "100 receipts in 10 groups (10.0 receipts a group), its CPU 22500.0 µs a receipt \
+                 (0.23 cores)"
+            ),
             "{line}"
         );
         assert!(
@@ -277,6 +305,22 @@ mod tests {
         assert_eq!(j["sync_latency_ms"]["max"], 60.0);
         assert_eq!(j["receipt_latency_ms"]["p99"], 1.05);
         assert_eq!(j["disk_denies_10ms_p99"], false);
+        assert_eq!(j["cpu_us_per_receipt"], 22_500.0);
+        assert_eq!(j["cores"], 0.225);
+        // A ledgerd that gives no CPU time: no CPU figure, rather than a wrong one.
+        let quiet = Span::between(
+            &v1::IngestStats {
+                cpu_us: 0,
+                ..before.clone()
+            },
+            &v1::IngestStats {
+                cpu_us: 0,
+                ..after.clone()
+            },
+        );
+        assert_eq!(quiet.cpu(), None);
+        assert!(!quiet.line().contains("CPU"), "{}", quiet.line());
+        assert_eq!(quiet.json()["cpu_us_per_receipt"], serde_json::Value::Null);
         // 100 ms of the 10 s: 1%, still within reach (the 99th percentile may not wait); 101 ms:
         // the disk's own.
         let at_limit = v1::IngestStats {

@@ -236,6 +236,12 @@ fn text(s: &v1::IngestStats, head: u64, stopped: bool, exported: Exported) -> St
         "The hold the verifier gave the latest group (ingest.hold_us scaled by how busy ledgerd is).",
         secs(s.hold_us).to_string(),
     );
+    metric(
+        "process_cpu_seconds_total",
+        "counter",
+        "CPU time ledgerd's process has used, all threads (0 where the platform does not say).",
+        secs(s.cpu_us).to_string(),
+    );
     let histograms = [
         (
             "ledger_receipt_latency_seconds",
@@ -336,6 +342,7 @@ mod tests {
             "ledger_groups_total 1\n",
             "ledger_slow_syncs_total 1\n",
             "ledger_sync_over_10ms_seconds_total 0.05\n",
+            "# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total ",
             "# TYPE ledger_sync_latency_seconds histogram\n",
             "ledger_sync_latency_seconds_bucket{le=\"0.00025\"} 0\n",
             "ledger_sync_latency_seconds_bucket{le=\"0.0005\"} 1\n",

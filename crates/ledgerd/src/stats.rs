@@ -302,6 +302,7 @@ impl IngestStats {
             sync_over_10ms_us: micros(over_long),
             slow_syncs: self.slow_syncs.load(Relaxed),
             hold_us: self.hold_us.load(Relaxed),
+            cpu_us: crate::load::process_cpu().map(micros).unwrap_or(0),
         }
     }
 }
@@ -426,6 +427,18 @@ mod tests {
             assert_eq!(p.sync_latency.unwrap().count, 4);
             assert_eq!(p.uptime_ms, 2000);
         }
+    }
+
+    #[test]
+    fn the_answer_carries_the_process_cpu_time_and_it_only_grows() {
+        let s = IngestStats::new(Instant::now());
+        let first = s.to_proto(Instant::now()).cpu_us;
+        assert!(first > 0, "this process has run");
+        // Burn a little CPU (a clock read at a time, so that it cannot be optimised away).
+        let until = Instant::now() + Duration::from_millis(20);
+        while Instant::now() < until {}
+        let second = s.to_proto(Instant::now()).cpu_us;
+        assert!(second >= first + 10_000, "{first} then {second}");
     }
 
     #[test]
