@@ -7,7 +7,7 @@
 //! batches, on other threads; [`crate::signing::verify_many`] does that. The first broken index
 //! is the smallest index at which either kind of check failed.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use ed25519_dalek::VerifyingKey;
 use ledger_proto::v1::{self, ledger_record_body::Record};
@@ -123,6 +123,12 @@ pub struct Summary {
     pub payloads: BTreeMap<&'static str, u64>,
     pub first_received_at_ms: i64,
     pub last_received_at_ms: i64,
+    /// The newest of the ledger's checkpoints, which a reader compares with the newest one they
+    /// hold: checkpoints deleted from the end leave the entries after the last one kept without
+    /// a signature over them.
+    pub last_checkpoint: Option<CheckpointInfo>,
+    /// How many of the checkpoints were also held by the caller ([`ChainVerifier::add_held_checkpoint`]).
+    pub held_checkpoints: u64,
 }
 
 /// The streaming verifier.
@@ -136,7 +142,9 @@ pub struct ChainVerifier {
     /// Checkpoints by the index they cover.
     checkpoints: BTreeMap<u64, Vec<CheckpointInfo>>,
     checkpoint_count: u64,
-    last_checkpoint: Option<(u64, u64, i64)>,
+    last_checkpoint: Option<CheckpointInfo>,
+    /// Checkpoints the caller holds out of band.
+    held: u64,
     summary: Summary,
 }
 
@@ -154,6 +162,7 @@ impl ChainVerifier {
             checkpoints: BTreeMap::new(),
             checkpoint_count: 0,
             last_checkpoint: None,
+            held: 0,
             summary: Summary::default(),
         }
     }
@@ -170,23 +179,63 @@ impl ChainVerifier {
                 info.number
             )));
         }
-        if let Some((num, idx, at)) = self.last_checkpoint {
+        if let Some(last) = &self.last_checkpoint {
+            let (num, idx) = (last.number, last.index);
             if info.index < idx {
                 return Err(VerifyError::general(format!(
                     "checkpoint #{} covers entry {} but the earlier checkpoint #{num} already covered entry {idx}",
                     info.number, info.index
                 )));
             }
-            if info.created_at_ms < at {
+            if info.created_at_ms < last.created_at_ms {
                 return Err(VerifyError::general(format!(
                     "checkpoint #{} is dated before checkpoint #{num}",
                     info.number
                 )));
             }
         }
-        self.last_checkpoint = Some((info.number, info.index, info.created_at_ms));
+        self.last_checkpoint = Some(info.clone());
         self.checkpoint_count = n;
         self.checkpoints.entry(info.index).or_default().push(info);
+        Ok(())
+    }
+
+    /// Add a checkpoint the caller kept out of band (fetched from the running ledger earlier),
+    /// after the ledger's own ([`ChainVerifier::add_checkpoint`]) and before the entries.
+    ///
+    /// A chain with checkpoints can still be cut or rewritten after its last one if the
+    /// checkpoints from there on are deleted with it: nothing left in the ledger then covers those
+    /// entries. A held checkpoint closes that gap: the ledger must still hold the same checkpoint
+    /// (by number, identical), and the chain must reach its entry with its hash. Its signature is
+    /// checked like the ledger's own (by the trusted key, or the genesis key at [`Self::finish`]).
+    pub fn add_held_checkpoint(&mut self, cp: &v1::Checkpoint) -> Result<(), VerifyError> {
+        let held = check_checkpoint(cp, self.expected_key.as_ref())
+            .map_err(|e| VerifyError::general(format!("the checkpoint you hold: {e}")))?;
+        let n = held.number;
+        if n == 0 || n > self.checkpoint_count {
+            return Err(VerifyError::general(format!(
+                "the ledger holds {} checkpoints but you hold checkpoint #{n} (covering entry {}): checkpoints were removed from the ledger",
+                self.checkpoint_count, held.index
+            )));
+        }
+        let ours = self
+            .checkpoints
+            .values()
+            .flatten()
+            .find(|c| c.number == n)
+            .ok_or_else(|| VerifyError::general(format!("checkpoint #{n} is missing")))?;
+        if ours != &held {
+            return Err(VerifyError::general(format!(
+                "the ledger's checkpoint #{n} (entry {}, hash {}, {} ms) is not the one you hold (entry {}, hash {}, {} ms)",
+                ours.index,
+                hex32(&ours.head_hash),
+                ours.created_at_ms,
+                held.index,
+                hex32(&held.head_hash),
+                held.created_at_ms
+            )));
+        }
+        self.held += 1;
         Ok(())
     }
 
@@ -359,7 +408,7 @@ impl ChainVerifier {
         i: u64,
         p: &v1::PrincipalsDeclared,
     ) -> Result<(), VerifyError> {
-        let mut declared = Vec::new();
+        let mut declared = HashSet::new();
         for pr in &p.principals {
             let s = principal_from_proto(pr, i).map_err(|e| VerifyError::at(i, e))?;
             match self.signers.get_mut(&s.id) {
@@ -378,7 +427,7 @@ impl ChainVerifier {
                     self.signers.insert(s.id.clone(), s.clone());
                 }
             }
-            declared.push(s.id);
+            declared.insert(s.id);
         }
         for s in self.signers.values_mut() {
             if s.role.is_principal() && s.revoked_at_index.is_none() && !declared.contains(&s.id) {
@@ -470,6 +519,8 @@ impl ChainVerifier {
             .count() as u64;
         s.head_hash = Some(self.prev_hash);
         s.ledger_key = self.ledger_key;
+        s.last_checkpoint = self.last_checkpoint;
+        s.held_checkpoints = self.held;
         Ok(self.summary)
     }
 
@@ -617,6 +668,84 @@ mod tests {
         let (entries, cp) = small_chain();
         let e = run(&entries[..4], &cp).unwrap_err();
         assert_eq!(e.index, Some(4), "{e}");
+    }
+
+    /// The chain verified with the ledger's `checkpoints` and the `held` ones.
+    fn run_holding(
+        entries: &[v1::ChainEntry],
+        checkpoints: &[v1::Checkpoint],
+        held: &[v1::Checkpoint],
+    ) -> Result<Summary, VerifyError> {
+        let mut v = ChainVerifier::new(None);
+        for cp in checkpoints {
+            v.add_checkpoint(cp)?;
+        }
+        for cp in held {
+            v.add_held_checkpoint(cp)?;
+        }
+        for e in entries {
+            v.check_entry(e)?;
+        }
+        v.finish()
+    }
+
+    /// Checkpoints of entries 2 and 5 of [`small_chain`], numbered 1 and 2.
+    fn two_checkpoints(entries: &[v1::ChainEntry]) -> [v1::Checkpoint; 2] {
+        let ledger = SigningKey::from_bytes(&[1; 32]);
+        let hash = |i: usize| -> Hash32 { entries[i].entry_hash.as_slice().try_into().unwrap() };
+        [
+            sign_checkpoint(&ledger, 1, 2, &hash(2), 1500, "periodic"),
+            sign_checkpoint(&ledger, 2, 5, &hash(5), 2000, "shutdown"),
+        ]
+    }
+
+    /// Cutting the chain after a checkpoint and deleting that checkpoint (and the later ones)
+    /// leaves a shorter chain that holds together: only a checkpoint kept out of band shows it.
+    #[test]
+    fn a_held_checkpoint_finds_checkpoints_deleted_with_the_tail() {
+        let (entries, _) = small_chain();
+        let cps = two_checkpoints(&entries);
+        let s = run_holding(&entries, &cps, &cps[1..]).unwrap();
+        assert_eq!((s.checkpoints, s.held_checkpoints), (2, 1));
+        let last = s.last_checkpoint.unwrap();
+        assert_eq!((last.number, last.index), (2, 5));
+
+        // Cut after entry 3, checkpoint #2 deleted: consistent on its own...
+        let s = run_holding(&entries[..4], &cps[..1], &[]).unwrap();
+        assert_eq!((s.entries, s.last_checkpoint.unwrap().number), (4, 1));
+        // ...but not against checkpoint #2 held out of band.
+        let e = run_holding(&entries[..4], &cps[..1], &cps[1..]).unwrap_err();
+        assert!(e.what.contains("checkpoints were removed"), "{e}");
+        // Checkpoint #2 left in place, the tail cut: found at the first missing entry.
+        let e = run_holding(&entries[..4], &cps, &cps[1..]).unwrap_err();
+        assert_eq!(e.index, Some(4), "{e}");
+        // An older held checkpoint also holds.
+        run_holding(&entries, &cps, &cps[..1]).unwrap();
+    }
+
+    /// A held checkpoint must be the ledger's own, byte for byte in what it says.
+    #[test]
+    fn a_held_checkpoint_that_differs_from_the_ledgers_is_refused() {
+        let (entries, _) = small_chain();
+        let cps = two_checkpoints(&entries);
+        let ledger = SigningKey::from_bytes(&[1; 32]);
+        let other = sign_checkpoint(&ledger, 2, 4, &[7; 32], 2000, "shutdown");
+        let e = run_holding(&entries, &cps, &[other]).unwrap_err();
+        assert!(e.what.contains("is not the one you hold"), "{e}");
+        // Signed by another key than the ledger's: refused when the key is pinned...
+        let stranger = SigningKey::from_bytes(&[9; 32]);
+        let forged = sign_checkpoint(&stranger, 2, 5, &[7; 32], 2000, "shutdown");
+        let mut v = ChainVerifier::new(Some(ledger.verifying_key()));
+        for cp in &cps {
+            v.add_checkpoint(cp).unwrap();
+        }
+        let e = v.add_held_checkpoint(&forged).unwrap_err();
+        assert!(e.what.contains("the checkpoint you hold"), "{e}");
+        // ...and a damaged signature always.
+        let mut bad = cps[1].clone();
+        bad.signature[0] ^= 1;
+        let e = run_holding(&entries, &cps, &[bad]).unwrap_err();
+        assert!(e.what.contains("bad checkpoint signature"), "{e}");
     }
 
     proptest! {

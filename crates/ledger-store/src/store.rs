@@ -707,10 +707,14 @@ impl Store {
                 "head record has the wrong length".into(),
             ));
         }
-        Ok(Some((
-            u64_of(&v).unwrap_or_default(),
-            v[8..40].try_into().unwrap_or_default(),
-        )))
+        let index = u64_of(&v).unwrap_or_default();
+        // No chain reaches that index, and every reader computes `head + 1`.
+        if index == u64::MAX {
+            return Err(StoreError::Corrupt(format!(
+                "the head record names entry {index}, which no chain can reach"
+            )));
+        }
+        Ok(Some((index, v[8..40].try_into().unwrap_or_default())))
     }
 
     /// One entry.

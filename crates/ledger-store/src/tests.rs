@@ -553,6 +553,21 @@ fn a_checkpoint_beyond_the_store_refuses_to_open() {
     );
 }
 
+/// A head record naming entry `u64::MAX` (no chain gets there) is corruption, not an index that
+/// readers could step past.
+#[test]
+fn a_head_record_at_the_last_index_is_corrupt() {
+    let dir = tempfile::tempdir().unwrap();
+    let op = Dev::new("operator-1", 1);
+    let (store, _a) = Store::open_writer(dir.path(), &cfg(&op)).unwrap();
+    let mut v = u64::MAX.to_be_bytes().to_vec();
+    v.extend([0u8; 32]);
+    store.tree.insert(crate::store::K_HEAD, v).unwrap();
+    let err = store.head().err().expect("refused");
+    assert!(err.to_string().contains("no chain can reach"), "{err}");
+    assert!(store.unfinished_group().is_err());
+}
+
 /// Tampering that sled's own checksums cannot see (an entry rewritten through sled, with a valid
 /// CRC) is found by the verifier at its index, and a rewritten tail makes ledgerd's startup refuse.
 #[test]
