@@ -563,7 +563,7 @@ fn a_head_record_at_the_last_index_is_corrupt() {
     let mut v = u64::MAX.to_be_bytes().to_vec();
     v.extend([0u8; 32]);
     store.tree.insert(crate::store::K_HEAD, v).unwrap();
-    let err = store.head().err().expect("refused");
+    let err = store.head().expect_err("refused");
     assert!(err.to_string().contains("no chain can reach"), "{err}");
     assert!(store.unfinished_group().is_err());
 }

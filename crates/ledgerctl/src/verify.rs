@@ -33,30 +33,47 @@ pub struct Args {
     /// key in the chain's genesis is used and printed, for you to compare.
     #[arg(long, value_name = "HEX|FILE")]
     pub ledger_key: Option<String>,
+    /// A checkpoint you kept (the JSON that `ledgerctl checkpoint --json` prints, or a
+    /// checkpoint line of an export). The ledger must still hold it and the chain must reach its
+    /// entry with its hash. Without one, entries after the ledger's last checkpoint can be cut
+    /// or rewritten along with the checkpoints that covered them; keep the newest checkpoint you
+    /// were given and pass it here. Repeatable.
+    #[arg(long = "checkpoint", value_name = "FILE")]
+    pub held_checkpoints: Vec<PathBuf>,
 }
 
 /// Signatures checked per batch.
 const CHUNK: usize = 512;
 
+/// What the caller trusts, obtained out of band: the ledger's key and checkpoints it kept.
+#[derive(Clone, Debug, Default)]
+pub struct Trusted {
+    pub key: Option<VerifyingKey>,
+    pub checkpoints: Vec<v1::Checkpoint>,
+}
+
 /// Verify `entries` (in order) against `checkpoints`. Returns the summary or the first broken index.
 pub fn verify_entries<I>(
     checkpoints: &[v1::Checkpoint],
     entries: I,
-    expected_key: Option<VerifyingKey>,
+    trusted: &Trusted,
     pb: &indicatif::ProgressBar,
 ) -> Result<Summary, VerifyError>
 where
     I: Iterator<Item = Result<v1::ChainEntry, VerifyError>>,
 {
-    let mut v = ChainVerifier::new(expected_key);
+    let mut v = ChainVerifier::new(trusted.key);
     for cp in checkpoints {
         v.add_checkpoint(cp)?;
+    }
+    for cp in &trusted.checkpoints {
+        v.add_held_checkpoint(cp)?;
     }
     let first_bad = Arc::new(AtomicU64::new(u64::MAX));
     let sig_error: Arc<Mutex<Option<VerifyError>>> = Arc::new(Mutex::new(None));
     let (tx, rx) = mpsc::sync_channel::<Vec<PendingSignature>>(4);
     let rx = Arc::new(Mutex::new(rx));
-    let workers: Vec<_> = (0..2)
+    let workers: Vec<std::thread::JoinHandle<()>> = (0..2)
         .map(|_| {
             let (rx, first_bad, sig_error) = (rx.clone(), first_bad.clone(), sig_error.clone());
             std::thread::spawn(move || {
@@ -82,6 +99,9 @@ where
         })
         .collect();
     let mut structural: Option<VerifyError> = None;
+    // A signature worker that stopped (it cannot, short of a bug) must not let the chunks it
+    // would have checked pass unchecked.
+    let workers_lost = || VerifyError::general("a signature-checking thread stopped");
     let mut chunk = Vec::with_capacity(CHUNK);
     for (n, e) in entries.enumerate() {
         let e = match e {
@@ -106,18 +126,21 @@ where
                 .send(std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK)))
                 .is_err()
         {
+            structural = Some(workers_lost());
             break;
         }
         if n % 4096 == 0 {
             pb.set_position(n as u64);
         }
     }
-    if !chunk.is_empty() {
-        let _ = tx.send(chunk);
+    if !chunk.is_empty() && tx.send(chunk).is_err() && structural.is_none() {
+        structural = Some(workers_lost());
     }
     drop(tx);
     for w in workers {
-        let _ = w.join();
+        if w.join().is_err() && structural.is_none() {
+            structural = Some(workers_lost());
+        }
     }
     pb.set_position(v.entries());
     let sig = sig_error.lock().unwrap_or_else(|e| e.into_inner()).take();
@@ -143,23 +166,60 @@ fn read_key(s: &Option<String>) -> anyhow::Result<Option<VerifyingKey>> {
         .transpose()
 }
 
+/// A checkpoint kept out of band: the JSON object `ledgerctl checkpoint --json` prints (its
+/// `body` and `signature`), or an export's checkpoint line (`{"checkpoint": {...}}`).
+pub fn read_held_checkpoint(path: &std::path::Path) -> anyhow::Result<v1::Checkpoint> {
+    let what = || format!("--checkpoint {}", path.display());
+    let text = std::fs::read_to_string(path).with_context(what)?;
+    let v: serde_json::Value =
+        serde_json::from_str(text.trim()).with_context(|| format!("{}: not JSON", what()))?;
+    let c = v.get("checkpoint").unwrap_or(&v);
+    let field = |name: &str| -> anyhow::Result<Vec<u8>> {
+        let h = c.get(name).and_then(|x| x.as_str()).with_context(|| {
+            format!(
+                "{}: no \"{name}\" (expected the JSON of `ledgerctl checkpoint --json`)",
+                what()
+            )
+        })?;
+        hex::decode(h).with_context(|| format!("{}: {name} is not hex", what()))
+    };
+    Ok(v1::Checkpoint {
+        body: field("body")?,
+        signature: field("signature")?,
+    })
+}
+
 pub fn run(a: Args, json: bool) -> anyhow::Result<i32> {
-    let key = read_key(&a.ledger_key)?;
+    let trusted = Trusted {
+        key: read_key(&a.ledger_key)?,
+        checkpoints: a
+            .held_checkpoints
+            .iter()
+            .map(|p| read_held_checkpoint(p))
+            .collect::<anyhow::Result<_>>()?,
+    };
     let start = Instant::now();
     let (source, result) = if let Some(dir) = &a.data_dir {
-        (dir.display().to_string(), verify_dir(dir, key))
+        (dir.display().to_string(), verify_dir(dir, &trusted))
     } else {
         let f = a.file.as_ref().expect("clap requires one source");
-        (f.display().to_string(), verify_file(f, key))
+        (f.display().to_string(), verify_file(f, &trusted))
     };
+    if trusted.key.is_none() && !json && result.is_ok() {
+        eprintln!(
+            "note: no --ledger-key: the chain holds together under the key its genesis names (printed above); that it is the ledger's key is for you to check"
+        );
+    }
+    if trusted.checkpoints.is_empty() && !json && result.is_ok() {
+        eprintln!(
+            "note: no --checkpoint: entries after the last checkpoint above are covered by no signature you hold"
+        );
+    }
     report(&source, result, start.elapsed(), json)
 }
 
 /// Verify a data directory (the ledger must be stopped: sled locks it).
-pub fn verify_dir(
-    dir: &std::path::Path,
-    key: Option<VerifyingKey>,
-) -> Result<Summary, VerifyError> {
+pub fn verify_dir(dir: &std::path::Path, trusted: &Trusted) -> Result<Summary, VerifyError> {
     let store = Store::open_existing(dir)
         .map_err(|e| VerifyError::general(format!("the store cannot be read: {e}")))?;
     let checkpoints = store
@@ -198,7 +258,7 @@ pub fn verify_dir(
             other => VerifyError::general(format!("the store cannot be read: {other}")),
         })
     });
-    let s = verify_entries(&checkpoints, entries, key, &pb);
+    let s = verify_entries(&checkpoints, entries, trusted, &pb);
     pb.finish_and_clear();
     let s = s?;
     match head {
@@ -216,10 +276,7 @@ pub fn verify_dir(
 }
 
 /// Verify an export file.
-pub fn verify_file(
-    path: &std::path::Path,
-    key: Option<VerifyingKey>,
-) -> Result<Summary, VerifyError> {
+pub fn verify_file(path: &std::path::Path, trusted: &Trusted) -> Result<Summary, VerifyError> {
     let f = std::fs::File::open(path)
         .map_err(|e| VerifyError::general(format!("cannot read {}: {e}", path.display())))?;
     let mut lines = std::io::BufReader::new(f).lines().enumerate();
@@ -291,11 +348,26 @@ pub fn verify_file(
         seen += 1;
         Some(item)
     });
-    let s = verify_entries(&checkpoints, entries, key, &pb);
+    let s = verify_entries(&checkpoints, entries, trusted, &pb);
     pb.finish_and_clear();
     let s = s?;
     if let Some(e) = tail_err {
         return Err(e);
+    }
+    if let Some((n, _)) = next_line()? {
+        return Err(VerifyError::general(format!(
+            "line {n}: content after the end record"
+        )));
+    }
+    // The header describes the file for readers that do not verify it: it must say what the
+    // chain says.
+    let key_hex = s.ledger_key.map(|k| hex::encode(k.as_bytes()));
+    if header.get("ledger_public_key").and_then(|v| v.as_str()) != key_hex.as_deref()
+        || header.get("ledger_id").and_then(|v| v.as_str()) != Some(s.ledger_id.as_str())
+    {
+        return Err(VerifyError::general(
+            "the header's ledger_id or ledger_public_key is not the genesis record's",
+        ));
     }
     let end = end.ok_or_else(|| VerifyError::general("the file has no end record (truncated)"))?;
     let head = s.head_hash.map(|h| hex32(&h)).unwrap_or_default();
@@ -335,9 +407,13 @@ pub(crate) fn entry_from_json(
             )));
         }
     };
+    let format = u32::try_from(num("format")?)
+        .map_err(|_| VerifyError::general(format!("line {line}: format out of range")))?;
+    let index = u64::try_from(num("index")?)
+        .map_err(|_| VerifyError::general(format!("line {line}: negative index")))?;
     Ok(v1::ChainEntry {
-        format: num("format")? as u32,
-        index: num("index")? as u64,
+        format,
+        index,
         received_at_ms: num("received_at_ms")?,
         kind: kind as i32,
         body: hexfield(e, "body", line)?,
@@ -375,6 +451,19 @@ pub fn report(
                     "   head hash {}",
                     s.head_hash.map(|h| hex32(&h)).unwrap_or_default()
                 );
+                match &s.last_checkpoint {
+                    Some(c) => println!(
+                        "   last checkpoint #{} covers entry {} ({}){}",
+                        c.number,
+                        c.index,
+                        crate::present::time(c.created_at_ms),
+                        match s.held_checkpoints {
+                            0 => String::new(),
+                            n => format!("; {n} checkpoint(s) you hold found in it"),
+                        }
+                    ),
+                    None => println!("   no checkpoint"),
+                }
                 println!(
                     "   ledger {} key {}",
                     s.ledger_id,
@@ -411,5 +500,10 @@ pub fn summary_json(source: &str, s: &Summary, secs: f64) -> serde_json::Value {
         "head_hash": s.head_hash.map(|h| hex32(&h)), "ledger_id": s.ledger_id,
         "ledger_public_key": s.ledger_key.map(|k| hex::encode(k.as_bytes())),
         "payloads": s.payloads, "seconds": secs, "entries_per_second": s.entries as f64 / secs,
+        "last_checkpoint": s.last_checkpoint.as_ref().map(|c| serde_json::json!({
+            "number": c.number, "index": c.index, "head_hash": hex32(&c.head_hash),
+            "created_at_ms": c.created_at_ms,
+        })),
+        "held_checkpoints": s.held_checkpoints,
     })
 }
