@@ -203,6 +203,12 @@ impl Ledger {
     /// Start the pipeline over an opened store.
     pub fn start(appender: Appender, cfg: PipelineConfig) -> Ledger {
         let store = appender.store().clone();
+        Ledger::start_syncing(appender, cfg, Box::new(move || store.sync()))
+    }
+
+    /// [`Ledger::start`], with `sync` making the store durable (a test's own, to script failures).
+    fn start_syncing(appender: Appender, cfg: PipelineConfig, sync: SyncFn) -> Ledger {
+        let store = appender.store().clone();
         let head = appender.head().expect("an opened ledger has a genesis");
         let (tx, rx) = mpsc::channel(cfg.queue_capacity);
         let (max_body_bytes, time) = (cfg.max_body_bytes, cfg.time);
@@ -213,6 +219,7 @@ impl Ledger {
         verifiers(rx, b_tx, cfg.max_batch, cfg.coalesce, stats.clone());
         let syncs = Arc::new(Syncs {
             store: store.clone(),
+            sync,
             state: std::sync::Mutex::new(SyncState::default()),
             changed: std::sync::Condvar::new(),
             releasing: std::sync::Mutex::new(false),
@@ -627,9 +634,13 @@ fn stage_b(
 /// Syncs that may run at once. A sync covers every group applied before it started; a second
 /// one can start while the first is still waiting for the disk, so a group applied meanwhile
 /// does not wait for the first to end before its own sync begins (sled's flush makes the log
-/// stable in order, and each fsync covers the whole file, so whichever ends first releases every
-/// group it covers).
+/// stable in order, and each fsync covers the whole file, so whichever ends first may release
+/// every group it covers, once every sync started before it has succeeded: see
+/// [`SyncState::settled`]).
 const SYNCS_IN_FLIGHT: usize = 2;
+
+/// What makes the store durable: `Store::sync` (flush, then fsync).
+type SyncFn = Box<dyn Fn() -> Result<(), ledger_store::StoreError> + Send + Sync>;
 
 /// Applied groups waiting for a sync, and the syncs' progress (counts of items pushed).
 #[derive(Default)]
@@ -643,11 +654,22 @@ struct SyncState {
     /// The appender is gone: release what is left, then stop.
     closed: bool,
     failed: bool,
+    /// Syncs started, and syncs whose outcome has been taken, in the order they started.
+    ///
+    /// A sync's success is taken only after every sync started before it succeeded. Both fsync
+    /// the same open file, and Linux reports a writeback error on it to one fsync only: when an
+    /// earlier sync gets the error and a later one, ending first, gets none, the later one must
+    /// not release the groups the earlier one covered. So it waits for the earlier outcome, and
+    /// an error anywhere stops every release after it (issue 2: a flush or fsync error stops
+    /// acknowledging).
+    started_syncs: u64,
+    settled: u64,
 }
 
 /// Stage C: sync threads over a shared queue of applied groups.
 struct Syncs {
     store: Arc<Store>,
+    sync: SyncFn,
     state: std::sync::Mutex<SyncState>,
     changed: std::sync::Condvar,
     /// See [`Syncs::release_lock`].
@@ -720,7 +742,7 @@ impl Syncs {
     /// One sync thread: wait for items no sync covers yet, sync, release what it covers.
     fn run(&self) {
         loop {
-            let (cover, has_groups) = {
+            let (cover, has_groups, ticket) = {
                 let mut st = self.lock();
                 loop {
                     if st.failed || (st.closed && st.started == st.pushed) {
@@ -738,14 +760,11 @@ impl Syncs {
                     .iter()
                     .any(|m| matches!(m, Applied::Group { .. }));
                 st.started = st.pushed;
-                (st.pushed, has_groups)
+                st.started_syncs += 1;
+                (st.pushed, has_groups, st.started_syncs - 1)
             };
             let t = Instant::now();
-            let synced = if has_groups {
-                self.store.sync()
-            } else {
-                Ok(())
-            };
+            let synced = if has_groups { (self.sync)() } else { Ok(()) };
             let took = t.elapsed();
             if has_groups {
                 self.stats.sync(t, took, took >= SLOW_SYNC);
@@ -772,6 +791,14 @@ impl Syncs {
                 );
             }
             let mut st = self.lock();
+            // Outcomes are taken in the order the syncs started (see `SyncState::settled`).
+            while st.settled < ticket && !st.failed {
+                st = self.changed.wait(st).unwrap_or_else(|e| e.into_inner());
+            }
+            if st.failed {
+                // An earlier sync failed: it answered every waiting reply.
+                return;
+            }
             if let Err(e) = synced {
                 tracing::error!(error = %e, "flush/fsync failed; the ledger stops acknowledging and exits");
                 let _ = self.fatal.send(Some(format!("flush/fsync failed: {e}")));
@@ -792,6 +819,11 @@ impl Syncs {
                 };
                 st.released += 1;
                 due.push(m);
+            }
+            st.settled = ticket + 1;
+            if st.started_syncs > st.settled {
+                // A later sync may be waiting for this outcome.
+                self.changed.notify_all();
             }
             // The receipts go out without the state lock, so the appender can hand over its next
             // group meanwhile. Taking the release lock before letting go of the state keeps the
@@ -1086,6 +1118,15 @@ mod tests {
 
     /// A ledger over a fresh store whose principals are operators with keys `[1; 32]`, `[2; 32]`...
     fn ledger(dir: &std::path::Path, operators: u8) -> (Arc<Store>, Ledger, Vec<SigningKey>) {
+        ledger_syncing(dir, operators, |store| Box::new(move || store.sync()))
+    }
+
+    /// [`ledger`], with the syncs `sync` makes from the store.
+    fn ledger_syncing(
+        dir: &std::path::Path,
+        operators: u8,
+        sync: impl FnOnce(Arc<Store>) -> SyncFn,
+    ) -> (Arc<Store>, Ledger, Vec<SigningKey>) {
         let keys: Vec<SigningKey> = (1..=operators)
             .map(|i| SigningKey::from_bytes(&[i; 32]))
             .collect();
@@ -1106,7 +1147,7 @@ mod tests {
             },
         )
         .unwrap();
-        let ledger = Ledger::start(
+        let ledger = Ledger::start_syncing(
             appender,
             PipelineConfig {
                 max_batch: 64,
@@ -1119,6 +1160,7 @@ mod tests {
                 max_body_bytes: 65536,
                 time: TimePolicy::default(),
             },
+            sync(store.clone()),
         );
         (store, ledger, keys)
     }
@@ -1255,6 +1297,79 @@ mod tests {
             ledger.durable().borrow().0,
             ok.index,
             "the durable head stays where the last good sync left it"
+        );
+    }
+
+    /// Two syncs in flight: the first, covering entry 2, fails; the second, covering entries 2
+    /// and 3, succeeds and ends first (on one open file, Linux reports a writeback error to one
+    /// fsync only). Neither entry may be acknowledged, and the ledger stops.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_later_sync_does_not_release_what_a_failed_earlier_one_covered() {
+        use std::sync::Mutex;
+        use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::SeqCst};
+        use std::sync::mpsc::channel;
+        let dir = tempfile::tempdir().unwrap();
+        let armed = Arc::new(AtomicBool::new(false));
+        let (entered_tx, entered_rx) = channel::<()>();
+        let (done_tx, done_rx) = channel::<()>();
+        let (entered_tx, done_tx, done_rx) = (
+            Mutex::new(entered_tx),
+            Mutex::new(done_tx),
+            Mutex::new(done_rx),
+        );
+        let armed2 = armed.clone();
+        let (_store, ledger, keys) = ledger_syncing(dir.path(), 1, move |store| {
+            let calls = AtomicU32::new(0);
+            Box::new(move || {
+                if !armed2.load(SeqCst) {
+                    return store.sync();
+                }
+                match calls.fetch_add(1, SeqCst) {
+                    0 => {
+                        // The first sync: wait until the second has succeeded, then fail.
+                        entered_tx.lock().unwrap().send(()).unwrap();
+                        let _ = done_rx
+                            .lock()
+                            .unwrap()
+                            .recv_timeout(Duration::from_secs(10));
+                        std::thread::sleep(Duration::from_millis(100));
+                        Err(ledger_store::StoreError::Corrupt("EIO (scripted)".into()))
+                    }
+                    _ => {
+                        let r = store.sync();
+                        let _ = done_tx.lock().unwrap().send(());
+                        r
+                    }
+                }
+            })
+        });
+        let op = &keys[0];
+        let ok = ledger.submit(env(op, "op0", 1, model(1))).await.await;
+        assert_eq!(
+            ok.unwrap().unwrap().status,
+            v1::ReceiptStatus::Accepted as i32
+        );
+        armed.store(true, SeqCst);
+        let first = ledger.submit(env(op, "op0", 2, model(2))).await;
+        tokio::task::spawn_blocking(move || entered_rx.recv_timeout(Duration::from_secs(10)))
+            .await
+            .unwrap()
+            .expect("the first sync started");
+        let second = ledger.submit(env(op, "op0", 3, model(3))).await;
+        let (r1, r2) = (first.await, second.await);
+        assert!(
+            !matches!(r1, Ok(Ok(_))),
+            "entry 2 acknowledged although the sync covering it failed: {r1:?}"
+        );
+        assert!(!matches!(r2, Ok(Ok(_))), "{r2:?}");
+        let mut fatal = ledger.fatal();
+        fatal.wait_for(|f| f.is_some()).await.unwrap();
+        assert!(
+            fatal
+                .borrow()
+                .as_deref()
+                .unwrap()
+                .contains("EIO (scripted)")
         );
     }
 }
