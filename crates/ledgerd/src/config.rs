@@ -88,6 +88,10 @@ pub struct Ingest {
     pub max_in_flight_per_stream: usize,
     /// Capacity of the queue from all streams to the writer.
     pub queue_capacity: usize,
+    /// Most bytes of envelopes (body and signature) in that queue at once, MiB. With the
+    /// largest bodies, `queue_capacity` alone would let the streams queue 4 GiB (any client can
+    /// send envelopes, which are refused only in order); past this, streams wait (1..=65536).
+    pub queue_mib: usize,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -182,6 +186,7 @@ impl Default for Ingest {
             earliest_time_ms: t.earliest_ms,
             max_in_flight_per_stream: 8192,
             queue_capacity: 65536,
+            queue_mib: 256,
         }
     }
 }
@@ -292,6 +297,12 @@ impl Config {
             return bad(format!(
                 "ingest.coalesce_events = {}: must be 1..=ingest.max_batch ({})",
                 self.ingest.coalesce_events, self.ingest.max_batch
+            ));
+        }
+        if self.ingest.queue_mib == 0 || self.ingest.queue_mib > 65536 {
+            return bad(format!(
+                "ingest.queue_mib = {}: must be 1..=65536",
+                self.ingest.queue_mib
             ));
         }
         if self.ingest.max_in_flight_per_stream == 0 || self.ingest.queue_capacity == 0 {

@@ -69,6 +69,7 @@ impl Server {
                 max_batch: cfg.ingest.max_batch,
                 coalesce: cfg.coalesce(),
                 queue_capacity: cfg.ingest.queue_capacity,
+                queue_bytes: cfg.ingest.queue_mib << 20,
                 max_body_bytes: cfg.ingest.max_body_bytes,
                 time: cfg.time_policy(),
             },

@@ -153,7 +153,9 @@ type Group = (
 );
 
 enum Msg {
-    Event(PreOutcome, Reply),
+    /// An envelope, and its share of the queue's bytes ([`PipelineConfig::queue_bytes`]), given
+    /// back when the verifier takes it.
+    Event(PreOutcome, Reply, Option<QueueBytes>),
     Checkpoint(&'static str, CheckpointReply),
 }
 
@@ -174,14 +176,23 @@ pub struct PipelineConfig {
     /// How the primary verifier lets a small group fill at moderate load (see [`Coalesce`]).
     pub coalesce: Coalesce,
     pub queue_capacity: usize,
+    /// Most bytes of envelopes in the queue at once; a stream waits for room beyond it.
+    pub queue_bytes: usize,
     pub max_body_bytes: usize,
     pub time: TimePolicy,
 }
+
+/// Room in the queue for one envelope's bytes ([`PipelineConfig::queue_bytes`]).
+type QueueBytes = tokio::sync::OwnedSemaphorePermit;
+
+/// The queue's byte budget is counted in these units (a semaphore's permits are `u32`).
+const QUEUE_UNIT: usize = 1024;
 
 /// Handle to the writer. Cheap to clone.
 #[derive(Clone)]
 pub struct Ledger {
     tx: mpsc::Sender<Msg>,
+    queue_bytes: Arc<tokio::sync::Semaphore>,
     store: Arc<Store>,
     max_body_bytes: usize,
     time: TimePolicy,
@@ -242,6 +253,9 @@ impl Ledger {
         }
         Ledger {
             tx,
+            queue_bytes: Arc::new(tokio::sync::Semaphore::new(
+                (cfg.queue_bytes / QUEUE_UNIT).max(1),
+            )),
             store,
             max_body_bytes,
             time,
@@ -267,9 +281,24 @@ impl Ledger {
 
     /// [`Ledger::submit`], with the receipt sent to `reply`.
     pub async fn submit_to(&self, env: v1::Envelope, reply: Reply) {
+        let bytes = env.body.len() + env.signature.len();
         let item = precheck(&self.store, env, self.max_body_bytes, &self.time, now_ms());
-        if let Err(mpsc::error::SendError(Msg::Event(_, reply))) =
-            self.tx.send(Msg::Event(item, reply)).await
+        // A refused envelope keeps no bytes. One that passed has at most `max_body_bytes` (64
+        // KiB) of body and 64 of signature: far less than the smallest budget (1 MiB).
+        let room = match &item {
+            PreOutcome::Ready(_) => {
+                let units = bytes.div_ceil(QUEUE_UNIT).max(1) as u32;
+                // The semaphore is never closed: this only waits for room.
+                self.queue_bytes
+                    .clone()
+                    .acquire_many_owned(units)
+                    .await
+                    .ok()
+            }
+            PreOutcome::Rejected(_) => None,
+        };
+        if let Err(mpsc::error::SendError(Msg::Event(_, reply, _))) =
+            self.tx.send(Msg::Event(item, reply, room)).await
         {
             reply.send(Err(unavailable(&self.fatal)));
         }
@@ -408,9 +437,10 @@ fn gather(
     ) {
         while let Some(m) = next.take() {
             match m {
-                Msg::Event(item, reply) => {
+                Msg::Event(item, reply, room) => {
                     g.0.push(item);
                     g.1.push(reply);
+                    drop(room);
                 }
                 Msg::Checkpoint(why, reply) => {
                     g.2 = Some((why, reply));
@@ -924,6 +954,7 @@ mod tests {
         Msg::Event(
             PreOutcome::Rejected(v1::Receipt::default()),
             Reply(None, Instant::now()),
+            None,
         )
     }
 
@@ -1157,6 +1188,7 @@ mod tests {
                     enough: 16,
                 },
                 queue_capacity: 64,
+                queue_bytes: 1 << 20,
                 max_body_bytes: 65536,
                 time: TimePolicy::default(),
             },
@@ -1371,5 +1403,52 @@ mod tests {
                 .unwrap()
                 .contains("EIO (scripted)")
         );
+    }
+
+    /// Envelopes past the queue's byte budget wait for room, which the verifier gives back as it
+    /// takes them; a real pipeline gives all of it back once every receipt is out.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_queue_holds_at_most_its_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, ledger, keys) = ledger(dir.path(), 1);
+        let op = &keys[0];
+        for n in 1..=20 {
+            let r = ledger.submit(env(op, "op0", n, model(n as u32))).await;
+            r.await.unwrap().unwrap();
+        }
+        assert_eq!(
+            ledger.queue_bytes.available_permits(),
+            (1 << 20) / QUEUE_UNIT
+        );
+
+        // Room for three small envelopes, and nobody taking them from the queue.
+        let (tx, mut rx) = mpsc::channel(64);
+        let (_durable_tx, durable) = watch::channel((0, [0; 32]));
+        let (_fatal_tx, fatal) = watch::channel(None);
+        let stalled = Ledger {
+            tx,
+            queue_bytes: Arc::new(tokio::sync::Semaphore::new(3)),
+            store,
+            max_body_bytes: 65536,
+            time: TimePolicy::default(),
+            durable,
+            fatal,
+            stats: Arc::default(),
+        };
+        for n in 21..=23 {
+            drop(stalled.submit(env(op, "op0", n, model(n as u32))).await);
+        }
+        let fourth = stalled.submit(env(op, "op0", 24, model(24)));
+        tokio::pin!(fourth);
+        assert!(
+            tokio::time::timeout(Duration::from_millis(200), &mut fourth)
+                .await
+                .is_err(),
+            "a fourth envelope waits for room"
+        );
+        drop(rx.recv().await);
+        tokio::time::timeout(Duration::from_secs(5), fourth)
+            .await
+            .expect("taking one from the queue makes room");
     }
 }
