@@ -178,8 +178,12 @@ pub struct Appender {
 /// An entry written in the current group, not yet visible in sled.
 struct Pending {
     entries: Vec<v1::ChainEntry>,
-    /// Per device: the run of sequence numbers accepted in this group (first sequence, entry
-    /// indices as u64be), written as one `S` record per device per group.
+    /// Per device: every sequence number accepted in this group (first sequence, entry indices
+    /// as u64be). A device's accepted sequences are consecutive (only `last + 1` is accepted),
+    /// so one run holds all of them, however many: [`Appender::stored`] finds any sequence
+    /// appended earlier in the group here, before the group is in sled. [`Appender::commit`]
+    /// cuts it into `S` records of at most [`SEQ_RUN_MAX`] sequences (one per device per group
+    /// unless the group holds more of the device's events than that).
     runs: HashMap<String, (u64, Vec<u8>)>,
     /// Derived records to write with the group, in order (a later write of a key wins).
     derived: Vec<(Vec<u8>, Vec<u8>)>,
@@ -288,7 +292,15 @@ impl Appender {
         };
         let chunks = crate::store::encode_chunks(&p.entries);
         for (dev, (first, idx)) in p.runs.drain() {
-            p.derived.push((seq_key(&dev, first), idx));
+            if idx.len() / 8 <= SEQ_RUN_MAX {
+                p.derived.push((seq_key(&dev, first), idx));
+            } else {
+                // Only with groups larger than SEQ_RUN_MAX (`ingest.max_batch` above its default).
+                for (k, part) in idx.chunks(SEQ_RUN_MAX * 8).enumerate() {
+                    let at = first + (k * SEQ_RUN_MAX) as u64;
+                    p.derived.push((seq_key(&dev, at), part.to_vec()));
+                }
+            }
         }
         for id in &p.dirty {
             if let Some(s) = self.signers.get(id) {
@@ -437,6 +449,9 @@ impl Appender {
         ))
     }
 
+    /// The stored entry of `device`'s sequence `seq`: from this group's run, which holds every
+    /// sequence the group accepted for the device, or else from sled, which holds every earlier
+    /// group's. `None` only for a sequence never accepted.
     fn stored(
         &self,
         p: &Pending,
@@ -549,13 +564,9 @@ impl Appender {
         let payload = r.event.payload;
         let (index, hash) = self.push(p, received_at, RecordKind::Event, r.body, r.signature);
         match p.runs.get_mut(dev) {
-            Some((first, idx)) if idx.len() / 8 < SEQ_RUN_MAX => {
+            Some((first, idx)) => {
                 debug_assert_eq!(*first + (idx.len() / 8) as u64, seq);
                 idx.extend_from_slice(&index.to_be_bytes());
-            }
-            Some(run) => {
-                let (first, idx) = std::mem::replace(run, (seq, index.to_be_bytes().to_vec()));
-                p.write(seq_key(dev, first), idx);
             }
             None => {
                 p.runs

@@ -387,6 +387,132 @@ fn duplicates_return_the_original_receipt_and_equivocation_is_recorded_once() {
     verify_all(&store);
 }
 
+/// Apply one group (prechecked and batch-verified like ledgerd does) without syncing; the
+/// error, if any, is the appender's.
+fn apply_group(
+    store: &Store,
+    a: &mut Appender,
+    envs: Vec<v1::Envelope>,
+) -> Result<Vec<v1::Receipt>, StoreError> {
+    let mut items: Vec<PreOutcome> = envs
+        .into_iter()
+        .map(|e| precheck(store, e, 65536, &TimePolicy::default(), NOW))
+        .collect();
+    verify_prechecked(&mut items);
+    let (rs, _) = a.apply(items, NOW)?;
+    store.sync()?;
+    Ok(rs)
+}
+
+/// A group larger than `SEQ_RUN_MAX` (`ingest.max_batch` above its default) holds more than one
+/// sequence run of a device; a resend of a sequence in a run that is already complete, later in
+/// the same group, is still a duplicate with the original receipt (not a corrupt index, which
+/// would stop ledgerd).
+#[test]
+fn a_resend_in_a_group_past_a_full_sequence_run_is_a_duplicate() {
+    let (_d, mut op, store, mut a) = setup();
+    let mut t = Dev::new("table-1", 2);
+    assert_eq!(
+        status(&submit(&mut a, vec![op.env(register(&t))])[0]).0,
+        St::Accepted
+    );
+    let n = crate::store::SEQ_RUN_MAX as u32 + 1;
+    let mut envs: Vec<v1::Envelope> = (1..=n).map(|i| t.env(bet(i))).collect();
+    envs.push(t.env_at(1, bet(1))); // identical resend of sequence 1
+    let rs = apply_group(&store, &mut a, envs).expect("a plain resend must not fail the group");
+    let (first, resend) = (&rs[0], rs.last().unwrap());
+    assert_eq!(status(resend).0, St::Duplicate);
+    assert_eq!(
+        (resend.index, &resend.entry_hash, resend.received_at_ms),
+        (first.index, &first.entry_hash, first.received_at_ms)
+    );
+    verify_all(&store);
+}
+
+/// The same position with a different body: an equivocation, recorded as a security finding as
+/// it is when the device's run did not fill up in the group.
+#[test]
+fn an_equivocation_in_a_group_past_a_full_sequence_run_is_recorded() {
+    let (_d, mut op, store, mut a) = setup();
+    let mut t = Dev::new("table-1", 2);
+    submit(&mut a, vec![op.env(register(&t))]);
+    let n = crate::store::SEQ_RUN_MAX as u32 + 1;
+    let mut envs: Vec<v1::Envelope> = (1..=n).map(|i| t.env(bet(i))).collect();
+    envs.push(t.env_at(1, bet(99))); // sequence 1, another body
+    let rs = apply_group(&store, &mut a, envs).expect("an equivocation must not fail the group");
+    let r = rs.last().unwrap();
+    assert_eq!(status(r).0, St::Equivocation);
+    assert!(
+        r.detail.contains(&format!("(entry {})", rs[0].index)),
+        "{r:?}"
+    );
+    assert_eq!(r.index, store.head().unwrap().unwrap().0, "the finding");
+    assert_eq!(verify_all(&store).security_findings, 1);
+    assert_eq!(
+        store.signer("table-1").unwrap().unwrap().last_sequence,
+        n as u64,
+        "the finding changes no device state"
+    );
+}
+
+/// Every sequence appended earlier in a group is found, whatever the runs it falls in: the full
+/// runs, the last one, and after the group is written (as runs of at most `SEQ_RUN_MAX`).
+#[test]
+fn every_sequence_of_a_group_is_found_whatever_run_it_fell_in() {
+    let (d, mut op, store, mut a) = setup();
+    let mut t = Dev::new("table-1", 2);
+    submit(&mut a, vec![op.env(register(&t))]);
+    let max = crate::store::SEQ_RUN_MAX as u64;
+    let n = 2 * max + 1;
+    let mut envs: Vec<v1::Envelope> = (1..=n).map(|i| t.env(bet(i as u32))).collect();
+    let probes = [1, max, max + 1, 2 * max, n];
+    envs.extend(probes.iter().map(|&s| t.env_at(s, bet(s as u32))));
+    envs.push(t.env_at(max + 2, bet(0)));
+    let rs = apply_group(&store, &mut a, envs).unwrap();
+    let accepted = &rs[..n as usize];
+    assert!(accepted.iter().all(|r| status(r).0 == St::Accepted));
+    for (k, &s) in probes.iter().enumerate() {
+        let (r, orig) = (&rs[n as usize + k], &accepted[s as usize - 1]);
+        assert_eq!(status(r).0, St::Duplicate, "sequence {s}");
+        assert_eq!((r.index, &r.entry_hash), (orig.index, &orig.entry_hash));
+    }
+    assert_eq!(status(rs.last().unwrap()).0, St::Equivocation);
+    // Written as runs of at most SEQ_RUN_MAX, each found by its sequences.
+    let runs: Vec<_> = store
+        .tree
+        .scan_prefix(&crate::store::seq_key("table-1", 0)[..2 + "table-1".len()])
+        .map(|r| r.unwrap().1.len() / 8)
+        .collect();
+    assert_eq!(runs, vec![max as usize, max as usize, 1]);
+    for (i, r) in accepted.iter().enumerate() {
+        assert_eq!(
+            store.index_of("table-1", i as u64 + 1).unwrap(),
+            Some(r.index)
+        );
+    }
+    // And in a later group, and after a restart.
+    let again = submit(
+        &mut a,
+        probes.iter().map(|&s| t.env_at(s, bet(s as u32))).collect(),
+    );
+    assert!(
+        again.iter().all(|r| status(r).0 == St::Duplicate),
+        "{again:?}"
+    );
+    drop((a, store));
+    let (store, mut a) = Store::open_writer(d.path(), &cfg(&op)).unwrap();
+    let r = submit(
+        &mut a,
+        vec![t.env_at(max + 1, bet(max as u32 + 1)), t.env(bet(0))],
+    );
+    assert_eq!(
+        (status(&r[0]).0, r[0].index),
+        (St::Duplicate, accepted[max as usize].index)
+    );
+    assert_eq!(status(&r[1]).0, St::Accepted);
+    assert_eq!(verify_all(&store).security_findings, 1);
+}
+
 #[test]
 fn reopen_checks_the_tail_and_rebuild_gives_the_same_derived_state() {
     let dir = tempfile::tempdir().unwrap();
