@@ -34,6 +34,12 @@ pub struct Ready {
     /// Known when the signer's key was: false at once for a signature that cannot be valid,
     /// otherwise set by [`verify_prechecked`].
     sig_valid: Option<bool>,
+    /// Why the event's time is outside the time window at [`precheck`], if it is. Applied by
+    /// [`Appender::decide`] after the duplicate check, not in `precheck`: an identical resend of
+    /// a stored event gets its original receipt even when its time has since left the window
+    /// (a device resending after an outage), and the duplicate lookup needs the writer's state,
+    /// which `precheck` does not read.
+    time_error: Option<String>,
 }
 
 /// Result of [`precheck`].
@@ -55,8 +61,11 @@ fn reject(reason: Why, device_id: &str, sequence: u64, detail: impl Into<String>
     }
 }
 
-/// Order-independent checks: size, decoding, fields, time. Looks up the signer's key if known,
-/// and then prepares the signature for the batch check (about half of verifying it).
+/// Order-independent checks: size, decoding, fields. Looks up the signer's key if known, and then
+/// prepares the signature for the batch check (about half of verifying it). The time window is
+/// checked here against `now_ms`, but its verdict travels in [`Ready`] to the appender, which
+/// applies it after the duplicate check (see [`Appender::decide`]); the signature of an event
+/// outside the window is not prepared, as it is never checked.
 pub fn precheck(
     store: &Store,
     env: v1::Envelope,
@@ -108,20 +117,18 @@ pub fn precheck(
             ));
         }
     };
-    if let Err(why) = time.check(event.occurred_at.timestamp_millis(), now_ms) {
-        return PreOutcome::Rejected(reject(
-            Why::TimeOutOfRange,
-            &event.device_id,
-            event.sequence,
-            why,
-        ));
-    }
-    let key = store
-        .keys
-        .read()
-        .unwrap_or_else(|e| e.into_inner())
-        .get(&event.device_id)
-        .copied();
+    let time_error = time
+        .check(event.occurred_at.timestamp_millis(), now_ms)
+        .err();
+    let key = match time_error {
+        Some(_) => None,
+        None => store
+            .keys
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&event.device_id)
+            .copied(),
+    };
     let prepared = key.and_then(|k| PreparedSignature::new(&k, EVENT_DOMAIN, &env.body, &sig));
     let sig_valid = match (&key, &prepared) {
         (Some(_), None) => Some(false),
@@ -135,6 +142,7 @@ pub fn precheck(
         key,
         prepared,
         sig_valid,
+        time_error,
     }))
 }
 
@@ -473,6 +481,19 @@ impl Appender {
         }
     }
 
+    /// Decide one envelope, in this order:
+    ///
+    /// 1. An envelope identical, body and signature, to the stored entry of its device and
+    ///    sequence is a duplicate: the original receipt (index, entry hash, received time), and
+    ///    nothing else is checked. The issue: "duplicate: the identical event was already stored;
+    ///    the original receipt is returned (agents retry safely after a disconnect)". The stored
+    ///    envelope passed every check when it was stored, so an agent resending after an outage
+    ///    gets its receipt even if the event's time has since left the window, the device has
+    ///    been revoked, or an operator's key or role changed.
+    /// 2. The time window (verdict from [`precheck`]); then unknown or revoked signer, signature,
+    ///    authorisation.
+    /// 3. A used sequence: the same body (under another valid signature) is a duplicate, another
+    ///    body an equivocation (a security finding). Then gap, registry rules, append.
     fn decide(
         &mut self,
         p: &mut Pending,
@@ -482,7 +503,26 @@ impl Appender {
         let dev_owned = r.event.device_id.clone();
         let ev = &r.event;
         let (dev, seq) = (dev_owned.as_str(), ev.sequence);
-        let Some(signer) = self.signers.get(dev) else {
+        let signer = self.signers.get(dev);
+        // Looked up only for a used sequence (never on the common path, `last + 1`).
+        let orig = match signer {
+            Some(s) if seq <= s.last_sequence => {
+                let Some(orig) = self.stored(p, dev, seq)? else {
+                    return Err(StoreError::Corrupt(format!(
+                        "{dev} sequence {seq} is used but its entry is not indexed"
+                    )));
+                };
+                if orig.body == r.body && orig.signature == r.signature {
+                    return Ok(duplicate(dev, seq, orig));
+                }
+                Some(orig)
+            }
+            _ => None,
+        };
+        if let Some(why) = &r.time_error {
+            return Ok(reject(Why::TimeOutOfRange, dev, seq, why.clone()));
+        }
+        let Some(signer) = signer else {
             return Ok(reject(
                 Why::UnknownDevice,
                 dev,
@@ -517,23 +557,10 @@ impl Appender {
             return Ok(reject(Why::Unauthorized, dev, seq, why));
         }
         let last = signer.last_sequence;
-        if seq <= last {
-            let Some(orig) = self.stored(p, dev, seq)? else {
-                return Err(StoreError::Corrupt(format!(
-                    "{dev} sequence {seq} is used but its entry is not indexed"
-                )));
-            };
+        // `orig` is set exactly when the sequence is used (`seq <= last`).
+        if let Some(orig) = orig {
             if orig.body == r.body {
-                return Ok(v1::Receipt {
-                    status: St::Duplicate as i32,
-                    device_id: dev.to_string(),
-                    sequence: seq,
-                    index: orig.index,
-                    entry_hash: orig.entry_hash,
-                    received_at_ms: orig.received_at_ms,
-                    detail: "already stored; this is the original receipt".into(),
-                    ..Default::default()
-                });
+                return Ok(duplicate(dev, seq, orig));
             }
             return self.equivocation(p, r, orig, received_at);
         }
@@ -677,6 +704,20 @@ impl Pending {
             .iter()
             .find(|(k, _)| k == key)
             .map(|(_, i)| *i)
+    }
+}
+
+/// The original receipt of a stored entry, for a resend of it.
+fn duplicate(device_id: &str, sequence: u64, orig: v1::ChainEntry) -> v1::Receipt {
+    v1::Receipt {
+        status: St::Duplicate as i32,
+        device_id: device_id.to_string(),
+        sequence,
+        index: orig.index,
+        entry_hash: orig.entry_hash,
+        received_at_ms: orig.received_at_ms,
+        detail: "already stored; this is the original receipt".into(),
+        ..Default::default()
     }
 }
 

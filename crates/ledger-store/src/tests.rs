@@ -387,6 +387,189 @@ fn duplicates_return_the_original_receipt_and_equivocation_is_recorded_once() {
     verify_all(&store);
 }
 
+/// [`submit`] under another time policy, at another time.
+fn submit_at(
+    a: &mut Appender,
+    envs: Vec<v1::Envelope>,
+    time: &TimePolicy,
+    now: i64,
+) -> Vec<v1::Receipt> {
+    let store = a.store().clone();
+    let mut items: Vec<PreOutcome> = envs
+        .into_iter()
+        .map(|e| precheck(&store, e, 65536, time, now))
+        .collect();
+    verify_prechecked(&mut items);
+    let (r, _) = a.apply(items, now).unwrap();
+    store.sync().unwrap();
+    r
+}
+
+/// The original receipt, for comparing a duplicate's with.
+fn original(r: &v1::Receipt) -> (St, u64, Vec<u8>, i64) {
+    (status(r).0, r.index, r.entry_hash.clone(), r.received_at_ms)
+}
+
+/// A device that resends after an outage longer than `max_past_ms` gets the original receipt of
+/// what was stored: the window applies to events not yet stored. An event outside the window
+/// that is not an identical resend is still refused, with the window's reason, and nothing is
+/// stored for it.
+#[test]
+fn an_identical_resend_outside_the_time_window_gets_the_original_receipt() {
+    let (_d, mut op, store, mut a) = setup();
+    let mut t = Dev::new("table-1", 2);
+    let e1 = t.env(bet(1));
+    let r = submit(&mut a, vec![op.env(register(&t)), e1.clone()]);
+    assert_eq!(status(&r[1]).0, St::Accepted);
+    let head = store.head().unwrap();
+    let time = TimePolicy {
+        max_past_ms: 3_600_000,
+        ..TimePolicy::default()
+    };
+    let later = NOW + 2 * 3_600_000;
+    let window = time.check(NOW, later).expect_err("outside the window");
+    let mut forged = e1.clone();
+    forged.signature[5] ^= 1;
+    let got = submit_at(
+        &mut a,
+        vec![
+            e1.clone(),
+            t.env_at(1, bet(99)), // sequence 1, another body
+            forged,               // the same body, another signature
+            t.env(bet(2)),        // not stored yet
+        ],
+        &time,
+        later,
+    );
+    assert_eq!(
+        original(&got[0]),
+        (
+            St::Duplicate,
+            r[1].index,
+            r[1].entry_hash.clone(),
+            r[1].received_at_ms
+        )
+    );
+    for g in &got[1..] {
+        assert_eq!(status(g), (St::Rejected, Why::TimeOutOfRange));
+        assert_eq!(g.detail, window);
+    }
+    assert_eq!(store.head().unwrap(), head, "nothing stored");
+    assert_eq!(verify_all(&store).security_findings, 0);
+}
+
+/// A revoked device's identical resend of a stored event gets the original receipt (the agent
+/// may have lost it in a disconnect just before the revocation); anything else it sends is
+/// refused as before.
+#[test]
+fn an_identical_resend_from_a_revoked_device_gets_the_original_receipt() {
+    let (_d, mut op, store, mut a) = setup();
+    let mut t = Dev::new("table-1", 2);
+    let mut envs = vec![op.env(register(&t))];
+    envs.extend((1..=3).map(|n| t.env(bet(n))));
+    let r = submit(&mut a, envs);
+    let revoke = op.env(P::DeviceRevoked(v1::DeviceRevoked {
+        device_id: "table-1".into(),
+        reason: "stolen".into(),
+    }));
+    assert_eq!(status(&submit(&mut a, vec![revoke])[0]).0, St::Accepted);
+    let head = store.head().unwrap();
+    let mut forged = t.env_at(2, bet(2));
+    forged.signature[5] ^= 1;
+    let got = submit(
+        &mut a,
+        vec![
+            t.env_at(2, bet(2)),
+            t.env_at(2, bet(99)),
+            forged,
+            t.env(bet(4)),
+        ],
+    );
+    assert_eq!(
+        original(&got[0]),
+        (
+            St::Duplicate,
+            r[2].index,
+            r[2].entry_hash.clone(),
+            r[2].received_at_ms
+        )
+    );
+    for g in &got[1..] {
+        assert_eq!(status(g), (St::Rejected, Why::RevokedDevice));
+    }
+    assert_eq!(store.head().unwrap(), head, "nothing stored");
+    assert_eq!(verify_all(&store).security_findings, 0);
+}
+
+/// After an operator's key changes (or its role, so that it may no longer sign what it signed),
+/// its identical resend of a stored event gets the original receipt, although the stored
+/// signature no longer verifies with the current key. The same body under another signature is
+/// decided as before: refused unless the current key signed it, and then a duplicate.
+#[test]
+fn an_identical_resend_after_an_operator_key_or_role_change_gets_the_original_receipt() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut op = Dev::new("operator-1", 1);
+    let t = Dev::new("table-1", 2);
+    let reg = op.env(register(&t));
+    let r = {
+        let (_store, mut a) = Store::open_writer(dir.path(), &cfg(&op)).unwrap();
+        submit(&mut a, vec![reg.clone()])
+    };
+    assert_eq!(status(&r[0]).0, St::Accepted);
+    let want = (
+        St::Duplicate,
+        r[0].index,
+        r[0].entry_hash.clone(),
+        r[0].received_at_ms,
+    );
+    // The key changes.
+    let mut op2 = Dev::new("operator-1", 9);
+    op2.seq = op.seq;
+    let reg2 = op2.env(register(&Dev::new("table-2", 3)));
+    let signed_now;
+    {
+        let (store, mut a) = Store::open_writer(dir.path(), &cfg(&op2)).unwrap();
+        let head = store.head().unwrap();
+        let mut forged = reg.clone();
+        forged.signature[5] ^= 1;
+        let got = submit(&mut a, vec![reg.clone(), forged, op.env_at(1, bet(1))]);
+        assert_eq!(original(&got[0]), want);
+        assert_eq!(status(&got[1]), (St::Rejected, Why::BadSignature));
+        assert_eq!(status(&got[2]), (St::Rejected, Why::BadSignature));
+        assert_eq!(store.head().unwrap(), head, "nothing stored");
+        // The same body signed with the current key: a duplicate, as it was.
+        let resigned = op2.env_at(1, register(&t));
+        assert_ne!(resigned.signature, reg.signature);
+        assert_eq!(original(&submit(&mut a, vec![resigned])[0]), want);
+        signed_now = submit(&mut a, vec![reg2.clone()]);
+        assert_eq!(status(&signed_now[0]).0, St::Accepted);
+    }
+    // The role changes: operator-1 may no longer sign registry events, even with its key.
+    let mut regulator = cfg(&op2);
+    regulator.principals[0].role = SignerRole::Regulator;
+    let (store, mut a) = Store::open_writer(dir.path(), &regulator).unwrap();
+    let head = store.head().unwrap();
+    let got = submit(
+        &mut a,
+        vec![reg2, reg, op2.env_at(1, register(&t)), op2.env(bet(1))],
+    );
+    let s = &signed_now[0];
+    assert_eq!(
+        original(&got[0]),
+        (
+            St::Duplicate,
+            s.index,
+            s.entry_hash.clone(),
+            s.received_at_ms
+        )
+    );
+    assert_eq!(original(&got[1]), want);
+    assert_eq!(status(&got[2]), (St::Rejected, Why::Unauthorized));
+    assert_eq!(status(&got[3]), (St::Rejected, Why::Unauthorized));
+    assert_eq!(store.head().unwrap(), head, "nothing stored");
+    verify_all(&store);
+}
+
 /// Apply one group (prechecked and batch-verified like ledgerd does) without syncing; the
 /// error, if any, is the appender's.
 fn apply_group(
