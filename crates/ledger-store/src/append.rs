@@ -651,7 +651,9 @@ impl Appender {
             "equivocation: {dev} already signed a different event with sequence {seq} (entry {}); security finding recorded",
             orig.index
         );
-        let (index, hash) = match existing {
+        // The receipt names the finding's entry, with that entry's received time: a resend
+        // after a crash gets the same receipt as the first time.
+        let (index, hash, received_at) = match existing {
             Some(i) => {
                 let e = match p.entries.iter().find(|e| e.index == i) {
                     Some(e) => e.clone(),
@@ -660,7 +662,8 @@ impl Appender {
                         detail: "finding missing".into(),
                     })?,
                 };
-                (i, e.entry_hash.as_slice().try_into().unwrap_or_default())
+                let hash = e.entry_hash.as_slice().try_into().unwrap_or_default();
+                (i, hash, e.received_at_ms)
             }
             None => {
                 tracing::warn!(device = %dev, seq, original = orig.index, "equivocation: recording a security finding");
@@ -678,7 +681,7 @@ impl Appender {
                 let (i, h) = self.ledger_record(p, received_at, record)?;
                 p.write(fkey.clone(), i.to_be_bytes().to_vec());
                 p.findings.push((fkey, i));
-                (i, h)
+                (i, h, received_at)
             }
         };
         Ok(v1::Receipt {

@@ -369,6 +369,37 @@ impl DecodedChunk {
 }
 
 /// Key of the `E` chunk record whose first entry is `index`.
+/// The key of checkpoint `number` in sled.
+fn checkpoint_key(number: u64) -> [u8; 9] {
+    let mut k = [P_CHECKPOINT; 9];
+    k[1..].copy_from_slice(&number.to_be_bytes());
+    k
+}
+
+/// A checkpoint's line in the mirror file (JSON, with its number, entry and head hash for a
+/// reader; `body` and `signature` are what counts).
+fn checkpoint_line(cp: &v1::Checkpoint, info: &CheckpointInfo) -> String {
+    format!(
+        "{{\"number\":{},\"index\":{},\"head_hash\":\"{}\",\"body\":\"{}\",\"signature\":\"{}\"}}\n",
+        info.number,
+        info.index,
+        hex32(&info.head_hash),
+        hex::encode(&cp.body),
+        hex::encode(&cp.signature)
+    )
+}
+
+/// The mirror file as read by [`Store::read_checkpoint_log`].
+#[derive(Default)]
+struct CheckpointLog {
+    checkpoints: Vec<v1::Checkpoint>,
+    /// Bytes up to the end of the last complete line.
+    complete_bytes: u64,
+    /// The last line has no newline (an append cut short).
+    torn: bool,
+    exists: bool,
+}
+
 pub(crate) fn entry_key(index: u64) -> [u8; 9] {
     let mut k = [P_ENTRY; 9];
     k[1..].copy_from_slice(&index.to_be_bytes());
@@ -534,7 +565,19 @@ impl Store {
             std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
                 .map_err(|e| StoreError::io(dir, e))?;
         }
-        let key = keyfile::load_or_create(dir, true)?;
+        // A new key only for a new ledger. A ledger whose key file is gone needs that key back:
+        // another one cannot sign for its chain, and creating it would leave a stray key.
+        let holds_a_ledger = dir.join("db").exists();
+        let key = match keyfile::load_or_create(dir, !holds_a_ledger) {
+            Err(StoreError::Key(m))
+                if holds_a_ledger && !dir.join(keyfile::LEDGER_KEY_FILE).exists() =>
+            {
+                return Err(StoreError::Key(format!(
+                    "{m}, but this data directory holds a ledger: restore its key from your backup"
+                )));
+            }
+            r => r?,
+        };
         let db = open_sled(dir, cfg.cache_capacity_bytes)?;
         let tree = db.open_tree("ledger")?;
         // The directory entries of the files sled just created must survive a power cut too.
@@ -557,6 +600,7 @@ impl Store {
             crash_before_write: std::sync::atomic::AtomicU64::new(u64::MAX),
         });
         store.migrate_first_layout()?;
+        store.reconcile_checkpoints()?;
         if let Some(r) = store.roll_back_unfinished_group()? {
             tracing::warn!(
                 first = r.first,
@@ -616,14 +660,16 @@ impl Store {
         self.db.flush()?;
         let flushed = t.elapsed();
         if let Some(log) = &self.log {
+            // Blobs first: sled's recovery skips a log message whose blob file is missing and
+            // goes on, so a blob must never be less durable than the messages after it.
+            self.sync_blobs()?;
+            let blobs = t.elapsed();
             log.sync_all()
                 .map_err(|e| StoreError::io(&self.dir.join("db"), e))?;
-            let fsynced = t.elapsed();
-            self.sync_blobs()?;
             tracing::trace!(
                 flush_us = flushed.as_micros() as u64,
-                fsync_us = (fsynced - flushed).as_micros() as u64,
-                blobs_us = (t.elapsed() - fsynced).as_micros() as u64,
+                blobs_us = (blobs - flushed).as_micros() as u64,
+                fsync_us = (t.elapsed() - blobs).as_micros() as u64,
                 "store sync"
             );
         }
@@ -937,23 +983,48 @@ impl Store {
 
     /// Checkpoints in the mirror file, oldest first (empty if there is no file).
     pub fn checkpoint_log(&self) -> Result<Vec<v1::Checkpoint>, StoreError> {
+        Ok(self.read_checkpoint_log()?.checkpoints)
+    }
+
+    /// The mirror file, read. A last line without its newline is an append a crash cut short:
+    /// it is left out (sled holds that checkpoint, written and synced before the file, and
+    /// [`Store::reconcile_checkpoints`] writes it again).
+    fn read_checkpoint_log(&self) -> Result<CheckpointLog, StoreError> {
         let path = self.dir.join(CHECKPOINT_LOG);
         let f = match File::open(&path) {
             Ok(f) => f,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(CheckpointLog::default());
+            }
             Err(e) => return Err(StoreError::io(&path, e)),
         };
-        let mut out = Vec::new();
-        for (n, line) in std::io::BufReader::new(f).lines().enumerate() {
-            let line = line.map_err(|e| StoreError::io(&path, e))?;
+        let mut log = CheckpointLog {
+            exists: true,
+            ..CheckpointLog::default()
+        };
+        let mut r = std::io::BufReader::new(f);
+        let mut buf = Vec::new();
+        for n in 1.. {
+            buf.clear();
+            let got = r
+                .read_until(b'\n', &mut buf)
+                .map_err(|e| StoreError::io(&path, e))?;
+            if got == 0 {
+                break;
+            }
+            if buf.last() != Some(&b'\n') {
+                log.torn = true;
+                break;
+            }
+            log.complete_bytes += got as u64;
+            let bad =
+                |what: &str| StoreError::Corrupt(format!("{} line {n}: {what}", path.display()));
+            let line = std::str::from_utf8(&buf).map_err(|_| bad("not UTF-8"))?;
             if line.trim().is_empty() {
                 continue;
             }
-            let bad = |what: &str| {
-                StoreError::Corrupt(format!("{} line {}: {what}", path.display(), n + 1))
-            };
             let v: serde_json::Value =
-                serde_json::from_str(&line).map_err(|e| bad(&e.to_string()))?;
+                serde_json::from_str(line).map_err(|e| bad(&e.to_string()))?;
             let field = |name: &str| -> Result<Vec<u8>, StoreError> {
                 hex::decode(
                     v.get(name)
@@ -962,12 +1033,95 @@ impl Store {
                 )
                 .map_err(|e| bad(&format!("{name}: {e}")))
             };
-            out.push(v1::Checkpoint {
+            log.checkpoints.push(v1::Checkpoint {
                 body: field("body")?,
                 signature: field("signature")?,
             });
         }
-        Ok(out)
+        Ok(log)
+    }
+
+    /// Make sled's checkpoints and the mirror file one list again, at a writer's start.
+    ///
+    /// [`Store::write_checkpoint`] writes a checkpoint to sled, syncs, then appends it to the
+    /// file. A crash in between leaves the file one checkpoint short (or its last line cut
+    /// short, or, for the first checkpoint, no file); a disk that lost synced data can leave
+    /// sled short instead. Left so, the next checkpoint would be written after a gap in one of
+    /// the two, the lists would no longer agree position by position, and the ledger could not
+    /// start again. So each gets what only the other has (a checkpoint copied into sled must
+    /// bear this ledger's signature). Where both have one, they must agree.
+    fn reconcile_checkpoints(&self) -> Result<(), StoreError> {
+        let sled_cps = self.checkpoints()?;
+        let log = self.read_checkpoint_log()?;
+        for (i, (x, y)) in sled_cps.iter().zip(&log.checkpoints).enumerate() {
+            if x != y {
+                return Err(StoreError::Corrupt(format!(
+                    "checkpoint #{} differs between the store and {CHECKPOINT_LOG}",
+                    i + 1
+                )));
+            }
+        }
+        let path = self.dir.join(CHECKPOINT_LOG);
+        if sled_cps.len() > log.checkpoints.len() || log.torn {
+            let mut f = std::fs::OpenOptions::new()
+                .create(true)
+                .write(true)
+                .truncate(false)
+                .open(&path)
+                .map_err(|e| StoreError::io(&path, e))?;
+            // Drop a last line the crash cut short, then append what only sled has.
+            let mut lines = String::new();
+            for cp in &sled_cps[log.checkpoints.len()..] {
+                let info = check_checkpoint(cp, None)
+                    .map_err(|e| StoreError::Corrupt(format!("checkpoint in sled: {e}")))?;
+                lines.push_str(&checkpoint_line(cp, &info));
+            }
+            f.set_len(log.complete_bytes)
+                .and_then(|_| {
+                    use std::io::Seek;
+                    f.seek(std::io::SeekFrom::End(0))
+                })
+                .and_then(|_| f.write_all(lines.as_bytes()))
+                .and_then(|_| f.sync_all())
+                .map_err(|e| StoreError::io(&path, e))?;
+            if !log.exists {
+                self.sync_dir()?;
+            }
+            tracing::warn!(
+                copied = sled_cps.len() - log.checkpoints.len(),
+                cut_short_line_removed = log.torn,
+                "{CHECKPOINT_LOG} was behind the store (a crash while a checkpoint was written); brought up to date"
+            );
+        }
+        if log.checkpoints.len() > sled_cps.len() {
+            let ours = self.ledger_public_key();
+            for (i, cp) in log.checkpoints.iter().enumerate().skip(sled_cps.len()) {
+                let info = check_checkpoint(cp, ours.as_ref())
+                    .map_err(|e| StoreError::Corrupt(format!("{CHECKPOINT_LOG}: {e}")))?;
+                if info.number != i as u64 + 1 {
+                    return Err(StoreError::Corrupt(format!(
+                        "{CHECKPOINT_LOG}: checkpoint #{} is numbered {}",
+                        i + 1,
+                        info.number
+                    )));
+                }
+                self.tree
+                    .insert(checkpoint_key(info.number), cp.encode_to_vec())?;
+            }
+            self.sync()?;
+            tracing::warn!(
+                copied = log.checkpoints.len() - sled_cps.len(),
+                "the store had lost checkpoints that {CHECKPOINT_LOG} holds; copied back"
+            );
+        }
+        Ok(())
+    }
+
+    /// Make the data directory's entries (a file just created) durable.
+    fn sync_dir(&self) -> Result<(), StoreError> {
+        File::open(&self.dir)
+            .and_then(|d| d.sync_all())
+            .map_err(|e| StoreError::io(&self.dir, e))
     }
 
     /// Every checkpoint, from sled and from the mirror file, which must agree where both have one.
@@ -1037,25 +1191,26 @@ impl Store {
             None => (1, now_ms),
         };
         let cp = sign_checkpoint(key, number, index, hash, created_at_ms, reason);
-        let mut k = [P_CHECKPOINT; 9];
-        k[1..].copy_from_slice(&number.to_be_bytes());
-        self.tree.insert(k, cp.encode_to_vec())?;
+        self.tree
+            .insert(checkpoint_key(number), cp.encode_to_vec())?;
         self.sync()?;
+        // A crash from here until the file's fsync leaves the file behind sled: the next
+        // writer's start brings it up to date (`reconcile_checkpoints`).
         let path = self.dir.join(CHECKPOINT_LOG);
-        let line = format!(
-            "{{\"number\":{number},\"index\":{index},\"head_hash\":\"{}\",\"body\":\"{}\",\"signature\":\"{}\"}}\n",
-            hex32(hash),
-            hex::encode(&cp.body),
-            hex::encode(&cp.signature)
-        );
+        let created = !path.exists();
+        let info = check_checkpoint(&cp, None)
+            .map_err(|e| StoreError::Corrupt(format!("checkpoint just signed: {e}")))?;
         let mut f = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(&path)
             .map_err(|e| StoreError::io(&path, e))?;
-        f.write_all(line.as_bytes())
+        f.write_all(checkpoint_line(&cp, &info).as_bytes())
             .and_then(|_| f.sync_all())
             .map_err(|e| StoreError::io(&path, e))?;
+        if created {
+            self.sync_dir()?;
+        }
         tracing::info!(number, index, head = %hex32(hash), reason, "checkpoint signed");
         Ok(cp)
     }

@@ -387,6 +387,20 @@ fn duplicates_return_the_original_receipt_and_equivocation_is_recorded_once() {
     verify_all(&store);
 }
 
+/// A conflicting envelope sent again later (after a reconnect) gets the receipt it got the first
+/// time: the finding's entry, with that entry's received time.
+#[test]
+fn an_equivocation_sent_again_later_gets_the_same_receipt() {
+    let (_d, mut op, _store, mut a) = setup();
+    let mut t = Dev::new("table-1", 2);
+    submit(&mut a, vec![op.env(register(&t)), t.env(bet(1))]);
+    let other = t.env_at(1, bet(99));
+    let first = submit(&mut a, vec![other.clone()]).remove(0);
+    assert_eq!(status(&first).0, St::Equivocation);
+    let later = submit_at(&mut a, vec![other], &TimePolicy::default(), NOW + 5_000).remove(0);
+    assert_eq!(later, first);
+}
+
 /// [`submit`] under another time policy, at another time.
 fn submit_at(
     a: &mut Appender,
@@ -860,6 +874,87 @@ fn a_checkpoint_beyond_the_store_refuses_to_open() {
         err.to_string().contains("acknowledged entries are missing"),
         "{err}"
     );
+}
+
+/// A crash between a checkpoint's two writes (sled, then the mirror file) leaves the file
+/// behind: a line missing, a line cut short, or no file at all. A disk that lost synced data can
+/// leave sled behind instead. The next writer's start makes the two one list again, so later
+/// checkpoints still agree position by position and the ledger starts again and again.
+#[test]
+fn a_crash_between_a_checkpoints_two_writes_is_mended_at_the_next_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut op = Dev::new("operator-1", 1);
+    let mut t = Dev::new("table-1", 2);
+    let log = dir.path().join(CHECKPOINT_LOG);
+    // Open, append one event, sign a checkpoint of the new head; return the checkpoints.
+    let mut step = |n: u32, damage: &dyn Fn(&Store)| -> Vec<v1::Checkpoint> {
+        let (store, mut a) = Store::open_writer(dir.path(), &cfg(&op)).unwrap();
+        let all = store.all_checkpoints().unwrap();
+        assert_eq!(store.checkpoints().unwrap(), all, "sled mended");
+        assert_eq!(store.checkpoint_log().unwrap(), all, "the file mended");
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        assert!(text.is_empty() || text.ends_with('\n'), "no line cut short");
+        let env = if n == 0 {
+            op.env(register(&t))
+        } else {
+            t.env(bet(n))
+        };
+        assert_eq!(status(&submit(&mut a, vec![env])[0]).0, St::Accepted);
+        let (i, h) = store.head().unwrap().unwrap();
+        store.write_checkpoint(i, &h, NOW, "test").unwrap();
+        damage(&store);
+        store.sync().unwrap();
+        all
+    };
+    let drop_last_line = |_: &Store| {
+        let text = std::fs::read_to_string(&log).unwrap();
+        let keep: Vec<&str> = text.lines().collect();
+        std::fs::write(&log, keep[..keep.len() - 1].join("\n") + "\n").unwrap();
+    };
+    let cut_last_line = |_: &Store| {
+        let len = std::fs::metadata(&log).unwrap().len();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&log)
+            .unwrap()
+            .set_len(len - 20)
+            .unwrap();
+    };
+    let lose_the_file = |_: &Store| std::fs::remove_file(&log).unwrap();
+    let sled_loses_the_last = |s: &Store| {
+        let (k, _) = s.tree.scan_prefix([b'C']).last().unwrap().unwrap();
+        s.tree.remove(k).unwrap();
+    };
+    assert!(step(0, &lose_the_file).is_empty());
+    assert_eq!(step(1, &drop_last_line).len(), 1);
+    assert_eq!(step(2, &cut_last_line).len(), 2);
+    assert_eq!(step(3, &sled_loses_the_last).len(), 3);
+    assert_eq!(step(4, &|_: &Store| {}).len(), 4);
+    let (store, _a) = Store::open_writer(dir.path(), &cfg(&op)).unwrap();
+    let all = store.all_checkpoints().unwrap();
+    assert_eq!(all.len(), 5);
+    assert_eq!(
+        (
+            store.checkpoints().unwrap(),
+            store.checkpoint_log().unwrap()
+        ),
+        (all.clone(), all)
+    );
+}
+
+/// A ledger whose key file is gone does not start with a new key, and leaves none behind.
+#[test]
+fn a_ledger_without_its_key_file_asks_for_it_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let op = Dev::new("operator-1", 1);
+    drop(Store::open_writer(dir.path(), &cfg(&op)).unwrap());
+    let key = dir.path().join(LEDGER_KEY_FILE);
+    std::fs::remove_file(&key).unwrap();
+    let err = Store::open_writer(dir.path(), &cfg(&op))
+        .err()
+        .expect("refused");
+    assert!(err.to_string().contains("restore its key"), "{err}");
+    assert!(!key.exists(), "no new key was made");
 }
 
 /// A head record naming entry `u64::MAX` (no chain gets there) is corruption, not an index that
