@@ -205,17 +205,19 @@ pub fn run(a: Args, json: bool) -> anyhow::Result<i32> {
         let f = a.file.as_ref().expect("clap requires one source");
         (f.display().to_string(), verify_file(f, &trusted))
     };
-    if trusted.key.is_none() && !json && result.is_ok() {
+    let ok = result.is_ok();
+    let code = report(&source, result, start.elapsed(), json)?;
+    if trusted.key.is_none() && !json && ok {
         eprintln!(
             "note: no --ledger-key: the chain holds together under the key its genesis names (printed above); that it is the ledger's key is for you to check"
         );
     }
-    if trusted.checkpoints.is_empty() && !json && result.is_ok() {
+    if trusted.checkpoints.is_empty() && !json && ok {
         eprintln!(
             "note: no --checkpoint: entries after the last checkpoint above are covered by no signature you hold"
         );
     }
-    report(&source, result, start.elapsed(), json)
+    Ok(code)
 }
 
 /// Verify a data directory (the ledger must be stopped: sled locks it).
