@@ -26,11 +26,9 @@ async fn ledger_with_marker(
     (cfg, data, marked)
 }
 
-#[tokio::test]
-async fn a_changed_byte_in_an_export_is_found_at_its_index() {
-    let dir = tempdir();
-    let (_cfg, data, marked) = ledger_with_marker(dir.path(), "MARKER-EXPORT").await;
-    let export = dir.path().join("export.jsonl");
+/// `ledgerctl export` of a stopped ledger's data directory to `dir/export.jsonl`; returns its path.
+fn export_of(dir: &std::path::Path, data: &std::path::Path) -> std::path::PathBuf {
+    let export = dir.join("export.jsonl");
     let (code, out, err) = ledgerctl(&[
         "export",
         "--data-dir",
@@ -39,6 +37,14 @@ async fn a_changed_byte_in_an_export_is_found_at_its_index() {
         export.to_str().unwrap(),
     ]);
     assert_eq!(code, 0, "{out}{err}");
+    export
+}
+
+#[tokio::test]
+async fn a_changed_byte_in_an_export_is_found_at_its_index() {
+    let dir = tempdir();
+    let (_cfg, data, marked) = ledger_with_marker(dir.path(), "MARKER-EXPORT").await;
+    let export = export_of(dir.path(), &data);
     let (code, out, err) = ledgerctl(&["verify", "--file", export.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
     let text = std::fs::read_to_string(&export).unwrap();
@@ -142,15 +148,7 @@ async fn a_tail_cut_with_its_checkpoints_is_found_by_a_checkpoint_held_out_of_ba
     assert_eq!(code, 0, "{out}{err}");
     l.stop();
 
-    let export = dir.path().join("export.jsonl");
-    let (code, out, err) = ledgerctl(&[
-        "export",
-        "--data-dir",
-        data.to_str().unwrap(),
-        "--out",
-        export.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{out}{err}");
+    let export = export_of(dir.path(), &data);
     let file = export.to_str().unwrap();
     let (code, out, err) = ledgerctl(&["verify", "--file", file, "--checkpoint", held_s]);
     assert_eq!(code, 0, "{out}{err}");
@@ -215,16 +213,8 @@ async fn a_tail_cut_with_its_checkpoints_is_found_by_a_checkpoint_held_out_of_ba
 async fn an_export_with_a_false_header_or_lines_after_its_end_is_refused() {
     let dir = tempdir();
     let (_cfg, data, _) = ledger_with_marker(dir.path(), "M").await;
-    let export = dir.path().join("export.jsonl");
+    let export = export_of(dir.path(), &data);
     let file = export.to_str().unwrap();
-    let (code, out, err) = ledgerctl(&[
-        "export",
-        "--data-dir",
-        data.to_str().unwrap(),
-        "--out",
-        file,
-    ]);
-    assert_eq!(code, 0, "{out}{err}");
     let text = std::fs::read_to_string(&export).unwrap();
     let (header, rest) = text.split_once('\n').unwrap();
     let mut h: serde_json::Value = serde_json::from_str(header).unwrap();
