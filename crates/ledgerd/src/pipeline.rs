@@ -193,6 +193,8 @@ const QUEUE_UNIT: usize = 1024;
 pub struct Ledger {
     tx: mpsc::Sender<Msg>,
     queue_bytes: Arc<tokio::sync::Semaphore>,
+    /// The semaphore's permits in all: no envelope waits for more.
+    queue_units: u32,
     store: Arc<Store>,
     max_body_bytes: usize,
     time: TimePolicy,
@@ -223,6 +225,7 @@ impl Ledger {
         let head = appender.head().expect("an opened ledger has a genesis");
         let (tx, rx) = mpsc::channel(cfg.queue_capacity);
         let (max_body_bytes, time) = (cfg.max_body_bytes, cfg.time);
+        let queue_units = (cfg.queue_bytes / QUEUE_UNIT).clamp(1, u32::MAX as usize) as u32;
         let (durable_tx, durable) = watch::channel(head);
         let (fatal_tx, fatal) = watch::channel(None);
         let (b_tx, b_rx) = std_mpsc::sync_channel::<Part>(2);
@@ -253,9 +256,8 @@ impl Ledger {
         }
         Ledger {
             tx,
-            queue_bytes: Arc::new(tokio::sync::Semaphore::new(
-                (cfg.queue_bytes / QUEUE_UNIT).max(1),
-            )),
+            queue_bytes: Arc::new(tokio::sync::Semaphore::new(queue_units as usize)),
+            queue_units,
             store,
             max_body_bytes,
             time,
@@ -284,10 +286,11 @@ impl Ledger {
         let bytes = env.body.len() + env.signature.len();
         let item = precheck(&self.store, env, self.max_body_bytes, &self.time, now_ms());
         // A refused envelope keeps no bytes. One that passed has at most `max_body_bytes` (64
-        // KiB) of body and 64 of signature: far less than the smallest budget (1 MiB).
+        // KiB) of body and 64 of signature, far less than the smallest configured budget (1
+        // MiB); were the budget smaller, an envelope would wait for all of it, not forever.
         let room = match &item {
             PreOutcome::Ready(_) => {
-                let units = bytes.div_ceil(QUEUE_UNIT).max(1) as u32;
+                let units = (bytes.div_ceil(QUEUE_UNIT) as u32).clamp(1, self.queue_units);
                 // The semaphore is never closed: this only waits for room.
                 self.queue_bytes
                     .clone()
@@ -1428,6 +1431,7 @@ mod tests {
         let stalled = Ledger {
             tx,
             queue_bytes: Arc::new(tokio::sync::Semaphore::new(3)),
+            queue_units: 3,
             store,
             max_body_bytes: 65536,
             time: TimePolicy::default(),
