@@ -336,7 +336,9 @@ impl AuditStore {
         let mut out = Vec::new();
         for kv in self.tree.scan_prefix(b"R") {
             let (k, ptr) = kv?;
-            if k.ends_with(round.as_bytes()) && k.get(k.len() - round.len() - 1) == Some(&0) {
+            // The id must follow the key's separator (a whole key named as an id has none).
+            let separator = k.len().checked_sub(round.len() + 1);
+            if k.ends_with(round.as_bytes()) && separator.and_then(|i| k.get(i)) == Some(&0) {
                 out.push(self.pointed(&ptr, &k[1..])?);
             }
         }
@@ -469,6 +471,8 @@ mod tests {
             ids(&s.rounds_named("r1").unwrap()),
             vec![pair("t1", "r1"), pair("t2", "r1")]
         );
+        // An id as long as a whole key (a request can name anything) finds nothing.
+        assert_eq!(s.rounds_named("Rt1\0r1").unwrap(), vec![]);
         let period = |from_ms, to_ms| Period { from_ms, to_ms };
         assert_eq!(
             ids(&s.rounds_in(period(1_000, 3_000)).unwrap()),

@@ -389,6 +389,9 @@ fn checkpoint_line(cp: &v1::Checkpoint, info: &CheckpointInfo) -> String {
     )
 }
 
+/// [`Store::latest_checkpoint`]: the checkpoint and what it says, if there is one.
+pub type LatestCheckpoint = Option<(v1::Checkpoint, CheckpointInfo)>;
+
 /// The mirror file as read by [`Store::read_checkpoint_log`].
 #[derive(Default)]
 struct CheckpointLog {
@@ -471,6 +474,10 @@ pub struct Store {
     /// Public keys of the known signers, for signature checks ahead of the appender.
     pub(crate) keys: RwLock<HashMap<String, VerifyingKey>>,
     checkpoint_lock: std::sync::Mutex<()>,
+    /// The latest checkpoint, once read (`None`: not read yet, or a write of one failed midway).
+    /// Reading it from both lists costs time and memory in proportion to every checkpoint ever
+    /// made, and a checkpoint is written while a sync holds back receipts.
+    latest: std::sync::Mutex<Option<LatestCheckpoint>>,
     /// Test hook: a group's commit stops, as a crash would, before its write number n (0 = the
     /// undo record). `u64::MAX`: never.
     #[cfg(test)]
@@ -547,6 +554,7 @@ impl Store {
             key: None,
             keys: RwLock::new(HashMap::new()),
             checkpoint_lock: std::sync::Mutex::new(()),
+            latest: std::sync::Mutex::new(None),
             #[cfg(test)]
             crash_before_write: std::sync::atomic::AtomicU64::new(u64::MAX),
         })
@@ -596,6 +604,7 @@ impl Store {
             key: Some(key),
             keys: RwLock::new(HashMap::new()),
             checkpoint_lock: std::sync::Mutex::new(()),
+            latest: std::sync::Mutex::new(None),
             #[cfg(test)]
             crash_before_write: std::sync::atomic::AtomicU64::new(u64::MAX),
         });
@@ -1142,18 +1151,22 @@ impl Store {
     }
 
     /// The latest checkpoint, checked.
-    pub fn latest_checkpoint(
-        &self,
-    ) -> Result<Option<(v1::Checkpoint, CheckpointInfo)>, StoreError> {
+    pub fn latest_checkpoint(&self) -> Result<LatestCheckpoint, StoreError> {
+        let mut cached = self.latest.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(latest) = &*cached {
+            return Ok(latest.clone());
+        }
         let all = self.all_checkpoints()?;
-        match all.last() {
-            None => Ok(None),
+        let latest = match all.last() {
+            None => None,
             Some(cp) => {
                 let info = check_checkpoint(cp, None)
                     .map_err(|e| StoreError::Corrupt(format!("latest checkpoint: {e}")))?;
-                Ok(Some((cp.clone(), info)))
+                Some((cp.clone(), info))
             }
-        }
+        };
+        *cached = Some(latest.clone());
+        Ok(latest)
     }
 
     /// Sign and store a checkpoint of `(index, hash)`, which the caller guarantees is durable.
@@ -1191,6 +1204,8 @@ impl Store {
             None => (1, now_ms),
         };
         let cp = sign_checkpoint(key, number, index, hash, created_at_ms, reason);
+        // Until both writes succeed, the latest is read again from the two lists.
+        *self.latest.lock().unwrap_or_else(|e| e.into_inner()) = None;
         self.tree
             .insert(checkpoint_key(number), cp.encode_to_vec())?;
         self.sync()?;
@@ -1211,6 +1226,7 @@ impl Store {
         if created {
             self.sync_dir()?;
         }
+        *self.latest.lock().unwrap_or_else(|e| e.into_inner()) = Some(Some((cp.clone(), info)));
         tracing::info!(number, index, head = %hex32(hash), reason, "checkpoint signed");
         Ok(cp)
     }

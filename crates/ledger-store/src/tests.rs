@@ -942,6 +942,24 @@ fn a_crash_between_a_checkpoints_two_writes_is_mended_at_the_next_start() {
     );
 }
 
+/// The latest checkpoint is kept in memory once read: it is always the last of the two lists.
+#[test]
+fn the_latest_checkpoint_is_the_last_written() {
+    let (_d, mut op, store, mut a) = setup();
+    let mut t = Dev::new("table-1", 2);
+    submit(&mut a, vec![op.env(register(&t))]);
+    for n in 1..=3u32 {
+        submit(&mut a, vec![t.env(bet(n))]);
+        let (i, h) = store.head().unwrap().unwrap();
+        let cp = store.write_checkpoint(i, &h, NOW, "test").unwrap();
+        let (latest, info) = store.latest_checkpoint().unwrap().unwrap();
+        assert_eq!((&latest, info.number, info.index), (&cp, n as u64, i));
+        assert_eq!(store.all_checkpoints().unwrap().last(), Some(&cp));
+        // The same head again: the same checkpoint, no new one.
+        assert_eq!(store.write_checkpoint(i, &h, NOW, "again").unwrap(), cp);
+    }
+}
+
 /// A ledger whose key file is gone does not start with a new key, and leaves none behind.
 #[test]
 fn a_ledger_without_its_key_file_asks_for_it_back() {
