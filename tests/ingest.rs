@@ -654,3 +654,44 @@ fn sigterm_right_after_the_ready_line_is_a_clean_stop() {
         l.stop(); // asserts a successful exit
     }
 }
+
+/// Streams of entries are bounded over all clients: one more than `grpc.max_entry_streams` gets
+/// RESOURCE_EXHAUSTED at once, and a stream closed makes room (a finished `ListEntries` gives
+/// its room back as it ends). Ingest is not affected.
+#[tokio::test]
+async fn streams_of_entries_are_bounded() {
+    let dir = tempdir();
+    let cfg = write_config(dir.path(), "[grpc]\nmax_entry_streams = 2\n");
+    let l = Ledgerd::start(&dir.path().join("data"), &cfg, "127.0.0.1:0");
+    let url = l.url();
+    let mut q = QueryClient::new(ledger_agent::connect(&url).await.unwrap());
+    let tail = |q: &mut QueryClient<_>| {
+        let mut q = q.clone();
+        async move { q.tail(v1::TailRequest { from_index: 0 }).await }
+    };
+    let first = tail(&mut q).await.expect("room for two");
+    let _second = tail(&mut q).await.expect("room for two");
+    let third = tail(&mut q).await.expect_err("no room for a third");
+    assert_eq!(third.code(), tonic::Code::ResourceExhausted, "{third}");
+    assert!(
+        third.message().contains("grpc.max_entry_streams"),
+        "{third}"
+    );
+    // Ingest goes on meanwhile.
+    let mut t = register(&url, 1, &[table("table-1", "T1")]).await.remove(0);
+    let r = submit(&url, &[t.sign(now_ms(), bet("T1", "r", 1))]).await;
+    assert_eq!(st(&r[0]), v1::ReceiptStatus::Accepted);
+    drop(first);
+    let mut again = None;
+    for _ in 0..50 {
+        match tail(&mut q).await {
+            Ok(s) => {
+                again = Some(s);
+                break;
+            }
+            Err(_) => tokio::time::sleep(std::time::Duration::from_millis(100)).await,
+        }
+    }
+    assert!(again.is_some(), "a closed stream makes room");
+    l.stop();
+}

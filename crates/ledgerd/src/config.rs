@@ -124,6 +124,10 @@ pub struct Grpc {
     pub connection_window_bytes: u32,
     /// Seconds to let open streams finish after SIGTERM before closing them.
     pub shutdown_grace_secs: u64,
+    /// Streams of entries (`ListEntries`, `ListDeviceEntries`, `Tail`) open at once, over all
+    /// clients; one more gets RESOURCE_EXHAUSTED. Each holds one of tokio's 512 blocking threads
+    /// or follows the head while its client keeps it open (1..=256).
+    pub max_entry_streams: usize,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -213,6 +217,7 @@ impl Default for Grpc {
             stream_window_bytes: 4 << 20,
             connection_window_bytes: 8 << 20,
             shutdown_grace_secs: 5,
+            max_entry_streams: 64,
         }
     }
 }
@@ -297,6 +302,12 @@ impl Config {
             return bad(format!(
                 "ingest.coalesce_events = {}: must be 1..=ingest.max_batch ({})",
                 self.ingest.coalesce_events, self.ingest.max_batch
+            ));
+        }
+        if self.grpc.max_entry_streams == 0 || self.grpc.max_entry_streams > 256 {
+            return bad(format!(
+                "grpc.max_entry_streams = {}: must be 1..=256 (tokio's blocking pool has 512 threads, shared with the other queries)",
+                self.grpc.max_entry_streams
             ));
         }
         if self.ingest.queue_mib == 0 || self.ingest.queue_mib > 65536 {

@@ -157,6 +157,7 @@ async fn serve(
     let query = QueryServer::new(service::QueryService {
         ledger: ledger.clone(),
         ledger_id: cfg.ledger_id.clone(),
+        entry_streams: std::sync::Arc::new(tokio::sync::Semaphore::new(cfg.grpc.max_entry_streams)),
     })
     .max_encoding_message_size(max);
     let checkpoints = CheckpointsServer::new(service::CheckpointService {

@@ -130,19 +130,42 @@ impl Stream for Receipts {
 pub struct QueryService {
     pub ledger: Ledger,
     pub ledger_id: String,
+    /// Streams of entries open at once (`grpc.max_entry_streams`): each reads the store on a
+    /// blocking thread, or follows the head, for as long as its client keeps it open.
+    pub entry_streams: Arc<tokio::sync::Semaphore>,
 }
+
+/// Room for one stream of entries, held while the stream lasts.
+type StreamRoom = tokio::sync::OwnedSemaphorePermit;
 
 impl QueryService {
     fn durable_index(&self) -> u64 {
         self.ledger.durable().borrow().0
     }
+
+    /// Room for one more stream of entries, or `RESOURCE_EXHAUSTED`: without a bound, streams
+    /// their clients leave open would take every thread of the blocking pool, which the other
+    /// queries share.
+    fn entry_stream(&self) -> Result<StreamRoom, Status> {
+        self.entry_streams.clone().try_acquire_owned().map_err(|_| {
+            Status::resource_exhausted(
+                "every stream of entries ledgerd allows is open (grpc.max_entry_streams); close one or retry later",
+            )
+        })
+    }
 }
 
-/// Stream entries `from..=to` from the store on a blocking thread.
-fn stream_entries(ledger: &Ledger, from: u64, to: u64) -> BoxStream<v1::ChainEntry> {
+/// Stream entries `from..=to` from the store on a blocking thread, holding `room` until done.
+fn stream_entries(
+    ledger: &Ledger,
+    from: u64,
+    to: u64,
+    room: Option<StreamRoom>,
+) -> BoxStream<v1::ChainEntry> {
     let (tx, rx) = mpsc::channel(256);
     let store = ledger.store().clone();
     tokio::task::spawn_blocking(move || {
+        let _room = room;
         for e in store.entries(from, to) {
             let item = e.map_err(store_err);
             let stop = item.is_err();
@@ -212,10 +235,12 @@ impl Query for QueryService {
                 r.from_index
             )));
         }
+        let room = self.entry_stream()?;
         Ok(Response::new(stream_entries(
             &self.ledger,
             r.from_index,
             to,
+            Some(room),
         )))
     }
 
@@ -227,9 +252,11 @@ impl Query for QueryService {
         ledger_core::event::id("device_id", &r.device_id)
             .map_err(|e| Status::invalid_argument(e.to_string()))?;
         let head = self.durable_index();
+        let room = self.entry_stream()?;
         let (tx, rx) = mpsc::channel(256);
         let store = self.ledger.store().clone();
         tokio::task::spawn_blocking(move || {
+            let _room = room;
             for e in store.device_entries(&r.device_id, r.from_sequence) {
                 let item = e.map_err(store_err);
                 if matches!(&item, Ok(e) if e.index > head) {
@@ -250,13 +277,15 @@ impl Query for QueryService {
     ) -> Result<Response<Self::TailStream>, Status> {
         let mut next = req.into_inner().from_index;
         let ledger = self.ledger.clone();
+        let room = self.entry_stream()?;
         let (tx, rx) = mpsc::channel(1024);
         tokio::spawn(async move {
+            let _room = room;
             let mut durable = ledger.durable();
             loop {
                 let head = durable.borrow_and_update().0;
                 if next <= head {
-                    let mut s = stream_entries(&ledger, next, head);
+                    let mut s = stream_entries(&ledger, next, head, None);
                     while let Some(item) = s.next().await {
                         let stop = item.is_err();
                         if let Ok(e) = &item {
