@@ -36,7 +36,10 @@ mod windowed;
 pub use append::{Appender, Applied, PreOutcome, Ready, now_ms, precheck, verify_prechecked};
 pub use commit::RolledBack;
 pub use keyfile::{LEDGER_KEY_FILE, generate_key, load_or_create as load_ledger_key};
-pub use store::{CHECKPOINT_LOG, Chunk, ChunkOrder, EntryView, OpenConfig, PrincipalConfig, Store};
+pub use store::{
+    CHECKPOINT_LOG, Chunk, ChunkOrder, EntryView, LatestCheckpoint, OpenConfig, PrincipalConfig,
+    Store,
+};
 pub use windowed::{WINDOW_BYTES, WindowedChunks, windowed_entries, windowed_entries_with};
 
 /// Errors of the store. Any of them from a write or a sync is fatal for acknowledging.

@@ -990,6 +990,25 @@ impl Store {
         Ok(out)
     }
 
+    /// Checkpoints numbered after `after`, oldest first, read from sled one at a time (memory
+    /// does not grow with their number). Serves `Checkpoints.List`; a writer's start has made
+    /// sled's list and the mirror file agree (`reconcile_checkpoints`).
+    pub fn checkpoints_after(
+        &self,
+        after: u64,
+    ) -> impl Iterator<Item = Result<v1::Checkpoint, StoreError>> + use<> {
+        let from = match after.checked_add(1) {
+            Some(n) => checkpoint_key(n).to_vec(),
+            // Nothing is numbered after u64::MAX: a range that is empty.
+            None => vec![P_CHECKPOINT + 1],
+        };
+        self.tree.range(from..vec![P_CHECKPOINT + 1]).map(|r| {
+            let (k, v) = r?;
+            v1::Checkpoint::decode(v.as_ref())
+                .map_err(|e| StoreError::Corrupt(format!("checkpoint {:?}: {e}", u64_of(&k[1..]))))
+        })
+    }
+
     /// Checkpoints in the mirror file, oldest first (empty if there is no file).
     pub fn checkpoint_log(&self) -> Result<Vec<v1::Checkpoint>, StoreError> {
         Ok(self.read_checkpoint_log()?.checkpoints)

@@ -1,4 +1,5 @@
-//! `ledgerctl checkpoint`: have the running ledger sign a checkpoint now.
+//! `ledgerctl checkpoint`: a checkpoint from the running ledger that covers every entry
+//! acknowledged so far (the latest if it covers the head, else one signed on request).
 
 use ledger_core::proto::{self as v1, checkpoints_client::CheckpointsClient};
 

@@ -177,7 +177,7 @@ async fn export_server(server: &str, out: &std::path::Path) -> anyhow::Result<u6
     let head = q.get_head(v1::GetHeadRequest {}).await?.into_inner();
     let mut cps = Vec::new();
     let mut s = CheckpointsClient::new(ch)
-        .list(v1::GetCheckpointRequest {})
+        .list(v1::ListCheckpointsRequest::default())
         .await?
         .into_inner();
     while let Some(c) = s.next().await {

@@ -69,7 +69,10 @@ enum Command {
     Export(export::Args),
     /// Follow the ledger live, from an index.
     Tail(tail::Args),
-    /// Ask the running ledger to sign a checkpoint now, and print it.
+    /// Get a ledger-signed checkpoint covering every entry acknowledged so far, and print it:
+    /// the latest if it covers the head, else one signed now (ledgerd signs at most one on
+    /// request per `checkpoint.request_interval_ms`, so this may wait that long). Keep the
+    /// newest for `verify --checkpoint`.
     Checkpoint(checkpoint::Args),
     /// Show the running ledger's head and latest checkpoint.
     Status(status::Args),

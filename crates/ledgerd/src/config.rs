@@ -99,6 +99,10 @@ pub struct Ingest {
 pub struct Checkpoint {
     /// Sign a checkpoint this often when the chain has grown; 0 = only on request and shutdown.
     pub interval_secs: u64,
+    /// Least time between two checkpoints signed on request (`Checkpoints.Create`), ms. Any
+    /// client may ask; requests within it wait and share the next one, which still covers every
+    /// entry acknowledged before each request. 0 = no limit (0..=3600000).
+    pub request_interval_ms: u64,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -126,8 +130,17 @@ pub struct Grpc {
     pub shutdown_grace_secs: u64,
     /// Streams of entries (`ListEntries`, `ListDeviceEntries`, `Tail`) open at once, over all
     /// clients; one more gets RESOURCE_EXHAUSTED. Each holds one of tokio's 512 blocking threads
-    /// or follows the head while its client keeps it open (1..=256).
+    /// or follows the head while its client keeps it open (1..=256). `Checkpoints.List` counts
+    /// as one too.
     pub max_entry_streams: usize,
+    /// Client connections open at once; one more is closed as soon as it is accepted, with a
+    /// warning in the log (1..=65536).
+    pub max_connections: usize,
+    /// HTTP/2 streams (calls) open at once on one connection; hyper refuses more (1..=65536).
+    pub max_streams_per_connection: u32,
+    /// Send an HTTP/2 ping on a connection idle this long, seconds, and close it if no answer
+    /// comes within 20 s: a peer that vanished frees its connection (0 = never, ..=3600).
+    pub keepalive_secs: u64,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -197,7 +210,10 @@ impl Default for Ingest {
 
 impl Default for Checkpoint {
     fn default() -> Self {
-        Checkpoint { interval_secs: 60 }
+        Checkpoint {
+            interval_secs: 60,
+            request_interval_ms: 1000,
+        }
     }
 }
 
@@ -218,6 +234,9 @@ impl Default for Grpc {
             connection_window_bytes: 8 << 20,
             shutdown_grace_secs: 5,
             max_entry_streams: 64,
+            max_connections: 1024,
+            max_streams_per_connection: 1024,
+            keepalive_secs: 60,
         }
     }
 }
@@ -308,6 +327,31 @@ impl Config {
             return bad(format!(
                 "grpc.max_entry_streams = {}: must be 1..=256 (tokio's blocking pool has 512 threads, shared with the other queries)",
                 self.grpc.max_entry_streams
+            ));
+        }
+        if self.grpc.max_connections == 0 || self.grpc.max_connections > 65536 {
+            return bad(format!(
+                "grpc.max_connections = {}: must be 1..=65536",
+                self.grpc.max_connections
+            ));
+        }
+        if self.grpc.max_streams_per_connection == 0 || self.grpc.max_streams_per_connection > 65536
+        {
+            return bad(format!(
+                "grpc.max_streams_per_connection = {}: must be 1..=65536",
+                self.grpc.max_streams_per_connection
+            ));
+        }
+        if self.grpc.keepalive_secs > 3600 {
+            return bad(format!(
+                "grpc.keepalive_secs = {}: must be 0..=3600",
+                self.grpc.keepalive_secs
+            ));
+        }
+        if self.checkpoint.request_interval_ms > 3_600_000 {
+            return bad(format!(
+                "checkpoint.request_interval_ms = {}: must be 0..=3600000 (an hour)",
+                self.checkpoint.request_interval_ms
             ));
         }
         if self.ingest.queue_mib == 0 || self.ingest.queue_mib > 65536 {

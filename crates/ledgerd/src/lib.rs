@@ -11,6 +11,7 @@
 pub mod allocator;
 pub mod audit;
 pub mod config;
+pub mod connections;
 pub mod filesystem;
 pub mod load;
 pub mod metrics;
@@ -154,15 +155,19 @@ async fn serve(
         max_in_flight: cfg.ingest.max_in_flight_per_stream,
     })
     .max_decoding_message_size(max);
+    let entry_streams =
+        std::sync::Arc::new(tokio::sync::Semaphore::new(cfg.grpc.max_entry_streams));
     let query = QueryServer::new(service::QueryService {
         ledger: ledger.clone(),
         ledger_id: cfg.ledger_id.clone(),
-        entry_streams: std::sync::Arc::new(tokio::sync::Semaphore::new(cfg.grpc.max_entry_streams)),
+        entry_streams: entry_streams.clone(),
     })
     .max_encoding_message_size(max);
-    let checkpoints = CheckpointsServer::new(service::CheckpointService {
-        ledger: ledger.clone(),
-    });
+    let checkpoints = CheckpointsServer::new(service::CheckpointService::new(
+        ledger.clone(),
+        entry_streams,
+        Duration::from_millis(cfg.checkpoint.request_interval_ms),
+    ));
 
     // The live audit and its services.
     let live = if cfg.audit.enabled {
@@ -223,10 +228,18 @@ async fn serve(
     };
 
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
-    let incoming = tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true));
+    let incoming = connections::Limited::new(
+        tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true)),
+        cfg.grpc.max_connections,
+    );
+    let keepalive =
+        (cfg.grpc.keepalive_secs > 0).then(|| Duration::from_secs(cfg.grpc.keepalive_secs));
     let server = tonic::transport::Server::builder()
         .initial_stream_window_size(Some(cfg.grpc.stream_window_bytes))
         .initial_connection_window_size(Some(cfg.grpc.connection_window_bytes))
+        .max_concurrent_streams(Some(cfg.grpc.max_streams_per_connection))
+        .http2_keepalive_interval(keepalive)
+        .http2_keepalive_timeout(keepalive.map(|_| Duration::from_secs(20)))
         .add_service(health_service)
         .add_service(reflection)
         .add_service(ingest)

@@ -346,6 +346,49 @@ impl Query for QueryService {
 /// The checkpoint service.
 pub struct CheckpointService {
     pub ledger: Ledger,
+    /// Shared with [`QueryService::entry_streams`]: a `List` stream holds a blocking thread.
+    pub entry_streams: Arc<tokio::sync::Semaphore>,
+    /// Least time between two checkpoints signed on request (`checkpoint.request_interval_ms`).
+    pub request_interval: std::time::Duration,
+    /// The last checkpoint signed on request, and when it was asked of the pipeline. Held while
+    /// a request waits its turn and signs, so requests are served one after another.
+    pub requested: tokio::sync::Mutex<Option<(std::time::Instant, v1::Checkpoint)>>,
+}
+
+impl CheckpointService {
+    /// A checkpoint service with no checkpoint requested yet.
+    pub fn new(
+        ledger: Ledger,
+        entry_streams: Arc<tokio::sync::Semaphore>,
+        request_interval: std::time::Duration,
+    ) -> Self {
+        CheckpointService {
+            ledger,
+            entry_streams,
+            request_interval,
+            requested: tokio::sync::Mutex::new(None),
+        }
+    }
+
+    /// The latest checkpoint, read off the async workers (the first read after start reads
+    /// both lists of checkpoints; later ones come from memory).
+    async fn latest(&self) -> Result<ledger_store::LatestCheckpoint, Status> {
+        let store = self.ledger.store().clone();
+        tokio::task::spawn_blocking(move || store.latest_checkpoint())
+            .await
+            .map_err(|e| Status::internal(format!("checkpoint read failed: {e}")))?
+            .map_err(store_err)
+    }
+
+    /// The latest checkpoint if it covers the durable head, and so every entry acknowledged
+    /// before this call (a receipt goes out only after the head it is under is published).
+    async fn covering(&self) -> Result<Option<v1::Checkpoint>, Status> {
+        let (index, hash) = *self.ledger.durable().borrow();
+        Ok(match self.latest().await? {
+            Some((cp, info)) if info.index == index && info.head_hash == hash => Some(cp),
+            _ => None,
+        })
+    }
 }
 
 #[tonic::async_trait]
@@ -356,26 +399,62 @@ impl Checkpoints for CheckpointService {
         &self,
         _: Request<v1::GetCheckpointRequest>,
     ) -> Result<Response<v1::Checkpoint>, Status> {
-        match self.ledger.store().latest_checkpoint().map_err(store_err)? {
+        match self.latest().await? {
             Some((cp, _)) => Ok(Response::new(cp)),
             None => Err(Status::not_found("no checkpoint yet")),
         }
     }
 
+    /// Any client may ask, so signing is rate limited: each one signed on request closes the
+    /// verifier's group and costs two fsyncs. Every caller still gets a checkpoint that covers
+    /// every entry acknowledged before its call: the latest if it covers the durable head, or
+    /// one the pipeline was asked for after the call began (shared by the callers waiting).
     async fn create(
         &self,
         _: Request<v1::CreateCheckpointRequest>,
     ) -> Result<Response<v1::Checkpoint>, Status> {
-        Ok(Response::new(self.ledger.checkpoint("request").await?))
+        let asked = std::time::Instant::now();
+        if let Some(cp) = self.covering().await? {
+            return Ok(Response::new(cp));
+        }
+        let mut last = self.requested.lock().await;
+        if let Some((started, cp)) = &*last {
+            if *started >= asked {
+                return Ok(Response::new(cp.clone()));
+            }
+            tokio::time::sleep_until((*started + self.request_interval).into()).await;
+            if let Some(cp) = self.covering().await? {
+                return Ok(Response::new(cp));
+            }
+        }
+        let started = std::time::Instant::now();
+        let cp = self.ledger.checkpoint("request").await?;
+        *last = Some((started, cp.clone()));
+        Ok(Response::new(cp))
     }
 
     async fn list(
         &self,
-        _: Request<v1::GetCheckpointRequest>,
+        req: Request<v1::ListCheckpointsRequest>,
     ) -> Result<Response<Self::ListStream>, Status> {
-        let all = self.ledger.store().all_checkpoints().map_err(store_err)?;
-        Ok(Response::new(Box::pin(tokio_stream::iter(
-            all.into_iter().map(Ok),
-        ))))
+        let after = req.into_inner().after_number;
+        let room = self.entry_streams.clone().try_acquire_owned().map_err(|_| {
+            Status::resource_exhausted(
+                "every stream ledgerd allows is open (grpc.max_entry_streams); close one or retry later",
+            )
+        })?;
+        let (tx, rx) = mpsc::channel(64);
+        let store = self.ledger.store().clone();
+        tokio::task::spawn_blocking(move || {
+            let _room = room;
+            for cp in store.checkpoints_after(after) {
+                let item = cp.map_err(store_err);
+                let stop = item.is_err();
+                if tx.blocking_send(item).is_err() || stop {
+                    return;
+                }
+            }
+        });
+        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
     }
 }

@@ -1,0 +1,199 @@
+//! A bound on the client connections open at once (`grpc.max_connections`).
+//!
+//! Every connection costs ledgerd memory (HTTP/2 state and buffers, its streams' tasks) for as
+//! long as the peer keeps it, and any host that can reach the port can open one. Past the bound,
+//! a connection is closed as soon as it is accepted (the client sees it closed, not a hang in the
+//! kernel's backlog), and the log says so, at most once every 10 s with the count.
+//! HTTP/2 keep-alive pings (`grpc.keepalive_secs`) close connections whose peer vanished, so
+//! they do not hold their place.
+
+use std::io;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, ready};
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::TcpStream;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio_stream::Stream;
+use tonic::transport::server::{Connected, TcpConnectInfo};
+
+/// How often the log may say that connections were refused.
+const WARN_EVERY: Duration = Duration::from_secs(10);
+
+/// Accepted connections, at most `max` open at once.
+pub struct Limited<S> {
+    inner: S,
+    room: Arc<Semaphore>,
+    max: usize,
+    /// Refused since the last warning.
+    refused: u64,
+    last_warning: Option<Instant>,
+}
+
+impl<S> Limited<S> {
+    pub fn new(inner: S, max: usize) -> Self {
+        Limited {
+            inner,
+            room: Arc::new(Semaphore::new(max)),
+            max,
+            refused: 0,
+            last_warning: None,
+        }
+    }
+
+    fn refuse(&mut self, tcp: TcpStream) {
+        self.refused += 1;
+        let now = Instant::now();
+        if self
+            .last_warning
+            .is_none_or(|t| now.duration_since(t) >= WARN_EVERY)
+        {
+            tracing::warn!(
+                peer = ?tcp.peer_addr().ok(),
+                refused = self.refused,
+                max = self.max,
+                "connections refused: grpc.max_connections are open"
+            );
+            self.refused = 0;
+            self.last_warning = Some(now);
+        }
+        drop(tcp);
+    }
+}
+
+impl<S> Stream for Limited<S>
+where
+    S: Stream<Item = io::Result<TcpStream>> + Unpin,
+{
+    type Item = io::Result<Counted>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        loop {
+            match ready!(Pin::new(&mut self.inner).poll_next(cx)) {
+                None => return Poll::Ready(None),
+                Some(Err(e)) => return Poll::Ready(Some(Err(e))),
+                Some(Ok(tcp)) => match self.room.clone().try_acquire_owned() {
+                    Ok(room) => return Poll::Ready(Some(Ok(Counted { tcp, _room: room }))),
+                    Err(_) => self.refuse(tcp),
+                },
+            }
+        }
+    }
+}
+
+/// A connection that holds its place among `grpc.max_connections` until it is dropped.
+pub struct Counted {
+    tcp: TcpStream,
+    _room: OwnedSemaphorePermit,
+}
+
+impl Connected for Counted {
+    type ConnectInfo = TcpConnectInfo;
+
+    fn connect_info(&self) -> TcpConnectInfo {
+        self.tcp.connect_info()
+    }
+}
+
+impl AsyncRead for Counted {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().tcp).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for Counted {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().tcp).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().tcp).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.tcp.is_write_vectored()
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().tcp).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().tcp).poll_shutdown(cx)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio_stream::StreamExt;
+    use tokio_stream::wrappers::TcpListenerStream;
+
+    /// The third connection against a bound of two is closed at once; when one of the two
+    /// closes, a new one is served.
+    #[tokio::test]
+    async fn connections_past_the_bound_are_closed_and_room_comes_back() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let mut limited = Limited::new(TcpListenerStream::new(listener), 2);
+        // The server: echo one byte on every connection it keeps.
+        let (kept_tx, mut kept_rx) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            while let Some(Ok(mut c)) = limited.next().await {
+                let kept = kept_tx.clone();
+                tokio::spawn(async move {
+                    let _ = kept.send(c.connect_info().remote_addr);
+                    let mut b = [0u8; 1];
+                    while c.read_exact(&mut b).await.is_ok() {
+                        if c.write_all(&b).await.is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+        });
+        async fn echoes(c: &mut TcpStream) -> bool {
+            let mut b = [7u8];
+            c.write_all(&b).await.is_ok() && c.read_exact(&mut b).await.is_ok() && b == [7]
+        }
+        let mut a = TcpStream::connect(addr).await.unwrap();
+        let mut b = TcpStream::connect(addr).await.unwrap();
+        assert!(echoes(&mut a).await && echoes(&mut b).await);
+        for c in [&a, &b] {
+            // The connection info is the peer's, as tonic's own TCP streams give it.
+            assert_eq!(kept_rx.recv().await.unwrap(), c.local_addr().ok());
+        }
+        let mut third = TcpStream::connect(addr).await.unwrap();
+        assert!(
+            !echoes(&mut third).await,
+            "a third connection must be closed"
+        );
+        drop(a);
+        // The server notices the close when its read fails; retry until the place is free.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let mut c = TcpStream::connect(addr).await.unwrap();
+            if echoes(&mut c).await {
+                break;
+            }
+            assert!(Instant::now() < deadline, "the freed place never came back");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(echoes(&mut b).await, "the kept connection still works");
+    }
+}
