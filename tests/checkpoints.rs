@@ -1,6 +1,6 @@
 //! End-to-end: checkpoints signed on request (rate limited over all clients, every caller
-//! covered), listed from a number, and the bound on client connections. The real ledgerd on a
-//! loopback port, real gRPC.
+//! covered), listed from a number, the bound on client connections, and `ListEntries` past the
+//! head. The real ledgerd on a loopback port, real gRPC.
 
 use std::time::{Duration, Instant};
 
@@ -166,5 +166,35 @@ async fn connections_are_bounded() {
         "the refusal is logged: {}",
         l.stderr_text()
     );
+    l.stop();
+}
+
+/// `ListEntries` from past the head names the head, not a `to_index` the client never sent.
+#[tokio::test]
+async fn list_entries_from_past_the_head_names_the_head() {
+    let dir = tempdir();
+    let cfg = write_config(dir.path(), "");
+    let l = Ledgerd::start(&dir.path().join("data"), &cfg, "127.0.0.1:0");
+    let mut q = QueryClient::new(ledger_agent::connect(&l.url()).await.unwrap());
+    let head = q
+        .get_head(v1::GetHeadRequest {})
+        .await
+        .unwrap()
+        .into_inner()
+        .index;
+    let e = q
+        .list_entries(v1::ListEntriesRequest {
+            from_index: head + 5,
+            to_index: 0,
+        })
+        .await
+        .expect_err("past the head");
+    assert_eq!(e.code(), tonic::Code::InvalidArgument);
+    assert!(
+        e.message()
+            .contains(&format!("after the durable head {head}")),
+        "{e}"
+    );
+    assert!(!e.message().contains("to_index"), "{e}");
     l.stop();
 }

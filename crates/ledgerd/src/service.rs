@@ -230,10 +230,14 @@ impl Query for QueryService {
             r.to_index.min(head)
         };
         if r.from_index > to {
-            return Err(Status::invalid_argument(format!(
-                "from_index {} is after to_index {to}",
-                r.from_index
-            )));
+            return Err(Status::invalid_argument(if r.from_index > head {
+                format!(
+                    "from_index {} is after the durable head {head} (Tail follows the head)",
+                    r.from_index
+                )
+            } else {
+                format!("from_index {} is after to_index {to}", r.from_index)
+            }));
         }
         let room = self.entry_stream()?;
         Ok(Response::new(stream_entries(
