@@ -35,10 +35,10 @@ pub struct Ready {
     /// otherwise set by [`verify_prechecked`].
     sig_valid: Option<bool>,
     /// Why the event's time is outside the time window at [`precheck`], if it is. Applied by
-    /// [`Appender::decide`] after the duplicate check, not in `precheck`: an identical resend of
-    /// a stored event gets its original receipt even when its time has since left the window
-    /// (a device resending after an outage), and the duplicate lookup needs the writer's state,
-    /// which `precheck` does not read.
+    /// [`Appender::decide`] after the duplicate and equivocation checks, not in `precheck`: an
+    /// identical resend of a stored event gets its original receipt even when its time has
+    /// since left the window (a device resending after an outage), an equivocation is recorded
+    /// whatever its time, and both need the writer's state, which `precheck` does not read.
     time_error: Option<String>,
 }
 
@@ -64,8 +64,8 @@ fn reject(reason: Why, device_id: &str, sequence: u64, detail: impl Into<String>
 /// Order-independent checks: size, decoding, fields. Looks up the signer's key if known, and then
 /// prepares the signature for the batch check (about half of verifying it). The time window is
 /// checked here against `now_ms`, but its verdict travels in [`Ready`] to the appender, which
-/// applies it after the duplicate check (see [`Appender::decide`]); the signature of an event
-/// outside the window is not prepared, as it is never checked.
+/// applies it after the duplicate and equivocation checks (see [`Appender::decide`]); so the
+/// signature of an event outside the window is prepared too, as an equivocation's is checked.
 pub fn precheck(
     store: &Store,
     env: v1::Envelope,
@@ -120,15 +120,12 @@ pub fn precheck(
     let time_error = time
         .check(event.occurred_at.timestamp_millis(), now_ms)
         .err();
-    let key = match time_error {
-        Some(_) => None,
-        None => store
-            .keys
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&event.device_id)
-            .copied(),
-    };
+    let key = store
+        .keys
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&event.device_id)
+        .copied();
     let prepared = key.and_then(|k| PreparedSignature::new(&k, EVENT_DOMAIN, &env.body, &sig));
     let sig_valid = match (&key, &prepared) {
         (Some(_), None) => Some(false),
@@ -490,10 +487,16 @@ impl Appender {
     ///    envelope passed every check when it was stored, so an agent resending after an outage
     ///    gets its receipt even if the event's time has since left the window, the device has
     ///    been revoked, or an operator's key or role changed.
-    /// 2. The time window (verdict from [`precheck`]); then unknown or revoked signer, signature,
+    /// 2. A used sequence with another body, under a signature that verifies with the device's
+    ///    key, by a signer authorised for that payload, is an equivocation (a security finding),
+    ///    whether or not the event's time is in the window and the device has since been
+    ///    revoked: it proves that the device's key signed two events with one sequence number,
+    ///    only that key can make it, and recording it adds no event to the device's chain (one
+    ///    finding per device and sequence, so at most one per sequence the device ever used).
+    /// 3. The time window (verdict from [`precheck`]); then unknown or revoked signer, signature,
     ///    authorisation.
-    /// 3. A used sequence: the same body (under another valid signature) is a duplicate, another
-    ///    body an equivocation (a security finding). Then gap, registry rules, append.
+    /// 4. A used sequence with the same body (under another valid signature) is a duplicate.
+    ///    Then gap, registry rules, append.
     fn decide(
         &mut self,
         p: &mut Pending,
@@ -519,6 +522,18 @@ impl Appender {
             }
             _ => None,
         };
+        // Set when the signature was checked for an equivocation, so it is not checked twice.
+        let mut signature_valid = None;
+        if let (Some(o), Some(s)) = (&orig, signer)
+            && o.body != r.body
+        {
+            let valid = signature_ok(s, &r);
+            signature_valid = Some(valid);
+            if valid && authorize(s, &ev.payload).is_ok() {
+                let orig = orig.expect("checked above");
+                return self.equivocation(p, r, orig, received_at);
+            }
+        }
         if let Some(why) = &r.time_error {
             return Ok(reject(Why::TimeOutOfRange, dev, seq, why.clone()));
         }
@@ -538,14 +553,7 @@ impl Appender {
                 format!("device {dev} was revoked at entry {at}"),
             ));
         }
-        let valid = match (r.sig_valid, r.key) {
-            (Some(v), Some(k)) if k == signer.key => v,
-            _ => signer
-                .key
-                .verify_strict(&signed_message(EVENT_DOMAIN, &r.body), &r.sig)
-                .is_ok(),
-        };
-        if !valid {
+        if !signature_valid.unwrap_or_else(|| signature_ok(signer, &r)) {
             return Ok(reject(
                 Why::BadSignature,
                 dev,
@@ -557,7 +565,8 @@ impl Appender {
             return Ok(reject(Why::Unauthorized, dev, seq, why));
         }
         let last = signer.last_sequence;
-        // `orig` is set exactly when the sequence is used (`seq <= last`).
+        // `orig` is set exactly when the sequence is used (`seq <= last`). Another body under a
+        // valid, authorised signature was decided at step 2: here it is the same body.
         if let Some(orig) = orig {
             if orig.body == r.body {
                 return Ok(duplicate(dev, seq, orig));
@@ -707,6 +716,18 @@ impl Pending {
             .iter()
             .find(|(k, _)| k == key)
             .map(|(_, i)| *i)
+    }
+}
+
+/// Whether `r`'s signature verifies with `signer`'s key: the batch check's verdict when it
+/// checked that key, else a strict single check.
+fn signature_ok(signer: &Signer, r: &Ready) -> bool {
+    match (r.sig_valid, r.key) {
+        (Some(v), Some(k)) if k == signer.key => v,
+        _ => signer
+            .key
+            .verify_strict(&signed_message(EVENT_DOMAIN, &r.body), &r.sig)
+            .is_ok(),
     }
 }
 

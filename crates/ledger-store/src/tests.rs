@@ -426,8 +426,9 @@ fn original(r: &v1::Receipt) -> (St, u64, Vec<u8>, i64) {
 
 /// A device that resends after an outage longer than `max_past_ms` gets the original receipt of
 /// what was stored: the window applies to events not yet stored. An event outside the window
-/// that is not an identical resend is still refused, with the window's reason, and nothing is
-/// stored for it.
+/// that is not an identical resend (nor an equivocation: see
+/// `an_equivocation_outside_the_time_window_is_recorded`) is still refused, with the window's
+/// reason, and nothing is stored for it.
 #[test]
 fn an_identical_resend_outside_the_time_window_gets_the_original_receipt() {
     let (_d, mut op, store, mut a) = setup();
@@ -448,9 +449,8 @@ fn an_identical_resend_outside_the_time_window_gets_the_original_receipt() {
         &mut a,
         vec![
             e1.clone(),
-            t.env_at(1, bet(99)), // sequence 1, another body
-            forged,               // the same body, another signature
-            t.env(bet(2)),        // not stored yet
+            forged,        // the same body, another signature
+            t.env(bet(2)), // not stored yet
         ],
         &time,
         later,
@@ -473,8 +473,8 @@ fn an_identical_resend_outside_the_time_window_gets_the_original_receipt() {
 }
 
 /// A revoked device's identical resend of a stored event gets the original receipt (the agent
-/// may have lost it in a disconnect just before the revocation); anything else it sends is
-/// refused as before.
+/// may have lost it in a disconnect just before the revocation); anything else it sends but an
+/// equivocation (`an_equivocation_from_a_revoked_device_is_recorded`) is refused as before.
 #[test]
 fn an_identical_resend_from_a_revoked_device_gets_the_original_receipt() {
     let (_d, mut op, store, mut a) = setup();
@@ -490,15 +490,7 @@ fn an_identical_resend_from_a_revoked_device_gets_the_original_receipt() {
     let head = store.head().unwrap();
     let mut forged = t.env_at(2, bet(2));
     forged.signature[5] ^= 1;
-    let got = submit(
-        &mut a,
-        vec![
-            t.env_at(2, bet(2)),
-            t.env_at(2, bet(99)),
-            forged,
-            t.env(bet(4)),
-        ],
-    );
+    let got = submit(&mut a, vec![t.env_at(2, bet(2)), forged, t.env(bet(4))]);
     assert_eq!(
         original(&got[0]),
         (
@@ -513,6 +505,90 @@ fn an_identical_resend_from_a_revoked_device_gets_the_original_receipt() {
     }
     assert_eq!(store.head().unwrap(), head, "nothing stored");
     assert_eq!(verify_all(&store).security_findings, 0);
+}
+
+/// An equivocation is evidence that the device's key signed two different events with one
+/// sequence number, and only that key can make it. Neither the time window (which keeps events
+/// with an implausible time out of the chain) nor a revocation (which stops accepting the
+/// device's events) makes it less so: the finding is recorded as for any other equivocation,
+/// once, and a resend of the conflicting envelope gets the same receipt; the device's state does
+/// not change. Another body under a signature that does not verify is refused as before.
+fn an_equivocation_is_recorded_whatever_the_window_or_revocation(
+    store: &Store,
+    a: &mut Appender,
+    t: &Dev,
+    seq: u64,
+    time: &TimePolicy,
+    now: i64,
+    refused: Why,
+) {
+    let head = store.head().unwrap().unwrap();
+    let last = store.signer(&t.id).unwrap().unwrap().last_sequence;
+    let findings = verify_all(store).security_findings;
+    let other = t.env_at(seq, bet(99));
+    let mut forged = t.env_at(seq, bet(98));
+    forged.signature[5] ^= 1;
+    let got = submit_at(a, vec![forged, other.clone(), other.clone()], time, now);
+    assert_eq!(status(&got[0]), (St::Rejected, refused));
+    assert_eq!(status(&got[1]).0, St::Equivocation, "{:?}", got[1]);
+    assert!(got[1].detail.contains("security finding recorded"));
+    assert_eq!(got[1].index, head.0 + 1, "the finding is the next entry");
+    assert_eq!(got[2], got[1], "one finding per device and sequence");
+    assert_eq!(
+        store.head().unwrap().unwrap().0,
+        head.0 + 1,
+        "the finding only"
+    );
+    let again = submit_at(a, vec![other], time, now + 5_000);
+    assert_eq!(again[0], got[1]);
+    assert_eq!(store.head().unwrap().unwrap().0, head.0 + 1);
+    assert_eq!(store.signer(&t.id).unwrap().unwrap().last_sequence, last);
+    assert_eq!(verify_all(store).security_findings, findings + 1);
+}
+
+#[test]
+fn an_equivocation_outside_the_time_window_is_recorded() {
+    let (_d, mut op, store, mut a) = setup();
+    let mut t = Dev::new("table-1", 2);
+    submit(&mut a, vec![op.env(register(&t)), t.env(bet(1))]);
+    let time = TimePolicy {
+        max_past_ms: 3_600_000,
+        ..TimePolicy::default()
+    };
+    let later = NOW + 2 * 3_600_000;
+    assert!(time.check(NOW, later).is_err(), "outside the window");
+    an_equivocation_is_recorded_whatever_the_window_or_revocation(
+        &store,
+        &mut a,
+        &t,
+        1,
+        &time,
+        later,
+        Why::TimeOutOfRange,
+    );
+}
+
+#[test]
+fn an_equivocation_from_a_revoked_device_is_recorded() {
+    let (_d, mut op, store, mut a) = setup();
+    let mut t = Dev::new("table-1", 2);
+    let mut envs = vec![op.env(register(&t))];
+    envs.extend((1..=3).map(|n| t.env(bet(n))));
+    submit(&mut a, envs);
+    let revoke = op.env(P::DeviceRevoked(v1::DeviceRevoked {
+        device_id: "table-1".into(),
+        reason: "stolen".into(),
+    }));
+    assert_eq!(status(&submit(&mut a, vec![revoke])[0]).0, St::Accepted);
+    an_equivocation_is_recorded_whatever_the_window_or_revocation(
+        &store,
+        &mut a,
+        &t,
+        2,
+        &TimePolicy::default(),
+        NOW,
+        Why::RevokedDevice,
+    );
 }
 
 /// After an operator's key changes (or its role, so that it may no longer sign what it signed),
