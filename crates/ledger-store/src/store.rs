@@ -563,6 +563,13 @@ impl Store {
     /// Open (or create) the ledger for writing: loads or creates the ledger key, writes the genesis
     /// of a new ledger, checks the chain's tail against the last checkpoint (refusing a mismatch),
     /// rebuilds derived state if needed, and records changed principals.
+    ///
+    /// Every check that can refuse an existing ledger (its genesis, its tail against the latest
+    /// checkpoint) runs before anything is written: a refused store is left as it was found, so
+    /// that what a damaged disk left (the entries of a group cut short after it was acknowledged,
+    /// a checkpoint only one of the two lists still holds) stays there to be examined. Only then
+    /// are the first key layout migrated, the checkpoint lists reconciled and an unfinished
+    /// group undone.
     pub fn open_writer(
         dir: &Path,
         cfg: &OpenConfig,
@@ -608,6 +615,12 @@ impl Store {
             #[cfg(test)]
             crash_before_write: std::sync::atomic::AtomicU64::new(u64::MAX),
         });
+        // The head in either key layout: nothing is migrated before the checks.
+        let existing = store.head()?.is_some();
+        if existing {
+            store.check_genesis(&cfg.ledger_id)?;
+            store.check_tail()?;
+        }
         store.migrate_first_layout()?;
         store.reconcile_checkpoints()?;
         if let Some(r) = store.roll_back_unfinished_group()? {
@@ -618,7 +631,7 @@ impl Store {
                 "the last group was not finished when the ledger stopped (it was never acknowledged); undone"
             );
         }
-        let mut appender = if store.tree.get(K_HEAD)?.is_none() {
+        let mut appender = if !existing {
             if store.tree.iter().next().is_some() {
                 return Err(StoreError::Corrupt(
                     "entries exist but the head record is missing".into(),
@@ -628,8 +641,6 @@ impl Store {
             a.append_genesis(&cfg.ledger_id)?;
             a
         } else {
-            store.check_genesis(&cfg.ledger_id)?;
-            store.check_tail()?;
             let derived = store.tree.get(K_DERIVED)?.and_then(|v| u64_of(&v));
             let head = store.head()?.map(|h| h.0);
             if derived != head {
@@ -1288,7 +1299,9 @@ impl Store {
     }
 
     /// Startup check: recompute the hash links from the last checkpoint to the head, and check the
-    /// checkpoint's hash and the head record. Refuses to serve on any mismatch.
+    /// checkpoint's hash and the head record. Refuses to serve on any mismatch, and refuses
+    /// entries stored after the head record unless they are an unfinished group's (which the
+    /// writer undoes, after this check: see [`Store::open_writer`]). Reads only.
     pub fn check_tail(&self) -> Result<(), StoreError> {
         let (head_index, head_hash) = self
             .head()?
@@ -1345,10 +1358,12 @@ impl Store {
             })?;
             expected += 1;
         }
+        let unfinished = self.unfinished_group()?.is_some();
         if let Some(r) = self
             .tree
             .range(entry_key(head_index + 1)..=entry_key(u64::MAX))
             .next()
+            .filter(|_| !unfinished)
         {
             let first = u64_of(&r?.0[1..]).unwrap_or_default();
             return Err(StoreError::CorruptEntry {

@@ -1648,3 +1648,67 @@ fn entries_after_the_head_record_are_refused() {
         other => panic!("opened: {:?}", other.err()),
     }
 }
+
+/// Every record of the tree, the undo record included.
+fn every_record(store: &Store) -> Vec<(sled::IVec, sled::IVec)> {
+    store.tree.iter().map(|r| r.unwrap()).collect()
+}
+
+/// A disk that lost synced data can leave sled's log ending partway through a group that was
+/// acknowledged and checkpointed: its undo record and entry chunks survive, its derived records,
+/// its head record and the checkpoint in sled do not (`checkpoints.log` keeps the checkpoint).
+/// Startup refuses (the checkpoint covers entries the head record does not reach), and it does
+/// so before it changes anything: undoing the group first would delete the entries that
+/// survived, the evidence of what was lost, and copying the checkpoint back would change sled.
+#[test]
+fn a_store_refused_at_startup_is_left_as_it_was() {
+    let (dir, mut op, store, mut a) = setup();
+    let (mut t, mut u) = (Dev::new("table-1", 2), Dev::new("table-2", 3));
+    submit(&mut a, vec![op.env(register(&t)), op.env(register(&u))]);
+    let before_group = store.head().unwrap().unwrap();
+    let mut envs: Vec<_> = (0..5).map(|n| t.env(bet(n))).collect();
+    envs.extend((0..3).map(|n| u.env(bet(n))));
+    submit(&mut a, envs);
+    let (i, h) = store.head().unwrap().unwrap();
+    store.write_checkpoint(i, &h, NOW, "test").unwrap();
+
+    // sled's log, cut after the group's entry chunks.
+    let undo = crate::commit::Undo::decode(&store.tree.get(b"@pending").unwrap().unwrap()).unwrap();
+    assert_eq!(undo.first, before_group.0 + 1);
+    for (k, old) in &undo.before {
+        match old {
+            Some(v) => store.tree.insert(k.as_slice(), v.as_slice()).unwrap(),
+            None => store.tree.remove(k.as_slice()).unwrap(),
+        };
+    }
+    store
+        .tree
+        .insert(
+            crate::store::K_HEAD,
+            crate::commit::head_value(before_group.0, &before_group.1),
+        )
+        .unwrap();
+    for k in store.tree.scan_prefix([b'C']).keys() {
+        store.tree.remove(k.unwrap()).unwrap();
+    }
+    store.sync().unwrap();
+    assert_eq!(store.unfinished_group().unwrap(), Some(undo.first));
+    let kept = every_record(&store);
+    let log_path = dir.path().join(CHECKPOINT_LOG);
+    let log = std::fs::read(&log_path).unwrap();
+    drop((a, store));
+
+    let err = Store::open_writer(dir.path(), &cfg(&op))
+        .err()
+        .expect("refused");
+    assert!(
+        err.to_string().contains("acknowledged entries are missing"),
+        "{err}"
+    );
+    let reader = Store::open_existing(dir.path()).unwrap();
+    assert!(
+        every_record(&reader) == kept,
+        "the refused store was changed"
+    );
+    assert_eq!(std::fs::read(&log_path).unwrap(), log);
+}
