@@ -18,7 +18,10 @@ use ledger_core::{GENESIS_PREV_HASH, Hash32, RecordKind};
 use prost::Message;
 
 use crate::StoreError;
-use crate::store::{K_DERIVED, SEQ_RUN_MAX, Store, device_key, finding_key, seq_key, u64_of};
+use crate::commit::{UNDO_HEADER, UNDO_MAX, undo_item_len};
+use crate::store::{
+    K_DERIVED, SEQ_RUN_MAX, Store, device_key, finding_key, seq_key, seq_key_len, u64_of,
+};
 use v1::{ReceiptStatus as St, RejectReason as Why};
 
 /// An envelope that passed the order-independent checks.
@@ -178,6 +181,9 @@ pub struct Appender {
     head: Option<(u64, Hash32)>,
     last_received_at_ms: i64,
     signers: HashMap<String, Signer>,
+    /// Test record: (first index, undo record length) of every group committed.
+    #[cfg(test)]
+    pub(crate) undo_written: Vec<(u64, usize)>,
 }
 
 /// An entry written in the current group, not yet visible in sled.
@@ -194,6 +200,10 @@ struct Pending {
     derived: Vec<(Vec<u8>, Vec<u8>)>,
     dirty: HashSet<String>,
     findings: Vec<(Vec<u8>, u64)>,
+    /// The length of the undo record the group's commit would write now (every sequence run,
+    /// device record, finding key and `@derived` it names, with their values before the group):
+    /// kept at most [`UNDO_MAX`] by [`Appender::apply`].
+    undo_bytes: usize,
 }
 
 impl Appender {
@@ -203,6 +213,8 @@ impl Appender {
             head: None,
             last_received_at_ms: i64::MIN,
             signers: HashMap::new(),
+            #[cfg(test)]
+            undo_written: Vec::new(),
         }
     }
 
@@ -230,6 +242,8 @@ impl Appender {
             head,
             last_received_at_ms,
             signers,
+            #[cfg(test)]
+            undo_written: Vec::new(),
         })
     }
 
@@ -288,6 +302,7 @@ impl Appender {
             derived: Vec::new(),
             dirty: HashSet::new(),
             findings: Vec::new(),
+            undo_bytes: UNDO_HEADER + undo_item_len(K_DERIVED.len(), Some(8)),
         }
     }
 
@@ -314,8 +329,16 @@ impl Appender {
             }
         }
         p.write(K_DERIVED.to_vec(), head.0.to_be_bytes().to_vec());
-        self.store
-            .commit_group(first, chunks, std::mem::take(&mut p.derived), head)?;
+        let undo_len =
+            self.store
+                .commit_group(first, chunks, std::mem::take(&mut p.derived), head)?;
+        debug_assert!(
+            undo_len <= p.undo_bytes,
+            "undo record of {undo_len} bytes, counted {}",
+            p.undo_bytes
+        );
+        #[cfg(test)]
+        self.undo_written.push((first, undo_len));
         let mut keys = self.store.keys.write().unwrap_or_else(|e| e.into_inner());
         for id in &p.dirty {
             if let Some(s) = self.signers.get(id) {
@@ -404,7 +427,7 @@ impl Appender {
             s.key = x.key;
             s.role = x.role;
             s.revoked_at_index = None;
-            p.dirty.insert(x.id.clone());
+            p.mark_dirty(&self.store, x.id.clone())?;
         }
         for s in self.signers.values_mut() {
             if s.role.is_principal()
@@ -412,7 +435,7 @@ impl Appender {
                 && !declared.contains(&s.id.as_str())
             {
                 s.revoked_at_index = Some(index);
-                p.dirty.insert(s.id.clone());
+                p.mark_dirty(&self.store, s.id.clone())?;
             }
         }
         tracing::info!(
@@ -426,6 +449,12 @@ impl Appender {
 
     /// Decide and write a group of prechecked envelopes, in order. Returns one receipt per item
     /// (position not set) and the new head. Nothing is durable until [`Store::sync`].
+    ///
+    /// The group is written as one commit ([`crate::commit`]) unless its undo record would
+    /// outgrow [`UNDO_MAX`]: then it is closed before the envelope that could take it past, and
+    /// the rest is written as another (and so on). Each is whole or undone after a crash; none
+    /// is acknowledged before the sync after this call, so a crash between them loses nothing
+    /// acknowledged (what the first wrote is then a duplicate to the devices that resend).
     pub fn apply(
         &mut self,
         items: Vec<PreOutcome>,
@@ -434,14 +463,22 @@ impl Appender {
         let mut p = self.begin();
         let received_at = self.clock(now_ms);
         let mut receipts = Vec::with_capacity(items.len());
+        let mut appended = 0u64;
         for it in items {
             let r = match it {
                 PreOutcome::Rejected(r) => r,
-                PreOutcome::Ready(r) => self.decide(&mut p, *r, received_at)?,
+                PreOutcome::Ready(r) => {
+                    if !p.entries.is_empty() && p.undo_bytes + self.undo_most(&p, &r)? > UNDO_MAX {
+                        let full = std::mem::replace(&mut p, self.begin());
+                        appended += full.entries.len() as u64;
+                        self.commit(full)?;
+                    }
+                    self.decide(&mut p, *r, received_at)?
+                }
             };
             receipts.push(r);
         }
-        let appended = p.entries.len() as u64;
+        appended += p.entries.len() as u64;
         self.commit(p)?;
         let (head_index, head_hash) = self.head.unwrap_or((0, GENESIS_PREV_HASH));
         Ok((
@@ -452,6 +489,26 @@ impl Appender {
                 appended,
             },
         ))
+    }
+
+    /// The most that deciding `r` can add to the group's undo record: the record of a new
+    /// sequence run of its device or that of a security finding about it (keys of one length;
+    /// never both), and the record of the device a registry event names, with its value now.
+    fn undo_most(&self, p: &Pending, r: &Ready) -> Result<usize, StoreError> {
+        let mut most = undo_item_len(seq_key_len(&r.event.device_id), None);
+        let named = match &r.event.payload {
+            Payload::DeviceRegistered(reg) => Some(reg.device_id.as_str()),
+            Payload::DeviceRevoked { device_id, .. } => Some(device_id.as_str()),
+            _ => None,
+        };
+        if let Some(id) = named
+            && !p.dirty.contains(id)
+        {
+            let key = device_key(id);
+            let before = self.store.tree.get(&key)?.map(|v| v.len());
+            most += undo_item_len(key.len(), before);
+        }
+        Ok(most)
     }
 
     /// The stored entry of `device`'s sequence `seq`: from this group's run, which holds every
@@ -599,15 +656,21 @@ impl Appender {
         }
         let payload = r.event.payload;
         let (index, hash) = self.push(p, received_at, RecordKind::Event, r.body, r.signature);
-        match p.runs.get_mut(dev) {
+        // A new run, or a run past a multiple of SEQ_RUN_MAX, is one more record (see `commit`).
+        let new_record = match p.runs.get_mut(dev) {
             Some((first, idx)) => {
                 debug_assert_eq!(*first + (idx.len() / 8) as u64, seq);
                 idx.extend_from_slice(&index.to_be_bytes());
+                (idx.len() / 8 - 1) % SEQ_RUN_MAX == 0
             }
             None => {
                 p.runs
                     .insert(dev.to_string(), (seq, index.to_be_bytes().to_vec()));
+                true
             }
+        };
+        if new_record {
+            p.undo_bytes += undo_item_len(seq_key_len(dev), None);
         }
         let dev = dev.to_string();
         // The signer's record is not rewritten for this: its sequence runs say where it is
@@ -622,13 +685,13 @@ impl Appender {
                     reg.device_id.clone(),
                     Signer::from_registration(&reg, index),
                 );
-                p.dirty.insert(reg.device_id);
+                p.mark_dirty(&self.store, reg.device_id)?;
             }
             Payload::DeviceRevoked { device_id, .. } => {
                 if let Some(s) = self.signers.get_mut(&device_id) {
                     s.revoked_at_index = Some(index);
                 }
-                p.dirty.insert(device_id);
+                p.mark_dirty(&self.store, device_id)?;
             }
             _ => {}
         }
@@ -688,6 +751,7 @@ impl Appender {
                     detail: detail.clone(),
                 });
                 let (i, h) = self.ledger_record(p, received_at, record)?;
+                p.undo_bytes += undo_item_len(fkey.len(), None);
                 p.write(fkey.clone(), i.to_be_bytes().to_vec());
                 p.findings.push((fkey, i));
                 (i, h, received_at)
@@ -709,6 +773,18 @@ impl Appender {
 impl Pending {
     fn write(&mut self, key: Vec<u8>, value: Vec<u8>) {
         self.derived.push((key, value));
+    }
+
+    /// The device record of `id` is written with the group; the first time, the undo record
+    /// counts its key and its value before the group.
+    fn mark_dirty(&mut self, store: &Store, id: String) -> Result<(), StoreError> {
+        if !self.dirty.contains(&id) {
+            let key = device_key(&id);
+            let before = store.tree.get(&key)?.map(|v| v.len());
+            self.undo_bytes += undo_item_len(key.len(), before);
+            self.dirty.insert(id);
+        }
+        Ok(())
     }
 
     fn batch_finding(&self, key: &[u8]) -> Option<u64> {

@@ -28,6 +28,28 @@ pub(crate) const K_PENDING: &[u8] = b"@pending";
 /// Most bytes of a key or value in an undo record (sled keys and our values are far smaller).
 const MAX_UNDO_FIELD: usize = 1 << 20;
 
+/// Most bytes of a group's undo record: the appender closes a group early rather than let its
+/// undo record grow past this (`Appender::apply`), as `SEQ_RUN_MAX` cuts sequence runs.
+///
+/// sled writes a page larger than a quarter segment (2 MiB with 8 MiB segments, less a few
+/// headers) to a blob file it never fsyncs. The undo record is one value, and its leaf holds up
+/// to 16 other values, each at most an entry chunk (64 KiB), a device record (what a
+/// registration's body of at most 64 KiB lists, and a few numbers) or a sequence run (16 KiB):
+/// 512 KiB + 16 × 66 KiB stays under 1.6 MiB. At 143 bytes per device of a group (ids of 128
+/// bytes) that is 3,666 devices, above the default `ingest.max_batch` (2,048) at any id length;
+/// a group past it (a larger `max_batch`, or registry events naming large device records) is
+/// written as several, still before the one sync that releases its receipts.
+pub(crate) const UNDO_MAX: usize = 512 * 1024;
+
+/// Bytes of an undo record's header (`u64be first, u32be n`).
+pub(crate) const UNDO_HEADER: usize = 12;
+
+/// Bytes one key takes in an undo record, with the length of its value before the group (`None`:
+/// the key did not exist). See [`Undo::encode`].
+pub(crate) fn undo_item_len(key_len: usize, before: Option<usize>) -> usize {
+    4 + key_len + 1 + before.map_or(0, |l| 4 + l)
+}
+
 /// The undo record of a group: its first entry index, and the value before the group of each
 /// non-entry key it writes (`None`: the key did not exist).
 #[derive(Debug, PartialEq)]
@@ -130,13 +152,15 @@ impl Store {
     /// Write one group, in this order: the undo record, the entry chunks (`first` is the group's
     /// first index), the derived records (`derived`, in order; a later write of a key replaces an
     /// earlier one), and the head record. See the module's documentation.
+    ///
+    /// Returns the length of the undo record written.
     pub(crate) fn commit_group(
         &self,
         first: u64,
         chunks: Vec<(u64, Vec<u8>)>,
         derived: Vec<(Vec<u8>, Vec<u8>)>,
         head: (u64, Hash32),
-    ) -> Result<(), StoreError> {
+    ) -> Result<usize, StoreError> {
         let mut undo = Undo {
             first,
             before: Vec::with_capacity(derived.len()),
@@ -148,14 +172,17 @@ impl Store {
                 undo.before.push((k.clone(), old));
             }
         }
-        self.put(K_PENDING, undo.encode())?;
+        let undo = undo.encode();
+        let undo_len = undo.len();
+        self.put(K_PENDING, undo)?;
         for (index, chunk) in chunks {
             self.put(&entry_key(index), chunk)?;
         }
         for (k, v) in derived {
             self.put(&k, v)?;
         }
-        self.put(K_HEAD, head_value(head.0, &head.1))
+        self.put(K_HEAD, head_value(head.0, &head.1))?;
+        Ok(undo_len)
     }
 
     fn put(&self, key: &[u8], value: Vec<u8>) -> Result<(), StoreError> {
@@ -257,8 +284,15 @@ mod tests {
         let mut marker = b.clone();
         marker[12 + 4 + 4] = 7; // the first item's value marker
         assert!(Undo::decode(&marker).is_err());
-        let mut huge = b;
+        let mut huge = b.clone();
         huge[8..12].copy_from_slice(&u32::MAX.to_be_bytes());
         assert!(Undo::decode(&huge).is_err());
+        // The lengths the appender counts a group's undo record by.
+        let counted: usize = u
+            .before
+            .iter()
+            .map(|(k, old)| undo_item_len(k.len(), old.as_ref().map(Vec::len)))
+            .sum();
+        assert_eq!(b.len(), UNDO_HEADER + counted);
     }
 }

@@ -412,9 +412,14 @@ pub(crate) fn entry_key(index: u64) -> [u8; 9] {
 /// Most sequence numbers in one `S` run record (keeps values far below sled's blob threshold).
 pub(crate) const SEQ_RUN_MAX: usize = 2048;
 
+/// Length of [`seq_key`] (and of [`finding_key`]) for `device`.
+pub(crate) fn seq_key_len(device: &str) -> usize {
+    2 + device.len() + 8
+}
+
 /// Key of the `S` run record of `device` starting at sequence `seq`.
 pub(crate) fn seq_key(device: &str, seq: u64) -> Vec<u8> {
-    let mut k = Vec::with_capacity(2 + device.len() + 8);
+    let mut k = Vec::with_capacity(seq_key_len(device));
     k.push(P_SEQ);
     k.push(device.len() as u8);
     k.extend_from_slice(device.as_bytes());

@@ -1712,3 +1712,113 @@ fn a_store_refused_at_startup_is_left_as_it_was() {
     );
     assert_eq!(std::fs::read(&log_path).unwrap(), log);
 }
+
+/// A device whose id is `MAX_ID_LEN` bytes long, the `n`th.
+fn long_id_dev(n: usize) -> Dev {
+    let mut seed = [7u8; 32];
+    seed[..8].copy_from_slice(&(n as u64).to_be_bytes());
+    Dev {
+        id: format!("{n:0>width$}", width = ledger_core::event::MAX_ID_LEN),
+        key: SigningKey::from_bytes(&seed),
+        seq: 0,
+    }
+}
+
+/// The undo record stays at most `UNDO_MAX` bytes, however many devices a group holds
+/// (`ingest.max_batch` may be far above its default): the most devices with ids of the longest
+/// length that fit are written as one group, one more closes the group before it.
+#[test]
+fn a_group_is_closed_early_before_its_undo_record_outgrows_its_bound() {
+    use crate::commit::{UNDO_HEADER, UNDO_MAX, undo_item_len};
+    let (_d, mut op, store, mut a) = setup();
+    let per_device = undo_item_len(crate::store::seq_key(&long_id_dev(0).id, 1).len(), None);
+    let base = UNDO_HEADER + undo_item_len(crate::store::K_DERIVED.len(), Some(8));
+    let fit = (UNDO_MAX - base) / per_device;
+    let mut devs: Vec<Dev> = (0..=fit).map(long_id_dev).collect();
+    for part in devs.chunks(1000) {
+        let regs = part.iter().map(|d| op.env(register(d))).collect();
+        assert!(
+            submit(&mut a, regs)
+                .iter()
+                .all(|r| status(r).0 == St::Accepted)
+        );
+    }
+
+    // `fit` devices: one group, its undo record as large as it may be.
+    a.undo_written.clear();
+    let envs = devs[..fit].iter_mut().map(|d| d.env(bet(1))).collect();
+    let r = submit(&mut a, envs);
+    assert!(r.iter().all(|r| status(r).0 == St::Accepted));
+    assert_eq!(a.undo_written, vec![(r[0].index, base + fit * per_device)]);
+    assert!(base + (fit + 1) * per_device > UNDO_MAX);
+
+    // One more: the group is closed before the last device's event.
+    a.undo_written.clear();
+    let envs = devs.iter_mut().map(|d| d.env(bet(2))).collect();
+    let r = submit(&mut a, envs);
+    assert!(r.iter().all(|r| status(r).0 == St::Accepted));
+    assert_eq!(
+        a.undo_written,
+        vec![
+            (r[0].index, base + fit * per_device),
+            (r[fit].index, base + per_device)
+        ]
+    );
+    assert_eq!(r[fit].index, r[fit - 1].index + 1, "one chain");
+    verify_all(&store);
+}
+
+/// Registry events can name device records of up to a registration's body (64 KiB): a group
+/// revoking many of them would have an undo record of megabytes, which sled writes to a blob
+/// file it never fsyncs. The group is closed early instead, and nothing goes to a blob.
+#[test]
+fn revoking_many_large_device_records_leaves_no_blob_files() {
+    let (d, mut op, store, mut a) = setup();
+    let large = |n: usize| {
+        let t = long_id_dev(n);
+        let mut reg = register(&t);
+        if let P::DeviceRegistered(r) = &mut reg {
+            r.table_ids = (0..500).map(|i| format!("{n}-{i:0>120}")).collect();
+        }
+        op.env(reg)
+    };
+    let regs: Vec<_> = (0..40).map(large).collect();
+    let len = regs[0].body.len();
+    assert!(len > 60_000 && len <= 65_536, "{len}");
+    for part in regs.chunks(10) {
+        let r = submit(&mut a, part.to_vec());
+        assert!(r.iter().all(|r| status(r).0 == St::Accepted), "{:?}", r[0]);
+    }
+    a.undo_written.clear();
+    let revocations = (0..40)
+        .map(|n| {
+            op.env(P::DeviceRevoked(v1::DeviceRevoked {
+                device_id: long_id_dev(n).id,
+                reason: "retired".into(),
+            }))
+        })
+        .collect();
+    let r = submit(&mut a, revocations);
+    assert!(r.iter().all(|r| status(r).0 == St::Accepted), "{:?}", r[0]);
+    assert!(a.undo_written.len() > 1, "{:?}", a.undo_written);
+    assert!(
+        a.undo_written
+            .iter()
+            .all(|&(_, len)| len <= crate::commit::UNDO_MAX),
+        "{:?}",
+        a.undo_written
+    );
+    let blobs = std::fs::read_dir(d.path().join("blobs"))
+        .map(|r| r.count())
+        .unwrap_or(0);
+    assert_eq!(blobs, 0, "sled wrote blob files");
+    assert!(
+        store
+            .signer(&long_id_dev(39).id)
+            .unwrap()
+            .unwrap()
+            .revoked_at_index
+            .is_some()
+    );
+    verify_all(&store);
+}
