@@ -186,6 +186,12 @@ impl Store {
     }
 
     fn put(&self, key: &[u8], value: Vec<u8>) -> Result<(), StoreError> {
+        if self.fail_writes.load(std::sync::atomic::Ordering::SeqCst) {
+            return Err(StoreError::Io {
+                path: self.dir().join("db").display().to_string(),
+                err: std::io::Error::other("injected write failure (test)"),
+            });
+        }
         #[cfg(test)]
         {
             use std::sync::atomic::Ordering::SeqCst;

@@ -475,6 +475,8 @@ pub struct Store {
     log: Option<File>,
     synced_blobs: std::sync::Mutex<std::collections::HashSet<std::ffi::OsString>>,
     fail_syncs: std::sync::atomic::AtomicBool,
+    /// Fault injection: every later write of a group fails ([`Store::inject_write_failures_for_tests`]).
+    pub(crate) fail_writes: std::sync::atomic::AtomicBool,
     pub(crate) key: Option<SigningKey>,
     /// Public keys of the known signers, for signature checks ahead of the appender.
     pub(crate) keys: RwLock<HashMap<String, VerifyingKey>>,
@@ -556,6 +558,7 @@ impl Store {
             log: None,
             synced_blobs: Default::default(),
             fail_syncs: Default::default(),
+            fail_writes: Default::default(),
             key: None,
             keys: RwLock::new(HashMap::new()),
             checkpoint_lock: std::sync::Mutex::new(()),
@@ -613,6 +616,7 @@ impl Store {
             log: Some(log),
             synced_blobs: Default::default(),
             fail_syncs: Default::default(),
+            fail_writes: Default::default(),
             key: Some(key),
             keys: RwLock::new(HashMap::new()),
             checkpoint_lock: std::sync::Mutex::new(()),
@@ -706,6 +710,14 @@ impl Store {
     #[doc(hidden)]
     pub fn inject_sync_failures_for_tests(&self) {
         self.fail_syncs
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Make every later write of a group fail, as a failing disk would (fault injection for tests
+    /// of what follows a failed append).
+    #[doc(hidden)]
+    pub fn inject_write_failures_for_tests(&self) {
+        self.fail_writes
             .store(true, std::sync::atomic::Ordering::SeqCst);
     }
 

@@ -23,6 +23,10 @@
 //! * A sync error is fatal: C stops, every waiting and later submission gets UNAVAILABLE, and
 //!   the `fatal` signal tells the server to exit (systemd restarts it; startup re-verifies the
 //!   tail). An fsync is never retried.
+//! * An append error is fatal too, but the groups before it may still be durable: the failed
+//!   group and every later one go through C as [`Applied::Refused`], so their UNAVAILABLE
+//!   answers come after the receipts of the groups before them, in the same order (a stream
+//!   ends at its first error, and must first get every receipt it is owed).
 //! * Checkpoint requests travel the same path, so a checkpoint covers exactly the entries
 //!   before it, after they are durable.
 //! * Each group carries when it passed each stage ([`Stamps`]), each envelope's reply when it
@@ -167,6 +171,14 @@ enum Applied {
         stamps: Stamps,
     },
     Checkpoint(&'static str, CheckpointReply),
+    /// A group (or checkpoint request) the appender did not apply, because an append failed (at
+    /// it or before it) or a sync did. Released in its turn, after the groups before it have
+    /// settled: its replies answer UNAVAILABLE, and nothing is acknowledged after it.
+    Refused {
+        replies: Vec<Reply>,
+        checkpoint: Option<CheckpointReply>,
+        why: String,
+    },
 }
 
 /// Tuning of the pipeline.
@@ -632,9 +644,17 @@ fn stage_b(
     feed: SyncFeed,
     fatal: watch::Sender<Option<String>>,
 ) {
+    // Once the ledger stops acknowledging, every group that still comes is answered through the
+    // sync threads, in order after the groups before it (see `Applied::Refused`): the streams'
+    // task ends when the verifiers do, when the ledger is dropped.
     for ((items, replies, control), mut stamps) in in_order(rx) {
-        if fatal.borrow().is_some() {
-            return; // dropping replies answers UNAVAILABLE
+        if let Some(why) = fatal.borrow().clone() {
+            feed.push(Applied::Refused {
+                replies,
+                checkpoint: control.map(|(_, r)| r),
+                why,
+            });
+            continue;
         }
         if !items.is_empty() {
             let (n, t) = (items.len(), Instant::now());
@@ -653,8 +673,14 @@ fn stage_b(
                 }
                 Err(e) => {
                     tracing::error!(error = %e, "append failed; the ledger stops acknowledging");
-                    let _ = fatal.send(Some(format!("append failed: {e}")));
-                    return;
+                    let why = format!("append failed: {e}");
+                    let _ = fatal.send(Some(why.clone()));
+                    feed.push(Applied::Refused {
+                        replies,
+                        checkpoint: control.map(|(_, r)| r),
+                        why,
+                    });
+                    continue;
                 }
             }
         }
@@ -754,6 +780,15 @@ struct SyncFeed(Arc<Syncs>);
 impl SyncFeed {
     fn push(&self, item: Applied) {
         let mut st = self.0.lock();
+        if st.failed {
+            // Nothing more is released: answer it now, after any release or failure answers
+            // in progress (they hold the release lock), so that a stream's answers stay in order.
+            let order = self.0.release_lock();
+            drop(st);
+            drop(item); // dropping its replies answers UNAVAILABLE
+            drop(order);
+            return;
+        }
         st.waiting.push_back(item);
         st.pushed += 1;
         self.0.changed.notify_one();
@@ -864,8 +899,8 @@ impl Syncs {
             let mut halted = self.release_lock();
             drop(st);
             for m in due {
-                // After a failed checkpoint nothing more is acknowledged: what is left is
-                // dropped, which answers UNAVAILABLE.
+                // After a failed checkpoint or a refused group nothing more is acknowledged:
+                // what is left is dropped, which answers UNAVAILABLE.
                 if !*halted && !self.release(m) {
                     *halted = true;
                 }
@@ -888,8 +923,9 @@ impl Syncs {
         self.releasing.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Send a durable group's receipts, or write a checkpoint of the durable head. False when a
-    /// checkpoint could not be written (the ledger then stops acknowledging).
+    /// Send a durable group's receipts, write a checkpoint of the durable head, or answer a
+    /// refused group. False when a checkpoint could not be written or a group was refused (the
+    /// ledger then stops acknowledging).
     fn release(&self, m: Applied) -> bool {
         match m {
             Applied::Group {
@@ -916,6 +952,24 @@ impl Syncs {
                 }
                 out.send();
                 true
+            }
+            Applied::Refused {
+                replies,
+                checkpoint,
+                why,
+            } => {
+                let mut out = Outbox::default();
+                for reply in replies {
+                    out.add(
+                        reply,
+                        Err(Status::unavailable(format!(
+                            "the ledger stopped acknowledging after a storage failure: {why}"
+                        ))),
+                    );
+                }
+                out.send();
+                drop(checkpoint);
+                false
             }
             Applied::Checkpoint(why, reply) => {
                 let (index, hash) = *self.durable.borrow();
@@ -1406,6 +1460,94 @@ mod tests {
                 .unwrap()
                 .contains("EIO (scripted)")
         );
+    }
+
+    /// An append fails while the group before it waits for its sync. A stream's receipts end at
+    /// its first error, so the failed group's UNAVAILABLE must come after the receipts of the
+    /// earlier group: its receipt when that sync succeeds, UNAVAILABLE too when it fails (nothing
+    /// is acknowledged that is not durable).
+    async fn an_append_failure_is_answered_after_the_earlier_groups(earlier_sync_fails: bool) {
+        use std::sync::Mutex;
+        use std::sync::atomic::{AtomicBool, AtomicU32, Ordering::SeqCst};
+        use std::sync::mpsc::channel;
+        let dir = tempfile::tempdir().unwrap();
+        let armed = Arc::new(AtomicBool::new(false));
+        let (entered_tx, entered_rx) = channel::<()>();
+        let (go_tx, go_rx) = channel::<()>();
+        let (entered_tx, go_rx) = (Mutex::new(entered_tx), Mutex::new(go_rx));
+        let armed2 = armed.clone();
+        let (store, ledger, keys) = ledger_syncing(dir.path(), 1, move |store| {
+            let calls = AtomicU32::new(0);
+            Box::new(move || {
+                if !armed2.load(SeqCst) || calls.fetch_add(1, SeqCst) > 0 {
+                    return store.sync();
+                }
+                // The first sync after arming: held until the test lets it go.
+                entered_tx.lock().unwrap().send(()).unwrap();
+                let _ = go_rx.lock().unwrap().recv_timeout(Duration::from_secs(10));
+                match earlier_sync_fails {
+                    true => Err(ledger_store::StoreError::Corrupt("EIO (scripted)".into())),
+                    false => store.sync(),
+                }
+            })
+        });
+        let op = &keys[0];
+        let first = ledger.submit(env(op, "op0", 1, model(1))).await.await;
+        assert_eq!(
+            first.unwrap().unwrap().status,
+            v1::ReceiptStatus::Accepted as i32
+        );
+        armed.store(true, SeqCst);
+        let (to, mut receipts) = StreamReceipts::channel();
+        ledger
+            .submit_to(env(op, "op0", 2, model(2)), Reply::to_stream(to.clone(), 1))
+            .await;
+        tokio::task::spawn_blocking(move || entered_rx.recv_timeout(Duration::from_secs(10)))
+            .await
+            .unwrap()
+            .expect("the sync of the group of position 1 started");
+        store.inject_write_failures_for_tests();
+        ledger
+            .submit_to(env(op, "op0", 3, model(3)), Reply::to_stream(to.clone(), 2))
+            .await;
+        drop(to);
+        let mut fatal = ledger.fatal();
+        fatal.wait_for(|f| f.is_some()).await.unwrap();
+        assert!(
+            fatal.borrow().as_deref().unwrap().contains("append failed"),
+            "{:?}",
+            *fatal.borrow()
+        );
+        tokio::task::yield_now().await;
+        assert!(
+            receipts.try_recv().is_err(),
+            "nothing is answered while the earlier group waits for its sync"
+        );
+        go_tx.send(()).unwrap();
+        let mut got = Vec::new();
+        while let Some(batch) = receipts.recv().await {
+            got.extend(batch);
+        }
+        let got: Vec<_> = got
+            .into_iter()
+            .map(|r| r.map(|r| (r.position, r.status)).map_err(|e| e.code()))
+            .collect();
+        let unavailable = Err(tonic::Code::Unavailable);
+        let position_1 = match earlier_sync_fails {
+            true => unavailable,
+            false => Ok((1, v1::ReceiptStatus::Accepted as i32)),
+        };
+        assert_eq!(got, vec![position_1, unavailable]);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_append_failure_is_answered_after_the_receipts_of_earlier_groups() {
+        an_append_failure_is_answered_after_the_earlier_groups(false).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_append_failure_after_a_failed_sync_acknowledges_nothing() {
+        an_append_failure_is_answered_after_the_earlier_groups(true).await;
     }
 
     /// Envelopes past the queue's byte budget wait for room, which the verifier gives back as it
