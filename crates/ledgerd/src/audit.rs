@@ -113,6 +113,53 @@ fn internal(e: impl std::fmt::Display) -> Status {
     Status::internal(e.to_string())
 }
 
+/// Read the replayer on tokio's blocking pool, never on an async worker: the follower holds the
+/// write lock while it applies a step (up to 5,000 entries), and std's `RwLock` lets a waiting
+/// writer go first, so a read taken on one of the runtime's few workers would park it, and the
+/// receipts it carries, for a whole step. `copy` runs under the lock and should only copy out
+/// what the answer needs; `then` (serialising, building the reply) runs after the lock is let go,
+/// still off the async workers.
+async fn read_replayer<T, R>(
+    replayer: &Arc<RwLock<Replayer>>,
+    copy: impl FnOnce(&Replayer) -> Result<T, Status> + Send + 'static,
+    then: impl FnOnce(T) -> Result<R, Status> + Send + 'static,
+) -> Result<R, Status>
+where
+    R: Send + 'static,
+{
+    let replayer = replayer.clone();
+    tokio::task::spawn_blocking(move || {
+        let copied = {
+            let r = replayer.read().map_err(internal)?;
+            copy(&r)?
+        };
+        then(copied)
+    })
+    .await
+    .map_err(internal)?
+}
+
+/// The committed position, read off the async workers (the commit thread holds its write lock
+/// while it moves it).
+async fn committed_position(committed: &Arc<RwLock<Option<u64>>>) -> Result<Option<u64>, Status> {
+    let committed = committed.clone();
+    tokio::task::spawn_blocking(move || committed.read().map(|c| *c).map_err(internal))
+        .await
+        .map_err(internal)?
+}
+
+/// The replayer's side of `Audit.GetStatus`: its digest, open rounds, rounds closed and position.
+async fn replayer_status(
+    replayer: &Arc<RwLock<Replayer>>,
+) -> Result<(audit::FindingsDigest, usize, u64, Option<u64>), Status> {
+    read_replayer(
+        replayer,
+        |r| Ok((r.digest(), r.open_rounds(), r.rounds_closed(), r.position())),
+        Ok,
+    )
+    .await
+}
+
 fn severity_to_proto(s: Severity) -> i32 {
     (match s {
         Severity::Info => v1::Severity::Info,
@@ -184,7 +231,7 @@ impl Audit for AuditService {
         &self,
         _: Request<v1::AuditStatusRequest>,
     ) -> Result<Response<v1::AuditStatus>, Status> {
-        let position = *self.committed.read().map_err(internal)?;
+        let position = committed_position(&self.committed).await?;
         let store = self.store.clone();
         let findings = tokio::task::spawn_blocking(move || store.finding_count())
             .await
@@ -192,10 +239,8 @@ impl Audit for AuditService {
             .map_err(internal)?;
         // The digest over the committed findings: recompute from the store would be slow; the
         // replayer's digest covers its position, which equals the committed one once caught up.
-        let (digest, open_rounds, rounds, replayer_position) = {
-            let r = self.replayer.read().map_err(internal)?;
-            (r.digest(), r.open_rounds(), r.rounds_closed(), r.position())
-        };
+        let (digest, open_rounds, rounds, replayer_position) =
+            replayer_status(&self.replayer).await?;
         let digest = if replayer_position == position && digest.count == findings {
             digest.hex()
         } else {
@@ -350,7 +395,9 @@ fn report_row(r: audit::ReportRow) -> v1::ReportRow {
     }
 }
 
-/// The `Jackpots` gRPC service: the jackpot accounts as the live audit holds them.
+/// The `Jackpots` gRPC service: the jackpot accounts as the live audit holds them. Every answer
+/// is copied out of the replayer on the blocking pool and serialised after the lock is let go
+/// ([`read_replayer`]).
 #[derive(Clone)]
 pub struct JackpotService {
     pub replayer: Arc<RwLock<Replayer>>,
@@ -368,33 +415,43 @@ impl Jackpots for JackpotService {
         &self,
         _: Request<v1::ListPoolsRequest>,
     ) -> Result<Response<v1::PoolList>, Status> {
-        let r = self.replayer.read().map_err(internal)?;
-        let book = r.book();
-        let pools = book
-            .reconciliation_status()
+        let (statuses, casinos, holds) = read_replayer(
+            &self.replayer,
+            |r| {
+                let book = r.book();
+                let statuses = book.reconciliation_status();
+                let casinos: Vec<Vec<String>> = statuses
+                    .iter()
+                    .map(|s| {
+                        book.pool(&s.pool_id)
+                            .map(|p| p.casinos.iter().map(|c| c.to_string()).collect())
+                            .unwrap_or_default()
+                    })
+                    .collect();
+                Ok((statuses, casinos, book.conservation().holds))
+            },
+            Ok,
+        )
+        .await?;
+        let pools = statuses
             .into_iter()
-            .map(|s| {
-                let casinos = book
-                    .pool(&s.pool_id)
-                    .map(|p| p.casinos.iter().map(|c| c.to_string()).collect())
-                    .unwrap_or_default();
-                v1::PoolSummary {
-                    pool_id: s.pool_id.to_string(),
-                    kind: serde_json::to_value(s.kind)
-                        .ok()
-                        .and_then(|v| v.as_str().map(str::to_string))
-                        .unwrap_or_default(),
-                    casino_ids: casinos,
-                    captive_cents: s.captive_cents,
-                    captive_e4: s.captive_e4.to_string(),
-                    last_reported_cents: s.last_report.as_ref().map(|l| l.reported_cents),
-                    reconciled: s.last_report.as_ref().is_none_or(|l| l.ok),
-                }
+            .zip(casinos)
+            .map(|(s, casino_ids)| v1::PoolSummary {
+                pool_id: s.pool_id.to_string(),
+                kind: serde_json::to_value(s.kind)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default(),
+                casino_ids,
+                captive_cents: s.captive_cents,
+                captive_e4: s.captive_e4.to_string(),
+                last_reported_cents: s.last_report.as_ref().map(|l| l.reported_cents),
+                reconciled: s.last_report.as_ref().is_none_or(|l| l.ok),
             })
             .collect();
         Ok(Response::new(v1::PoolList {
             pools,
-            conservation_holds: book.conservation().holds,
+            conservation_holds: holds,
         }))
     }
 
@@ -403,15 +460,25 @@ impl Jackpots for JackpotService {
         req: Request<v1::GetPoolRequest>,
     ) -> Result<Response<v1::JsonDocument>, Status> {
         let id = req.into_inner().pool_id;
-        let r = self.replayer.read().map_err(internal)?;
-        let book = r.book();
-        let pool = book
-            .pool(&id)
-            .ok_or_else(|| Status::not_found(format!("no pool `{id}`")))?;
-        let history = book
-            .pool_history(&id, jackpot::Period::All)
-            .map_err(|e| Status::not_found(e.to_string()))?;
-        json(&serde_json::json!({ "pool": pool, "history": history }))
+        read_replayer(
+            &self.replayer,
+            move |r| {
+                let book = r.book();
+                let pool = book
+                    .pool(&id)
+                    .ok_or_else(|| Status::not_found(format!("no pool `{id}`")))?
+                    .clone();
+                let history: Vec<jackpot::PoolEntry> = book
+                    .pool_history(&id, jackpot::Period::All)
+                    .map_err(|e| Status::not_found(e.to_string()))?
+                    .into_iter()
+                    .cloned()
+                    .collect();
+                Ok((pool, history))
+            },
+            |(pool, history)| json(&serde_json::json!({ "pool": pool, "history": history })),
+        )
+        .await
     }
 
     async fn get_liability(
@@ -419,12 +486,21 @@ impl Jackpots for JackpotService {
         req: Request<v1::LiabilityRequest>,
     ) -> Result<Response<v1::JsonDocument>, Status> {
         let casino = req.into_inner().casino_id;
-        let r = self.replayer.read().map_err(internal)?;
-        if casino.is_empty() {
-            json(&r.book().trust_report())
-        } else {
-            json(&r.book().liability(&casino))
-        }
+        read_replayer(
+            &self.replayer,
+            move |r| {
+                Ok(if casino.is_empty() {
+                    Err(r.book().trust_report())
+                } else {
+                    Ok(r.book().liability(&casino))
+                })
+            },
+            |l| match l {
+                Err(all) => json(&all),
+                Ok(one) => json(&one),
+            },
+        )
+        .await
     }
 
     async fn list_machines(
@@ -436,18 +512,24 @@ impl Jackpots for JackpotService {
             (Some(from_ms), Some(to_ms)) => jackpot::Period::Times { from_ms, to_ms },
             _ => jackpot::Period::All,
         };
-        let r = self.replayer.read().map_err(internal)?;
-        let book = r.book();
-        let machines: Vec<serde_json::Value> = book
-            .machines()
-            .map(|m| {
-                serde_json::json!({
-                    "machine": m,
-                    "return": book.machine_return(&m.id, period).ok(),
-                })
-            })
-            .collect();
-        json(&machines)
+        read_replayer(
+            &self.replayer,
+            move |r| {
+                let book = r.book();
+                Ok(book
+                    .machines()
+                    .map(|m| (m.clone(), book.machine_return(&m.id, period).ok()))
+                    .collect::<Vec<_>>())
+            },
+            |machines| {
+                let machines: Vec<serde_json::Value> = machines
+                    .iter()
+                    .map(|(m, ret)| serde_json::json!({ "machine": m, "return": ret }))
+                    .collect();
+                json(&machines)
+            },
+        )
+        .await
     }
 
     async fn transfer_candidates(
@@ -455,12 +537,16 @@ impl Jackpots for JackpotService {
         req: Request<v1::TransferCandidatesRequest>,
     ) -> Result<Response<v1::JsonDocument>, Status> {
         let id = req.into_inner().machine_id;
-        let r = self.replayer.read().map_err(internal)?;
-        let c = r
-            .book()
-            .transfer_candidates(&id)
-            .map_err(|e| Status::not_found(e.to_string()))?;
-        json(&c)
+        read_replayer(
+            &self.replayer,
+            move |r| {
+                r.book()
+                    .transfer_candidates(&id)
+                    .map_err(|e| Status::not_found(e.to_string()))
+            },
+            |c| json(&c),
+        )
+        .await
     }
 
     async fn validate_transfer(
@@ -476,8 +562,13 @@ impl Jackpots for JackpotService {
             reason: t.reason,
             authorization_id: non_empty(t.authorization_id).map(Into::into),
         };
-        let r = self.replayer.read().map_err(internal)?;
-        let (accepted, findings, error) = match r.book().validate_transfer(&transfer) {
+        let verdict = read_replayer(
+            &self.replayer,
+            move |r| Ok(r.book().validate_transfer(&transfer)),
+            Ok,
+        )
+        .await?;
+        let (accepted, findings, error) = match verdict {
             Ok(()) => (true, Vec::new(), String::new()),
             Err(jackpot::TransferRejection::Ineligible(fs)) => (
                 false,
@@ -500,5 +591,97 @@ impl Jackpots for JackpotService {
             findings,
             error,
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// While the follower holds the replayer's write lock (a step of up to 5,000 entries), a
+    /// Jackpots or status request must not park the runtime's worker: on a runtime of ONE worker,
+    /// another task still runs while the request waits for the lock. (Before, the request took
+    /// the read lock on the worker itself and the other task ran only once the writer let go.)
+    fn the_runtime_keeps_running_while_a_step_holds_the_lock(
+        request: impl FnOnce(
+            Arc<RwLock<Replayer>>,
+        )
+            -> std::pin::Pin<Box<dyn std::future::Future<Output = bool> + Send>>,
+    ) {
+        let replayer = Arc::new(RwLock::new(Replayer::new(ledger_audit::replay::settings(
+            false,
+        ))));
+        let (locked_tx, locked_rx) = std::sync::mpsc::channel();
+        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+        let writer = {
+            let replayer = replayer.clone();
+            std::thread::spawn(move || {
+                let _step = replayer.write().unwrap();
+                locked_tx.send(()).unwrap();
+                // Released by the runtime's other task; the timeout only ends a failing test
+                // instead of hanging it, and says so.
+                release_rx
+                    .recv_timeout(Duration::from_secs(10))
+                    .map_err(|_| "the runtime's other task never ran while the lock was held")
+            })
+        };
+        locked_rx.recv().unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let answered = rt.block_on(async move {
+            let pending = tokio::spawn(request(replayer));
+            // Let the request start and wait for the lock, then release it from this task.
+            for _ in 0..10 {
+                tokio::task::yield_now().await;
+            }
+            release_tx.send(()).unwrap();
+            pending.await.unwrap()
+        });
+        writer.join().unwrap().unwrap();
+        assert!(answered);
+    }
+
+    #[test]
+    fn jackpot_requests_wait_for_the_lock_off_the_async_workers() {
+        the_runtime_keeps_running_while_a_step_holds_the_lock(|replayer| {
+            Box::pin(async move {
+                let svc = JackpotService { replayer };
+                svc.list_pools(Request::new(v1::ListPoolsRequest {}))
+                    .await
+                    .is_ok()
+            })
+        });
+        the_runtime_keeps_running_while_a_step_holds_the_lock(|replayer| {
+            Box::pin(async move {
+                let svc = JackpotService { replayer };
+                svc.list_machines(Request::new(v1::ListMachinesRequest::default()))
+                    .await
+                    .is_ok()
+            })
+        });
+        the_runtime_keeps_running_while_a_step_holds_the_lock(|replayer| {
+            Box::pin(async move {
+                let svc = JackpotService { replayer };
+                svc.get_pool(Request::new(v1::GetPoolRequest {
+                    pool_id: "none".into(),
+                }))
+                .await
+                .is_err_and(|s| s.code() == tonic::Code::NotFound)
+            })
+        });
+    }
+
+    #[test]
+    fn the_status_waits_for_the_lock_off_the_async_workers() {
+        the_runtime_keeps_running_while_a_step_holds_the_lock(|replayer| {
+            Box::pin(async move {
+                replayer_status(&replayer)
+                    .await
+                    .is_ok_and(|(d, open, rounds, at)| {
+                        d.count == 0 && open == 0 && rounds == 0 && at.is_none()
+                    })
+            })
+        });
     }
 }
