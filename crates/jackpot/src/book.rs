@@ -152,7 +152,12 @@ impl Book {
     /// daemon that prunes at the same indexes on every replay gets the same state.
     pub fn prune_before(&mut self, index: u64) {
         for p in self.pools.values_mut() {
+            let before = p.history.len();
             p.history.retain(|e| e.index >= index);
+            let dropped = before.saturating_sub(p.history.len());
+            p.history_pruned = p
+                .history_pruned
+                .saturating_add(u64::try_from(dropped).unwrap_or(u64::MAX));
         }
         for m in self.machines.values_mut() {
             m.deltas.retain(|d| d.index >= index);
@@ -421,6 +426,7 @@ impl Book {
                             at_ms: ctx.at_ms,
                             kind: EntryKind::Created { start_e4: start },
                         }],
+                        history_pruned: 0,
                     },
                 );
             }

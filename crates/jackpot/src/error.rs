@@ -54,6 +54,9 @@ impl ApplyError {
 pub enum QueryError {
     #[error("unknown {what} `{id}`")]
     Unknown { what: &'static str, id: String },
+    /// A history position past the pool's last line.
+    #[error("position {before} is past the pool's {lines} line(s) of history")]
+    BeyondHistory { before: u64, lines: u64 },
 }
 
 impl QueryError {

@@ -52,6 +52,8 @@
 //!   must refuse ineligible transfers before appending them ([`TransferRejection`]: `Malformed`
 //!   or `Ineligible(findings)`).
 //! * Queries: [`Book::captive_values`], [`Book::pool`], [`Book::pool_history`],
+//!   [`Book::pool_history_page`] (a pool's [`PoolStatus`] and a bounded page of its history),
+//!   [`Book::machine_overviews`] (every [`MachineStatus`] with its return over a period),
 //!   [`Book::reconciliation_status`], [`Book::liability`] / [`Book::trust_report`] (r.5),
 //!   [`Book::machine`] (meters, status), [`Book::machine_return`] / [`Book::model_return`]
 //!   over a [`Period`] (ledger indexes or times), [`Book::transfer_candidates`],

@@ -35,7 +35,7 @@ use crate::amount::{E4, E4_PER_CENT, round_div, to_cents};
 use crate::book::Book;
 use crate::error::QueryError;
 use crate::event::PoolKind;
-use crate::state::{Machine, PoolEntry, PoolTotals, Reconciliation};
+use crate::state::{Machine, MachineStatus, PoolEntry, PoolStatus, PoolTotals, Reconciliation};
 
 /// A period of the ledger, half-open.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -73,6 +73,27 @@ pub struct CaptiveValue {
     pub captive_e4: E4,
     /// Floored to the cent.
     pub captive_cents: Cents,
+}
+
+/// A page of a pool's history, oldest line first, with the pool's current state.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PoolHistoryPage {
+    pub pool: PoolStatus,
+    /// Position of `history[0]` (0 = the pool's first line ever; positions never change).
+    pub first: u64,
+    pub history: Vec<PoolEntry>,
+    /// Pass as `before` for the page of older lines; absent when this page starts at the first
+    /// line the book still holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_before: Option<u64>,
+}
+
+/// A machine's status with its return to player over a period (one line of the machine list).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MachineOverview {
+    pub machine: MachineStatus,
+    #[serde(rename = "return")]
+    pub return_to_player: Option<ReturnReport>,
 }
 
 /// Where a pool stands against its last declaration.
@@ -232,6 +253,43 @@ impl Book {
             .collect())
     }
 
+    /// A page of a pool's history: the at most `limit` lines just before position `before`
+    /// (default: after the last line, so the newest lines), oldest first, with the pool's state.
+    /// A client pages back from the newest line with `next_before`. Copies at most `limit` lines,
+    /// however long the history.
+    pub fn pool_history_page(
+        &self,
+        pool_id: &str,
+        before: Option<u64>,
+        limit: usize,
+    ) -> Result<PoolHistoryPage, QueryError> {
+        let pool = self
+            .pools
+            .get(pool_id)
+            .ok_or_else(|| QueryError::unknown("pool", pool_id))?;
+        let lines = pool.history_lines();
+        let end = before.unwrap_or(lines);
+        if end > lines {
+            return Err(QueryError::BeyondHistory { before: end, lines });
+        }
+        let held_from = pool.history_pruned;
+        let limit = u64::try_from(limit).unwrap_or(u64::MAX);
+        let start = end.saturating_sub(limit).max(held_from);
+        let end = end.max(start);
+        let at = |pos: u64| usize::try_from(pos.saturating_sub(held_from)).unwrap_or(usize::MAX);
+        let history = pool
+            .history
+            .get(at(start)..at(end))
+            .map(<[PoolEntry]>::to_vec)
+            .unwrap_or_default();
+        Ok(PoolHistoryPage {
+            pool: PoolStatus::from(pool),
+            first: start,
+            history,
+            next_before: (start > held_from).then_some(start),
+        })
+    }
+
     /// Every pool against its last declaration.
     pub fn reconciliation_status(&self) -> Vec<ReconciliationStatus> {
         self.pools
@@ -356,6 +414,18 @@ impl Book {
         r.machine_id = Some(m.id.clone());
         r.model_id = Some(m.model_id.clone());
         Ok(r)
+    }
+
+    /// Every machine's status and its return to player over `period`, in machine id order. The
+    /// size is the floor's, not the ledger's: the meter increases are summed, never copied.
+    pub fn machine_overviews(&self, period: Period) -> Vec<MachineOverview> {
+        self.machines
+            .values()
+            .map(|m| MachineOverview {
+                machine: MachineStatus::from(m),
+                return_to_player: self.machine_return(&m.id, period).ok(),
+            })
+            .collect()
     }
 
     /// Return to player of every machine of a model over `period`.

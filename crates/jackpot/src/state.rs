@@ -131,6 +131,62 @@ pub struct Machine {
     pub(crate) bets_flag: Option<(Vec<Cents>, Vec<Cents>)>,
 }
 
+/// A machine as the queries show it: its meters, status and lifetime figures, without
+/// [`Machine::deltas`], the meter increases kept for return-to-player periods, which grow with
+/// every reading (a period's return summarises them: [`crate::Book::machine_return`]). Field
+/// names are the machine's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MachineStatus {
+    pub id: Id,
+    pub casino_id: Id,
+    pub model_id: Id,
+    /// Sorted, without repetitions.
+    pub bet_values_cents: Vec<Cents>,
+    pub registered_at: u64,
+    /// Last value of every meter, by name.
+    pub meters: BTreeMap<String, MeterState>,
+    /// Ledger index of the last reading or RAM clear.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_reading: Option<u64>,
+    /// The pools this machine feeds.
+    pub pools: BTreeSet<Id>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub out_of_service: Option<Mark>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub force_majeure: Option<Mark>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meter_fault: Option<Mark>,
+    /// Games reported since the last reading.
+    pub games: GameTally,
+    /// Readings with a credited meter increase still held (the length of `Machine::deltas`).
+    pub credited_readings: u64,
+    /// Lifetime coin-in and prizes (coin_out + jackpot).
+    pub lifetime_coin_in_cents: i128,
+    pub lifetime_won_cents: i128,
+}
+
+impl From<&Machine> for MachineStatus {
+    fn from(m: &Machine) -> MachineStatus {
+        MachineStatus {
+            id: m.id.clone(),
+            casino_id: m.casino_id.clone(),
+            model_id: m.model_id.clone(),
+            bet_values_cents: m.bet_values_cents.clone(),
+            registered_at: m.registered_at,
+            meters: m.meters.clone(),
+            last_reading: m.last_reading,
+            pools: m.pools.clone(),
+            out_of_service: m.out_of_service.clone(),
+            force_majeure: m.force_majeure.clone(),
+            meter_fault: m.meter_fault.clone(),
+            games: m.games.clone(),
+            credited_readings: u64::try_from(m.deltas.len()).unwrap_or(u64::MAX),
+            lifetime_coin_in_cents: m.lifetime_coin_in_cents,
+            lifetime_won_cents: m.lifetime_won_cents,
+        }
+    }
+}
+
 impl Machine {
     /// What r.6 compares: "mesmo modelo e apostas" (M8: same model id, same set of bets).
     pub fn signature(&self) -> (Id, Vec<Cents>) {
@@ -290,6 +346,74 @@ pub struct Pool {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_transfer_out: Option<u64>,
     pub history: Vec<PoolEntry>,
+    /// Lines dropped from the front of `history` by [`crate::Book::prune_before`], so that a
+    /// line's position (0 = the pool's first line) stays the same after pruning.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub history_pruned: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl Pool {
+    /// Lines of history recorded since the pool was created (pruned ones included).
+    pub fn history_lines(&self) -> u64 {
+        self.history_pruned
+            .saturating_add(u64::try_from(self.history.len()).unwrap_or(u64::MAX))
+    }
+}
+
+/// A pool as the queries show it: its state without [`Pool::history`], which grows with every
+/// contribution (page through it with [`crate::Book::pool_history_page`]). Field names are the
+/// pool's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PoolStatus {
+    pub id: Id,
+    pub kind: PoolKind,
+    pub casinos: BTreeSet<Id>,
+    pub machines: BTreeMap<Id, Membership>,
+    pub tables: BTreeSet<Id>,
+    pub contribution_bp: u32,
+    pub start_value_cents: Cents,
+    pub reset_value_cents: Cents,
+    pub configured_at: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub game: Option<GameId>,
+    pub captive_e4: E4,
+    pub totals: PoolTotals,
+    pub contributed_by: BTreeMap<Id, E4>,
+    pub reported: BTreeMap<Id, ReportedTally>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_report: Option<Reconciliation>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_transfer_out: Option<u64>,
+    /// Lines of history recorded since the pool was created.
+    pub history_lines: u64,
+}
+
+impl From<&Pool> for PoolStatus {
+    fn from(p: &Pool) -> PoolStatus {
+        PoolStatus {
+            id: p.id.clone(),
+            kind: p.kind,
+            casinos: p.casinos.clone(),
+            machines: p.machines.clone(),
+            tables: p.tables.clone(),
+            contribution_bp: p.contribution_bp,
+            start_value_cents: p.start_value_cents,
+            reset_value_cents: p.reset_value_cents,
+            configured_at: p.configured_at,
+            game: p.game,
+            captive_e4: p.captive_e4,
+            totals: p.totals,
+            contributed_by: p.contributed_by.clone(),
+            reported: p.reported.clone(),
+            last_report: p.last_report,
+            last_transfer_out: p.last_transfer_out,
+            history_lines: p.history_lines(),
+        }
+    }
 }
 
 /// An IGJ authorisation.

@@ -1210,6 +1210,115 @@ fn prune_keeps_totals() {
     assert!(codes(&f).contains(&SLOT_TRANSFER_DUPLICATE));
 }
 
+/// A pool's history is read a page at a time, newest first, each page oldest line first: the
+/// pages put together are the whole history, and a page copies at most `limit` lines.
+#[test]
+fn pool_history_pages_back_from_the_newest_line() {
+    let mut t = w1_setup();
+    for i in 1..=25u64 {
+        t.read(
+            "m1",
+            2_000_000 + i * 10_000,
+            1_800_000 + i * 9_000,
+            100_000 + i,
+        );
+    }
+    let all: Vec<PoolEntry> = t
+        .book
+        .pool_history("jp1", Period::All)
+        .unwrap()
+        .into_iter()
+        .cloned()
+        .collect();
+    assert!(all.len() > 20, "{}", all.len());
+    let lines = all.len() as u64;
+    let mut got = Vec::new();
+    let mut before = None;
+    loop {
+        let page = t.book.pool_history_page("jp1", before, 7).unwrap();
+        assert!(page.history.len() <= 7);
+        assert_eq!(page.pool.history_lines, lines);
+        assert_eq!(page.pool.captive_e4, t.captive("jp1"));
+        let mut older = page.history.clone();
+        older.extend(got);
+        got = older;
+        assert_eq!(page.first, lines - got.len() as u64);
+        match page.next_before {
+            Some(b) => before = Some(b),
+            None => break,
+        }
+    }
+    assert_eq!(got, all);
+    // The newest lines by default; an empty page before position 0; nothing past the end.
+    let newest = t.book.pool_history_page("jp1", None, 3).unwrap();
+    assert_eq!(newest.history, all[all.len() - 3..]);
+    assert_eq!(newest.next_before, Some(lines - 3));
+    let none = t.book.pool_history_page("jp1", Some(0), 3).unwrap();
+    assert!(none.history.is_empty() && none.next_before.is_none());
+    assert_eq!(
+        t.book.pool_history_page("jp1", Some(lines + 1), 3),
+        Err(QueryError::BeyondHistory {
+            before: lines + 1,
+            lines
+        })
+    );
+    assert!(matches!(
+        t.book.pool_history_page("nope", None, 3),
+        Err(QueryError::Unknown { .. })
+    ));
+    // The page's pool carries no history, whatever its length.
+    let json = serde_json::to_value(&newest).unwrap();
+    assert!(json["pool"].get("history").is_none(), "{json}");
+    // Positions survive pruning; pruned lines are no longer paged.
+    let cut = all[10].index;
+    t.book.prune_before(cut);
+    let held = all.iter().filter(|e| e.index >= cut).count() as u64;
+    let page = t.book.pool_history_page("jp1", None, 1_000).unwrap();
+    assert_eq!(page.pool.history_lines, lines);
+    assert_eq!(page.first, lines - held);
+    assert_eq!(page.next_before, None);
+    assert_eq!(page.history, all[(lines - held) as usize..]);
+    let page = t
+        .book
+        .pool_history_page("jp1", Some(lines - held), 5)
+        .unwrap();
+    assert!(page.history.is_empty() && page.next_before.is_none());
+}
+
+/// A machine's status carries its meters and lifetime figures, not its meter increases.
+#[test]
+fn machine_status_leaves_out_the_meter_increases() {
+    let mut t = w1_setup();
+    for i in 1..=30u64 {
+        t.read(
+            "m1",
+            2_000_000 + i * 10_000,
+            1_800_000 + i * 9_000,
+            100_000 + i,
+        );
+    }
+    let m = t.book.machine("m1").unwrap();
+    assert_eq!(m.deltas.len(), 29, "the first reading is the baseline");
+    let status = MachineStatus::from(m);
+    assert_eq!(status.credited_readings, 29);
+    assert_eq!(status.meters, m.meters);
+    assert_eq!(status.lifetime_coin_in_cents, m.lifetime_coin_in_cents);
+    let json = serde_json::to_value(&status).unwrap();
+    assert!(json.get("deltas").is_none(), "{json}");
+    assert_eq!(json["id"], "m1");
+    let back: MachineStatus = serde_json::from_value(json).unwrap();
+    assert_eq!(back, status);
+    let list = t.book.machine_overviews(Period::All);
+    assert_eq!(list.len(), 1);
+    assert_eq!(list[0].machine, status);
+    assert_eq!(
+        list[0].return_to_player,
+        Some(t.book.machine_return("m1", Period::All).unwrap())
+    );
+    let json = serde_json::to_value(&list).unwrap();
+    assert_eq!(json[0]["return"]["readings"], 29, "{json}");
+}
+
 /// Events have a stable JSON form (the integration and fixtures may use it).
 #[test]
 fn events_serde() {

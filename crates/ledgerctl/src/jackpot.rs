@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
 use jackpot::{
-    CasinoLiability, EntryKind, Machine, Pool, PoolCandidates, PoolEntry, PoolKind, ReturnReport,
-    Route, TrustReport,
+    CasinoLiability, EntryKind, MachineOverview, MachineStatus, PoolCandidates, PoolEntry,
+    PoolHistoryPage, PoolKind, PoolStatus, Route, TrustReport,
 };
 use ledger_agent::DeviceSigner;
 use ledger_core::proto::{
@@ -70,15 +70,20 @@ pub struct PoolsArgs {
 Amounts are in euros; exact amounts (6 decimals) are what the book holds, to 1/10,000 cent.
 Exit status 1 when the pool's own conservation does not hold.
 
+The history is read from ledgerd a page at a time (Jackpots.GetPool), newest first; --last 0
+reads all of it, however long. With --json: the pool (PoolStatus) and the lines read, as one
+PoolHistoryPage.
+
 Examples:
   ledgerctl jackpot pool SJP-TEJO
-  ledgerctl jackpot pool JP-LX-02 --last 20")]
+  ledgerctl jackpot pool JP-LX-02 --last 20
+  ledgerctl jackpot pool JP-LX-02 --last 0 --json")]
 pub struct PoolArgs {
     /// The pool id.
     #[arg(value_name = "POOL")]
     pub pool_id: String,
     /// Only the last N history lines (0: all).
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    #[arg(long, value_name = "N", default_value_t = 100)]
     pub last: usize,
     #[command(flatten)]
     pub server: ServerArg,
@@ -365,28 +370,61 @@ async fn pools(a: PoolsArgs, json: bool) -> anyhow::Result<i32> {
 
 // ------------------------------------------------------------------------------------- pool
 
-#[derive(Deserialize)]
-struct PoolDoc {
-    pool: Pool,
-    history: Vec<PoolEntry>,
-}
+/// Most history lines asked for in one Jackpots.GetPool request (the server's maximum).
+const HISTORY_PAGE: usize = 10_000;
 
-async fn get_pool(server: &str, id: &str) -> anyhow::Result<(PoolDoc, String)> {
-    let doc = client(server)
-        .await?
-        .get_pool(v1::GetPoolRequest {
-            pool_id: id.to_string(),
-        })
-        .await
-        .map_err(|s| match s.code() {
-            tonic::Code::NotFound => anyhow::anyhow!(
-                "POOL `{id}`: {} (`ledgerctl jackpot pools` lists them)",
-                s.message()
-            ),
-            _ => status_error(&format!("pool {id}"), s),
-        })?
-        .into_inner();
-    Ok((parse("pool", &doc)?, doc.json))
+/// A pool and its newest history lines: pages back from the newest line until `enough` says
+/// the lines read so far suffice (or there are no older ones). One page when `enough` is true
+/// at once: `first_page` lines.
+async fn get_pool(
+    server: &str,
+    id: &str,
+    first_page: usize,
+    enough: impl Fn(&[PoolEntry]) -> bool,
+) -> anyhow::Result<PoolHistoryPage> {
+    let mut jackpots = client(server).await?;
+    let mut before = None;
+    let mut page_size = first_page.clamp(1, HISTORY_PAGE);
+    let mut out: Option<PoolHistoryPage> = None;
+    loop {
+        let doc = jackpots
+            .get_pool(v1::GetPoolRequest {
+                pool_id: id.to_string(),
+                history_before: before,
+                history_limit: page_size as u32,
+            })
+            .await
+            .map_err(|s| match s.code() {
+                tonic::Code::NotFound => anyhow::anyhow!(
+                    "POOL `{id}`: {} (`ledgerctl jackpot pools` lists them)",
+                    s.message()
+                ),
+                _ => status_error(&format!("pool {id}"), s),
+            })?
+            .into_inner();
+        let page: PoolHistoryPage = parse("pool", &doc)?;
+        let next = page.next_before;
+        out = Some(match out {
+            None => page,
+            Some(mut newer) => {
+                let mut history = page.history;
+                history.append(&mut newer.history);
+                PoolHistoryPage {
+                    first: page.first,
+                    history,
+                    next_before: page.next_before,
+                    ..newer
+                }
+            }
+        });
+        let read = out.as_ref().map(|p| p.history.as_slice()).unwrap_or(&[]);
+        match next {
+            Some(b) if !enough(read) => before = Some(b),
+            _ => break,
+        }
+        page_size = HISTORY_PAGE;
+    }
+    out.ok_or_else(|| anyhow::anyhow!("pool {id}: no answer"))
 }
 
 fn route_text(r: &Route) -> String {
@@ -404,7 +442,7 @@ fn ok_word(ok: bool) -> &'static str {
 }
 
 /// One history line: (what, amount, detail).
-fn history_line(p: &Pool, e: &PoolEntry) -> (String, String, String) {
+fn history_line(p: &PoolStatus, e: &PoolEntry) -> (String, String, String) {
     match &e.kind {
         EntryKind::Created { start_e4 } => (
             "created".into(),
@@ -528,9 +566,20 @@ fn history_line(p: &Pool, e: &PoolEntry) -> (String, String, String) {
 }
 
 async fn pool(a: PoolArgs, json: bool) -> anyhow::Result<i32> {
-    let (doc, raw) = get_pool(&a.server.server, &a.pool_id).await?;
+    let want = if a.last == 0 { usize::MAX } else { a.last };
+    let mut doc = get_pool(&a.server.server, &a.pool_id, want, |read| {
+        read.len() >= want
+    })
+    .await?;
+    // The last `want` lines of what was read (pages may bring a few more).
+    let extra = doc.history.len().saturating_sub(want);
+    if extra > 0 {
+        doc.history.drain(..extra);
+        doc.first += extra as u64;
+        doc.next_before = Some(doc.first);
+    }
     if json {
-        println!("{raw}");
+        println!("{}", serde_json::to_string(&doc)?);
         return Ok(0);
     }
     let p = &doc.pool;
@@ -588,16 +637,11 @@ async fn pool(a: PoolArgs, json: bool) -> anyhow::Result<i32> {
             format!("VIOLATED: off by {} €", eur_e4(balance))
         }
     );
-    let skip = if a.last > 0 {
-        doc.history.len().saturating_sub(a.last)
-    } else {
-        0
-    };
     println!(
         "\nHistory ({} line(s){}):",
-        doc.history.len(),
-        if skip > 0 {
-            format!(", the last {}", doc.history.len() - skip)
+        doc.pool.history_lines,
+        if doc.first > 0 {
+            format!(", the last {}", doc.history.len())
         } else {
             String::new()
         }
@@ -605,7 +649,6 @@ async fn pool(a: PoolArgs, json: bool) -> anyhow::Result<i32> {
     let rows: Vec<Vec<String>> = doc
         .history
         .iter()
-        .skip(skip)
         .map(|e| {
             let (what, amount, detail) = history_line(p, e);
             vec![e.index.to_string(), time(e.at_ms), what, amount, detail]
@@ -725,14 +768,7 @@ async fn liability(a: LiabilityArgs, json: bool) -> anyhow::Result<i32> {
 
 // --------------------------------------------------------------------------------- machines
 
-#[derive(Deserialize)]
-struct MachineDoc {
-    machine: Machine,
-    #[serde(rename = "return")]
-    ret: Option<ReturnReport>,
-}
-
-fn machine_status(m: &Machine) -> String {
+fn machine_status(m: &MachineStatus) -> String {
     let mut s = Vec::new();
     if let Some(f) = &m.force_majeure {
         s.push(format!("FORCE MAJEURE ({}, entry {})", f.code, f.since));
@@ -749,7 +785,7 @@ fn machine_status(m: &Machine) -> String {
     }
 }
 
-fn meter(m: &Machine, name: &str, money: bool) -> String {
+fn meter(m: &MachineStatus, name: &str, money: bool) -> String {
     match m.meters.get(name) {
         Some(v) if money => eur(i64::try_from(v.value).unwrap_or(i64::MAX)),
         Some(v) => v.value.to_string(),
@@ -779,7 +815,7 @@ async fn machines(a: MachinesArgs, json: bool) -> anyhow::Result<i32> {
         println!("{}", doc.json);
         return Ok(0);
     }
-    let list: Vec<MachineDoc> = parse("machine list", &doc)?;
+    let list: Vec<MachineOverview> = parse("machine list", &doc)?;
     if list.is_empty() {
         println!("no machine is registered");
         return Ok(0);
@@ -836,7 +872,7 @@ async fn machines(a: MachinesArgs, json: bool) -> anyhow::Result<i32> {
         .iter()
         .map(|d| {
             let id = d.machine.id.to_string();
-            match &d.ret {
+            match &d.return_to_player {
                 None => vec![id, "-".into()],
                 Some(r) => vec![
                     id,
@@ -1231,7 +1267,11 @@ async fn transfer(a: TransferArgs, json: bool) -> anyhow::Result<i32> {
 
     // 3. Wait for the audit and read the outcome.
     wait_applied(&server, receipt.index, a.wait_secs).await?;
-    let (doc, _) = get_pool(&server, &a.from_pool).await?;
+    // Page back until the lines reach the transfer's entry (the floor may have played since).
+    let doc = get_pool(&server, &a.from_pool, 100, |read| {
+        read.first().is_some_and(|e| e.index <= receipt.index)
+    })
+    .await?;
     let line = doc
         .history
         .iter()

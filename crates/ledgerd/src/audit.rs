@@ -409,6 +409,42 @@ fn json(v: &impl serde::Serialize) -> Result<Response<v1::JsonDocument>, Status>
     }))
 }
 
+/// History lines in one `Jackpots.GetPool` answer when the request names no limit.
+pub const POOL_HISTORY_DEFAULT: u32 = 100;
+/// The most history lines one `Jackpots.GetPool` answer carries (about 2 MB of JSON, under
+/// tonic's 4 MiB message limit).
+pub const POOL_HISTORY_MAX: u32 = 10_000;
+
+/// `GetPoolRequest.history_limit`: 0 is the default.
+fn history_limit(n: u32) -> Result<usize, Status> {
+    match n {
+        0 => Ok(POOL_HISTORY_DEFAULT as usize),
+        n if n > POOL_HISTORY_MAX => Err(Status::invalid_argument(format!(
+            "history_limit: {n} is above {POOL_HISTORY_MAX}"
+        ))),
+        n => Ok(n as usize),
+    }
+}
+
+/// `ListMachinesRequest`'s period: both ends or neither, the start before the end.
+fn machines_period(from_ms: Option<i64>, to_ms: Option<i64>) -> Result<jackpot::Period, Status> {
+    match (from_ms, to_ms) {
+        (Some(from_ms), Some(to_ms)) if from_ms < to_ms => {
+            Ok(jackpot::Period::Times { from_ms, to_ms })
+        }
+        (Some(from_ms), Some(to_ms)) => Err(Status::invalid_argument(format!(
+            "to_ms: {to_ms} is not after from_ms {from_ms} (the period is [from_ms, to_ms))"
+        ))),
+        (None, None) => Ok(jackpot::Period::All),
+        (Some(_), None) => Err(Status::invalid_argument(
+            "to_ms: missing (a period needs from_ms and to_ms; neither for everything)",
+        )),
+        (None, Some(_)) => Err(Status::invalid_argument(
+            "from_ms: missing (a period needs from_ms and to_ms; neither for everything)",
+        )),
+    }
+}
+
 #[tonic::async_trait]
 impl Jackpots for JackpotService {
     async fn list_pools(
@@ -459,24 +495,24 @@ impl Jackpots for JackpotService {
         &self,
         req: Request<v1::GetPoolRequest>,
     ) -> Result<Response<v1::JsonDocument>, Status> {
-        let id = req.into_inner().pool_id;
+        let q = req.into_inner();
+        let limit = history_limit(q.history_limit)?;
+        let (id, before) = (q.pool_id, q.history_before);
         read_replayer(
             &self.replayer,
             move |r| {
-                let book = r.book();
-                let pool = book
-                    .pool(&id)
-                    .ok_or_else(|| Status::not_found(format!("no pool `{id}`")))?
-                    .clone();
-                let history: Vec<jackpot::PoolEntry> = book
-                    .pool_history(&id, jackpot::Period::All)
-                    .map_err(|e| Status::not_found(e.to_string()))?
-                    .into_iter()
-                    .cloned()
-                    .collect();
-                Ok((pool, history))
+                r.book()
+                    .pool_history_page(&id, before, limit)
+                    .map_err(|e| match e {
+                        jackpot::QueryError::Unknown { .. } => {
+                            Status::not_found(format!("no pool `{id}`"))
+                        }
+                        e @ jackpot::QueryError::BeyondHistory { .. } => {
+                            Status::invalid_argument(format!("history_before: {e}"))
+                        }
+                    })
             },
-            |(pool, history)| json(&serde_json::json!({ "pool": pool, "history": history })),
+            |page| json(&page),
         )
         .await
     }
@@ -508,26 +544,11 @@ impl Jackpots for JackpotService {
         req: Request<v1::ListMachinesRequest>,
     ) -> Result<Response<v1::JsonDocument>, Status> {
         let q = req.into_inner();
-        let period = match (q.from_ms, q.to_ms) {
-            (Some(from_ms), Some(to_ms)) => jackpot::Period::Times { from_ms, to_ms },
-            _ => jackpot::Period::All,
-        };
+        let period = machines_period(q.from_ms, q.to_ms)?;
         read_replayer(
             &self.replayer,
-            move |r| {
-                let book = r.book();
-                Ok(book
-                    .machines()
-                    .map(|m| (m.clone(), book.machine_return(&m.id, period).ok()))
-                    .collect::<Vec<_>>())
-            },
-            |machines| {
-                let machines: Vec<serde_json::Value> = machines
-                    .iter()
-                    .map(|(m, ret)| serde_json::json!({ "machine": m, "return": ret }))
-                    .collect();
-                json(&machines)
-            },
+            move |r| Ok(r.book().machine_overviews(period)),
+            |machines| json(&machines),
         )
         .await
     }
@@ -665,11 +686,41 @@ mod tests {
                 let svc = JackpotService { replayer };
                 svc.get_pool(Request::new(v1::GetPoolRequest {
                     pool_id: "none".into(),
+                    ..Default::default()
                 }))
                 .await
                 .is_err_and(|s| s.code() == tonic::Code::NotFound)
             })
         });
+    }
+
+    fn invalid(r: Result<impl std::fmt::Debug, Status>, field: &str) {
+        let s = r.expect_err("INVALID_ARGUMENT");
+        assert_eq!(s.code(), tonic::Code::InvalidArgument, "{s:?}");
+        assert!(s.message().starts_with(&format!("{field}: ")), "{s:?}");
+    }
+
+    #[test]
+    fn the_pool_history_limit_has_a_default_and_a_maximum() {
+        assert_eq!(history_limit(0).unwrap(), 100);
+        assert_eq!(history_limit(1).unwrap(), 1);
+        assert_eq!(history_limit(10_000).unwrap(), 10_000);
+        invalid(history_limit(10_001), "history_limit");
+    }
+
+    #[test]
+    fn a_machines_period_needs_both_ends_in_order() {
+        assert_eq!(machines_period(None, None).unwrap(), jackpot::Period::All);
+        assert_eq!(
+            machines_period(Some(5), Some(9)).unwrap(),
+            jackpot::Period::Times {
+                from_ms: 5,
+                to_ms: 9
+            }
+        );
+        invalid(machines_period(Some(5), None), "to_ms");
+        invalid(machines_period(None, Some(9)), "from_ms");
+        invalid(machines_period(Some(9), Some(9)), "to_ms");
     }
 
     #[test]

@@ -1,0 +1,128 @@
+//! The Audit and Jackpots query contracts that keep an answer's size and cost bounded, against
+//! the real ledgerd: pool history in pages, machines without their meter increases, and requests
+//! refused with INVALID_ARGUMENT naming the field.
+
+use e2e::slots::*;
+use e2e::*;
+use jackpot::{MachineOverview, PoolEntry, PoolHistoryPage};
+use ledger_core::proto::{self as v1, jackpots_client::JackpotsClient};
+
+fn invalid<T: std::fmt::Debug>(r: Result<T, tonic::Status>, field: &str) {
+    let s = r.expect_err("INVALID_ARGUMENT");
+    assert_eq!(s.code(), tonic::Code::InvalidArgument, "{s:?}");
+    assert!(s.message().starts_with(&format!("{field}: ")), "{s:?}");
+}
+
+async fn page(
+    j: &mut JackpotsClient<tonic::transport::Channel>,
+    pool: &str,
+    before: Option<u64>,
+    limit: u32,
+) -> Result<PoolHistoryPage, tonic::Status> {
+    let doc = j
+        .get_pool(v1::GetPoolRequest {
+            pool_id: pool.into(),
+            history_before: before,
+            history_limit: limit,
+        })
+        .await?
+        .into_inner();
+    Ok(serde_json::from_str(&doc.json).expect("a PoolHistoryPage"))
+}
+
+#[tokio::test]
+async fn jackpot_answers_are_bounded_and_paged() {
+    let s = SlotFloor::start(plan(), 31, 12, 5).await;
+    s.caught_up().await;
+    let mut j = JackpotsClient::new(s.channel().await);
+
+    // GetPool: the newest lines by default (at most 100), the pool without its history.
+    let newest = page(&mut j, "SJP", None, 0).await.unwrap();
+    let lines = newest.pool.history_lines;
+    assert!(lines > 20, "{lines}");
+    assert_eq!(newest.first + newest.history.len() as u64, lines);
+    let raw = j
+        .get_pool(v1::GetPoolRequest {
+            pool_id: "SJP".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .json;
+    let v: serde_json::Value = serde_json::from_str(&raw).unwrap();
+    assert!(v["pool"].get("history").is_none(), "{raw}");
+
+    // Paging back 7 lines at a time gives the whole history, in order, once.
+    let mut all: Vec<PoolEntry> = Vec::new();
+    let mut before = None;
+    loop {
+        let p = page(&mut j, "SJP", before, 7).await.unwrap();
+        assert!(p.history.len() <= 7);
+        let mut older = p.history;
+        older.append(&mut all);
+        all = older;
+        match p.next_before {
+            Some(b) => before = Some(b),
+            None => break,
+        }
+    }
+    assert_eq!(all.len() as u64, lines);
+    assert!(all.windows(2).all(|w| w[0].index <= w[1].index));
+    assert_eq!(
+        all,
+        page(&mut j, "SJP", None, 10_000).await.unwrap().history
+    );
+
+    // Out of range: named fields; an unknown pool is NOT_FOUND.
+    invalid(page(&mut j, "SJP", None, 10_001).await, "history_limit");
+    invalid(
+        page(&mut j, "SJP", Some(lines + 1), 5).await,
+        "history_before",
+    );
+    let s404 = page(&mut j, "nope", None, 5).await.unwrap_err();
+    assert_eq!(s404.code(), tonic::Code::NotFound, "{s404:?}");
+
+    // ListMachines: meters and the return, not the meter increases behind it.
+    let doc = j
+        .list_machines(v1::ListMachinesRequest::default())
+        .await
+        .unwrap()
+        .into_inner();
+    let v: serde_json::Value = serde_json::from_str(&doc.json).unwrap();
+    for m in v.as_array().unwrap() {
+        assert!(m["machine"].get("deltas").is_none(), "{m}");
+    }
+    let list: Vec<MachineOverview> = serde_json::from_str(&doc.json).unwrap();
+    assert_eq!(list.len(), 4);
+    for m in &list {
+        let r = m.return_to_player.as_ref().expect("a return");
+        assert_eq!(m.machine.credited_readings, r.readings, "{}", m.machine.id);
+        assert!(r.readings >= 11, "{}: {}", m.machine.id, r.readings);
+    }
+    // A period needs both ends, in order.
+    let machines = |from_ms, to_ms| v1::ListMachinesRequest { from_ms, to_ms };
+    invalid(j.list_machines(machines(Some(0), None)).await, "to_ms");
+    invalid(
+        j.list_machines(machines(None, Some(now_ms()))).await,
+        "from_ms",
+    );
+    invalid(j.list_machines(machines(Some(5), Some(5))).await, "to_ms");
+
+    // ledgerctl pages for its user.
+    let (code, out, err) =
+        ledgerctl(&["jackpot", "pool", "SJP", "--last", "5", "--server", &s.url]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains(&format!("History ({lines} line(s), the last 5)")),
+        "{out}"
+    );
+    let (code, out, err) = ledgerctl(&[
+        "jackpot", "pool", "SJP", "--last", "0", "--json", "--server", &s.url,
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let whole: PoolHistoryPage = serde_json::from_str(&out).unwrap();
+    assert_eq!(whole.history, all);
+    assert_eq!((whole.first, whole.next_before), (0, None));
+    s.ledgerd.stop();
+}
