@@ -35,7 +35,7 @@ pub use auditor::{
 pub use engines::RulesEngines;
 pub use finding::{Finding, FindingsDigest, codes};
 pub use input::{AuditInput, EntryMeta};
-pub use report::{Period, ReportRow, RoundSummary, aggregate, hold_bp};
+pub use report::{Period, ReportBuilder, ReportRow, RoundSummary, aggregate, hold_bp};
 
 #[cfg(test)]
 mod tests;

@@ -157,32 +157,40 @@ pub fn hold_bp(win_cents: Cents, handle_cents: Cents) -> i64 {
     ((win_cents as i128 * 10_000) / handle_cents as i128) as i64
 }
 
-/// Aggregate round summaries closed within `period` into rows per casino, table and game
-/// (sorted), plus a total row per casino (`table_id` = `*`) and a grand total (`casino_id` = `*`).
-pub fn aggregate<'a>(
-    rounds: impl IntoIterator<Item = &'a RoundSummary>,
+/// The report of a period built one round at a time: memory grows with the casinos and tables
+/// of the period, not with its rounds (a year of rounds is read from the store block by block).
+#[derive(Clone, Debug)]
+pub struct ReportBuilder {
     period: Period,
-) -> Vec<ReportRow> {
-    let mut rows: BTreeMap<(String, String, String), ReportRow> = BTreeMap::new();
-    for r in rounds {
-        if !period.contains(r.closed_ms) {
-            continue;
+    rows: BTreeMap<(String, String, String), ReportRow>,
+}
+
+impl ReportBuilder {
+    pub fn new(period: Period) -> ReportBuilder {
+        ReportBuilder {
+            period,
+            rows: BTreeMap::new(),
         }
-        let casino = r.casino_id.clone().unwrap_or_else(|| "-".to_string());
+    }
+
+    /// Count one round (ignored unless it closed within the period).
+    pub fn add(&mut self, r: &RoundSummary) {
+        if !self.period.contains(r.closed_ms) {
+            return;
+        }
+        let casino = r.casino_id.as_deref().unwrap_or("-");
+        let game = r.game.as_str();
         let keys = [
-            (
-                casino.clone(),
-                r.table_id.clone(),
-                r.game.as_str().to_string(),
-            ),
-            (casino, "*".to_string(), "*".to_string()),
-            ("*".to_string(), "*".to_string(), "*".to_string()),
+            (casino, r.table_id.as_str(), game),
+            (casino, "*", "*"),
+            ("*", "*", "*"),
         ];
-        for key in keys {
-            let row = rows.entry(key.clone()).or_insert_with(|| ReportRow {
-                casino_id: key.0.clone(),
-                table_id: key.1.clone(),
-                game: key.2.clone(),
+        for (c, t, g) in keys {
+            let key = (c.to_string(), t.to_string(), g.to_string());
+            let row = self.rows.entry(key).or_insert_with(|| ReportRow {
+                casino_id: c.to_string(),
+                table_id: t.to_string(),
+                game: g.to_string(),
                 ..ReportRow::default()
             });
             row.rounds += 1;
@@ -204,25 +212,42 @@ pub fn aggregate<'a>(
                 .saturating_add(r.discrepancy_abs_cents);
         }
     }
-    let mut out: Vec<ReportRow> = rows.into_values().collect();
-    for row in &mut out {
-        row.hold_bp = hold_bp(row.reported_win_cents, row.handle_cents);
-        row.due_hold_bp = hold_bp(row.due_win_cents, row.handle_cents);
+
+    /// The rows per casino, table and game (sorted), a total row per casino (`table_id` = `*`)
+    /// after its tables, and the grand total (`casino_id` = `*`) last.
+    pub fn finish(self) -> Vec<ReportRow> {
+        let mut out: Vec<ReportRow> = self.rows.into_values().collect();
+        for row in &mut out {
+            row.hold_bp = hold_bp(row.reported_win_cents, row.handle_cents);
+            row.due_hold_bp = hold_bp(row.due_win_cents, row.handle_cents);
+        }
+        out.sort_by(|a, b| {
+            let rank = |r: &ReportRow| {
+                (
+                    r.casino_id == "*",
+                    r.casino_id.clone(),
+                    r.table_id == "*",
+                    r.table_id.clone(),
+                    r.game.clone(),
+                )
+            };
+            rank(a).cmp(&rank(b))
+        });
+        out
     }
-    // Grand total last, casino totals after their tables.
-    out.sort_by(|a, b| {
-        let rank = |r: &ReportRow| {
-            (
-                r.casino_id == "*",
-                r.casino_id.clone(),
-                r.table_id == "*",
-                r.table_id.clone(),
-                r.game.clone(),
-            )
-        };
-        rank(a).cmp(&rank(b))
-    });
-    out
+}
+
+/// Aggregate round summaries closed within `period` into rows per casino, table and game
+/// (sorted), plus a total row per casino (`table_id` = `*`) and a grand total (`casino_id` = `*`).
+pub fn aggregate<'a>(
+    rounds: impl IntoIterator<Item = &'a RoundSummary>,
+    period: Period,
+) -> Vec<ReportRow> {
+    let mut b = ReportBuilder::new(period);
+    for r in rounds {
+        b.add(r);
+    }
+    b.finish()
 }
 
 #[cfg(test)]

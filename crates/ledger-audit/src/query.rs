@@ -1,7 +1,7 @@
 //! Answers that combine the chain and the derived store: a round rebuilt from its entries and
 //! adjudicated again (with its explanation), and the reports.
 
-use audit::{Finding, Period, ReportRow, RoundSummary, aggregate};
+use audit::{Finding, Period, ReportBuilder, ReportRow, RoundSummary};
 use chrono::NaiveDate;
 use ledger_convert::{Routed, route};
 use ledger_proto::v1;
@@ -167,8 +167,10 @@ pub fn report(
                 p.describe()
             )));
         }
-        let rounds = audit.rounds_in(p)?;
-        out.push((name, p, aggregate(&rounds, p)));
+        // Aggregated as the store reads them, never collected.
+        let mut rows = ReportBuilder::new(p);
+        audit.for_each_round_in(p, |r| rows.add(&r))?;
+        out.push((name, p, rows.finish()));
     }
     Ok(out)
 }
@@ -176,6 +178,67 @@ pub fn report(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The report aggregated while the store is read is the one aggregated from every round
+    /// collected first, byte for byte, over several blocks, tables, casinos and games, with a
+    /// round committed twice and a period that starts and ends inside blocks.
+    #[test]
+    fn the_streamed_report_is_the_collected_one() {
+        use rules_core::GameId;
+        let games = [GameId::RouletteFrench, GameId::Blackjack, GameId::Craps];
+        let rounds: Vec<RoundSummary> = (0..(3 * crate::store::BLOCK_ROUNDS + 17))
+            .map(|i| {
+                let i64_ = i as i64;
+                RoundSummary {
+                    table_id: format!("t{}", i % 5),
+                    casino_id: (i % 7 != 0).then(|| format!("c{}", i % 2)),
+                    game: games[i % 5 % 3],
+                    round_id: format!("r{i}"),
+                    config_index: 1,
+                    opened_index: 10 * i as u64 + 1,
+                    closed_index: 10 * i as u64 + 5,
+                    opened_ms: 1_000 + 10 * i64_,
+                    closed_ms: 1_005 + 10 * i64_,
+                    void: i % 11 == 0,
+                    bets: 3,
+                    handle_cents: 100 + i64_ * 7,
+                    due_player_net_cents: (i64_ % 9 - 4) * 50,
+                    reported_player_net_cents: (i64_ % 9 - 4) * 50 + (i % 13 == 0) as i64 * 25,
+                    house_due_cents: i64_ % 3,
+                    house_reported_cents: i64_ % 4,
+                    discrepancies: (i % 13 == 0) as u32,
+                    discrepancy_abs_cents: (i % 13 == 0) as i64 * 25,
+                    findings: 0,
+                    event_indexes: vec![10 * i as u64 + 2],
+                    jackpot_before_cents: None,
+                    jackpot_pool_id: None,
+                    state_before: None,
+                }
+            })
+            .collect();
+        let store = AuditStore::temporary().unwrap();
+        store.commit(&[], &rounds, None).unwrap();
+        store.commit(&[], &rounds[40..41], None).unwrap();
+        for p in [
+            Period {
+                from_ms: i64::MIN,
+                to_ms: i64::MAX,
+            },
+            Period {
+                from_ms: rounds[30].closed_ms,
+                to_ms: rounds[150].closed_ms + 3,
+            },
+        ] {
+            let collected = audit::aggregate(&store.rounds_in(p).unwrap(), p);
+            let got = report(&store, Some(p), None).unwrap();
+            assert_eq!(got.len(), 1);
+            assert_eq!(
+                serde_json::to_string(&got[0].2).unwrap(),
+                serde_json::to_string(&collected).unwrap()
+            );
+            assert!(collected.last().unwrap().rounds > 100);
+        }
+    }
 
     #[test]
     fn a_stored_round_state_decodes_as_the_auditor_wrote_it() {

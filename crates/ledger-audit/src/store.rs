@@ -367,6 +367,13 @@ impl AuditStore {
     /// Rounds closed within `period`, in time order.
     pub fn rounds_in(&self, period: Period) -> Result<Vec<RoundSummary>> {
         let mut out = Vec::new();
+        self.for_each_round_in(period, |r| out.push(r))?;
+        Ok(out)
+    }
+
+    /// Hand every round closed within `period` to `f`, in time order, one block decoded at a
+    /// time: memory does not grow with the period's rounds.
+    pub fn for_each_round_in(&self, period: Period, mut f: impl FnMut(RoundSummary)) -> Result<()> {
         let lo = prefixed(b'T', &[&biased(period.from_ms)]);
         let hi = prefixed(b'T', &[&biased(period.to_ms)]);
         // The block before the period's start may end inside it.
@@ -386,11 +393,11 @@ impl AuditStore {
                 let rk = round_key(&r.table_id, &r.round_id);
                 let ptr = self.tree.get(prefixed(b'R', &[&rk]))?;
                 if at.is_some_and(|at| ptr.as_deref() == Some(&pointer(&at, place)[..])) {
-                    out.push(r);
+                    f(r);
                 }
             }
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Number of findings stored.
