@@ -5,7 +5,7 @@
 use e2e::slots::*;
 use e2e::*;
 use jackpot::{MachineOverview, PoolEntry, PoolHistoryPage};
-use ledger_core::proto::{self as v1, jackpots_client::JackpotsClient};
+use ledger_core::proto::{self as v1, audit_client::AuditClient, jackpots_client::JackpotsClient};
 
 fn invalid<T: std::fmt::Debug>(r: Result<T, tonic::Status>, field: &str) {
     let s = r.expect_err("INVALID_ARGUMENT");
@@ -124,5 +124,43 @@ async fn jackpot_answers_are_bounded_and_paged() {
     let whole: PoolHistoryPage = serde_json::from_str(&out).unwrap();
     assert_eq!(whole.history, all);
     assert_eq!((whole.first, whole.next_before), (0, None));
+    s.ledgerd.stop();
+}
+
+#[tokio::test]
+async fn findings_queries_refuse_what_cannot_match() {
+    let s = SlotFloor::start(plan(), 32, 2, 5).await;
+    s.caught_up().await;
+    let mut a = AuditClient::new(s.channel().await);
+    let q = |f: fn(&mut v1::ListFindingsRequest)| {
+        let mut r = v1::ListFindingsRequest::default();
+        f(&mut r);
+        r
+    };
+    invalid(a.list_findings(q(|r| r.code = "NONE".into())).await, "code");
+    let empty = |r: &mut v1::ListFindingsRequest| {
+        r.from_ms = Some(1_000);
+        r.to_ms = Some(1_000);
+    };
+    invalid(a.list_findings(q(empty)).await, "to_ms");
+    // A well-formed code no finding has: an empty answer, not an error.
+    let none = a
+        .list_findings(q(|r| r.code = "RL_NO_SUCH_CODE".into()))
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(none.findings.is_empty() && none.next_after_seq.is_none());
+    // A code's findings are all of them with that code.
+    let all = s.findings().await;
+    if let Some(f) = all.first() {
+        let mut r = v1::ListFindingsRequest {
+            code: f.code.clone(),
+            ..Default::default()
+        };
+        r.limit = 10_000;
+        let got = a.list_findings(r).await.unwrap().into_inner().findings;
+        let want: Vec<_> = all.iter().filter(|x| x.code == f.code).cloned().collect();
+        assert_eq!(got, want);
+    }
     s.ledgerd.stop();
 }

@@ -27,6 +27,24 @@ pub mod codes {
     pub const HOUSE_TAKE_MISMATCH: &str = "AUDIT_HOUSE_TAKE_MISMATCH";
 }
 
+/// Longest finding code a query may name (the longest real ones are about 40 bytes).
+pub const MAX_CODE_LEN: usize = 64;
+
+/// Whether `code` has the form of a finding code: a family prefix, an underscore and a name, in
+/// capitals, digits and underscores (`RL_WRONG_PAYOUT`, `AUDIT_ROUND_NOT_SETTLED`,
+/// `SECURITY_EQUIVOCATION`), at most [`MAX_CODE_LEN`] bytes. Every code the engines, the audit
+/// and the jackpot accounts produce has it. There is no closed list of codes to check a name
+/// against: the rule engines' codes live with their rules.
+pub fn is_well_formed_code(code: &str) -> bool {
+    let b = code.as_bytes();
+    b.len() <= MAX_CODE_LEN
+        && b.first().is_some_and(u8::is_ascii_uppercase)
+        && b.last().is_some_and(|c| *c != b'_')
+        && b.contains(&b'_')
+        && b.iter()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == b'_')
+}
+
 /// Citation used by the audit's lifecycle findings: they enforce the integrity of the record the
 /// regulations presuppose, not a numbered rule of a game.
 pub const RECORD_INTEGRITY: &str =
@@ -166,6 +184,40 @@ mod tests {
             evidence: vec![3, 9],
             at_ms: 5,
             message: "m".into(),
+        }
+    }
+
+    #[test]
+    fn well_formed_codes() {
+        for c in [
+            "RL_WRONG_PAYOUT",
+            "SECURITY_EQUIVOCATION",
+            "CF_R104_L",
+            codes::TABLE_NOT_CONFIGURED,
+            codes::TABLE_CONFIG_REJECTED,
+            codes::NO_ENGINE,
+            codes::ROUND_REOPENED,
+            codes::EVENT_OUTSIDE_ROUND,
+            codes::EVENT_AFTER_SETTLEMENT,
+            codes::BET_AFTER_OUTCOME,
+            codes::ROUND_NOT_SETTLED,
+            codes::ROUND_UNREADABLE,
+            codes::HOUSE_TAKE_MISMATCH,
+        ] {
+            assert!(is_well_formed_code(c), "{c}");
+        }
+        for c in [
+            "",
+            "NONE",
+            "rl_wrong_payout",
+            "RL_WRONG PAYOUT",
+            "_RL",
+            "RL_",
+            "1RL_X",
+            "RL_WRONG_PAYOUT\0",
+            &format!("RL_{}", "X".repeat(62)),
+        ] {
+            assert!(!is_well_formed_code(c), "{c:?}");
         }
     }
 

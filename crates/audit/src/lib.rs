@@ -33,7 +33,7 @@ pub use auditor::{
     Adjudicator, AuditSettings, Auditor, AuditorSnapshot, JackpotValues, NoJackpots, Output,
 };
 pub use engines::RulesEngines;
-pub use finding::{Finding, FindingsDigest, codes};
+pub use finding::{Finding, FindingsDigest, MAX_CODE_LEN, codes, is_well_formed_code};
 pub use input::{AuditInput, EntryMeta};
 pub use report::{Period, ReportBuilder, ReportRow, RoundSummary, aggregate, hold_bp};
 

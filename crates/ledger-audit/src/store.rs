@@ -10,9 +10,13 @@
 //! | `T` closed_ms(i64 as biased u64 BE) closed_index(u64 BE) of its first round | a block: up to [`BLOCK_ROUNDS`] consecutive [`RoundSummary`]s of one commit (JSON array) |
 //! | `R` table 0x00 round | its block's `T` key after the prefix (16 bytes), then its place in the block (u16 BE) |
 //! | `X` table 0x00 round 0x00 seq(u64 BE) | empty: a round's findings |
+//! | `C` code 0x00 seq(u64 BE) | empty: the findings of a code |
+//! | `N` round 0x00 table | empty: the tables that have a round of this id |
 //! | `S` | the [`ReplayerSnapshot`] (JSON) |
 //!
-//! A round costs one write (its `R` pointer) and a share of its block's. A round's time is the
+//! A round costs two small writes (its `R` pointer and its `N` name) and a share of its block's.
+//! `C` and `N` make the two lookups a request can ask for with one short field, findings of a
+//! code and a round by id alone, cost what they find rather than a scan of every finding or round. A round's time is the
 //! ledger's receipt time of the entry that closed it, and the chain's receipt times never decrease
 //! (`ledgerctl verify` checks it), so `T` order is chain order: blocks always go at the end of the
 //! tree, the rounds of a period are in the blocks from the one before the period's start, and the
@@ -93,12 +97,28 @@ fn round_key(table: &str, round: &str) -> Vec<u8> {
     k
 }
 
+/// A `C` key: a finding's code, then its seq.
+fn code_key(code: &str, seq: u64) -> Vec<u8> {
+    let mut k = prefixed(b'C', &[code.as_bytes()]);
+    k.push(0);
+    k.extend_from_slice(&seq.to_be_bytes());
+    k
+}
+
+/// An `N` key: a round id, then its table.
+fn name_key(round: &str, table: &str) -> Vec<u8> {
+    let mut k = prefixed(b'N', &[round.as_bytes()]);
+    k.push(0);
+    k.extend_from_slice(table.as_bytes());
+    k
+}
+
 fn biased(ms: i64) -> [u8; 8] {
     ((ms as u64) ^ (1 << 63)).to_be_bytes()
 }
 
 /// The version of the layout above.
-pub const LAYOUT: &[u8] = b"3";
+pub const LAYOUT: &[u8] = b"4";
 
 /// Most rounds in one `T` block (a lookup by id decodes its block: about 40 KB of JSON).
 pub const BLOCK_ROUNDS: usize = 64;
@@ -212,6 +232,7 @@ impl AuditStore {
                 x.extend_from_slice(&f.seq.to_be_bytes());
                 batch.remove(x);
             }
+            batch.remove(code_key(&f.code, f.seq));
             batch.remove(k);
         }
         // Rounds closed after the position: in the last blocks (chain order, see the layout).
@@ -225,6 +246,7 @@ impl AuditStore {
             let (gone, kept): (Vec<_>, Vec<_>) = rounds.into_iter().partition(after);
             for r in &gone {
                 batch.remove(prefixed(b'R', &[&round_key(&r.table_id, &r.round_id)]));
+                batch.remove(name_key(&r.round_id, &r.table_id));
             }
             if kept.is_empty() {
                 batch.remove(k);
@@ -254,6 +276,7 @@ impl AuditStore {
                 x.extend_from_slice(&f.seq.to_be_bytes());
                 batch.insert(x, &[][..]);
             }
+            batch.insert(code_key(&f.code, f.seq), &[][..]);
         }
         for block in rounds.chunks(BLOCK_ROUNDS) {
             let at = time_key(&block[0]);
@@ -261,6 +284,7 @@ impl AuditStore {
             for (place, r) in block.iter().enumerate() {
                 let rk = round_key(&r.table_id, &r.round_id);
                 batch.insert(prefixed(b'R', &[&rk]), &pointer(&at, place)[..]);
+                batch.insert(name_key(&r.round_id, &r.table_id), &[][..]);
             }
         }
         if let Some(s) = snapshot {
@@ -277,7 +301,7 @@ impl AuditStore {
     }
 
     /// Findings matching `filter`, in sequence order, starting after `after_seq`, at most
-    /// `limit`.
+    /// `limit`. With a code, only that code's findings are read (its `C` index).
     pub fn findings(
         &self,
         filter: &FindingFilter,
@@ -286,16 +310,36 @@ impl AuditStore {
     ) -> Result<Vec<Finding>> {
         let start = after_seq.map_or(0, |s| s.saturating_add(1));
         let mut out = Vec::new();
-        for kv in self
-            .tree
-            .range(prefixed(b'F', &[&start.to_be_bytes()])..prefixed(b'G', &[]))
-        {
-            let (_, v) = kv?;
-            let f: Finding = decode(&v)?;
+        let mut take = |v: &[u8]| -> Result<bool> {
+            let f: Finding = decode(v)?;
             if filter.matches(&f) {
                 out.push(f);
-                if out.len() >= limit {
-                    break;
+            }
+            Ok(out.len() >= limit)
+        };
+        match &filter.code {
+            Some(code) => {
+                let mut end = prefixed(b'C', &[code.as_bytes()]);
+                end.push(1);
+                for kv in self.tree.range(code_key(code, start)..end) {
+                    let (k, _) = kv?;
+                    let seq = k.get(k.len().saturating_sub(8)..).unwrap_or(&[]);
+                    if let Some(v) = self.tree.get(prefixed(b'F', &[seq]))?
+                        && take(&v)?
+                    {
+                        break;
+                    }
+                }
+            }
+            None => {
+                for kv in self
+                    .tree
+                    .range(prefixed(b'F', &[&start.to_be_bytes()])..prefixed(b'G', &[]))
+                {
+                    let (_, v) = kv?;
+                    if take(&v)? {
+                        break;
+                    }
                 }
             }
         }
@@ -331,15 +375,15 @@ impl AuditStore {
         Ok(rounds.swap_remove(place))
     }
 
-    /// Every table's round with this id.
+    /// Every table's round with this id (through its `N` index: only this id's keys are read).
     pub fn rounds_named(&self, round: &str) -> Result<Vec<RoundSummary>> {
         let mut out = Vec::new();
-        for kv in self.tree.scan_prefix(b"R") {
-            let (k, ptr) = kv?;
-            // The id must follow the key's separator (a whole key named as an id has none).
-            let separator = k.len().checked_sub(round.len() + 1);
-            if k.ends_with(round.as_bytes()) && separator.and_then(|i| k.get(i)) == Some(&0) {
-                out.push(self.pointed(&ptr, &k[1..])?);
+        let prefix = name_key(round, "");
+        for kv in self.tree.scan_prefix(&prefix) {
+            let (k, _) = kv?;
+            let table = String::from_utf8_lossy(k.get(prefix.len()..).unwrap_or(&[])).into_owned();
+            if let Some(r) = self.round(&table, round)? {
+                out.push(r);
             }
         }
         Ok(out)
@@ -490,6 +534,90 @@ mod tests {
         // A round committed again (in another block) is counted once, where its pointer says.
         s.commit(&[], &all[3..], None).unwrap();
         assert_eq!(s.rounds_in(period(3_000, 3_001)).unwrap().len(), 1);
+    }
+
+    fn finding(seq: u64, code: &str) -> Finding {
+        Finding {
+            seq,
+            code: code.into(),
+            table_id: Some("t1".into()),
+            round_id: Some(format!("r{seq}")),
+            ..Finding::default()
+        }
+    }
+
+    /// A query for one code reads that code's findings only: it pages, finds nothing quickly for
+    /// a code no finding has, and never decodes another code's finding (a damaged one here).
+    #[test]
+    fn findings_of_a_code_are_read_through_its_index() {
+        let s = AuditStore::temporary().unwrap();
+        let all: Vec<Finding> = (0..50)
+            .map(|i| {
+                finding(
+                    i,
+                    if i % 5 == 0 {
+                        "RL_WRONG_PAYOUT"
+                    } else {
+                        "BJ_X"
+                    },
+                )
+            })
+            .collect();
+        s.commit(&all, &[], None).unwrap();
+        // Damage a finding of the other code.
+        s.tree
+            .insert(prefixed(b'F', &[&7u64.to_be_bytes()]), &b"{"[..])
+            .unwrap();
+        let code = |c: &str| FindingFilter {
+            code: Some(c.into()),
+            ..FindingFilter::default()
+        };
+        let seqs = |fs: Vec<Finding>| fs.iter().map(|f| f.seq).collect::<Vec<_>>();
+        let rl = code("RL_WRONG_PAYOUT");
+        assert_eq!(seqs(s.findings(&rl, None, 3).unwrap()), [0, 5, 10]);
+        assert_eq!(
+            seqs(s.findings(&rl, Some(10), 100).unwrap()),
+            [15, 20, 25, 30, 35, 40, 45]
+        );
+        // A code that is the start of another finds nothing of it.
+        assert_eq!(s.findings(&code("RL_WRONG"), None, 100).unwrap(), vec![]);
+        assert_eq!(
+            s.findings(&code("NO_SUCH_CODE"), None, 100).unwrap(),
+            vec![]
+        );
+        // Without a code every finding is read: the damaged one is reported.
+        assert!(matches!(
+            s.findings(&FindingFilter::default(), None, 100),
+            Err(AuditStoreError::Corrupt(_))
+        ));
+        // load() drops the index with the findings after the snapshot.
+        let mut snap = Replayer::new(settings(false)).snapshot();
+        snap.auditor.digest.count = 12;
+        s.tree
+            .insert(prefixed(b'F', &[&7u64.to_be_bytes()]), encode(&all[7]))
+            .unwrap();
+        s.commit(&[], &[], Some(&snap)).unwrap();
+        s.load().unwrap();
+        assert_eq!(seqs(s.findings(&rl, None, 100).unwrap()), [0, 5, 10]);
+        assert_eq!(s.tree.scan_prefix(b"C").count(), 12);
+    }
+
+    /// A round found by id alone reads that id's index, not every round's pointer (a damaged
+    /// pointer of another table's round with the same id prefix is never followed).
+    #[test]
+    fn rounds_by_id_are_read_through_their_index() {
+        let s = AuditStore::temporary().unwrap();
+        s.commit(&[], &rounds(), None).unwrap();
+        // A pointer no name leads to, and that points nowhere.
+        s.tree
+            .insert(prefixed(b'R', &[&round_key("t9", "r1")]), &[0u8; 18][..])
+            .unwrap();
+        assert_eq!(
+            ids(&s.rounds_named("r1").unwrap()),
+            vec![pair("t1", "r1"), pair("t2", "r1")]
+        );
+        assert_eq!(s.rounds_named("r").unwrap(), vec![]);
+        assert_eq!(s.tree.scan_prefix(b"N").count(), 4);
     }
 
     #[test]

@@ -216,6 +216,82 @@ fn non_empty(s: String) -> Option<String> {
     if s.is_empty() { None } else { Some(s) }
 }
 
+/// A `ListFindingsRequest` checked: its filter and page size. A code must have a code's form
+/// (no closed list of codes exists to check it against; a well-formed code no finding has costs
+/// a read of an empty index), and a time window must not be empty.
+fn finding_query(r: v1::ListFindingsRequest) -> Result<(FindingFilter, usize), Status> {
+    let game = match non_empty(r.game) {
+        Some(g) => Some(
+            g.parse::<GameId>()
+                .map_err(|e| Status::invalid_argument(format!("game: {e}")))?,
+        ),
+        None => None,
+    };
+    let code = non_empty(r.code);
+    if let Some(c) = &code
+        && !audit::is_well_formed_code(c)
+    {
+        let shown: String = c.chars().take(audit::MAX_CODE_LEN).collect();
+        return Err(Status::invalid_argument(format!(
+            "code: `{shown}` is not a finding code (a family prefix, an underscore and a name, \
+             in capitals, digits and underscores, at most {} bytes, e.g. RL_WRONG_PAYOUT)",
+            audit::MAX_CODE_LEN
+        )));
+    }
+    if let (Some(from_ms), Some(to_ms)) = (r.from_ms, r.to_ms)
+        && to_ms <= from_ms
+    {
+        return Err(Status::invalid_argument(format!(
+            "to_ms: {to_ms} is not after from_ms {from_ms} (the window is [from_ms, to_ms))"
+        )));
+    }
+    let filter = FindingFilter {
+        casino_id: non_empty(r.casino_id),
+        subject: non_empty(r.subject),
+        game,
+        code,
+        min_severity: severity_from_proto(r.min_severity)?,
+        pool_id: non_empty(r.pool_id),
+        round_id: non_empty(r.round_id),
+        from_ms: r.from_ms,
+        to_ms: r.to_ms,
+    };
+    let limit = match r.limit {
+        0 => 100,
+        n if n > 10_000 => {
+            return Err(Status::invalid_argument(format!(
+                "limit: {n} is above 10000"
+            )));
+        }
+        n => n as usize,
+    };
+    Ok((filter, limit))
+}
+
+/// A failure reading the audit's derived data: a record that does not decode is DATA_LOSS (the
+/// store is derived: deleting `<data-dir>/audit` rebuilds it from the chain), anything else
+/// INTERNAL; both say why.
+fn stored_data_status(e: query::QueryError) -> Status {
+    match e {
+        query::QueryError::Store(ledger_audit::store::AuditStoreError::Corrupt(_)) => {
+            Status::data_loss(format!(
+                "{e} (the audit store is derived data: stop ledgerd, delete <data-dir>/audit and \
+                 restart to rebuild it from the chain)"
+            ))
+        }
+        other => Status::internal(other.to_string()),
+    }
+}
+
+/// `GetReport`'s errors: a request that names no period, or an empty one, is INVALID_ARGUMENT;
+/// a store that cannot be read is not the caller's doing.
+fn report_status(e: query::QueryError) -> Status {
+    match e {
+        query::QueryError::Invalid(_) => Status::invalid_argument(e.to_string()),
+        other => stored_data_status(other),
+    }
+}
+
 /// The `Audit` gRPC service.
 #[derive(Clone)]
 pub struct AuditService {
@@ -261,36 +337,11 @@ impl Audit for AuditService {
         req: Request<v1::ListFindingsRequest>,
     ) -> Result<Response<v1::ListFindingsResponse>, Status> {
         let r = req.into_inner();
-        let game = match non_empty(r.game) {
-            Some(g) => Some(
-                g.parse::<GameId>()
-                    .map_err(|e| Status::invalid_argument(e.to_string()))?,
-            ),
-            None => None,
-        };
-        let filter = FindingFilter {
-            casino_id: non_empty(r.casino_id),
-            subject: non_empty(r.subject),
-            game,
-            code: non_empty(r.code),
-            min_severity: severity_from_proto(r.min_severity)?,
-            pool_id: non_empty(r.pool_id),
-            round_id: non_empty(r.round_id),
-            from_ms: r.from_ms,
-            to_ms: r.to_ms,
-        };
-        let limit = match r.limit {
-            0 => 100,
-            n if n > 10_000 => {
-                return Err(Status::invalid_argument(format!(
-                    "limit: {n} is above 10000"
-                )));
-            }
-            n => n as usize,
-        };
+        let after_seq = r.after_seq;
+        let (filter, limit) = finding_query(r)?;
         let store = self.store.clone();
         let mut findings =
-            tokio::task::spawn_blocking(move || store.findings(&filter, r.after_seq, limit + 1))
+            tokio::task::spawn_blocking(move || store.findings(&filter, after_seq, limit + 1))
                 .await
                 .map_err(internal)?
                 .map_err(internal)?;
@@ -330,7 +381,7 @@ impl Audit for AuditService {
         .map_err(|e| match e {
             query::QueryError::NoRound(_) => Status::not_found(e.to_string()),
             query::QueryError::Ambiguous { .. } => Status::invalid_argument(e.to_string()),
-            other => Status::internal(other.to_string()),
+            other => stored_data_status(other),
         })?;
         Ok(Response::new(v1::RoundDetail {
             summary_json: serde_json::to_string(&detail.summary).map_err(internal)?,
@@ -361,7 +412,7 @@ impl Audit for AuditService {
         let periods = tokio::task::spawn_blocking(move || query::report(&store, period, day))
             .await
             .map_err(internal)?
-            .map_err(|e| Status::invalid_argument(e.to_string()))?;
+            .map_err(report_status)?;
         Ok(Response::new(v1::Report {
             periods: periods
                 .into_iter()
@@ -698,6 +749,57 @@ mod tests {
         let s = r.expect_err("INVALID_ARGUMENT");
         assert_eq!(s.code(), tonic::Code::InvalidArgument, "{s:?}");
         assert!(s.message().starts_with(&format!("{field}: ")), "{s:?}");
+    }
+
+    #[test]
+    fn a_findings_query_names_the_field_it_refuses() {
+        let req = |f: fn(&mut v1::ListFindingsRequest)| {
+            let mut r = v1::ListFindingsRequest::default();
+            f(&mut r);
+            finding_query(r)
+        };
+        assert_eq!(req(|_| {}).unwrap().1, 100);
+        let (filter, _) = req(|r| r.code = "RL_WRONG_PAYOUT".into()).unwrap();
+        assert_eq!(filter.code.as_deref(), Some("RL_WRONG_PAYOUT"));
+        invalid(req(|r| r.code = "NONE".into()), "code");
+        invalid(req(|r| r.code = "rl_wrong_payout".into()), "code");
+        invalid(req(|r| r.code = "X_".repeat(1_000)), "code");
+        assert!(
+            req(|r| {
+                r.from_ms = Some(1);
+                r.to_ms = Some(2);
+            })
+            .is_ok()
+        );
+        invalid(
+            req(|r| {
+                r.from_ms = Some(2);
+                r.to_ms = Some(2);
+            }),
+            "to_ms",
+        );
+        invalid(
+            req(|r| {
+                r.from_ms = Some(3);
+                r.to_ms = Some(2);
+            }),
+            "to_ms",
+        );
+        invalid(req(|r| r.limit = 10_001), "limit");
+        invalid(req(|r| r.game = "pachinko".into()), "game");
+        invalid(req(|r| r.min_severity = 99), "min_severity");
+    }
+
+    #[test]
+    fn a_damaged_store_is_data_loss_not_the_callers_error() {
+        let corrupt = query::QueryError::Store(ledger_audit::store::AuditStoreError::Corrupt(
+            "expected value".into(),
+        ));
+        let s = report_status(corrupt);
+        assert_eq!(s.code(), tonic::Code::DataLoss, "{s:?}");
+        assert!(s.message().contains("expected value"), "{s:?}");
+        let s = report_status(query::QueryError::Invalid("the period is empty".into()));
+        assert_eq!(s.code(), tonic::Code::InvalidArgument, "{s:?}");
     }
 
     #[test]
