@@ -38,6 +38,20 @@ pub struct Book {
     pub(crate) authorizations: BTreeMap<Id, Authorization>,
     pub(crate) transfers: Vec<TransferRecord>,
     pub(crate) findings: Vec<Finding>,
+    /// Where the per-event detail still held begins, after [`Book::prune_detail`] (absent: all
+    /// of it is held). Not serialised while absent, so an unpruned book's state is unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) detail_from: Option<DetailHorizon>,
+}
+
+/// The first ledger entry (index and receipt time) whose per-event detail a pruned [`Book`]
+/// still holds: history lines, meter increases, findings and refused transfers before it were
+/// dropped ([`Book::prune_detail`]). Totals, captive values, meters, statuses and accepted
+/// transfers cover the whole ledger regardless.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DetailHorizon {
+    pub index: u64,
+    pub at_ms: i64,
 }
 
 impl Book {
@@ -165,6 +179,23 @@ impl Book {
         self.findings
             .retain(|f| f.evidence.last().is_none_or(|i| *i >= index));
         self.transfers.retain(|t| t.accepted || t.index >= index);
+    }
+
+    /// [`Book::prune_before`] `horizon.index`, remembering the horizon, so that queries over
+    /// a period that reaches before it say their detail starts there
+    /// ([`ReturnReport::detail_from`](crate::ReturnReport)). Findings never depend on the
+    /// detail dropped (only queries read it), so pruning at any point changes no finding.
+    pub fn prune_detail(&mut self, horizon: DetailHorizon) {
+        if self.detail_from.is_some_and(|h| h.index >= horizon.index) {
+            return;
+        }
+        self.prune_before(horizon.index);
+        self.detail_from = Some(horizon);
+    }
+
+    /// Where the detail still held begins (absent: nothing was pruned).
+    pub fn detail_from(&self) -> Option<DetailHorizon> {
+        self.detail_from
     }
 
     // ------------------------------------------------------------------ configuration events

@@ -188,7 +188,7 @@ pub mod state;
 pub mod transfer;
 
 pub use amount::{E4, E4_PER_CENT, TOLERANCE_E4};
-pub use book::{Book, MIN_RETURN_BP};
+pub use book::{Book, DetailHorizon, MIN_RETURN_BP};
 pub use error::{ApplyError, QueryError};
 pub use event::*;
 pub use finding::{Amounts, CHECKS, Check, Finding, check_by_code, codes};

@@ -195,6 +195,11 @@ pub struct ReturnReport {
     /// Actual − expected return in basis points.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variance_bp: Option<i128>,
+    /// Present when the period reaches before the meter increases the book still holds
+    /// ([`Book::prune_detail`]): the figures above cover the period from this entry on only.
+    /// Absent: they cover the whole period.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail_from: Option<crate::DetailHorizon>,
 }
 
 /// One pool's conservation check.
@@ -463,6 +468,11 @@ impl Book {
             variance_e4: None,
             variance_cents: None,
             variance_bp: None,
+            detail_from: self.detail_from.filter(|h| match period {
+                Period::All => true,
+                Period::Indexes { from, .. } => from < h.index,
+                Period::Times { from_ms, .. } => from_ms < h.at_ms,
+            }),
         };
         let mut expected: Option<E4> = Some(0);
         let mut rtp: Option<u32> = None;

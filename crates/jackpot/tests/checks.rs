@@ -1349,3 +1349,75 @@ fn events_serde() {
 fn e4c(cents: i64) -> E4 {
     jackpot::amount::e4(cents)
 }
+
+/// Pruned detail is said so: a return over a period that reaches before the horizon carries
+/// it (its figures cover the period from there on), one after it does not; the book's state
+/// shows the horizon only once pruned, and pruning back is a no-op.
+#[test]
+fn a_return_over_pruned_detail_names_where_the_detail_starts() {
+    let mut t = w1_setup();
+    for i in 1..=30u64 {
+        t.read(
+            "m1",
+            2_000_000 + i * 10_000,
+            1_800_000 + i * 9_000,
+            100_000 + i,
+        );
+    }
+    let unpruned = serde_json::to_value(&t.book).unwrap();
+    assert!(unpruned.get("detail_from").is_none(), "{unpruned}");
+    assert!(t.book.detail_from().is_none());
+    let all = t.book.machine_return("m1", Period::All).unwrap();
+    assert_eq!(all.detail_from, None);
+    let d = t.book.machine("m1").unwrap().deltas[19];
+    let horizon = DetailHorizon {
+        index: d.index,
+        at_ms: d.at_ms,
+    };
+    t.book.prune_detail(horizon);
+    assert_eq!(t.book.detail_from(), Some(horizon));
+    assert_eq!(t.book.machine("m1").unwrap().deltas.len(), 10);
+    // Lifetime figures are whole; the period's figures are the held detail's, and say so.
+    let r = t.book.machine_return("m1", Period::All).unwrap();
+    assert_eq!(r.detail_from, Some(horizon));
+    assert_eq!(r.readings, 10);
+    let before = |from_ms| Period::Times {
+        from_ms,
+        to_ms: i64::MAX,
+    };
+    assert_eq!(
+        t.book
+            .machine_return("m1", before(d.at_ms - 1))
+            .unwrap()
+            .detail_from,
+        Some(horizon)
+    );
+    assert_eq!(
+        t.book
+            .machine_return("m1", before(d.at_ms))
+            .unwrap()
+            .detail_from,
+        None
+    );
+    let from_index = |from| Period::Indexes { from, to: u64::MAX };
+    assert_eq!(
+        t.book
+            .machine_return("m1", from_index(d.index))
+            .unwrap()
+            .detail_from,
+        None
+    );
+    assert_eq!(
+        t.book
+            .machine_return("m1", from_index(d.index - 1))
+            .unwrap()
+            .detail_from,
+        Some(horizon)
+    );
+    // The horizon travels with the state, and never goes back.
+    let json = serde_json::to_string(&t.book).unwrap();
+    let back: Book = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, t.book);
+    t.book.prune_detail(DetailHorizon { index: 1, at_ms: 0 });
+    assert_eq!(t.book.detail_from(), Some(horizon));
+}

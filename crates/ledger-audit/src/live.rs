@@ -161,6 +161,15 @@ impl Follower {
         })
     }
 
+    /// Keep the jackpot book's per-event detail for `days` days of ledger time (0: all; see
+    /// [`crate::replay::DetailRetention`]).
+    pub fn set_detail_days(&mut self, days: u32) {
+        self.replayer
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .set_detail_days(days);
+    }
+
     /// Snapshot at most this often (default [`SNAPSHOT_EVERY`]; zero: at every commit).
     pub fn set_snapshot_every(&mut self, every: Duration) {
         self.snapshot_every = every;

@@ -37,6 +37,66 @@ pub struct Step {
 pub struct ReplayerSnapshot {
     pub auditor: AuditorSnapshot<TableState>,
     pub book: Book,
+    /// Absent from snapshots taken before retention existed: nothing pruned, nothing scheduled.
+    #[serde(default, skip_serializing_if = "DetailRetention::is_off")]
+    pub detail: DetailRetention,
+}
+
+/// The product's default for [`DetailRetention::days`]: a month and a day, so the return to
+/// player of any whole calendar month up to the last can be asked of the live audit.
+pub const DEFAULT_DETAIL_DAYS: u32 = 32;
+
+/// A day of ledger time, ms.
+const DAY_MS: i64 = 86_400_000;
+
+/// How long the jackpot book keeps its per-event detail: pool history lines, machines' meter
+/// increases (the return to player over a period is summed from them), its copy of findings and
+/// refused transfers. They grow with every contribution and reading for as long as the ledger
+/// runs, in memory and in every snapshot, and no check reads them, only the queries. Days are
+/// UTC days of the ledger's receipt time, so where the detail is cut depends on the chain
+/// alone: the same chain and setting give the same book on every replay, and findings never
+/// depend on the setting (the findings digest is the same with or without it). What is older
+/// is in the chain for an offline replay (`ledgerctl audit --from-genesis --detail-days 0`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DetailRetention {
+    /// Whole days kept before the current one (0: keep everything).
+    pub days: u32,
+    /// The first entry (index, receipt time) of each day still held, oldest first.
+    #[serde(default)]
+    day_starts: std::collections::VecDeque<(i64, u64)>,
+}
+
+impl DetailRetention {
+    fn is_off(&self) -> bool {
+        self.days == 0 && self.day_starts.is_empty()
+    }
+
+    /// Note the entry; returns where the detail should now start when a day left the window.
+    fn note(&mut self, index: u64, at_ms: i64) -> Option<jackpot::DetailHorizon> {
+        if self.days == 0 {
+            self.day_starts.clear();
+            return None;
+        }
+        let day = at_ms.div_euclid(DAY_MS);
+        if self.day_starts.back().is_none_or(|(d, _)| day > *d) {
+            self.day_starts.push_back((day, index));
+        }
+        let oldest_kept = day.saturating_sub(i64::from(self.days));
+        let mut cut = false;
+        while self
+            .day_starts
+            .front()
+            .is_some_and(|(d, _)| *d < oldest_kept)
+        {
+            self.day_starts.pop_front();
+            cut = true;
+        }
+        let &(d, first) = self.day_starts.front()?;
+        cut.then_some(jackpot::DetailHorizon {
+            index: first,
+            at_ms: d.saturating_mul(DAY_MS),
+        })
+    }
 }
 
 /// A chain entry decoded and converted for the replayer: the part of replaying that depends on
@@ -77,6 +137,7 @@ impl Prepared {
 pub struct Replayer {
     auditor: Auditor<RulesEngines>,
     book: Book,
+    detail: DetailRetention,
 }
 
 struct BookValues<'a>(&'a Book);
@@ -103,7 +164,15 @@ impl Replayer {
         Replayer {
             auditor: Auditor::new(RulesEngines, settings),
             book: Book::new(),
+            detail: DetailRetention::default(),
         }
+    }
+
+    /// Keep the book's per-event detail for `days` whole days of ledger time before the
+    /// current one (0: keep everything; the default). See [`DetailRetention`]. A longer setting
+    /// than before keeps what is still held and holds more from now on.
+    pub fn set_detail_days(&mut self, days: u32) {
+        self.detail.days = days;
     }
 
     /// Resume from a snapshot.
@@ -111,6 +180,7 @@ impl Replayer {
         Ok(Replayer {
             auditor: Auditor::restore(RulesEngines, snap.auditor)?,
             book: snap.book,
+            detail: snap.detail,
         })
     }
 
@@ -118,6 +188,7 @@ impl Replayer {
         ReplayerSnapshot {
             auditor: self.auditor.snapshot(),
             book: self.book.clone(),
+            detail: self.detail.clone(),
         }
     }
 
@@ -156,6 +227,9 @@ impl Replayer {
         let mut step = Step::default();
         if self.position().is_some_and(|p| entry.index <= p) {
             return step;
+        }
+        if let Some(horizon) = self.detail.note(entry.index, entry.received_at_ms) {
+            self.book.prune_detail(horizon);
         }
         let (meta, routed) = match entry.routed {
             Ok(r) => r,

@@ -32,9 +32,11 @@ impl LiveAudit {
     pub fn start(
         dir: &std::path::Path,
         keep_round_states: bool,
+        detail_days: u32,
         ledger: Ledger,
     ) -> anyhow::Result<LiveAudit> {
         let mut follower = Follower::open(dir, keep_round_states)?;
+        follower.set_detail_days(detail_days);
         let store = follower.store();
         let replayer = follower.replayer();
         let committed = follower.committed();
