@@ -155,6 +155,16 @@ fn encode<T: Serialize>(v: &T) -> Vec<u8> {
     serde_json::to_vec(v).unwrap_or_default()
 }
 
+/// A page of [`AuditStore::findings_within`].
+#[derive(Debug, Default)]
+pub struct FindingsPage {
+    pub findings: Vec<Finding>,
+    /// The seq of the last finding read, when the read budget stopped the read there (before
+    /// the page was full and before the end): resume after it. None: nothing more to read, or
+    /// the page is full.
+    pub read_up_to: Option<u64>,
+}
+
 impl AuditStore {
     /// Open (or create) the store in `dir`.
     pub fn open(dir: &Path) -> Result<AuditStore> {
@@ -308,14 +318,40 @@ impl AuditStore {
         after_seq: Option<u64>,
         limit: usize,
     ) -> Result<Vec<Finding>> {
+        Ok(self
+            .findings_within(filter, after_seq, limit, usize::MAX)?
+            .findings)
+    }
+
+    /// [`AuditStore::findings`], reading at most `budget` stored findings: a filter that few
+    /// findings match would otherwise read every finding for one short page. When the budget
+    /// stops the read before `limit` matches and before the end, the page says where it stopped
+    /// ([`FindingsPage::read_up_to`]) and the caller resumes after it.
+    pub fn findings_within(
+        &self,
+        filter: &FindingFilter,
+        after_seq: Option<u64>,
+        limit: usize,
+        budget: usize,
+    ) -> Result<FindingsPage> {
         let start = after_seq.map_or(0, |s| s.saturating_add(1));
-        let mut out = Vec::new();
-        let mut take = |v: &[u8]| -> Result<bool> {
+        let mut page = FindingsPage::default();
+        let mut read = 0usize;
+        // Takes one stored finding; true when the read must stop here.
+        let mut take = |seq: &[u8], v: &[u8]| -> Result<bool> {
             let f: Finding = decode(v)?;
             if filter.matches(&f) {
-                out.push(f);
+                page.findings.push(f);
             }
-            Ok(out.len() >= limit)
+            read += 1;
+            if page.findings.len() >= limit {
+                return Ok(true);
+            }
+            if read >= budget {
+                page.read_up_to = seq.try_into().ok().map(u64::from_be_bytes);
+                return Ok(true);
+            }
+            Ok(false)
         };
         match &filter.code {
             Some(code) => {
@@ -325,7 +361,7 @@ impl AuditStore {
                     let (k, _) = kv?;
                     let seq = k.get(k.len().saturating_sub(8)..).unwrap_or(&[]);
                     if let Some(v) = self.tree.get(prefixed(b'F', &[seq]))?
-                        && take(&v)?
+                        && take(seq, &v)?
                     {
                         break;
                     }
@@ -336,14 +372,14 @@ impl AuditStore {
                     .tree
                     .range(prefixed(b'F', &[&start.to_be_bytes()])..prefixed(b'G', &[]))
                 {
-                    let (_, v) = kv?;
-                    if take(&v)? {
+                    let (k, v) = kv?;
+                    if take(k.get(1..).unwrap_or(&[]), &v)? {
                         break;
                     }
                 }
             }
         }
-        Ok(out)
+        Ok(page)
     }
 
     /// One round.
@@ -544,6 +580,59 @@ mod tests {
             round_id: Some(format!("r{seq}")),
             ..Finding::default()
         }
+    }
+
+    /// A read budget ends a page early where the read stopped, and paging from there finds
+    /// exactly what one unbounded read finds, with and without a code; a page that fills up
+    /// first names no stopping point.
+    #[test]
+    fn a_read_budget_ends_a_page_early_and_paging_resumes_where_it_stopped() {
+        let s = AuditStore::temporary().unwrap();
+        let all: Vec<Finding> = (0..50)
+            .map(|i| {
+                let mut f = finding(
+                    i,
+                    if i % 2 == 0 {
+                        "RL_WRONG_PAYOUT"
+                    } else {
+                        "BJ_X"
+                    },
+                );
+                f.round_id = Some(if i % 7 == 3 { "hit" } else { "miss" }.into());
+                f
+            })
+            .collect();
+        s.commit(&all, &[], None).unwrap();
+        for code in [None, Some("RL_WRONG_PAYOUT".to_string())] {
+            let filter = FindingFilter {
+                code: code.clone(),
+                round_id: Some("hit".into()),
+                ..FindingFilter::default()
+            };
+            let want = s.findings(&filter, None, 1_000).unwrap();
+            assert!(!want.is_empty());
+            let (mut got, mut after, mut pages) = (Vec::new(), None, 0);
+            loop {
+                let page = s.findings_within(&filter, after, 1_000, 4).unwrap();
+                pages += 1;
+                got.extend(page.findings);
+                match page.read_up_to {
+                    Some(seq) => {
+                        assert!(after.is_none_or(|a| seq > a), "the read moves on");
+                        after = Some(seq);
+                    }
+                    None => break,
+                }
+            }
+            assert_eq!(got, want, "code {code:?}");
+            assert!(pages > 3, "the budget cut the read: {pages} pages");
+        }
+        // A full page names no stopping point, even at the budget.
+        let page = s
+            .findings_within(&FindingFilter::default(), None, 4, 4)
+            .unwrap();
+        assert_eq!(page.findings.len(), 4);
+        assert_eq!(page.read_up_to, None);
     }
 
     /// A query for one code reads that code's findings only: it pages, finds nothing quickly for

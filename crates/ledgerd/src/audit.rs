@@ -218,6 +218,30 @@ fn non_empty(s: String) -> Option<String> {
     if s.is_empty() { None } else { Some(s) }
 }
 
+/// Most stored findings one `ListFindings` call reads. A filter that few findings match (a
+/// subject, a casino, a round) would otherwise read every finding for one short page; past the
+/// budget the page ends early, with `next_after_seq` where the read stopped.
+pub const FINDINGS_READ_BUDGET: usize = 50_000;
+
+/// The reply for a page read with `limit + 1` as its limit: `next_after_seq` is the last
+/// finding returned when there are more, or where the read budget stopped the read.
+fn findings_page(
+    page: ledger_audit::store::FindingsPage,
+    limit: usize,
+) -> v1::ListFindingsResponse {
+    let mut findings = page.findings;
+    let more = findings.len() > limit;
+    findings.truncate(limit);
+    v1::ListFindingsResponse {
+        next_after_seq: if more {
+            findings.last().map(|f| f.seq)
+        } else {
+            page.read_up_to
+        },
+        findings: findings.iter().map(finding_to_proto).collect(),
+    }
+}
+
 /// A `ListFindingsRequest` checked: its filter and page size. A code must have a code's form
 /// (no closed list of codes exists to check it against; a well-formed code no finding has costs
 /// a read of an empty index), and a time window must not be empty.
@@ -342,21 +366,13 @@ impl Audit for AuditService {
         let after_seq = r.after_seq;
         let (filter, limit) = finding_query(r)?;
         let store = self.store.clone();
-        let mut findings =
-            tokio::task::spawn_blocking(move || store.findings(&filter, after_seq, limit + 1))
-                .await
-                .map_err(internal)?
-                .map_err(internal)?;
-        let more = findings.len() > limit;
-        findings.truncate(limit);
-        Ok(Response::new(v1::ListFindingsResponse {
-            next_after_seq: if more {
-                findings.last().map(|f| f.seq)
-            } else {
-                None
-            },
-            findings: findings.iter().map(finding_to_proto).collect(),
-        }))
+        let page = tokio::task::spawn_blocking(move || {
+            store.findings_within(&filter, after_seq, limit + 1, FINDINGS_READ_BUDGET)
+        })
+        .await
+        .map_err(internal)?
+        .map_err(internal)?;
+        Ok(Response::new(findings_page(page, limit)))
     }
 
     async fn get_round(
@@ -671,6 +687,29 @@ impl Jackpots for JackpotService {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The next page is after the last finding returned when the page overflowed, where the
+    /// read budget stopped otherwise, and absent at the end.
+    #[test]
+    fn the_next_page_starts_after_the_last_returned_or_where_the_read_stopped() {
+        let f = |seq| audit::Finding {
+            seq,
+            ..audit::Finding::default()
+        };
+        let page = |seqs: &[u64], read_up_to| ledger_audit::store::FindingsPage {
+            findings: seqs.iter().map(|&s| f(s)).collect(),
+            read_up_to,
+        };
+        let r = findings_page(page(&[1, 5, 9], None), 2);
+        assert_eq!(r.findings.len(), 2);
+        assert_eq!(r.next_after_seq, Some(5));
+        let r = findings_page(page(&[1], Some(40_000)), 2);
+        assert_eq!((r.findings.len(), r.next_after_seq), (1, Some(40_000)));
+        let r = findings_page(page(&[], Some(50_000)), 2);
+        assert_eq!((r.findings.len(), r.next_after_seq), (0, Some(50_000)));
+        let r = findings_page(page(&[1, 2], None), 2);
+        assert_eq!(r.next_after_seq, None);
+    }
 
     /// While the follower holds the replayer's write lock (a step of up to 5,000 entries), a
     /// Jackpots or status request must not park the runtime's worker: on a runtime of ONE worker,
