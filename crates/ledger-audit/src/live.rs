@@ -23,6 +23,12 @@ use crate::store::{AuditStore, AuditStoreError};
 pub const COMMIT_EVERY: Duration = Duration::from_millis(200);
 /// How often the replayer is snapshotted (resuming replays at most this much).
 pub const SNAPSHOT_EVERY: Duration = Duration::from_secs(5);
+/// A snapshot is taken at most once per this many times what the last one cost (copying the
+/// replayer, then writing and flushing it): the jackpot book's detail makes a snapshot grow
+/// with the floor and `audit.detail_days`, and the audit shares the cores with ingest. At 20,
+/// snapshots take at most about 5% of the audit's time, however large they grow; resuming then
+/// replays more, at hundreds of thousands of entries a second.
+pub const SNAPSHOT_COST_FACTOR: u32 = 20;
 /// Most entries applied between two commits.
 pub const MAX_PENDING_ENTRIES: usize = 20_000;
 
@@ -56,6 +62,8 @@ struct Committer {
     thread: Option<std::thread::JoinHandle<()>>,
     /// The first failure; every later batch is dropped.
     error: Arc<Mutex<Option<AuditStoreError>>>,
+    /// How long the last batch with a snapshot took to write and flush, µs.
+    snapshot_write_us: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl Committer {
@@ -63,16 +71,24 @@ impl Committer {
         let (tx, rx) = mpsc::sync_channel::<Batch>(2);
         let error: Arc<Mutex<Option<AuditStoreError>>> = Arc::new(Mutex::new(None));
         let err = error.clone();
+        let snapshot_write_us = Arc::new(std::sync::atomic::AtomicU64::new(0));
+        let write_us = snapshot_write_us.clone();
         let work = move || {
             for b in rx {
                 let failed = err.lock().map(|e| e.is_some()).unwrap_or(true);
                 if !failed {
+                    let started = Instant::now();
+                    let with_snapshot = b.snapshot.is_some();
                     let r = store
                         .commit(&b.findings, &b.rounds, b.snapshot.as_ref())
                         .and_then(|()| match b.snapshot {
                             Some(_) => store.flush(),
                             None => Ok(()),
                         });
+                    if with_snapshot {
+                        let us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+                        write_us.store(us, std::sync::atomic::Ordering::Relaxed);
+                    }
                     match r {
                         Ok(()) => {
                             *committed.write().unwrap_or_else(|e| e.into_inner()) = b.position;
@@ -97,6 +113,7 @@ impl Committer {
             tx: Some(tx),
             thread,
             error,
+            snapshot_write_us,
         }
     }
 
@@ -114,6 +131,15 @@ impl Drop for Committer {
     }
 }
 
+/// Whether a snapshot is due `elapsed` after the last one: every `every` (zero: at every
+/// commit), and not before [`SNAPSHOT_COST_FACTOR`] times what the last one cost.
+fn snapshot_due(elapsed: Duration, every: Duration, last_cost: Duration) -> bool {
+    if every.is_zero() {
+        return true;
+    }
+    elapsed >= every.max(last_cost.saturating_mul(SNAPSHOT_COST_FACTOR))
+}
+
 /// The live audit: the replayer (shared with the query services, which read the jackpot
 /// accounts through it) and its derived store.
 pub struct Follower {
@@ -129,6 +155,8 @@ pub struct Follower {
     last_commit: Instant,
     last_snapshot: Instant,
     snapshot_every: Duration,
+    /// What copying the replayer for the last snapshot took.
+    last_snapshot_copy: Duration,
     /// Position covered by committed findings (what queries see).
     committed: Arc<RwLock<Option<u64>>>,
 }
@@ -157,6 +185,7 @@ impl Follower {
             last_commit: Instant::now(),
             last_snapshot: Instant::now(),
             snapshot_every: SNAPSHOT_EVERY,
+            last_snapshot_copy: Duration::ZERO,
             committed,
         })
     }
@@ -248,13 +277,22 @@ impl Follower {
         if !due {
             return Ok(());
         }
-        let snapshot_due = force || self.last_snapshot.elapsed() >= self.snapshot_every;
+        let last_cost = self.last_snapshot_copy
+            + Duration::from_micros(
+                self.committer
+                    .snapshot_write_us
+                    .load(std::sync::atomic::Ordering::Relaxed),
+            );
+        let due =
+            force || snapshot_due(self.last_snapshot.elapsed(), self.snapshot_every, last_cost);
+        let copy_started = Instant::now();
         let (snapshot, position) = {
             let r = self.replayer.read().unwrap_or_else(|e| e.into_inner());
-            (snapshot_due.then(|| r.snapshot()), r.position())
+            (due.then(|| r.snapshot()), r.position())
         };
         if snapshot.is_some() {
             self.last_snapshot = Instant::now();
+            self.last_snapshot_copy = copy_started.elapsed();
         }
         let (done_tx, done_rx) = mpsc::channel();
         let batch = Batch {
@@ -505,4 +543,24 @@ impl Decoded {
 /// replayer applies what two cores decode).
 pub fn decoders() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get().clamp(1, 4))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A snapshot is due every `every`, but never sooner than 20 times what the last one cost;
+    /// `every` zero (an offline replay's `--snapshot-every 0`) snapshots at every commit.
+    #[test]
+    fn a_costly_snapshot_spaces_out_the_next() {
+        let s = Duration::from_secs;
+        let ms = Duration::from_millis;
+        assert!(!snapshot_due(ms(4_999), s(5), ms(10)));
+        assert!(snapshot_due(s(5), s(5), ms(10)));
+        // A snapshot that took 1 s: the next after 20 s, not 5.
+        assert!(!snapshot_due(s(19), s(5), s(1)));
+        assert!(snapshot_due(s(20), s(5), s(1)));
+        assert!(snapshot_due(Duration::ZERO, Duration::ZERO, s(1)));
+        assert!(!snapshot_due(s(1), s(5), Duration::MAX), "no overflow");
+    }
 }
