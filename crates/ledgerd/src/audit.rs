@@ -141,15 +141,6 @@ where
     .map_err(internal)?
 }
 
-/// The committed position, read off the async workers (the commit thread holds its write lock
-/// while it moves it).
-async fn committed_position(committed: &Arc<RwLock<Option<u64>>>) -> Result<Option<u64>, Status> {
-    let committed = committed.clone();
-    tokio::task::spawn_blocking(move || committed.read().map(|c| *c).map_err(internal))
-        .await
-        .map_err(internal)?
-}
-
 /// The replayer's side of `Audit.GetStatus`: its digest, open rounds, rounds closed and position.
 async fn replayer_status(
     replayer: &Arc<RwLock<Replayer>>,
@@ -333,7 +324,8 @@ impl Audit for AuditService {
         &self,
         _: Request<v1::AuditStatusRequest>,
     ) -> Result<Response<v1::AuditStatus>, Status> {
-        let position = committed_position(&self.committed).await?;
+        // The commit thread holds this lock only to store a number: read it here.
+        let position = *self.committed.read().map_err(internal)?;
         let store = self.store.clone();
         let findings = tokio::task::spawn_blocking(move || store.finding_count())
             .await
