@@ -1,6 +1,6 @@
 //! End-to-end: checkpoints signed on request (rate limited over all clients, every caller
-//! covered), listed from a number, the bound on client connections, and `ListEntries` past the
-//! head. The real ledgerd on a loopback port, real gRPC.
+//! covered), listed from a number, the bound on client connections, `ListEntries` past the
+//! head, and the metrics endpoint's room for its scraper. The real ledgerd on a loopback port.
 
 use std::time::{Duration, Instant};
 
@@ -196,5 +196,44 @@ async fn list_entries_from_past_the_head_names_the_head() {
         "{e}"
     );
     assert!(!e.message().contains("to_index"), "{e}");
+    l.stop();
+}
+
+/// The metrics endpoint answers at most 4 connections at once from one address: a host that
+/// opens many and sends nothing cannot hold all 32 places and starve the scraper.
+#[tokio::test]
+async fn idle_metrics_connections_from_one_host_leave_room_for_the_scraper() {
+    use std::io::{Read, Write};
+    let dir = tempdir();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let at: std::net::SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let cfg = write_config(dir.path(), &format!("[metrics]\nlisten = \"{at}\"\n"));
+    let l = Ledgerd::start(&dir.path().join("data"), &cfg, "127.0.0.1:0");
+    // 40 connections from another loopback address, each sending nothing.
+    let mut idle = Vec::new();
+    for _ in 0..40 {
+        let s = tokio::net::TcpSocket::new_v4().unwrap();
+        s.bind("127.0.0.2:0".parse().unwrap()).unwrap();
+        idle.push(s.connect(at).await.unwrap());
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The scraper, from 127.0.0.1, is answered.
+    let answer = tokio::task::spawn_blocking(move || {
+        let mut c = std::net::TcpStream::connect(at).unwrap();
+        c.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        c.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+            .unwrap();
+        let mut out = Vec::new();
+        let _ = c.read_to_end(&mut out);
+        String::from_utf8_lossy(&out).into_owned()
+    })
+    .await
+    .unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer:?}");
+    drop(idle);
     l.stop();
 }

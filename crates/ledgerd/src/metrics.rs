@@ -4,8 +4,10 @@
 //!
 //! A deliberately small HTTP/1.1 server, with no dependency beyond tokio: one request per
 //! connection (`Connection: close`), a request head of at most [`MAX_HEAD`] bytes read within
-//! [`READ_TIMEOUT`], at most [`MAX_CONNECTIONS`] connections answered at once (others are
-//! closed at once), only `GET` (and `HEAD`) of `/metrics`. It serves figures, never the chain,
+//! [`READ_TIMEOUT`], at most [`MAX_CONNECTIONS`] connections answered at once and
+//! [`MAX_PER_PEER`] from one address (others are closed at once: a host that opens connections
+//! and sends nothing cannot hold every place and starve the scraper), only `GET` (and `HEAD`)
+//! of `/metrics`. It serves figures, never the chain,
 //! and nothing it reads can change the ledger; anything else gets 400, 404, 405 or 431.
 
 use std::fmt::Write as _;
@@ -25,25 +27,68 @@ pub const MAX_HEAD: usize = 8192;
 pub const READ_TIMEOUT: Duration = Duration::from_secs(5);
 /// Connections answered at once.
 pub const MAX_CONNECTIONS: usize = 32;
+/// Connections answered at once from one IP address (a scraper needs one).
+pub const MAX_PER_PEER: usize = 4;
+
+/// A connection's place among those of its address, given back when dropped.
+struct PeerPlace {
+    peers: Arc<std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, usize>>>,
+    ip: std::net::IpAddr,
+}
+
+impl PeerPlace {
+    fn take(
+        peers: &Arc<std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, usize>>>,
+        ip: std::net::IpAddr,
+    ) -> Option<PeerPlace> {
+        let mut open = peers.lock().unwrap_or_else(|e| e.into_inner());
+        let n = open.entry(ip).or_default();
+        if *n >= MAX_PER_PEER {
+            return None;
+        }
+        *n += 1;
+        Some(PeerPlace {
+            peers: peers.clone(),
+            ip,
+        })
+    }
+}
+
+impl Drop for PeerPlace {
+    fn drop(&mut self) {
+        let mut open = self.peers.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = open.get_mut(&self.ip) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                open.remove(&self.ip);
+            }
+        }
+    }
+}
 
 /// Serve `GET /metrics` on `listener` until the task is aborted.
 pub async fn serve(listener: TcpListener, ledger: Ledger) {
     let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    let peers = Arc::default();
     loop {
         let Ok((sock, peer)) = listener.accept().await else {
             // Out of file descriptors and the like: wait, rather than spin.
             tokio::time::sleep(Duration::from_millis(100)).await;
             continue;
         };
-        let Ok(slot) = slots.clone().try_acquire_owned() else {
+        // Its address's place first, so connections refused there take no place of all.
+        let Some(place) = PeerPlace::take(&peers, peer.ip()) else {
             continue; // dropping the socket closes it
+        };
+        let Ok(slot) = slots.clone().try_acquire_owned() else {
+            continue;
         };
         let ledger = ledger.clone();
         tokio::spawn(async move {
             if let Err(e) = answer(sock, &ledger).await {
                 tracing::debug!(%peer, error = %e, "metrics request");
             }
-            drop(slot);
+            drop((slot, place));
         });
     }
 }
