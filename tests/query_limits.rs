@@ -101,13 +101,49 @@ async fn jackpot_answers_are_bounded_and_paged() {
         assert!(r.readings >= 11, "{}: {}", m.machine.id, r.readings);
     }
     // A period needs both ends, in order.
-    let machines = |from_ms, to_ms| v1::ListMachinesRequest { from_ms, to_ms };
+    let machines = |from_ms, to_ms| v1::ListMachinesRequest {
+        from_ms,
+        to_ms,
+        ..Default::default()
+    };
     invalid(j.list_machines(machines(Some(0), None)).await, "to_ms");
     invalid(
         j.list_machines(machines(None, Some(now_ms()))).await,
         "from_ms",
     );
     invalid(j.list_machines(machines(Some(5), Some(5))).await, "to_ms");
+    // Paged in id order: pages of one machine give the whole list; a limit above the maximum
+    // is refused.
+    let mut paged: Vec<MachineOverview> = Vec::new();
+    loop {
+        let doc = j
+            .list_machines(v1::ListMachinesRequest {
+                after_machine_id: paged
+                    .last()
+                    .map(|m| m.machine.id.to_string())
+                    .unwrap_or_default(),
+                limit: 1,
+                ..Default::default()
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        let page: Vec<MachineOverview> = serde_json::from_str(&doc.json).unwrap();
+        assert!(page.len() <= 1);
+        if page.is_empty() {
+            break;
+        }
+        paged.extend(page);
+    }
+    assert_eq!(paged, list);
+    invalid(
+        j.list_machines(v1::ListMachinesRequest {
+            limit: 10_001,
+            ..Default::default()
+        })
+        .await,
+        "limit",
+    );
 
     // ledgerctl pages for its user.
     let (code, out, err) =

@@ -424,9 +424,26 @@ impl Book {
     /// Every machine's status and its return to player over `period`, in machine id order. The
     /// size is the floor's, not the ledger's: the meter increases are summed, never copied.
     pub fn machine_overviews(&self, period: Period) -> Vec<MachineOverview> {
+        self.machine_overviews_page(period, None, usize::MAX)
+    }
+
+    /// [`Book::machine_overviews`] a page at a time, in machine id order: the machines after
+    /// `after` (None: from the first), at most `limit` of them.
+    pub fn machine_overviews_page(
+        &self,
+        period: Period,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Vec<MachineOverview> {
+        use std::ops::Bound;
+        let from = match after {
+            Some(id) => Bound::Excluded(Id::from(id)),
+            None => Bound::Unbounded,
+        };
         self.machines
-            .values()
-            .map(|m| MachineOverview {
+            .range((from, Bound::Unbounded))
+            .take(limit)
+            .map(|(_, m)| MachineOverview {
                 machine: MachineStatus::from(m),
                 return_to_player: self.machine_return(&m.id, period).ok(),
             })

@@ -805,17 +805,35 @@ async fn machines(a: MachinesArgs, json: bool) -> anyhow::Result<i32> {
         }
         _ => (None, None),
     };
-    let doc = client(&a.server.server)
-        .await?
-        .list_machines(v1::ListMachinesRequest { from_ms, to_ms })
-        .await
-        .map_err(|s| status_error("listing the machines", s))?
-        .into_inner();
+    // A page at a time, in id order, until a page comes back short.
+    const PAGE: usize = 1_000;
+    let mut jackpots = client(&a.server.server).await?;
+    let mut list: Vec<MachineOverview> = Vec::new();
+    loop {
+        let doc = jackpots
+            .list_machines(v1::ListMachinesRequest {
+                from_ms,
+                to_ms,
+                after_machine_id: list
+                    .last()
+                    .map(|m| m.machine.id.to_string())
+                    .unwrap_or_default(),
+                limit: PAGE as u32,
+            })
+            .await
+            .map_err(|s| status_error("listing the machines", s))?
+            .into_inner();
+        let page: Vec<MachineOverview> = parse("machine list", &doc)?;
+        let last = page.len() < PAGE;
+        list.extend(page);
+        if last {
+            break;
+        }
+    }
     if json {
-        println!("{}", doc.json);
+        println!("{}", serde_json::to_string(&list)?);
         return Ok(0);
     }
-    let list: Vec<MachineOverview> = parse("machine list", &doc)?;
     if list.is_empty() {
         println!("no machine is registered");
         return Ok(0);

@@ -488,6 +488,10 @@ fn history_limit(n: u32) -> Result<usize, Status> {
 }
 
 /// `ListMachinesRequest`'s period: both ends or neither, the start before the end.
+/// Machines in a `ListMachines` page by default, and at most.
+const MACHINES_PAGE: usize = 1_000;
+const MACHINES_PAGE_MAX: usize = 10_000;
+
 fn machines_period(from_ms: Option<i64>, to_ms: Option<i64>) -> Result<jackpot::Period, Status> {
     match (from_ms, to_ms) {
         (Some(from_ms), Some(to_ms)) if from_ms < to_ms => {
@@ -606,9 +610,22 @@ impl Jackpots for JackpotService {
     ) -> Result<Response<v1::JsonDocument>, Status> {
         let q = req.into_inner();
         let period = machines_period(q.from_ms, q.to_ms)?;
+        let limit = match q.limit {
+            0 => MACHINES_PAGE,
+            n if n as usize > MACHINES_PAGE_MAX => {
+                return Err(Status::invalid_argument(format!(
+                    "limit: {n} is above {MACHINES_PAGE_MAX}"
+                )));
+            }
+            n => n as usize,
+        };
+        let after = non_empty(q.after_machine_id);
         read_replayer(
             &self.replayer,
-            move |r| Ok(r.book().machine_overviews(period)),
+            move |r| {
+                Ok(r.book()
+                    .machine_overviews_page(period, after.as_deref(), limit))
+            },
             |machines| json(&machines),
         )
         .await
