@@ -204,15 +204,7 @@ async fn list_entries_from_past_the_head_names_the_head() {
 #[tokio::test]
 async fn idle_metrics_connections_from_one_host_leave_room_for_the_scraper() {
     use std::io::{Read, Write};
-    let dir = tempdir();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let at: std::net::SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
-    let cfg = write_config(dir.path(), &format!("[metrics]\nlisten = \"{at}\"\n"));
-    let l = Ledgerd::start(&dir.path().join("data"), &cfg, "127.0.0.1:0");
+    let (_dir, l, at) = with_metrics();
     // 40 connections from another loopback address, each sending nothing.
     let mut idle = Vec::new();
     for _ in 0..40 {

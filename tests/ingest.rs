@@ -435,16 +435,8 @@ fn http(addr: &str, request: &[u8]) -> String {
 /// else with an error, and keeps serving after bad requests.
 #[tokio::test]
 async fn the_metrics_endpoint_serves_prometheus_text() {
-    let dir = tempdir();
-    // A free loopback port for the endpoint (ledgerd's own gRPC port is chosen by ledgerd).
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let at = format!("127.0.0.1:{port}");
-    let cfg = write_config(dir.path(), &format!("[metrics]\nlisten = \"{at}\"\n"));
-    let l = Ledgerd::start(&dir.path().join("data"), &cfg, "127.0.0.1:0");
+    let (_dir, l, at) = with_metrics();
+    let at = at.to_string();
     let url = l.url();
     let t = register(&url, 1, &[table("T1", "BJ-1")]).await;
     let mut t1 = t.into_iter().next().unwrap();

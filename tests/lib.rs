@@ -322,3 +322,15 @@ pub fn st(r: &v1::Receipt) -> v1::ReceiptStatus {
 pub fn why(r: &v1::Receipt) -> v1::RejectReason {
     v1::RejectReason::try_from(r.reason).expect("reason")
 }
+
+/// A ledgerd serving `[metrics]` on a free loopback port (its gRPC port is chosen by ledgerd):
+/// the temporary directory, the server and the metrics address.
+pub fn with_metrics() -> (tempfile::TempDir, Ledgerd, std::net::SocketAddr) {
+    let dir = tempdir();
+    let at = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free loopback port");
+    let cfg = write_config(dir.path(), &format!("[metrics]\nlisten = \"{at}\"\n"));
+    let l = Ledgerd::start(&dir.path().join("data"), &cfg, "127.0.0.1:0");
+    (dir, l, at)
+}
