@@ -10,6 +10,7 @@ use rules_core::{Cents, Confidence, Id, MAX_AMOUNT_CENTS};
 use serde::{Deserialize, Serialize};
 
 use crate::amount::e4;
+use crate::detail::{DAY_MS, DayRunning, Detail, Held};
 use crate::error::ApplyError;
 use crate::event::{
     COIN_IN, Event, EventCtx, MachineRegistered, ModelApproved, PoolConfigured, PoolKind,
@@ -42,6 +43,14 @@ pub struct Book {
     /// of it is held). Not serialised while absent, so an unpruned book's state is unchanged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) detail_from: Option<DetailHorizon>,
+    /// The per-event detail is handed out, not held ([`Book::hand_out_detail`]). Not
+    /// serialised while false, so a holding book's state is unchanged.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) hand_out: bool,
+    /// Detail handed out and not yet taken ([`Book::take_detail`]). Never serialised: a caller
+    /// takes it after every `apply`, before it snapshots.
+    #[serde(skip)]
+    pub(crate) outbox: Vec<Detail>,
 }
 
 /// The first ledger entry (index and receipt time) whose per-event detail a pruned [`Book`]
@@ -106,8 +115,139 @@ impl Book {
             }
         }
         self.last_index = Some(ctx.ledger_index);
-        self.findings.extend(findings.iter().cloned());
+        if self.hand_out {
+            self.hand_out_after(event);
+        } else {
+            self.findings.extend(findings.iter().cloned());
+        }
         Ok(findings)
+    }
+
+    /// Hand the per-event detail out instead of holding it: from now on, after every
+    /// [`Book::apply`], the new pool history lines, meter increases and day totals wait in an
+    /// outbox ([`Book::take_detail`]) instead of growing the book, and the book keeps no copy
+    /// of its findings (the caller records them). What the book already holds goes to the
+    /// outbox now. Queries then read the detail from where the caller stored it (a
+    /// [`crate::DetailSource`]); through [`Book::held`] they are [`crate::QueryError::NotHeld`].
+    /// Which detail is handed out, and when, depends on the events alone, so two books fed the
+    /// same events hand out the same records.
+    pub fn hand_out_detail(&mut self) {
+        if self.hand_out {
+            return;
+        }
+        self.hand_out = true;
+        self.findings.clear();
+        let ids: Vec<Id> = self.pools.keys().cloned().collect();
+        self.hand_out_lines(ids.iter());
+        let ids: Vec<Id> = self.machines.keys().cloned().collect();
+        for id in &ids {
+            self.hand_out_deltas(id);
+        }
+    }
+
+    /// Whether the book hands its detail out ([`Book::hand_out_detail`]).
+    pub fn hands_out(&self) -> bool {
+        self.hand_out
+    }
+
+    /// The detail handed out since the last call, in the order it arose.
+    pub fn take_detail(&mut self) -> Vec<Detail> {
+        std::mem::take(&mut self.outbox)
+    }
+
+    /// The detail this book holds, as a query source.
+    pub fn held(&self) -> Held<'_> {
+        Held(self)
+    }
+
+    /// After `event` was applied: move what it added to the detail into the outbox. Only the
+    /// pools and machine an event names can gain detail (a reading credits the machine's pools;
+    /// a transfer writes to both of its pools); a test on the simulated floor checks that no
+    /// detail stays behind.
+    fn hand_out_after(&mut self, event: &Event) {
+        match event {
+            Event::MeterReading(e) => {
+                self.hand_out_machine(&e.machine_id);
+            }
+            Event::RamClear(e) => {
+                self.hand_out_machine(&e.machine_id);
+            }
+            Event::PoolConfigured(e) => self.hand_out_lines([&e.pool_id].into_iter()),
+            Event::CaptiveValueReported(e) => self.hand_out_lines([&e.pool_id].into_iter()),
+            Event::JackpotAwarded(e) => self.hand_out_lines([&e.pool_id].into_iter()),
+            Event::TableJackpotRound(e) => self.hand_out_lines([&e.pool_id].into_iter()),
+            Event::JackpotTransfer(e) => {
+                self.hand_out_lines([&e.from_pool_id, &e.to_pool_id].into_iter())
+            }
+            Event::MachineRegistered(_)
+            | Event::ModelApproved(_)
+            | Event::GamePlayed(_)
+            | Event::JackpotContribution(_)
+            | Event::MachineFault(_)
+            | Event::MachineRestored(_)
+            | Event::TransferAuthorized(_) => {}
+        }
+    }
+
+    fn hand_out_machine(&mut self, machine_id: &str) {
+        let pools: Vec<Id> = self
+            .machines
+            .get(machine_id)
+            .map(|m| m.pools.iter().cloned().collect())
+            .unwrap_or_default();
+        self.hand_out_lines(pools.iter());
+        self.hand_out_deltas(machine_id);
+    }
+
+    fn hand_out_lines<'a>(&mut self, ids: impl Iterator<Item = &'a Id>) {
+        for id in ids {
+            let Some(pool) = self.pools.get_mut(id) else {
+                continue;
+            };
+            let lines = std::mem::take(&mut pool.history);
+            for (position, entry) in (pool.history_pruned..).zip(lines) {
+                self.outbox.push(Detail::PoolLine {
+                    pool_id: pool.id.clone(),
+                    position,
+                    entry,
+                });
+                pool.history_pruned = position.saturating_add(1);
+            }
+        }
+    }
+
+    fn hand_out_deltas(&mut self, machine_id: &str) {
+        let Some(m) = self.machines.get_mut(machine_id) else {
+            return;
+        };
+        for delta in std::mem::take(&mut m.deltas) {
+            // Receipt times never go back on a ledger; were they to, an increase would count in
+            // the machine's latest day, so that no day is totalled twice.
+            let day = delta
+                .at_ms
+                .div_euclid(DAY_MS)
+                .max(m.day.map_or(i64::MIN, |r| r.day));
+            match &mut m.day {
+                Some(run) if run.day == day => run.sum.add(&delta),
+                running => {
+                    if let Some(done) = running.take() {
+                        self.outbox.push(Detail::DayTotal {
+                            machine_id: m.id.clone(),
+                            day: done.day,
+                            sum: done.sum,
+                        });
+                    }
+                    let mut sum = crate::DeltaSum::default();
+                    sum.add(&delta);
+                    *running = Some(DayRunning { day, sum });
+                }
+            }
+            m.deltas_out = m.deltas_out.saturating_add(1);
+            self.outbox.push(Detail::Delta {
+                machine_id: m.id.clone(),
+                delta,
+            });
+        }
     }
 
     /// The settings in force.
@@ -120,7 +260,8 @@ impl Book {
         self.last_index
     }
 
-    /// Every finding raised so far, in ledger order.
+    /// Every finding raised so far, in ledger order (none kept while the book hands its detail
+    /// out: the caller records what [`Book::apply`] returns).
     pub fn findings(&self) -> &[Finding] {
         &self.findings
     }
@@ -241,6 +382,8 @@ impl Book {
                         play_flagged: false,
                         games: Default::default(),
                         deltas: Vec::new(),
+                        deltas_out: 0,
+                        day: None,
                         lifetime_coin_in_cents: 0,
                         lifetime_won_cents: 0,
                         observed_low_alerted: false,

@@ -57,10 +57,20 @@ pub enum QueryError {
     /// A history position past the pool's last line.
     #[error("position {before} is past the pool's {lines} line(s) of history")]
     BeyondHistory { before: u64, lines: u64 },
+    /// The book hands its detail out ([`crate::Book::hand_out_detail`]): query the store it was
+    /// handed to.
+    #[error("the book hands its per-event detail out to a store; query that store")]
+    NotHeld,
+    /// The store holding the detail could not answer.
+    #[error("the detail store: {0}")]
+    Source(String),
+    /// A record of the store holding the detail does not decode.
+    #[error("the detail store: a stored record does not decode: {0}")]
+    SourceCorrupt(String),
 }
 
 impl QueryError {
-    pub(crate) fn unknown(what: &'static str, id: &str) -> QueryError {
+    pub fn unknown(what: &'static str, id: &str) -> QueryError {
         QueryError::Unknown {
             what,
             id: id.to_string(),

@@ -177,6 +177,7 @@
 
 pub mod amount;
 pub mod book;
+pub mod detail;
 pub mod error;
 pub mod event;
 pub mod finding;
@@ -189,6 +190,7 @@ pub mod transfer;
 
 pub use amount::{E4, E4_PER_CENT, TOLERANCE_E4};
 pub use book::{Book, DetailHorizon, MIN_RETURN_BP};
+pub use detail::{DAY_MS, DayRunning, DeltaSum, Detail, DetailSource, Held};
 pub use error::{ApplyError, QueryError};
 pub use event::*;
 pub use finding::{Amounts, CHECKS, Check, Finding, check_by_code, codes};

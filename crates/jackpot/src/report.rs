@@ -33,6 +33,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::amount::{E4, E4_PER_CENT, round_div, to_cents};
 use crate::book::Book;
+use crate::detail::DetailSource;
 use crate::error::QueryError;
 use crate::event::PoolKind;
 use crate::state::{Machine, MachineStatus, PoolEntry, PoolStatus, PoolTotals, Reconciliation};
@@ -241,12 +242,16 @@ impl Book {
             .collect()
     }
 
-    /// A pool's history (contributions, awards, transfers, declarations) within `period`.
+    /// A pool's history (contributions, awards, transfers, declarations) within `period`, as the
+    /// book holds it ([`QueryError::NotHeld`] when it hands its detail out).
     pub fn pool_history(
         &self,
         pool_id: &str,
         period: Period,
     ) -> Result<Vec<&PoolEntry>, QueryError> {
+        if self.hands_out() {
+            return Err(QueryError::NotHeld);
+        }
         let pool = self
             .pools
             .get(pool_id)
@@ -261,9 +266,22 @@ impl Book {
     /// A page of a pool's history: the at most `limit` lines just before position `before`
     /// (default: after the last line, so the newest lines), oldest first, with the pool's state.
     /// A client pages back from the newest line with `next_before`. Copies at most `limit` lines,
-    /// however long the history.
+    /// however long the history. From the detail the book holds ([`Book::held`]).
     pub fn pool_history_page(
         &self,
+        pool_id: &str,
+        before: Option<u64>,
+        limit: usize,
+    ) -> Result<PoolHistoryPage, QueryError> {
+        self.pool_history_page_from(&self.held(), pool_id, before, limit)
+    }
+
+    /// [`Book::pool_history_page`] with the lines read from `source`. Where the source does not
+    /// yet have the newest lines (a store that commits behind the book), the default page ends
+    /// at the source's last line.
+    pub fn pool_history_page_from(
+        &self,
+        source: &impl DetailSource,
         pool_id: &str,
         before: Option<u64>,
         limit: usize,
@@ -277,16 +295,12 @@ impl Book {
         if end > lines {
             return Err(QueryError::BeyondHistory { before: end, lines });
         }
-        let held_from = pool.history_pruned;
+        let (held_from, held_to) = source.pool_span(pool)?;
+        let end = end.min(held_to);
         let limit = u64::try_from(limit).unwrap_or(u64::MAX);
         let start = end.saturating_sub(limit).max(held_from);
         let end = end.max(start);
-        let at = |pos: u64| usize::try_from(pos.saturating_sub(held_from)).unwrap_or(usize::MAX);
-        let history = pool
-            .history
-            .get(at(start)..at(end))
-            .map(<[PoolEntry]>::to_vec)
-            .unwrap_or_default();
+        let history = source.pool_lines(pool_id, start, end)?;
         Ok(PoolHistoryPage {
             pool: PoolStatus::from(pool),
             first: start,
@@ -405,9 +419,19 @@ impl Book {
             })
     }
 
-    /// Return to player of one machine over `period`.
+    /// Return to player of one machine over `period`, from the detail the book holds.
     pub fn machine_return(
         &self,
+        machine_id: &str,
+        period: Period,
+    ) -> Result<ReturnReport, QueryError> {
+        self.machine_return_from(&self.held(), machine_id, period)
+    }
+
+    /// [`Book::machine_return`] with the meter increases summed by `source`.
+    pub fn machine_return_from(
+        &self,
+        source: &impl DetailSource,
         machine_id: &str,
         period: Period,
     ) -> Result<ReturnReport, QueryError> {
@@ -415,26 +439,44 @@ impl Book {
             .machines
             .get(machine_id)
             .ok_or_else(|| QueryError::unknown("machine", machine_id))?;
-        let mut r = self.sum_returns(std::slice::from_ref(&m), period);
+        let mut r = self.sum_returns(source, std::slice::from_ref(&m), period)?;
         r.machine_id = Some(m.id.clone());
         r.model_id = Some(m.model_id.clone());
         Ok(r)
     }
 
-    /// Every machine's status and its return to player over `period`, in machine id order. The
-    /// size is the floor's, not the ledger's: the meter increases are summed, never copied.
-    pub fn machine_overviews(&self, period: Period) -> Vec<MachineOverview> {
-        self.machine_overviews_page(period, None, usize::MAX)
+    /// Every machine's status and its return to player over `period`, in machine id order, from
+    /// the detail the book holds. The size is the floor's, not the ledger's: the meter
+    /// increases are summed, never copied.
+    pub fn machine_overviews(&self, period: Period) -> Result<Vec<MachineOverview>, QueryError> {
+        self.machine_overviews_page(&self.held(), period, None, usize::MAX)
     }
 
     /// [`Book::machine_overviews`] a page at a time, in machine id order: the machines after
-    /// `after` (None: from the first), at most `limit` of them.
+    /// `after` (None: from the first), at most `limit` of them, the increases summed by
+    /// `source`.
     pub fn machine_overviews_page(
         &self,
+        source: &impl DetailSource,
         period: Period,
         after: Option<&str>,
         limit: usize,
-    ) -> Vec<MachineOverview> {
+    ) -> Result<Vec<MachineOverview>, QueryError> {
+        self.machine_statuses_page(after, limit)
+            .into_iter()
+            .map(|machine| {
+                let r = self.machine_return_from(source, &machine.id, period)?;
+                Ok(MachineOverview {
+                    machine,
+                    return_to_player: Some(r),
+                })
+            })
+            .collect()
+    }
+
+    /// The machines after `after` (None: from the first), at most `limit` of them, in machine id
+    /// order.
+    pub fn machine_statuses_page(&self, after: Option<&str>, limit: usize) -> Vec<MachineStatus> {
         use std::ops::Bound;
         let from = match after {
             Some(id) => Bound::Excluded(Id::from(id)),
@@ -443,15 +485,23 @@ impl Book {
         self.machines
             .range((from, Bound::Unbounded))
             .take(limit)
-            .map(|(_, m)| MachineOverview {
-                machine: MachineStatus::from(m),
-                return_to_player: self.machine_return(&m.id, period).ok(),
-            })
+            .map(|(_, m)| MachineStatus::from(m))
             .collect()
     }
 
-    /// Return to player of every machine of a model over `period`.
+    /// Return to player of every machine of a model over `period`, from the detail the book
+    /// holds.
     pub fn model_return(&self, model_id: &str, period: Period) -> Result<ReturnReport, QueryError> {
+        self.model_return_from(&self.held(), model_id, period)
+    }
+
+    /// [`Book::model_return`] with the meter increases summed by `source`.
+    pub fn model_return_from(
+        &self,
+        source: &impl DetailSource,
+        model_id: &str,
+        period: Period,
+    ) -> Result<ReturnReport, QueryError> {
         let machines: Vec<&Machine> = self
             .machines
             .values()
@@ -460,12 +510,17 @@ impl Book {
         if machines.is_empty() && !self.models.contains_key(model_id) {
             return Err(QueryError::unknown("model", model_id));
         }
-        let mut r = self.sum_returns(&machines, period);
+        let mut r = self.sum_returns(source, &machines, period)?;
         r.model_id = Some(model_id.into());
         Ok(r)
     }
 
-    fn sum_returns(&self, machines: &[&Machine], period: Period) -> ReturnReport {
+    fn sum_returns(
+        &self,
+        source: &impl DetailSource,
+        machines: &[&Machine],
+        period: Period,
+    ) -> Result<ReturnReport, QueryError> {
         let mut r = ReturnReport {
             machine_id: None,
             model_id: None,
@@ -485,36 +540,19 @@ impl Book {
             variance_e4: None,
             variance_cents: None,
             variance_bp: None,
-            detail_from: self.detail_from.filter(|h| match period {
-                Period::All => true,
-                Period::Indexes { from, .. } => from < h.index,
-                Period::Times { from_ms, .. } => from_ms < h.at_ms,
-            }),
+            detail_from: source.detail_from(period),
         };
         let mut expected: Option<E4> = Some(0);
         let mut rtp: Option<u32> = None;
         let mut same_rtp = true;
         for m in machines {
-            let mut coin_in = 0i128;
-            let deltas: &[_] = match period {
-                Period::Indexes { from, to } => {
-                    let lo = m.deltas.partition_point(|d| d.index < from);
-                    let hi = m.deltas.partition_point(|d| d.index < to);
-                    m.deltas.get(lo..hi).unwrap_or(&[])
-                }
-                _ => &m.deltas,
-            };
-            for d in deltas.iter().filter(|d| period.contains(d.index, d.at_ms)) {
-                r.readings = r.readings.saturating_add(1);
-                let s = |a: &mut i128, v: Option<u64>| {
-                    *a = a.saturating_add(i128::from(v.unwrap_or(0)))
-                };
-                s(&mut coin_in, d.coin_in);
-                s(&mut r.coin_out_cents, d.coin_out);
-                s(&mut r.jackpot_cents, d.jackpot);
-                s(&mut r.total_drop_cents, d.total_drop);
-                s(&mut r.games_played, d.games_played);
-            }
+            let sum = source.delta_sum(&m.id, period)?;
+            let coin_in = sum.coin_in;
+            r.readings = r.readings.saturating_add(sum.readings);
+            r.coin_out_cents = r.coin_out_cents.saturating_add(sum.coin_out);
+            r.jackpot_cents = r.jackpot_cents.saturating_add(sum.jackpot);
+            r.total_drop_cents = r.total_drop_cents.saturating_add(sum.total_drop);
+            r.games_played = r.games_played.saturating_add(sum.games_played);
             r.coin_in_cents = r.coin_in_cents.saturating_add(coin_in);
             match self.models.get(&*m.model_id) {
                 Some(model) => {
@@ -544,7 +582,7 @@ impl Book {
             r.variance_cents = round_div(var, E4_PER_CENT);
             r.variance_bp = round_div(var, r.coin_in_cents);
         }
-        r
+        Ok(r)
     }
 
     /// Check the conservation invariant on every pool.

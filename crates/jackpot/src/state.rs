@@ -116,8 +116,16 @@ pub struct Machine {
     pub(crate) play_flagged: bool,
     #[serde(default)]
     pub games: GameTally,
-    /// Every credited meter increase, in ledger order (for return-to-player periods).
+    /// Every credited meter increase, in ledger order (for return-to-player periods), while the
+    /// book holds its detail ([`crate::Book::hand_out_detail`]).
     pub deltas: Vec<MeterDelta>,
+    /// Credited increases handed out of `deltas` ([`crate::Book::hand_out_detail`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub deltas_out: u64,
+    /// The increases of the machine's latest day, until a later day's arrives (only while the
+    /// book hands its detail out).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub day: Option<crate::detail::DayRunning>,
     /// Lifetime coin-in and prizes (coin_out + jackpot), for the observed-return alert.
     pub lifetime_coin_in_cents: i128,
     pub lifetime_won_cents: i128,
@@ -158,7 +166,8 @@ pub struct MachineStatus {
     pub meter_fault: Option<Mark>,
     /// Games reported since the last reading.
     pub games: GameTally,
-    /// Readings with a credited meter increase still held (the length of `Machine::deltas`).
+    /// Readings with a credited meter increase: those held in `Machine::deltas` (after any
+    /// pruning) and those handed out.
     pub credited_readings: u64,
     /// Lifetime coin-in and prizes (coin_out + jackpot).
     pub lifetime_coin_in_cents: i128,
@@ -180,7 +189,9 @@ impl From<&Machine> for MachineStatus {
             force_majeure: m.force_majeure.clone(),
             meter_fault: m.meter_fault.clone(),
             games: m.games.clone(),
-            credited_readings: u64::try_from(m.deltas.len()).unwrap_or(u64::MAX),
+            credited_readings: m
+                .deltas_out
+                .saturating_add(u64::try_from(m.deltas.len()).unwrap_or(u64::MAX)),
             lifetime_coin_in_cents: m.lifetime_coin_in_cents,
             lifetime_won_cents: m.lifetime_won_cents,
         }
@@ -346,8 +357,9 @@ pub struct Pool {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_transfer_out: Option<u64>,
     pub history: Vec<PoolEntry>,
-    /// Lines dropped from the front of `history` by [`crate::Book::prune_before`], so that a
-    /// line's position (0 = the pool's first line) stays the same after pruning.
+    /// Lines no longer in `history`: dropped from its front by [`crate::Book::prune_before`] or
+    /// handed out ([`crate::Book::hand_out_detail`]), so that a line's position (0 = the pool's
+    /// first line) stays the same.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub history_pruned: u64,
 }

@@ -1308,7 +1308,7 @@ fn machine_status_leaves_out_the_meter_increases() {
     assert_eq!(json["id"], "m1");
     let back: MachineStatus = serde_json::from_value(json).unwrap();
     assert_eq!(back, status);
-    let list = t.book.machine_overviews(Period::All);
+    let list = t.book.machine_overviews(Period::All).unwrap();
     assert_eq!(list.len(), 1);
     assert_eq!(list[0].machine, status);
     assert_eq!(

@@ -110,6 +110,9 @@ fn op() -> impl Strategy<Value = Op> {
 
 struct Sim {
     book: Book,
+    /// The same events applied to a book that hands its detail out, and what it handed out.
+    twin: Book,
+    handed: Handed,
     idx: u64,
     /// True cumulative counters (coin_in, coin_out, drop) per machine.
     counters: [(u64, u64, u64); MACHINES],
@@ -126,8 +129,12 @@ fn mid(m: usize) -> Id {
 
 impl Sim {
     fn new() -> Sim {
+        let mut twin = Book::new();
+        twin.hand_out_detail();
         let mut s = Sim {
             book: Book::new(),
+            twin,
+            handed: Handed::default(),
             idx: 0,
             counters: [(0, 0, 0); MACHINES],
             shadow: BTreeMap::new(),
@@ -177,13 +184,19 @@ impl Sim {
 
     fn apply(&mut self, e: Event) -> Vec<Finding> {
         self.idx += 1;
+        // Five hours an event, so that the machines' readings cross days.
         let ctx = EventCtx {
             ledger_index: self.idx,
-            at_ms: self.idx as i64 * 7,
+            at_ms: self.idx as i64 * 5 * 3_600_000 - 3 * DAY_MS,
         };
-        self.book
+        let found = self
+            .book
             .apply(&e, ctx)
-            .unwrap_or_else(|err| panic!("{e:?}: {err}"))
+            .unwrap_or_else(|err| panic!("{e:?}: {err}"));
+        let twin_found = self.twin.apply(&e, ctx).unwrap();
+        assert_eq!(found, twin_found, "{e:?}");
+        self.handed.take(&mut self.twin);
+        found
     }
 
     fn meters(&self, m: usize) -> Vec<Meter> {
@@ -211,6 +224,7 @@ impl Sim {
 
     /// The shadow and the book agree, and conservation holds.
     fn check(&self) {
+        self.handed.matches(&self.book, &self.twin);
         let c = self.book.conservation();
         assert!(c.holds, "conservation broken: {c:?}");
         for (p, v) in &self.shadow {
@@ -426,6 +440,178 @@ impl Sim {
             }
         }
         self.check();
+    }
+}
+
+/// What a book that hands its detail out handed out, kept as a store would, and read back as a
+/// [`DetailSource`] the way a store reads it (day totals for whole days).
+#[derive(Default)]
+struct Handed {
+    lines: BTreeMap<(Id, u64), PoolEntry>,
+    deltas: BTreeMap<(Id, i64, u64), MeterDelta>,
+    totals: BTreeMap<(Id, i64), DeltaSum>,
+}
+
+impl Handed {
+    fn take(&mut self, twin: &mut Book) {
+        // Nothing stays behind in the book.
+        for p in twin.pools() {
+            assert!(p.history.is_empty(), "pool {} kept history", p.id);
+        }
+        for m in twin.machines() {
+            assert!(m.deltas.is_empty(), "machine {} kept increases", m.id);
+        }
+        assert!(twin.findings().is_empty());
+        for d in twin.take_detail() {
+            match d {
+                Detail::PoolLine {
+                    pool_id,
+                    position,
+                    entry,
+                } => {
+                    let next = self
+                        .lines
+                        .range((pool_id.clone(), 0)..)
+                        .take_while(|((p, _), _)| *p == pool_id)
+                        .count() as u64;
+                    assert_eq!(
+                        position, next,
+                        "pool {pool_id}: lines come in order, without a gap"
+                    );
+                    self.lines.insert((pool_id, position), entry);
+                }
+                Detail::Delta { machine_id, delta } => {
+                    self.deltas
+                        .insert((machine_id, delta.at_ms, delta.index), delta);
+                }
+                Detail::DayTotal {
+                    machine_id,
+                    day,
+                    sum,
+                } => {
+                    let mut expected = DeltaSum::default();
+                    for ((m, at, _), d) in &self.deltas {
+                        if *m == machine_id && at.div_euclid(DAY_MS) == day {
+                            expected.add(d);
+                        }
+                    }
+                    assert_eq!(sum, expected, "machine {machine_id}, day {day}");
+                    assert!(
+                        self.totals.insert((machine_id, day), sum).is_none(),
+                        "a day totalled twice"
+                    );
+                }
+            }
+        }
+    }
+
+    /// The twin's state is the holding book's, and what it handed out is what the holding book
+    /// holds: line by line, increase by increase, and summed over periods.
+    fn matches(&self, book: &Book, twin: &Book) {
+        for p in book.pools() {
+            let t = twin.pool(&p.id).unwrap();
+            assert_eq!(PoolStatus::from(p), PoolStatus::from(t));
+            let handed: Vec<&PoolEntry> = self
+                .lines
+                .range((p.id.clone(), 0)..)
+                .take_while(|((id, _), _)| *id == p.id)
+                .map(|(_, e)| e)
+                .collect();
+            assert_eq!(
+                handed,
+                p.history.iter().collect::<Vec<_>>(),
+                "pool {}",
+                p.id
+            );
+            let page = book.pool_history_page(&p.id, None, 5).unwrap();
+            assert_eq!(
+                twin.pool_history_page_from(self, &p.id, None, 5).unwrap(),
+                page
+            );
+        }
+        assert_eq!(book.conservation(), twin.conservation());
+        let day = 3_600_000 * 24;
+        let last = self.deltas.keys().map(|k| k.1).max().unwrap_or(0);
+        let periods = [
+            Period::All,
+            Period::Times {
+                from_ms: -day,
+                to_ms: 2 * day + 17,
+            },
+            Period::Times {
+                from_ms: -5 * day / 2,
+                to_ms: last,
+            },
+            Period::Times {
+                from_ms: 3,
+                to_ms: last + 1,
+            },
+            Period::Indexes { from: 20, to: 90 },
+        ];
+        for m in book.machines() {
+            let t = twin.machine(&m.id).unwrap();
+            assert_eq!(MachineStatus::from(m), MachineStatus::from(t));
+            for period in periods {
+                assert_eq!(
+                    twin.machine_return_from(self, &m.id, period).unwrap(),
+                    book.machine_return(&m.id, period).unwrap(),
+                    "machine {}, {period:?}",
+                    m.id
+                );
+            }
+        }
+        assert_eq!(
+            twin.machine_return("m0", Period::All),
+            Err(QueryError::NotHeld)
+        );
+    }
+
+    fn increases(&self, machine: &str, keep: impl Fn(&MeterDelta) -> bool) -> DeltaSum {
+        let mut s = DeltaSum::default();
+        for ((m, _, _), d) in &self.deltas {
+            if &**m == machine && keep(d) {
+                s.add(d);
+            }
+        }
+        s
+    }
+}
+
+impl DetailSource for Handed {
+    fn delta_sum(&self, machine_id: &str, period: Period) -> Result<DeltaSum, QueryError> {
+        let (from_ms, to_ms) = match period {
+            Period::Indexes { .. } => {
+                return Ok(self.increases(machine_id, |d| period.contains(d.index, d.at_ms)));
+            }
+            Period::All => (i64::MIN, i64::MAX),
+            Period::Times { from_ms, to_ms } => (from_ms, to_ms),
+        };
+        jackpot::detail::sum_by_days(
+            from_ms,
+            to_ms,
+            |a, b| {
+                let mut s = DeltaSum::default();
+                let mut last = None;
+                for ((m, d), t) in &self.totals {
+                    if &**m == machine_id && a <= *d && *d < b {
+                        s.merge(t);
+                        last = Some(*d);
+                    }
+                }
+                Ok((s, last))
+            },
+            |a, b| Ok(self.increases(machine_id, |d| a <= d.at_ms && d.at_ms < b)),
+        )
+    }
+
+    fn pool_span(&self, pool: &Pool) -> Result<(u64, u64), QueryError> {
+        Ok((0, pool.history_lines()))
+    }
+
+    fn pool_lines(&self, pool_id: &str, from: u64, to: u64) -> Result<Vec<PoolEntry>, QueryError> {
+        Ok((from..to)
+            .map(|p| self.lines[&(Id::from(pool_id), p)].clone())
+            .collect())
     }
 }
 

@@ -8,7 +8,16 @@
 //!   `ledgerctl audit --from-genesis` runs it: plus the commits of rounds and findings.
 //!
 //! Throughput is in chain entries (events) per second; rounds per second = events/s ÷ the events
-//! per round printed at the start. Run: `cargo bench -p ledger-audit --bench replay`.
+//! per round printed at the start.
+//!
+//! `detail`: the jackpot queries over the audit store, on a floor of [`FLOOR_MACHINES`] machines
+//! read every 15 minutes for [`FLOOR_DAYS`] days (a book handing its detail out, committed as
+//! the follower commits it): one machine's return over a day, a week and the whole month (whole
+//! days from their totals), the month again with every increase read one by one (a period by
+//! ledger index), and a page of every machine's return over the month. It also prints what the
+//! book's JSON (a snapshot's jackpot part) weighs at the end, handing out and holding.
+//!
+//! Run: `cargo bench -p ledger-audit --bench replay`.
 
 use std::collections::BTreeMap;
 
@@ -101,5 +110,127 @@ fn replay(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, replay);
+/// Machines on the floor of the `detail` benches.
+const FLOOR_MACHINES: usize = 200;
+/// Days of readings, every 15 minutes.
+const FLOOR_DAYS: i64 = 30;
+
+fn detail(c: &mut Criterion) {
+    use jackpot::{
+        Book, COIN_IN, COIN_OUT, DetailSource, Event, EventCtx, GAMES_PLAYED, MachineRegistered,
+        Meter, MeterReading, ModelApproved, Period, TOTAL_DROP,
+    };
+    const DAY: i64 = 86_400_000;
+    let start = 1_767_225_600_000i64; // 2026-01-01T00:00Z
+    let store = AuditStore::temporary().expect("a store");
+    let mut book = Book::new();
+    book.hand_out_detail();
+    let mut held = Book::new();
+    let mut index = 0u64;
+    let mut apply = |book: &mut Book, held: &mut Book, e: Event, at_ms: i64| {
+        index += 1;
+        let ctx = EventCtx {
+            ledger_index: index,
+            at_ms,
+        };
+        book.apply(&e, ctx).expect("applies");
+        held.apply(&e, ctx).expect("applies");
+    };
+    let model = Event::ModelApproved(ModelApproved {
+        model_id: "M".into(),
+        theoretical_rtp_bp: 9_200,
+        bet_values_cents: vec![100],
+        approval_ref: String::new(),
+    });
+    apply(&mut book, &mut held, model, start);
+    let id = |m: usize| format!("m{m:04}");
+    for m in 0..FLOOR_MACHINES {
+        let e = Event::MachineRegistered(MachineRegistered {
+            machine_id: id(m).into(),
+            casino_id: "C".into(),
+            model_id: "M".into(),
+            bet_values_cents: vec![100],
+        });
+        apply(&mut book, &mut held, e, start);
+    }
+    let readings = FLOOR_DAYS * 96;
+    for r in 0..=readings {
+        let at = start + r * 15 * 60_000;
+        for m in 0..FLOOR_MACHINES {
+            let played = (r as u64) * (1_000 + m as u64);
+            let e = Event::MeterReading(MeterReading {
+                machine_id: id(m).into(),
+                meters: vec![
+                    Meter::new(COIN_IN, played * 100, 0),
+                    Meter::new(COIN_OUT, played * 92, 0),
+                    Meter::new(TOTAL_DROP, played * 30, 0),
+                    Meter::new(GAMES_PLAYED, played, 0),
+                ],
+            });
+            apply(&mut book, &mut held, e, at);
+        }
+        store
+            .commit(&[], &[], &book.take_detail(), None)
+            .expect("commit");
+    }
+    let json = |b: &Book| serde_json::to_vec(b).map(|v| v.len()).unwrap_or(0);
+    eprintln!(
+        "{FLOOR_MACHINES} machines, {} readings each over {FLOOR_DAYS} days: the book's JSON \
+         {} bytes handing its detail out, {} bytes holding it",
+        readings + 1,
+        json(&book),
+        json(&held)
+    );
+    let month = Period::Times {
+        from_ms: start,
+        to_ms: start + FLOOR_DAYS * DAY,
+    };
+    let m = id(7);
+    let want = held.machine_return(&m, month).expect("a return");
+    assert_eq!(
+        book.machine_return_from(&store, &m, month)
+            .expect("a return"),
+        want
+    );
+    let mut g = c.benchmark_group("detail");
+    g.sample_size(20);
+    for (name, period) in [
+        (
+            "one machine, a day",
+            Period::Times {
+                from_ms: start + 3 * DAY + 3_600_000,
+                to_ms: start + 4 * DAY + 3_600_000,
+            },
+        ),
+        (
+            "one machine, a week",
+            Period::Times {
+                from_ms: start + 3 * DAY + 3_600_000,
+                to_ms: start + 10 * DAY + 3_600_000,
+            },
+        ),
+        ("one machine, the month", month),
+        (
+            "one machine, the month, every increase read",
+            Period::Indexes {
+                from: 0,
+                to: u64::MAX,
+            },
+        ),
+    ] {
+        g.bench_function(name, |b| {
+            b.iter(|| store.delta_sum(&m, period).expect("a sum"))
+        });
+    }
+    g.bench_function("every machine's return, the month", |b| {
+        b.iter(|| {
+            book.machine_overviews_page(&store, month, None, FLOOR_MACHINES)
+                .expect("a page")
+                .len()
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, replay, detail);
 criterion_main!(benches);

@@ -24,10 +24,10 @@ pub const COMMIT_EVERY: Duration = Duration::from_millis(200);
 /// How often the replayer is snapshotted (resuming replays at most this much).
 pub const SNAPSHOT_EVERY: Duration = Duration::from_secs(5);
 /// A snapshot is taken at most once per this many times what the last one cost (copying the
-/// replayer, then writing and flushing it): the jackpot book's detail makes a snapshot grow
-/// with the floor and `audit.detail_days`, and the audit shares the cores with ingest. At 20,
-/// snapshots take at most about 5% of the audit's time, however large they grow; resuming then
-/// replays more, at hundreds of thousands of entries a second.
+/// replayer, then writing and flushing it): a snapshot grows with the floor (machines, pools,
+/// open rounds, table states), and the audit shares the cores with ingest. At 20, snapshots
+/// take at most about 5% of the audit's time, however large they grow; resuming then replays
+/// more, at hundreds of thousands of entries a second.
 pub const SNAPSHOT_COST_FACTOR: u32 = 20;
 /// Most entries applied between two commits.
 pub const MAX_PENDING_ENTRIES: usize = 20_000;
@@ -49,6 +49,7 @@ pub enum FollowError {
 struct Batch {
     findings: Vec<Finding>,
     rounds: Vec<RoundSummary>,
+    detail: Vec<jackpot::Detail>,
     snapshot: Option<ReplayerSnapshot>,
     /// The replayer's position the batch covers.
     position: Option<u64>,
@@ -80,7 +81,7 @@ impl Committer {
                     let started = Instant::now();
                     let with_snapshot = b.snapshot.is_some();
                     let r = store
-                        .commit(&b.findings, &b.rounds, b.snapshot.as_ref())
+                        .commit(&b.findings, &b.rounds, &b.detail, b.snapshot.as_ref())
                         .and_then(|()| match b.snapshot {
                             Some(_) => store.flush(),
                             None => Ok(()),
@@ -146,10 +147,9 @@ pub struct Follower {
     replayer: Arc<RwLock<Replayer>>,
     store: AuditStore,
     committer: Committer,
-    pending_findings: Vec<Finding>,
-    pending_rounds: Vec<RoundSummary>,
-    /// Commit the round summaries (false: only findings and snapshots, for a replay whose store
-    /// is thrown away afterwards).
+    pending: Pending,
+    /// Commit the round summaries and the jackpot book's detail (false: only findings and
+    /// snapshots, for a replay whose store is thrown away afterwards).
     keep_rounds: bool,
     pending_entries: usize,
     last_commit: Instant,
@@ -178,8 +178,7 @@ impl Follower {
             replayer: Arc::new(RwLock::new(replayer)),
             committer: Committer::start(store.clone(), committed.clone()),
             store,
-            pending_findings: Vec::new(),
-            pending_rounds: Vec::new(),
+            pending: Pending::default(),
             keep_rounds: true,
             pending_entries: 0,
             last_commit: Instant::now(),
@@ -190,23 +189,15 @@ impl Follower {
         })
     }
 
-    /// Keep the jackpot book's per-event detail for `days` days of ledger time (0: all; see
-    /// [`crate::replay::DetailRetention`]).
-    pub fn set_detail_days(&mut self, days: u32) {
-        self.replayer
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
-            .set_detail_days(days);
-    }
-
     /// Snapshot at most this often (default [`SNAPSHOT_EVERY`]; zero: at every commit).
     pub fn set_snapshot_every(&mut self, every: Duration) {
         self.snapshot_every = every;
     }
 
-    /// Whether round summaries are committed (default yes). A replay whose store nobody will
-    /// query (`ledgerctl audit --from-genesis` without `--out`) needs only the findings; the
-    /// round summaries are nearly all of the store's writes.
+    /// Whether round summaries and the jackpot book's detail are committed (default yes). A
+    /// replay whose store nobody will query (`ledgerctl audit --from-genesis` without `--out`)
+    /// needs only the findings; the round summaries and the detail are nearly all of the
+    /// store's writes.
     pub fn set_keep_rounds(&mut self, keep: bool) {
         self.keep_rounds = keep;
     }
@@ -251,12 +242,7 @@ impl Follower {
                     continue;
                 }
                 let step = replayer.apply(&entry);
-                pend(
-                    &mut self.pending_findings,
-                    &mut self.pending_rounds,
-                    self.keep_rounds,
-                    step,
-                );
+                self.pending.add(self.keep_rounds, step);
                 applied += 1;
             }
         }
@@ -296,8 +282,9 @@ impl Follower {
         }
         let (done_tx, done_rx) = mpsc::channel();
         let batch = Batch {
-            findings: std::mem::take(&mut self.pending_findings),
-            rounds: std::mem::take(&mut self.pending_rounds),
+            findings: std::mem::take(&mut self.pending.findings),
+            rounds: std::mem::take(&mut self.pending.rounds),
+            detail: std::mem::take(&mut self.pending.detail),
             snapshot,
             position,
             done: force.then_some(done_tx),
@@ -332,12 +319,7 @@ impl Follower {
                 let mut r = self.replayer.write().unwrap_or_else(|e| e.into_inner());
                 r.apply(&entry)
             };
-            pend(
-                &mut self.pending_findings,
-                &mut self.pending_rounds,
-                self.keep_rounds,
-                step,
-            );
+            self.pending.add(self.keep_rounds, step);
             self.pending_entries += 1;
             if self.pending_entries >= MAX_PENDING_ENTRIES {
                 self.commit_if_due(false)?;
@@ -456,12 +438,7 @@ impl Follower {
                                 self.replayer.write().unwrap_or_else(|e| e.into_inner());
                             for entry in batch {
                                 let step = replayer.apply_prepared(entry);
-                                pend(
-                                    &mut self.pending_findings,
-                                    &mut self.pending_rounds,
-                                    self.keep_rounds,
-                                    step,
-                                );
+                                self.pending.add(self.keep_rounds, step);
                             }
                         }
                         self.pending_entries += len;
@@ -485,16 +462,21 @@ impl Follower {
     }
 }
 
-/// What one applied entry leaves to commit.
-fn pend(
-    findings: &mut Vec<Finding>,
-    rounds: &mut Vec<RoundSummary>,
-    keep_rounds: bool,
-    step: Step,
-) {
-    findings.extend(step.findings);
-    if keep_rounds {
-        rounds.extend(step.rounds);
+/// What applied entries leave to commit.
+#[derive(Default)]
+struct Pending {
+    findings: Vec<Finding>,
+    rounds: Vec<RoundSummary>,
+    detail: Vec<jackpot::Detail>,
+}
+
+impl Pending {
+    fn add(&mut self, keep_rounds: bool, step: Step) {
+        self.findings.extend(step.findings);
+        if keep_rounds {
+            self.rounds.extend(step.rounds);
+            self.detail.extend(step.detail);
+        }
     }
 }
 

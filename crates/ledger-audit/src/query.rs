@@ -217,8 +217,8 @@ mod tests {
             })
             .collect();
         let store = AuditStore::temporary().unwrap();
-        store.commit(&[], &rounds, None).unwrap();
-        store.commit(&[], &rounds[40..41], None).unwrap();
+        store.commit(&[], &rounds, &[], None).unwrap();
+        store.commit(&[], &rounds[40..41], &[], None).unwrap();
         for p in [
             Period {
                 from_ms: i64::MIN,

@@ -30,76 +30,17 @@ pub mod codes {
 pub struct Step {
     pub findings: Vec<Finding>,
     pub rounds: Vec<RoundSummary>,
+    /// The jackpot book's per-event detail (pool history lines, meter increases, day totals),
+    /// for the store the queries read it from.
+    pub detail: Vec<jackpot::Detail>,
 }
 
 /// Everything the replayer needs to resume.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct ReplayerSnapshot {
     pub auditor: AuditorSnapshot<TableState>,
+    /// Hands its detail out ([`Book::hand_out_detail`]): its size is the floor's.
     pub book: Book,
-    /// Absent from snapshots taken before retention existed: nothing pruned, nothing scheduled.
-    #[serde(default, skip_serializing_if = "DetailRetention::is_off")]
-    pub detail: DetailRetention,
-}
-
-/// The product's default for [`DetailRetention::days`]: the last seven whole days and today.
-/// A meter reading held costs about 215 bytes of snapshot (its increase and its pools' history
-/// lines; measured on `jackpot::sim`'s floor): 1,500 machines reading every 15 minutes hold
-/// about 31 MB a day, so a week keeps snapshots near 250 MB. A floor that can afford more may
-/// keep a month (`audit.detail_days = 32`: any whole calendar month up to the last).
-pub const DEFAULT_DETAIL_DAYS: u32 = 7;
-
-/// A day of ledger time, ms.
-const DAY_MS: i64 = 86_400_000;
-
-/// How long the jackpot book keeps its per-event detail: pool history lines, machines' meter
-/// increases (the return to player over a period is summed from them), its copy of findings and
-/// refused transfers. They grow with every contribution and reading for as long as the ledger
-/// runs, in memory and in every snapshot, and no check reads them, only the queries. Days are
-/// UTC days of the ledger's receipt time, so where the detail is cut depends on the chain
-/// alone: the same chain and setting give the same book on every replay, and findings never
-/// depend on the setting (the findings digest is the same with or without it). What is older
-/// is in the chain for an offline replay (`ledgerctl audit --from-genesis --detail-days 0`).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct DetailRetention {
-    /// Whole days kept before the current one (0: keep everything).
-    pub days: u32,
-    /// The first entry (index, receipt time) of each day still held, oldest first.
-    #[serde(default)]
-    day_starts: std::collections::VecDeque<(i64, u64)>,
-}
-
-impl DetailRetention {
-    fn is_off(&self) -> bool {
-        self.days == 0 && self.day_starts.is_empty()
-    }
-
-    /// Note the entry; returns where the detail should now start when a day left the window.
-    fn note(&mut self, index: u64, at_ms: i64) -> Option<jackpot::DetailHorizon> {
-        if self.days == 0 {
-            self.day_starts.clear();
-            return None;
-        }
-        let day = at_ms.div_euclid(DAY_MS);
-        if self.day_starts.back().is_none_or(|(d, _)| day > *d) {
-            self.day_starts.push_back((day, index));
-        }
-        let oldest_kept = day.saturating_sub(i64::from(self.days));
-        let mut cut = false;
-        while self
-            .day_starts
-            .front()
-            .is_some_and(|(d, _)| *d < oldest_kept)
-        {
-            self.day_starts.pop_front();
-            cut = true;
-        }
-        let &(d, first) = self.day_starts.front()?;
-        cut.then_some(jackpot::DetailHorizon {
-            index: first,
-            at_ms: d.saturating_mul(DAY_MS),
-        })
-    }
 }
 
 /// A chain entry decoded and converted for the replayer: the part of replaying that depends on
@@ -139,8 +80,8 @@ impl Prepared {
 /// The replayer.
 pub struct Replayer {
     auditor: Auditor<RulesEngines>,
+    /// Hands its per-event detail out: every [`Step`] carries what an entry added.
     book: Book,
-    detail: DetailRetention,
 }
 
 struct BookValues<'a>(&'a Book);
@@ -164,26 +105,21 @@ pub fn settings(keep_round_states: bool) -> AuditSettings {
 impl Replayer {
     /// A replayer at genesis.
     pub fn new(settings: AuditSettings) -> Replayer {
+        let mut book = Book::new();
+        book.hand_out_detail();
         Replayer {
             auditor: Auditor::new(RulesEngines, settings),
-            book: Book::new(),
-            detail: DetailRetention::default(),
+            book,
         }
     }
 
-    /// Keep the book's per-event detail for `days` whole days of ledger time before the
-    /// current one (0: keep everything; the default). See [`DetailRetention`]. A longer setting
-    /// than before keeps what is still held and holds more from now on.
-    pub fn set_detail_days(&mut self, days: u32) {
-        self.detail.days = days;
-    }
-
-    /// Resume from a snapshot.
+    /// Resume from a snapshot. (A book that held its detail hands it out with the next step.)
     pub fn restore(snap: ReplayerSnapshot) -> Result<Replayer, rules_core::ConfigError> {
+        let mut book = snap.book;
+        book.hand_out_detail();
         Ok(Replayer {
             auditor: Auditor::restore(RulesEngines, snap.auditor)?,
-            book: snap.book,
-            detail: snap.detail,
+            book,
         })
     }
 
@@ -191,7 +127,6 @@ impl Replayer {
         ReplayerSnapshot {
             auditor: self.auditor.snapshot(),
             book: self.book.clone(),
-            detail: self.detail.clone(),
         }
     }
 
@@ -227,12 +162,15 @@ impl Replayer {
     /// Apply an entry [`Prepared`] (on any thread) from the chain, in chain order; the same as
     /// [`Replayer::apply`] of that entry.
     pub fn apply_prepared(&mut self, entry: Prepared) -> Step {
+        let mut step = self.apply_entry(entry);
+        step.detail = self.book.take_detail();
+        step
+    }
+
+    fn apply_entry(&mut self, entry: Prepared) -> Step {
         let mut step = Step::default();
         if self.position().is_some_and(|p| entry.index <= p) {
             return step;
-        }
-        if let Some(horizon) = self.detail.note(entry.index, entry.received_at_ms) {
-            self.book.prune_detail(horizon);
         }
         let (meta, routed) = match entry.routed {
             Ok(r) => r,

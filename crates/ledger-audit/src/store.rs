@@ -12,7 +12,17 @@
 //! | `X` table 0x00 round 0x00 seq(u64 BE) | empty: a round's findings |
 //! | `C` code 0x00 seq(u64 BE) | empty: the findings of a code |
 //! | `N` round 0x00 table | empty: the tables that have a round of this id |
+//! | `H` pool(id) position(u64 BE) | a line of a pool's history, [`jackpot::PoolEntry`] (JSON) |
+//! | `D` machine(id) at_ms(biased) index(u64 BE) | a machine's credited meter increase, [`jackpot::MeterDelta`] (JSON) |
+//! | `Y` machine(id) day(biased) | the sum of a machine's increases of one UTC day, [`jackpot::DeltaSum`] (JSON) |
 //! | `S` | the [`ReplayerSnapshot`] (JSON) |
+//!
+//! An `(id)` in a key is its length (u32 BE) and its bytes, so that no id can run into the next
+//! field. `H`, `D` and `Y` hold the jackpot book's per-event detail, which the replayer's book
+//! hands out ([`jackpot::Book::hand_out_detail`]) so that neither it nor its snapshots grow with
+//! the ledger; the jackpot queries read it through this store ([`jackpot::DetailSource`]). A
+//! period's return is summed from one `Y` total a whole day and the `D` increases of the days
+//! at its ends ([`jackpot::detail::sum_by_days`]).
 //!
 //! A round costs two small writes (its `R` pointer and its `N` name) and a share of its block's.
 //! `C` and `N` make the two lookups a request can ask for with one short field, findings of a
@@ -23,14 +33,18 @@
 //! rounds closed after a position are in the last blocks.
 //!
 //! Findings and rounds are committed often (live findings within a second); snapshots less
-//! often. On [`AuditStore::load`] everything after the snapshot is removed, so replay resumes from
-//! the snapshot without a duplicate or a gap.
+//! often. On [`AuditStore::load`] every finding and round after the snapshot is removed, so replay
+//! resumes from the snapshot without a duplicate or a gap. The detail records after it are left:
+//! each is keyed by what it is (a pool and a position, a machine and a reading, a machine and a
+//! day), and the replay from the snapshot writes the same records under the same keys again.
 
 use std::path::Path;
 
 use audit::{Finding, Period, RoundSummary};
 use rules_core::{GameId, Severity};
 use serde::{Deserialize, Serialize};
+
+use jackpot::{DeltaSum, Detail, DetailSource, MeterDelta, PoolEntry, QueryError};
 
 use crate::replay::ReplayerSnapshot;
 
@@ -118,7 +132,7 @@ fn biased(ms: i64) -> [u8; 8] {
 }
 
 /// The version of the layout above.
-pub const LAYOUT: &[u8] = b"4";
+pub const LAYOUT: &[u8] = b"5";
 
 /// Most rounds in one `T` block (a lookup by id decodes its block: about 40 KB of JSON).
 pub const BLOCK_ROUNDS: usize = 64;
@@ -136,6 +150,20 @@ fn time_key(r: &RoundSummary) -> [u8; 16] {
     let mut k = [0; 16];
     k[..8].copy_from_slice(&biased(r.closed_ms));
     k[8..].copy_from_slice(&r.closed_index.to_be_bytes());
+    k
+}
+
+/// A prefix and an id, length first.
+fn id_key(p: u8, id: &str) -> Vec<u8> {
+    let mut k = Vec::with_capacity(id.len() + 13);
+    k.push(p);
+    k.extend_from_slice(&u32::try_from(id.len()).unwrap_or(u32::MAX).to_be_bytes());
+    k.extend_from_slice(id.as_bytes());
+    k
+}
+
+fn with(mut k: Vec<u8>, rest: &[u8]) -> Vec<u8> {
+    k.extend_from_slice(rest);
     k
 }
 
@@ -270,14 +298,38 @@ impl AuditStore {
         Ok(snap)
     }
 
-    /// Record findings and rounds, and optionally a snapshot that covers them, atomically.
+    /// Record findings, rounds and the jackpot book's detail, and optionally a snapshot that
+    /// covers them, atomically.
     pub fn commit(
         &self,
         findings: &[Finding],
         rounds: &[RoundSummary],
+        detail: &[Detail],
         snapshot: Option<&ReplayerSnapshot>,
     ) -> Result<()> {
         let mut batch = sled::Batch::default();
+        for d in detail {
+            match d {
+                Detail::PoolLine {
+                    pool_id,
+                    position,
+                    entry,
+                } => batch.insert(
+                    with(id_key(b'H', pool_id), &position.to_be_bytes()),
+                    encode(entry),
+                ),
+                Detail::Delta { machine_id, delta } => {
+                    let mut k = with(id_key(b'D', machine_id), &biased(delta.at_ms));
+                    k.extend_from_slice(&delta.index.to_be_bytes());
+                    batch.insert(k, encode(delta));
+                }
+                Detail::DayTotal {
+                    machine_id,
+                    day,
+                    sum,
+                } => batch.insert(with(id_key(b'Y', machine_id), &biased(*day)), encode(sum)),
+            }
+        }
         for f in findings {
             batch.insert(prefixed(b'F', &[&f.seq.to_be_bytes()]), encode(f));
             if let (Some(t), Some(r)) = (&f.table_id, &f.round_id) {
@@ -494,6 +546,134 @@ impl AuditStore {
     }
 }
 
+/// The jackpot book's detail, as the replayer handed it out (see the layout).
+impl AuditStore {
+    fn sum_increases(
+        &self,
+        machine_id: &str,
+        from_ms: i64,
+        to_ms: i64,
+        keep: impl Fn(&MeterDelta) -> bool,
+    ) -> Result<DeltaSum> {
+        let key = id_key(b'D', machine_id);
+        let mut sum = DeltaSum::default();
+        if from_ms >= to_ms {
+            return Ok(sum);
+        }
+        for kv in self
+            .tree
+            .range(with(key.clone(), &biased(from_ms))..with(key, &biased(to_ms)))
+        {
+            let d: MeterDelta = decode(&kv?.1)?;
+            if keep(&d) {
+                sum.add(&d);
+            }
+        }
+        Ok(sum)
+    }
+
+    fn day_totals(&self, machine_id: &str, from: i64, to: i64) -> Result<(DeltaSum, Option<i64>)> {
+        let key = id_key(b'Y', machine_id);
+        let mut sum = DeltaSum::default();
+        let mut last = None;
+        if from >= to {
+            return Ok((sum, last));
+        }
+        let prefix = key.len();
+        for kv in self
+            .tree
+            .range(with(key.clone(), &biased(from))..with(key, &biased(to)))
+        {
+            let (k, v) = kv?;
+            let t: DeltaSum = decode(&v)?;
+            sum.merge(&t);
+            let day = k
+                .get(prefix..)
+                .and_then(|b| <[u8; 8]>::try_from(b).ok())
+                .map(|b| (u64::from_be_bytes(b) ^ (1 << 63)) as i64)
+                .ok_or_else(|| AuditStoreError::Corrupt("a day total's key".into()))?;
+            last = Some(day);
+        }
+        Ok((sum, last))
+    }
+}
+
+fn query_error(e: AuditStoreError) -> QueryError {
+    match e {
+        AuditStoreError::Corrupt(c) => QueryError::SourceCorrupt(c),
+        e => QueryError::Source(e.to_string()),
+    }
+}
+
+impl DetailSource for AuditStore {
+    fn delta_sum(
+        &self,
+        machine_id: &str,
+        period: jackpot::Period,
+    ) -> std::result::Result<DeltaSum, QueryError> {
+        let (from_ms, to_ms) = match period {
+            jackpot::Period::All => (i64::MIN, i64::MAX),
+            jackpot::Period::Times { from_ms, to_ms } => (from_ms, to_ms),
+            // By ledger index: every increase of the machine is read (no query of the product
+            // asks this; the RPCs take times).
+            jackpot::Period::Indexes { .. } => {
+                return self
+                    .sum_increases(machine_id, i64::MIN, i64::MAX, |d| {
+                        period.contains(d.index, d.at_ms)
+                    })
+                    .map_err(query_error);
+            }
+        };
+        jackpot::detail::sum_by_days(
+            from_ms,
+            to_ms,
+            |a, b| self.day_totals(machine_id, a, b),
+            |a, b| self.sum_increases(machine_id, a, b, |_| true),
+        )
+        .map_err(query_error)
+    }
+
+    fn pool_span(&self, pool: &jackpot::Pool) -> std::result::Result<(u64, u64), QueryError> {
+        let key = id_key(b'H', &pool.id);
+        let prefix = key.len();
+        let stored = match self.tree.scan_prefix(&key).next_back() {
+            None => 0,
+            Some(kv) => {
+                let (k, _) = kv.map_err(|e| query_error(e.into()))?;
+                k.get(prefix..)
+                    .and_then(|b| <[u8; 8]>::try_from(b).ok())
+                    .map(u64::from_be_bytes)
+                    .ok_or_else(|| QueryError::SourceCorrupt("a history line's key".into()))?
+                    .saturating_add(1)
+            }
+        };
+        // The store commits behind the replayer: its newest lines may not be there yet. Lines
+        // past the book's (written before a restart, about to be written again) are not shown.
+        Ok((0, stored.min(pool.history_lines())))
+    }
+
+    fn pool_lines(
+        &self,
+        pool_id: &str,
+        from: u64,
+        to: u64,
+    ) -> std::result::Result<Vec<PoolEntry>, QueryError> {
+        if from >= to {
+            return Ok(Vec::new());
+        }
+        let key = id_key(b'H', pool_id);
+        let mut lines = Vec::new();
+        for kv in self
+            .tree
+            .range(with(key.clone(), &from.to_be_bytes())..with(key, &to.to_be_bytes()))
+        {
+            let (_, v) = kv.map_err(|e| query_error(e.into()))?;
+            lines.push(decode(&v).map_err(query_error)?);
+        }
+        Ok(lines)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -550,8 +730,8 @@ mod tests {
     fn rounds_by_id_by_name_and_by_time() {
         let s = AuditStore::temporary().unwrap();
         let all = rounds();
-        s.commit(&[], &all[..2], None).unwrap();
-        s.commit(&[], &all[2..], None).unwrap();
+        s.commit(&[], &all[..2], &[], None).unwrap();
+        s.commit(&[], &all[2..], &[], None).unwrap();
         assert_eq!(s.round("t1", "r2").unwrap(), Some(all[2].clone()));
         assert_eq!(s.round("t1", "r3").unwrap(), None);
         assert_eq!(
@@ -568,7 +748,7 @@ mod tests {
         );
         assert_eq!(s.rounds_in(period(i64::MIN, i64::MAX)).unwrap(), all);
         // A round committed again (in another block) is counted once, where its pointer says.
-        s.commit(&[], &all[3..], None).unwrap();
+        s.commit(&[], &all[3..], &[], None).unwrap();
         assert_eq!(s.rounds_in(period(3_000, 3_001)).unwrap().len(), 1);
     }
 
@@ -602,7 +782,7 @@ mod tests {
                 f
             })
             .collect();
-        s.commit(&all, &[], None).unwrap();
+        s.commit(&all, &[], &[], None).unwrap();
         for code in [None, Some("RL_WRONG_PAYOUT".to_string())] {
             let filter = FindingFilter {
                 code: code.clone(),
@@ -652,7 +832,7 @@ mod tests {
                 )
             })
             .collect();
-        s.commit(&all, &[], None).unwrap();
+        s.commit(&all, &[], &[], None).unwrap();
         // Damage a finding of the other code.
         s.tree
             .insert(prefixed(b'F', &[&7u64.to_be_bytes()]), &b"{"[..])
@@ -685,7 +865,7 @@ mod tests {
         s.tree
             .insert(prefixed(b'F', &[&7u64.to_be_bytes()]), encode(&all[7]))
             .unwrap();
-        s.commit(&[], &[], Some(&snap)).unwrap();
+        s.commit(&[], &[], &[], Some(&snap)).unwrap();
         s.load().unwrap();
         assert_eq!(seqs(s.findings(&rl, None, 100).unwrap()), [0, 5, 10]);
         assert_eq!(s.tree.scan_prefix(b"C").count(), 12);
@@ -696,7 +876,7 @@ mod tests {
     #[test]
     fn rounds_by_id_are_read_through_their_index() {
         let s = AuditStore::temporary().unwrap();
-        s.commit(&[], &rounds(), None).unwrap();
+        s.commit(&[], &rounds(), &[], None).unwrap();
         // A pointer no name leads to, and that points nowhere.
         s.tree
             .insert(prefixed(b'R', &[&round_key("t9", "r1")]), &[0u8; 18][..])
@@ -715,8 +895,8 @@ mod tests {
         let all = rounds();
         let mut snap = Replayer::new(settings(false)).snapshot();
         snap.auditor.position = Some(25);
-        s.commit(&[], &all[..2], Some(&snap)).unwrap();
-        s.commit(&[], &all[2..], None).unwrap();
+        s.commit(&[], &all[..2], &[], Some(&snap)).unwrap();
+        s.commit(&[], &all[2..], &[], None).unwrap();
         let loaded = s.load().unwrap().expect("the snapshot");
         assert_eq!(loaded.auditor.position, Some(25));
         assert_eq!(
@@ -735,7 +915,7 @@ mod tests {
     #[test]
     fn without_a_snapshot_load_drops_every_round() {
         let s = AuditStore::temporary().unwrap();
-        s.commit(&[], &rounds(), None).unwrap();
+        s.commit(&[], &rounds(), &[], None).unwrap();
         assert!(s.load().unwrap().is_none());
         assert_eq!(s.rounds_named("r1").unwrap(), vec![]);
         assert_eq!(s.tree.scan_prefix(b"T").count(), 0);
@@ -746,7 +926,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         {
             let s = AuditStore::open(dir.path()).unwrap();
-            s.commit(&[], &rounds(), None).unwrap();
+            s.commit(&[], &rounds(), &[], None).unwrap();
             s.tree.insert(b"V", &b"1"[..]).unwrap();
             s.flush().unwrap();
         }
@@ -756,7 +936,7 @@ mod tests {
         drop(s);
         // The same layout is kept as it is.
         let s = AuditStore::open(dir.path()).unwrap();
-        s.commit(&[], &rounds(), None).unwrap();
+        s.commit(&[], &rounds(), &[], None).unwrap();
         drop(s);
         let s = AuditStore::open(dir.path()).unwrap();
         assert_eq!(s.rounds_named("r2").unwrap().len(), 2);
@@ -779,7 +959,7 @@ mod tests {
     fn rounds_in_several_blocks_are_found_by_id_and_by_period() {
         let s = AuditStore::temporary().unwrap();
         let all = many(2 * BLOCK_ROUNDS + 22);
-        s.commit(&[], &all, None).unwrap();
+        s.commit(&[], &all, &[], None).unwrap();
         assert_eq!(s.tree.scan_prefix(b"T").count(), 3, "three blocks");
         for r in [&all[0], &all[BLOCK_ROUNDS], &all[all.len() - 1], &all[77]] {
             assert_eq!(s.round(&r.table_id, &r.round_id).unwrap().as_ref(), Some(r));
@@ -813,7 +993,7 @@ mod tests {
         let keep = BLOCK_ROUNDS + 7; // rounds 0..=keep are at or before the position
         let mut snap = Replayer::new(settings(false)).snapshot();
         snap.auditor.position = Some(all[keep].closed_index);
-        s.commit(&[], &all, Some(&snap)).unwrap();
+        s.commit(&[], &all, &[], Some(&snap)).unwrap();
         s.load().unwrap().expect("the snapshot");
         let every = Period {
             from_ms: i64::MIN,
@@ -828,7 +1008,7 @@ mod tests {
         assert_eq!(s.round(&gone.table_id, &gone.round_id).unwrap(), None);
         assert_eq!(s.tree.scan_prefix(b"R").count(), keep + 1);
         // Replaying on commits the rest again, each once.
-        s.commit(&[], &all[keep + 1..], None).unwrap();
+        s.commit(&[], &all[keep + 1..], &[], None).unwrap();
         assert_eq!(s.rounds_in(every).unwrap(), all);
     }
 }

@@ -48,12 +48,6 @@ pub struct Args {
     /// every 20,000 entries), which bounds what a --resume after an interruption replays again.
     #[arg(long, value_name = "SECS", default_value_t = 5.0, requires = "out")]
     pub snapshot_every: f64,
-    /// Days of ledger time before the last entry's for which the jackpot accounts keep their
-    /// per-event detail (pool history, meter increases) in the replay, as ledgerd's
-    /// `audit.detail_days` does live: it bounds the replay's memory on a long ledger, and no
-    /// finding depends on it. 0: keep everything (to query old detail in an --out store).
-    #[arg(long, value_name = "DAYS", default_value_t = ledger_audit::replay::DEFAULT_DETAIL_DAYS)]
-    pub detail_days: u32,
     /// Also print every finding.
     #[arg(long)]
     pub findings: bool,
@@ -85,7 +79,6 @@ fn replay(a: Args, json: bool) -> anyhow::Result<i32> {
     let mut follower = Follower::with_store(store.clone(), false)?;
     // Without --out the store is thrown away: nobody can query its rounds.
     follower.set_keep_rounds(a.out.is_some());
-    follower.set_detail_days(a.detail_days);
     follower.set_snapshot_every(std::time::Duration::from_secs_f64(
         a.snapshot_every.max(0.0),
     ));

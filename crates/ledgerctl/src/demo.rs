@@ -603,7 +603,6 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
             let head = Store::open_existing(&d)?.head()?.map_or(0, |(i, _)| i);
             let mut f = Follower::with_store(AuditStore::temporary()?, false)?;
             f.set_keep_rounds(false); // only the digest and the accounts are compared
-            f.set_detail_days(ledger_audit::replay::DEFAULT_DETAIL_DAYS);
             f.run_to_dir(&d, head, |_| {})?;
             let r = f.replayer();
             let r = r.read().map_err(|_| anyhow::anyhow!("poisoned"))?;

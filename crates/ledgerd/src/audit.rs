@@ -32,11 +32,9 @@ impl LiveAudit {
     pub fn start(
         dir: &std::path::Path,
         keep_round_states: bool,
-        detail_days: u32,
         ledger: Ledger,
     ) -> anyhow::Result<LiveAudit> {
         let mut follower = Follower::open(dir, keep_round_states)?;
-        follower.set_detail_days(detail_days);
         let store = follower.store();
         let replayer = follower.replayer();
         let committed = follower.committed();
@@ -462,6 +460,25 @@ fn report_row(r: audit::ReportRow) -> v1::ReportRow {
 #[derive(Clone)]
 pub struct JackpotService {
     pub replayer: Arc<RwLock<Replayer>>,
+    /// Where the jackpot book's per-event detail is (pool history, meter increases): the
+    /// replayer's book hands it out to the audit store.
+    pub store: AuditStore,
+}
+
+/// A jackpot query's error: an unknown id is NOT_FOUND, a stored record that does not decode is
+/// DATA_LOSS (with how to rebuild), the store's own failure INTERNAL.
+fn jackpot_status(e: jackpot::QueryError) -> Status {
+    match e {
+        jackpot::QueryError::Unknown { .. } => Status::not_found(e.to_string()),
+        e @ jackpot::QueryError::BeyondHistory { .. } => {
+            Status::invalid_argument(format!("history_before: {e}"))
+        }
+        jackpot::QueryError::SourceCorrupt(_) => Status::data_loss(format!(
+            "{e} (the audit store is derived data: stop ledgerd, delete <data-dir>/audit and \
+             restart to rebuild it from the chain)"
+        )),
+        e @ (jackpot::QueryError::NotHeld | jackpot::QueryError::Source(_)) => internal(e),
+    }
 }
 
 fn json(v: &impl serde::Serialize) -> Result<Response<v1::JsonDocument>, Status> {
@@ -563,19 +580,13 @@ impl Jackpots for JackpotService {
         let q = req.into_inner();
         let limit = history_limit(q.history_limit)?;
         let (id, before) = (q.pool_id, q.history_before);
+        let store = self.store.clone();
         read_replayer(
             &self.replayer,
             move |r| {
                 r.book()
-                    .pool_history_page(&id, before, limit)
-                    .map_err(|e| match e {
-                        jackpot::QueryError::Unknown { .. } => {
-                            Status::not_found(format!("no pool `{id}`"))
-                        }
-                        e @ jackpot::QueryError::BeyondHistory { .. } => {
-                            Status::invalid_argument(format!("history_before: {e}"))
-                        }
-                    })
+                    .pool_history_page_from(&store, &id, before, limit)
+                    .map_err(jackpot_status)
             },
             |page| json(&page),
         )
@@ -620,11 +631,13 @@ impl Jackpots for JackpotService {
             n => n as usize,
         };
         let after = non_empty(q.after_machine_id);
+        let store = self.store.clone();
         read_replayer(
             &self.replayer,
             move |r| {
-                Ok(r.book()
-                    .machine_overviews_page(period, after.as_deref(), limit))
+                r.book()
+                    .machine_overviews_page(&store, period, after.as_deref(), limit)
+                    .map_err(jackpot_status)
             },
             |machines| json(&machines),
         )
@@ -768,7 +781,10 @@ mod tests {
     fn jackpot_requests_wait_for_the_lock_off_the_async_workers() {
         the_runtime_keeps_running_while_a_step_holds_the_lock(|replayer| {
             Box::pin(async move {
-                let svc = JackpotService { replayer };
+                let svc = JackpotService {
+                    replayer,
+                    store: AuditStore::temporary().unwrap(),
+                };
                 svc.list_pools(Request::new(v1::ListPoolsRequest {}))
                     .await
                     .is_ok()
@@ -776,7 +792,10 @@ mod tests {
         });
         the_runtime_keeps_running_while_a_step_holds_the_lock(|replayer| {
             Box::pin(async move {
-                let svc = JackpotService { replayer };
+                let svc = JackpotService {
+                    replayer,
+                    store: AuditStore::temporary().unwrap(),
+                };
                 svc.list_machines(Request::new(v1::ListMachinesRequest::default()))
                     .await
                     .is_ok()
@@ -784,7 +803,10 @@ mod tests {
         });
         the_runtime_keeps_running_while_a_step_holds_the_lock(|replayer| {
             Box::pin(async move {
-                let svc = JackpotService { replayer };
+                let svc = JackpotService {
+                    replayer,
+                    store: AuditStore::temporary().unwrap(),
+                };
                 svc.get_pool(Request::new(v1::GetPoolRequest {
                     pool_id: "none".into(),
                     ..Default::default()

@@ -153,13 +153,6 @@ pub struct AuditSection {
     /// Keep each round's table state before adjudication, so `ledgerctl round --explain`
     /// re-adjudicates it exactly (one serialisation per round).
     pub keep_round_states: bool,
-    /// Days of ledger time (UTC days before the current one) for which the jackpot accounts
-    /// keep their per-event detail: pool history lines and machines' meter increases, from
-    /// which `Jackpots.GetPool` pages and `ListMachines` sums the return over a period. It grows
-    /// with every contribution and reading, in memory and in every snapshot; no finding depends
-    /// on it. A period reaching before it is answered from the detail held, and says so
-    /// (`detail_from`). 0 = keep everything (0..=3660).
-    pub detail_days: u32,
 }
 
 impl Default for AuditSection {
@@ -167,7 +160,6 @@ impl Default for AuditSection {
         AuditSection {
             enabled: true,
             keep_round_states: true,
-            detail_days: ledger_audit::replay::DEFAULT_DETAIL_DAYS,
         }
     }
 }
@@ -354,12 +346,6 @@ impl Config {
             return bad(format!(
                 "grpc.keepalive_secs = {}: must be 0..=3600",
                 self.grpc.keepalive_secs
-            ));
-        }
-        if self.audit.detail_days > 3660 {
-            return bad(format!(
-                "audit.detail_days = {}: must be 0..=3660 (ten years)",
-                self.audit.detail_days
             ));
         }
         if self.checkpoint.request_interval_ms > 3_600_000 {

@@ -173,13 +173,8 @@ async fn serve(
     let live = if cfg.audit.enabled {
         let dir = data_dir.join("audit");
         Some(
-            audit::LiveAudit::start(
-                &dir,
-                cfg.audit.keep_round_states,
-                cfg.audit.detail_days,
-                ledger.clone(),
-            )
-            .with_context(|| format!("cannot start the audit in {}", dir.display()))?,
+            audit::LiveAudit::start(&dir, cfg.audit.keep_round_states, ledger.clone())
+                .with_context(|| format!("cannot start the audit in {}", dir.display()))?,
         )
     } else {
         None
@@ -205,6 +200,7 @@ async fn serve(
                 Some(
                     JackpotsServer::new(audit::JackpotService {
                         replayer: a.replayer.clone(),
+                        store: a.store.clone(),
                     })
                     .max_encoding_message_size(max),
                 ),
