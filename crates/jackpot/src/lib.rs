@@ -52,13 +52,19 @@
 //!   must refuse ineligible transfers before appending them ([`TransferRejection`]: `Malformed`
 //!   or `Ineligible(findings)`).
 //! * Queries: [`Book::captive_values`], [`Book::pool`], [`Book::pool_history`],
-//!   [`Book::pool_history_page`] (a pool's [`PoolStatus`] and a bounded page of its history),
+//!   [`Book::pool_history_page`] / [`Book::pool_history_page_from`] (a pool's [`PoolStatus`]
+//!   and a bounded page of its history),
 //!   [`Book::machine_overviews`] (every [`MachineStatus`] with its return over a period),
 //!   [`Book::reconciliation_status`], [`Book::liability`] / [`Book::trust_report`] (r.5),
 //!   [`Book::machine`] (meters, status), [`Book::machine_return`] / [`Book::model_return`]
+//!   (and their `_from` forms)
 //!   over a [`Period`] (ledger indexes or times), [`Book::transfer_candidates`],
 //!   [`Book::conservation`], [`Book::findings`], [`Book::transfers`].
-//! * [`Book::prune_before`] drops per-reading detail older than an index (history, meter
+//! * The per-event detail (pool history lines, meter increases) is either held by the book
+//!   (the default) or handed out to the caller after every `apply` ([`Book::hand_out_detail`],
+//!   [`Book::take_detail`], [`detail`]), so that the book's size is the floor's; the queries
+//!   that read it take a [`DetailSource`] (`..._from`), [`Held`] for a book that holds it.
+//! * [`Book::prune_before`] drops held per-reading detail older than an index (history, meter
 //!   increases, findings) to bound memory; totals, captive values and conservation are kept.
 //! * The state is `serde`-serialisable ([`Book`] round-trips through JSON exactly), so the
 //!   daemon can snapshot it and resume.

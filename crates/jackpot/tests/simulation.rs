@@ -692,6 +692,33 @@ fn simulation_exercises_valid_and_invalid_transfers() {
     assert!(sim.refused > 10, "refused {}", sim.refused);
     let c = sim.book.conservation();
     assert!(c.transferred_out_e4 > 0 && c.awarded_e4 > 0 && c.contributed_e4 > 0);
+    // A holding book switched to handing out (a snapshot restored by a newer replayer) hands
+    // out everything it held, in order, and holds nothing more.
+    let mut switched = sim.book.clone();
+    switched.hand_out_detail();
+    let out = switched.take_detail();
+    let lines = out
+        .iter()
+        .filter(|d| matches!(d, Detail::PoolLine { .. }))
+        .count();
+    let held_lines: usize = sim.book.pools().map(|p| p.history.len()).sum();
+    assert_eq!(lines, held_lines);
+    for m in sim.book.machines() {
+        let handed: Vec<&MeterDelta> = out
+            .iter()
+            .filter_map(|d| match d {
+                Detail::Delta { machine_id, delta } if *machine_id == m.id => Some(delta),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(handed, m.deltas.iter().collect::<Vec<_>>(), "{}", m.id);
+        let t = switched.machine(&m.id).unwrap();
+        assert!(t.deltas.is_empty());
+        assert_eq!(MachineStatus::from(t), MachineStatus::from(m));
+    }
+    assert!(switched.pools().all(|p| p.history.is_empty()));
+    assert!(switched.findings().is_empty());
+    assert!(switched.take_detail().is_empty());
 }
 
 // ================================================================= arbitrary events never panic
