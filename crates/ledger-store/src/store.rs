@@ -1044,7 +1044,8 @@ impl Store {
 
     /// The mirror file, read. A last line without its newline is an append a crash cut short:
     /// it is left out (sled holds that checkpoint, written and synced before the file, and
-    /// [`Store::reconcile_checkpoints`] writes it again).
+    /// [`Store::reconcile_checkpoints`] writes it again). A line's readable `number`, `index`
+    /// and `head_hash` must say what its signed body says: otherwise the file is corrupt.
     fn read_checkpoint_log(&self) -> Result<CheckpointLog, StoreError> {
         let path = self.dir.join(CHECKPOINT_LOG);
         let f = match File::open(&path) {
@@ -1089,10 +1090,39 @@ impl Store {
                 )
                 .map_err(|e| bad(&format!("{name}: {e}")))
             };
-            log.checkpoints.push(v1::Checkpoint {
+            let cp = v1::Checkpoint {
                 body: field("body")?,
                 signature: field("signature")?,
-            });
+            };
+            // The line also says, for a person reading the file, which checkpoint it is and
+            // what it covers. The signed body is the evidence; a line whose readable fields say
+            // something else has been edited, and a reader must not be shown the edit.
+            let b = v1::CheckpointBody::decode(cp.body.as_slice())
+                .map_err(|e| bad(&format!("body: not a CheckpointBody: {e}")))?;
+            if let Some(x) = v.get("number")
+                && x.as_u64() != Some(b.number)
+            {
+                return Err(bad(&format!(
+                    "number {x} but the signed body says {}",
+                    b.number
+                )));
+            }
+            if let Some(x) = v.get("index")
+                && x.as_u64() != Some(b.index)
+            {
+                return Err(bad(&format!(
+                    "index {x} but the signed body says {}",
+                    b.index
+                )));
+            }
+            if v.get("head_hash").is_some() && field("head_hash")? != b.head_hash {
+                return Err(bad(&format!(
+                    "head_hash {} but the signed body says {}",
+                    v["head_hash"],
+                    hex::encode(&b.head_hash)
+                )));
+            }
+            log.checkpoints.push(cp);
         }
         Ok(log)
     }

@@ -952,6 +952,58 @@ fn a_checkpoint_beyond_the_store_refuses_to_open() {
     );
 }
 
+/// The mirror file's readable fields (number, index, head_hash) are for people reading it: an
+/// edit that makes one of them say something other than the signed body is refused, by the
+/// readers (verify) and by the writer's start, with the line and the field named. The same
+/// line with its readable fields left out is still read.
+#[test]
+fn a_mirror_line_whose_readable_fields_were_edited_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let op = Dev::new("operator-1", 1);
+    {
+        let (store, _a) = Store::open_writer(dir.path(), &cfg(&op)).unwrap();
+        let (i, h) = store.head().unwrap().unwrap();
+        store.write_checkpoint(i, &h, NOW, "test").unwrap();
+    }
+    let log = dir.path().join(CHECKPOINT_LOG);
+    let good = std::fs::read_to_string(&log).unwrap();
+    let v: serde_json::Value = serde_json::from_str(good.lines().next().unwrap()).unwrap();
+    let other_hash = hex::encode([7u8; 32]);
+    for (field, value, said) in [
+        ("number", serde_json::json!(2), "number 2"),
+        ("index", serde_json::json!(5), "index 5"),
+        ("head_hash", serde_json::json!(other_hash), "head_hash \""),
+        ("head_hash", serde_json::json!("zz"), "head_hash: "),
+    ] {
+        let mut edited = v.clone();
+        edited[field] = value;
+        std::fs::write(&log, format!("{edited}\n")).unwrap();
+        let store = Store::open_existing(dir.path()).unwrap();
+        let err = store.all_checkpoints().unwrap_err().to_string();
+        assert!(
+            err.contains("line 1") && err.contains(said),
+            "{field}: {err}"
+        );
+        drop(store);
+        let err = Store::open_writer(dir.path(), &cfg(&op)).err().unwrap();
+        assert!(err.to_string().contains(said), "{field}: {err}");
+    }
+    let mut bare = v.clone();
+    for f in ["number", "index", "head_hash"] {
+        bare.as_object_mut().unwrap().remove(f);
+    }
+    std::fs::write(&log, format!("{bare}\n")).unwrap();
+    let store = Store::open_existing(dir.path()).unwrap();
+    assert_eq!(
+        store.checkpoint_log().unwrap(),
+        store.checkpoints().unwrap()
+    );
+    drop(store);
+    std::fs::write(&log, good).unwrap();
+    let store = Store::open_existing(dir.path()).unwrap();
+    assert_eq!(store.all_checkpoints().unwrap().len(), 1);
+}
+
 /// A crash between a checkpoint's two writes (sled, then the mirror file) leaves the file
 /// behind: a line missing, a line cut short, or no file at all. A disk that lost synced data can
 /// leave sled behind instead. The next writer's start makes the two one list again, so later
