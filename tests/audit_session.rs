@@ -243,3 +243,70 @@ async fn the_standard_session_over_grpc_finds_exactly_the_injected_mistakes_thro
         t0.elapsed().as_secs_f64()
     );
 }
+
+/// The audit store is derived data: a damaged one (here its sled settings file, whose checksum
+/// then fails) must not keep the ledger from starting and taking events. ledgerd keeps it for
+/// inspection as `audit.damaged-<time>`, says so in its log, and rebuilds the audit from the
+/// chain: the same findings, digest and rounds as before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_damaged_audit_store_is_set_aside_and_rebuilt_from_the_chain() {
+    let plan = sim::standard_plan(SEED, 0, 6, true, play::OPERATOR, "inspectorate");
+    let session = sim::generate(&plan).expect("generate");
+    let signed = play::sign(&session, SEED);
+    let dir = tempdir();
+    let cfg = write_config(dir.path(), "");
+    let data = dir.path().join("data");
+    let l = Ledgerd::start(&data, &cfg, "127.0.0.1:0");
+    let url = l.url();
+    play::register_and_open(&url, &signed).await;
+    play::stream(&url, &signed, &play::patient()).await;
+    let before = play::wait_caught_up(&url, Duration::from_secs(120)).await;
+    let found = play::findings(&url).await;
+    assert!(!found.is_empty());
+    l.stop();
+
+    std::fs::write(
+        data.join("audit").join("conf"),
+        b"segment_size: 1\nversion: 0.\n",
+    )
+    .unwrap();
+    let l = Ledgerd::start(&data, &cfg, "127.0.0.1:0");
+    let url = l.url();
+    let after = play::wait_caught_up(&url, Duration::from_secs(120)).await;
+    assert_eq!(
+        (
+            after.head,
+            after.findings,
+            &after.findings_digest,
+            after.rounds
+        ),
+        (
+            before.head,
+            before.findings,
+            &before.findings_digest,
+            before.rounds
+        )
+    );
+    assert_eq!(play::findings(&url).await, found);
+    // Events are still taken after the rebuild.
+    let op_next = signed.next_sequence[play::OPERATOR];
+    let t = register(&url, op_next, &[table("rebuilt-t", "RB-01")]).await;
+    assert_eq!(t.len(), 1);
+    let log = l.stderr_text();
+    assert!(
+        log.contains("the audit store is damaged: set aside"),
+        "{log}"
+    );
+    l.stop();
+    let aside: Vec<String> = std::fs::read_dir(&data)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("audit.damaged-"))
+        .collect();
+    assert_eq!(aside.len(), 1, "{aside:?}");
+    let kept = std::fs::read(data.join(&aside[0]).join("conf")).unwrap();
+    assert_eq!(
+        kept, b"segment_size: 1\nversion: 0.\n",
+        "the damaged store is kept as it was"
+    );
+}

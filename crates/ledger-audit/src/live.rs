@@ -45,6 +45,18 @@ pub enum FollowError {
     Source(String),
 }
 
+impl FollowError {
+    /// Whether the audit store is damaged (see [`AuditStoreError::is_damage`]) or its snapshot
+    /// no longer restores: derived data, which a replay from the chain rebuilds.
+    pub fn is_damage(&self) -> bool {
+        match self {
+            FollowError::Store(e) => e.is_damage(),
+            FollowError::Resume(_) => true,
+            FollowError::Chain(_) | FollowError::Source(_) => false,
+        }
+    }
+}
+
 /// One commit for the commit thread.
 struct Batch {
     findings: Vec<Finding>,

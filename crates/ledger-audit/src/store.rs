@@ -53,8 +53,25 @@ use crate::replay::ReplayerSnapshot;
 pub enum AuditStoreError {
     #[error("audit store: {0}")]
     Sled(#[from] sled::Error),
-    #[error("audit store: a stored record does not decode: {0}")]
+    /// Damaged: a record that does not decode, an index that points nowhere, files sled
+    /// cannot open.
+    #[error("audit store: damaged: {0}")]
     Corrupt(String),
+}
+
+impl AuditStoreError {
+    /// Whether the store's files are damaged (sled found corrupt data, panicked on them, or a
+    /// record does not decode), as opposed to unreadable for a reason of the machine's (a
+    /// permission, a full disk, another process's lock). The store is derived data: a damaged
+    /// one can be set aside and rebuilt from the chain.
+    pub fn is_damage(&self) -> bool {
+        matches!(
+            self,
+            AuditStoreError::Corrupt(_)
+                | AuditStoreError::Sled(sled::Error::Corruption { .. })
+                | AuditStoreError::Sled(sled::Error::ReportableBug(_))
+        )
+    }
 }
 
 type Result<T> = std::result::Result<T, AuditStoreError>;
@@ -176,7 +193,8 @@ fn prefixed(p: u8, rest: &[&[u8]]) -> Vec<u8> {
 }
 
 fn decode<T: for<'de> Deserialize<'de>>(v: &[u8]) -> Result<T> {
-    serde_json::from_slice(v).map_err(|e| AuditStoreError::Corrupt(e.to_string()))
+    serde_json::from_slice(v)
+        .map_err(|e| AuditStoreError::Corrupt(format!("a stored record does not decode: {e}")))
 }
 
 fn encode<T: Serialize>(v: &T) -> Vec<u8> {
@@ -201,11 +219,16 @@ impl AuditStore {
         // replay, a test) retries briefly instead of failing.
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
         let db = loop {
-            match sled::Config::new()
-                .path(dir)
-                .cache_capacity(64 << 20)
-                .open()
-            {
+            let cfg = sled::Config::new().path(dir).cache_capacity(64 << 20);
+            // sled 0.34 can panic on some corrupt files instead of returning an error.
+            let opened = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| cfg.open()))
+                .map_err(|_| {
+                    AuditStoreError::Corrupt(format!(
+                        "sled panicked opening {} (corrupt files)",
+                        dir.display()
+                    ))
+                })?;
+            match opened {
                 Err(e)
                     if e.to_string().contains("could not acquire lock")
                         && std::time::Instant::now() < deadline =>
@@ -591,7 +614,7 @@ impl AuditStore {
                 .get(prefix..)
                 .and_then(|b| <[u8; 8]>::try_from(b).ok())
                 .map(|b| (u64::from_be_bytes(b) ^ (1 << 63)) as i64)
-                .ok_or_else(|| AuditStoreError::Corrupt("a day total's key".into()))?;
+                .ok_or_else(|| AuditStoreError::Corrupt("a day total's key has no day".into()))?;
             last = Some(day);
         }
         Ok((sum, last))
@@ -854,11 +877,17 @@ mod tests {
             s.findings(&code("NO_SUCH_CODE"), None, 100).unwrap(),
             vec![]
         );
-        // Without a code every finding is read: the damaged one is reported.
-        assert!(matches!(
-            s.findings(&FindingFilter::default(), None, 100),
-            Err(AuditStoreError::Corrupt(_))
-        ));
+        // Without a code every finding is read: the damaged one is reported, as damage (ledgerd
+        // sets such a store aside and rebuilds it; see `AuditStoreError::is_damage`).
+        let damaged = s
+            .findings(&FindingFilter::default(), None, 100)
+            .unwrap_err();
+        assert!(
+            matches!(damaged, AuditStoreError::Corrupt(_)) && damaged.is_damage(),
+            "{damaged}"
+        );
+        let io = AuditStoreError::Sled(sled::Error::Io(std::io::Error::other("disk full")));
+        assert!(!io.is_damage(), "a machine's failure is not damage");
         // load() drops the index with the findings after the snapshot.
         let mut snap = Replayer::new(settings(false)).snapshot();
         snap.auditor.digest.count = 12;

@@ -34,7 +34,21 @@ impl LiveAudit {
         keep_round_states: bool,
         ledger: Ledger,
     ) -> anyhow::Result<LiveAudit> {
-        let mut follower = Follower::open(dir, keep_round_states)?;
+        let mut follower = match Follower::open(dir, keep_round_states) {
+            Ok(f) => f,
+            // Derived data must not keep the ledger from taking events: a damaged store is kept
+            // for inspection under another name, and the audit replays the chain into a new one.
+            Err(e) if e.is_damage() => {
+                let aside = set_aside(dir)?;
+                tracing::error!(
+                    error = %e,
+                    set_aside = %aside.display(),
+                    "the audit store is damaged: set aside, and rebuilt from the chain (derived data; the chain is not affected)"
+                );
+                Follower::open(dir, keep_round_states)?
+            }
+            Err(e) => return Err(e.into()),
+        };
         let store = follower.store();
         let replayer = follower.replayer();
         let committed = follower.committed();
@@ -107,6 +121,31 @@ impl Drop for LiveAudit {
             let _ = t.join();
         }
     }
+}
+
+/// Rename the audit store `dir` to `<dir>.damaged-<UTC time>` beside it, durably; returns the new
+/// path.
+fn set_aside(dir: &std::path::Path) -> anyhow::Result<std::path::PathBuf> {
+    use anyhow::Context;
+    let mut name = dir.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(
+        ".damaged-{}",
+        chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ")
+    ));
+    let aside = dir.with_file_name(name);
+    std::fs::rename(dir, &aside).with_context(|| {
+        format!(
+            "the audit store {} is damaged and cannot be set aside as {}",
+            dir.display(),
+            aside.display()
+        )
+    })?;
+    if let Some(parent) = aside.parent() {
+        std::fs::File::open(parent)
+            .and_then(|d| d.sync_all())
+            .with_context(|| format!("cannot sync {}", parent.display()))?;
+    }
+    Ok(aside)
 }
 
 fn internal(e: impl std::fmt::Display) -> Status {
