@@ -529,11 +529,14 @@ fn open_sled_once(dir: &Path, cache: u64) -> Result<sled::Db, StoreError> {
                 dir.display()
             )))
         }
-        Ok(r) => {
-            r.map_err(|e| StoreError::Corrupt(format!("sled cannot open {}: {e}", dir.display())))
-        }
+        Ok(r) => r.map_err(|e| {
+            StoreError::Corrupt(format!(
+                "sled cannot open {}: {e} (work on a copy: README, \"A store that will not open\")",
+                dir.display()
+            ))
+        }),
         Err(_) => Err(StoreError::Corrupt(format!(
-            "sled panicked opening {} (corrupt files)",
+            "sled panicked opening {} (corrupt files; work on a copy: README, \"A store that will not open\")",
             dir.display()
         ))),
     }
