@@ -192,6 +192,19 @@ async fn bad_signature_gap_duplicate_equivocation_malformed_and_oversized() {
     huge.body.extend(std::iter::repeat_n(0u8, 100 * 1024));
     let future = t.sign(now_ms() + 3_600_000, bet("T1", "r1", 5));
     t.next_sequence -= 1;
+    // A card of one two-byte character: its body is decoded (before the signature is checked),
+    // and the card parser once cut it inside the character and panicked.
+    let odd_card = t.sign(
+        now_ms(),
+        P::CardDealt(v1::CardDealt {
+            table_id: "T1".into(),
+            round_id: "r1".into(),
+            recipient: "dealer".into(),
+            card: "é".into(),
+            face_up: true,
+        }),
+    );
+    t.next_sequence -= 1;
     let r = submit(
         &url,
         &[
@@ -204,6 +217,7 @@ async fn bad_signature_gap_duplicate_equivocation_malformed_and_oversized() {
             short_sig,
             huge,
             future,
+            odd_card,
         ],
     )
     .await;
@@ -220,8 +234,10 @@ async fn bad_signature_gap_duplicate_equivocation_malformed_and_oversized() {
             (St::Rejected, Why::BadSignature),
             (St::Rejected, Why::TooLarge),
             (St::Rejected, Why::TimeOutOfRange),
+            (St::Rejected, Why::Malformed),
         ]
     );
+    assert!(r[9].detail.contains("card"), "{}", r[9].detail);
     assert_eq!(r[1].expected_sequence, 2);
     assert!(r[1].detail.contains("expected 2"), "{}", r[1].detail);
     assert_eq!(

@@ -167,6 +167,11 @@ impl FromStr for Card {
             reason,
         };
         let t = s.trim();
+        // Ranks and suits are ASCII; anything else is refused before the string is cut by
+        // bytes (a cut inside a multi-byte character would panic).
+        if !t.is_ascii() {
+            return Err(err("not ASCII"));
+        }
         let (rank_part, suit_part) = match t.len() {
             2 => t.split_at(1),
             3 if t.starts_with("10") => t.split_at(2),
@@ -297,6 +302,28 @@ mod tests {
         for bad in ["", "1S", "AX", "ZZZ", "10", "joker", "1000H"] {
             let e = bad.parse::<Card>().unwrap_err();
             assert!(e.to_string().contains("is not a card"), "{e}");
+        }
+    }
+
+    /// Cards come from the network (a `CardDealt` event's `card`, decoded at ingest before the
+    /// signature is checked) and from files: no string may panic the parser. Multi-byte
+    /// characters where a rank or a suit belongs are refused, not cut.
+    #[test]
+    fn refuses_non_ascii_without_panicking() {
+        for bad in ["é", "Té", "éS", "1é", "10é", "€", "1€", "\u{10348}", " é "] {
+            let e = bad.parse::<Card>().unwrap_err();
+            assert!(e.to_string().contains("is not a card"), "{bad:?}: {e}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Any string of up to four characters (ASCII, Latin, CJK, emoji) either parses to a
+        /// card whose display parses back to it, or is refused; nothing panics.
+        #[test]
+        fn any_short_string_parses_or_is_refused(s in "\\PC{0,4}") {
+            if let Ok(c) = s.parse::<Card>() {
+                proptest::prop_assert_eq!(c.to_string().parse::<Card>().unwrap(), c);
+            }
         }
     }
 
