@@ -87,7 +87,16 @@ pub fn precheck(
             ),
         ));
     }
-    let event = match Event::decode(&env.body) {
+    // Bodies come from anyone on the network and are decoded before any signature is checked:
+    // a decoder bug must cost that envelope a refusal, never the stream (or a worker) a panic.
+    let decoded = std::panic::catch_unwind(|| Event::decode(&env.body)).unwrap_or_else(|_| {
+        tracing::error!("decoding an event body panicked (a bug): the envelope is refused");
+        Err(BodyError::Malformed {
+            field: "body".into(),
+            problem: "cannot be decoded (the decoder failed; see ledgerd's log)".into(),
+        })
+    });
+    let event = match decoded {
         Ok(e) => e,
         Err(BodyError::BadKey(k)) => {
             // Decode the header for the receipt; the body decoded far enough to know the key is bad.
