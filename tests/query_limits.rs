@@ -200,3 +200,84 @@ async fn findings_queries_refuse_what_cannot_match() {
     }
     s.ledgerd.stop();
 }
+
+/// Every id a query names is checked for an identifier's form (what ingest accepts) before it
+/// is looked up: one that no event can carry is INVALID_ARGUMENT naming the field. Before, an
+/// unknown id came back inside the NOT_FOUND message, and an id of 20 KB made that message too
+/// large for HTTP/2's headers: the client got INTERNAL ("h2 protocol error"), of 3 MB
+/// RESOURCE_EXHAUSTED, neither saying what was wrong.
+#[tokio::test]
+async fn ids_a_query_names_must_have_an_identifiers_form() {
+    let s = SlotFloor::start(plan(), 33, 2, 5).await;
+    s.caught_up().await;
+    let ch = s.channel().await;
+    let mut a = AuditClient::new(ch.clone());
+    let mut j = JackpotsClient::new(ch.clone());
+    let mut q = ledger_core::proto::query_client::QueryClient::new(ch);
+    for bad in [
+        "x".repeat(20_000),
+        "x".repeat(3 << 20),
+        "SJP\0".into(),
+        "SJ P".into(),
+        "é".into(),
+    ] {
+        let round = |table_id: &str, round_id: &str| v1::GetRoundRequest {
+            table_id: table_id.into(),
+            round_id: round_id.into(),
+            explain: false,
+        };
+        invalid(a.get_round(round("", &bad)).await, "round_id");
+        invalid(a.get_round(round("T1", &bad)).await, "round_id");
+        invalid(a.get_round(round(&bad, "R1")).await, "table_id");
+        invalid(page(&mut j, &bad, None, 0).await, "pool_id");
+        invalid(
+            j.transfer_candidates(v1::TransferCandidatesRequest {
+                machine_id: bad.clone(),
+            })
+            .await,
+            "machine_id",
+        );
+        invalid(
+            j.get_liability(v1::LiabilityRequest {
+                casino_id: bad.clone(),
+            })
+            .await,
+            "casino_id",
+        );
+        invalid(
+            q.get_device(v1::GetDeviceRequest {
+                device_id: bad.clone(),
+            })
+            .await,
+            "device_id",
+        );
+        invalid(
+            q.list_device_entries(v1::ListDeviceEntriesRequest {
+                device_id: bad.clone(),
+                from_sequence: 0,
+            })
+            .await,
+            "device_id",
+        );
+    }
+    // Well-formed ids nothing has are still NOT_FOUND (and an empty casino is every casino).
+    fn nf<T: std::fmt::Debug>(r: Result<T, tonic::Status>) {
+        let s = r.expect_err("NOT_FOUND");
+        assert_eq!(s.code(), tonic::Code::NotFound, "{s:?}");
+    }
+    nf(a.get_round(v1::GetRoundRequest {
+        round_id: "R-none".into(),
+        ..Default::default()
+    })
+    .await);
+    let none = page(&mut j, "P-none", None, 0).await.unwrap_err();
+    assert_eq!(none.code(), tonic::Code::NotFound, "{none:?}");
+    nf(j.transfer_candidates(v1::TransferCandidatesRequest {
+        machine_id: "M-none".into(),
+    })
+    .await);
+    j.get_liability(v1::LiabilityRequest::default())
+        .await
+        .unwrap();
+    s.ledgerd.stop();
+}

@@ -17,6 +17,7 @@ use rules_core::{GameId, Severity};
 use tonic::{Request, Response, Status};
 
 use crate::pipeline::Ledger;
+use crate::service::id_arg;
 
 /// The running audit.
 pub struct LiveAudit {
@@ -409,8 +410,9 @@ impl Audit for AuditService {
         req: Request<v1::GetRoundRequest>,
     ) -> Result<Response<v1::RoundDetail>, Status> {
         let r = req.into_inner();
-        if r.round_id.is_empty() {
-            return Err(Status::invalid_argument("round_id: missing"));
+        id_arg("round_id", &r.round_id)?;
+        if !r.table_id.is_empty() {
+            id_arg("table_id", &r.table_id)?;
         }
         let store = self.store.clone();
         let chain = self.ledger.store().clone();
@@ -617,6 +619,7 @@ impl Jackpots for JackpotService {
         req: Request<v1::GetPoolRequest>,
     ) -> Result<Response<v1::JsonDocument>, Status> {
         let q = req.into_inner();
+        id_arg("pool_id", &q.pool_id)?;
         let limit = history_limit(q.history_limit)?;
         let (id, before) = (q.pool_id, q.history_before);
         let store = self.store.clone();
@@ -637,6 +640,9 @@ impl Jackpots for JackpotService {
         req: Request<v1::LiabilityRequest>,
     ) -> Result<Response<v1::JsonDocument>, Status> {
         let casino = req.into_inner().casino_id;
+        if !casino.is_empty() {
+            id_arg("casino_id", &casino)?;
+        }
         read_replayer(
             &self.replayer,
             move |r| {
@@ -688,6 +694,7 @@ impl Jackpots for JackpotService {
         req: Request<v1::TransferCandidatesRequest>,
     ) -> Result<Response<v1::JsonDocument>, Status> {
         let id = req.into_inner().machine_id;
+        id_arg("machine_id", &id)?;
         read_replayer(
             &self.replayer,
             move |r| {

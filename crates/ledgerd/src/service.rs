@@ -22,6 +22,20 @@ fn store_err(e: StoreError) -> Status {
     Status::data_loss(format!("store read failed: {e}"))
 }
 
+/// A request field that names a device, table, round, pool, machine or casino: it must have an
+/// identifier's form, the one ingest accepts (so nothing can have any other), or the request is
+/// INVALID_ARGUMENT naming the field. Checked before the id is looked up, so that an unknown id a
+/// NOT_FOUND message repeats is at most [`ledger_core::event::MAX_ID_LEN`] bytes: a longer one
+/// made the status too large for HTTP/2's headers, and the client saw INTERNAL.
+pub(crate) fn id_arg(field: &str, value: &str) -> Result<(), Status> {
+    ledger_core::event::id(field, value).map_err(|e| match e {
+        ledger_core::event::BodyError::Malformed { field, problem } => {
+            Status::invalid_argument(format!("{field}: {problem}"))
+        }
+        other => Status::invalid_argument(format!("{field}: {other}")),
+    })
+}
+
 /// The ingest service.
 pub struct IngestService {
     pub ledger: Ledger,
@@ -253,8 +267,7 @@ impl Query for QueryService {
         req: Request<v1::ListDeviceEntriesRequest>,
     ) -> Result<Response<Self::ListDeviceEntriesStream>, Status> {
         let r = req.into_inner();
-        ledger_core::event::id("device_id", &r.device_id)
-            .map_err(|e| Status::invalid_argument(e.to_string()))?;
+        id_arg("device_id", &r.device_id)?;
         let head = self.durable_index();
         let room = self.entry_stream()?;
         let (tx, rx) = mpsc::channel(256);
@@ -314,8 +327,7 @@ impl Query for QueryService {
         req: Request<v1::GetDeviceRequest>,
     ) -> Result<Response<v1::DeviceInfo>, Status> {
         let id = req.into_inner().device_id;
-        ledger_core::event::id("device_id", &id)
-            .map_err(|e| Status::invalid_argument(e.to_string()))?;
+        id_arg("device_id", &id)?;
         match self.ledger.store().signer(&id).map_err(store_err)? {
             Some(s) => Ok(Response::new(s.to_proto())),
             None => Err(Status::not_found(format!("no device or principal {id}"))),
