@@ -426,7 +426,9 @@ async fn jackpot_transfer_candidates_and_transfers() {
     assert_eq!(captive_e4(&after, "JP-B1"), b1 + a2);
     assert!(after.conservation_holds);
     assert_eq!(s.findings().await.len(), 1, "no new finding");
-    // A second transfer out of the same episode is refused by the validation.
+    // A second transfer out of the same episode is refused by the validation. Of the whole
+    // (now empty) pool it is an amount of 0, which the ledger refuses as malformed: it could
+    // not even be forced; of an amount, it is the duplicate.
     let mut args = vec![
         "jackpot",
         "transfer",
@@ -436,6 +438,13 @@ async fn jackpot_transfer_candidates_and_transfers() {
         "JP-B1",
     ];
     args.extend(op);
+    let (code, _, err) = ctl(&url, &args);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("cannot be read") && err.contains("`amount_cents`: must be positive"),
+        "{err}"
+    );
+    args.extend(["--amount", "1"]);
     let (code, _, err) = ctl(&url, &args);
     assert_eq!(code, 1);
     assert!(err.contains("SLOT_TRANSFER_DUPLICATE"), "{err}");

@@ -281,3 +281,48 @@ async fn ids_a_query_names_must_have_an_identifiers_form() {
         .unwrap();
     s.ledgerd.stop();
 }
+
+/// ValidateTransfer answers whether the ledger would take the transfer: one that ingest refuses
+/// as malformed (an id that is not an identifier, a reason too long or with control characters,
+/// an amount that is not positive) is not accepted, and `error` names the field. Before, the
+/// book's own checks (only non-empty ids and a non-negative amount) said `accepted` to
+/// transfers the ledger then rejected, nothing stored.
+#[tokio::test]
+async fn validate_transfer_refuses_what_ingest_refuses() {
+    let mut s = SlotFloor::start(plan(), 34, 2, 25).await;
+    let ev = s.floor.fail(&"A2".into(), "destroyed", true);
+    s.send(&ev).await;
+    s.caught_up().await;
+    let captive = s.captive_e4("JP-A2").await;
+    let mut j = JackpotsClient::new(s.channel().await);
+    let good = v1::JackpotTransfer {
+        transfer_id: "TR-1".into(),
+        from_pool_id: "JP-A2".into(),
+        to_pool_id: "JP-B1".into(),
+        amount_cents: i64::try_from(captive / 10_000).unwrap(),
+        reason: "machine destroyed".into(),
+        authorization_id: String::new(),
+    };
+    let v = j
+        .validate_transfer(good.clone())
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(v.accepted && v.error.is_empty(), "{v:?}");
+    let refused = |f: fn(&mut v1::JackpotTransfer), field: &'static str| {
+        let mut t = good.clone();
+        f(&mut t);
+        (t, field)
+    };
+    for (t, field) in [
+        refused(|t| t.transfer_id = "TR 1".into(), "transfer_id"),
+        refused(|t| t.transfer_id = "T".repeat(129), "transfer_id"),
+        refused(|t| t.reason = "r".repeat(4097), "reason"),
+        refused(|t| t.reason = "destroyed\u{7}".into(), "reason"),
+    ] {
+        let v = j.validate_transfer(t).await.unwrap().into_inner();
+        assert!(!v.accepted, "{field}: {v:?}");
+        assert!(v.error.starts_with(&format!("`{field}`: ")), "{v:?}");
+    }
+    s.ledgerd.stop();
+}

@@ -707,12 +707,7 @@ fn check_payload(p: P) -> Result<Payload, BodyError> {
             return Ok(Payload::Operator(p));
         }
         P::JackpotTransfer(m) => {
-            id(f!("transfer_id"), &m.transfer_id)?;
-            id(f!("from_pool_id"), &m.from_pool_id)?;
-            id(f!("to_pool_id"), &m.to_pool_id)?;
-            stake(f!("amount_cents"), m.amount_cents)?;
-            text(f!("reason"), &m.reason)?;
-            opt_id(f!("authorization_id"), &m.authorization_id)?;
+            transfer_fields(|field| f!(field), m)?;
             return Ok(Payload::Operator(p));
         }
         P::TransferAuthorized(m) => {
@@ -724,6 +719,27 @@ fn check_payload(p: P) -> Result<Payload, BodyError> {
         }
     };
     Ok(Payload::Table { table_id, event: p })
+}
+
+/// A jackpot transfer's fields, checked as ingest checks them, each named by `field`.
+fn transfer_fields<F: FieldName>(
+    field: impl Fn(&'static str) -> F,
+    m: &v1::JackpotTransfer,
+) -> Result<(), BodyError> {
+    id(field("transfer_id"), &m.transfer_id)?;
+    id(field("from_pool_id"), &m.from_pool_id)?;
+    id(field("to_pool_id"), &m.to_pool_id)?;
+    stake(field("amount_cents"), m.amount_cents)?;
+    text(field("reason"), &m.reason)?;
+    opt_id(field("authorization_id"), &m.authorization_id)
+}
+
+/// Would ingest take this jackpot transfer's fields? The check of a `jackpot_transfer` payload,
+/// with the fields named alone (`transfer_id`, not `jackpot_transfer.transfer_id`): for
+/// `Jackpots.ValidateTransfer`, which must not call a transfer acceptable that the ledger would
+/// refuse as malformed.
+pub fn check_jackpot_transfer(m: &v1::JackpotTransfer) -> Result<(), BodyError> {
+    transfer_fields(|field| field, m)
 }
 
 fn registration(r: &v1::DeviceRegistered) -> Result<DeviceRegistration, BodyError> {

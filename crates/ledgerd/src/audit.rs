@@ -712,6 +712,20 @@ impl Jackpots for JackpotService {
         req: Request<v1::JackpotTransfer>,
     ) -> Result<Response<v1::TransferValidation>, Status> {
         let t = req.into_inner();
+        // What ingest would refuse as malformed is never accepted (the book checks less).
+        if let Err(e) = ledger_core::event::check_jackpot_transfer(&t) {
+            let error = match e {
+                ledger_core::BodyError::Malformed { field, problem } => {
+                    format!("`{field}`: {problem}")
+                }
+                other => other.to_string(),
+            };
+            return Ok(Response::new(v1::TransferValidation {
+                accepted: false,
+                findings: Vec::new(),
+                error,
+            }));
+        }
         let transfer = jackpot::JackpotTransfer {
             transfer_id: t.transfer_id.into(),
             from_pool_id: t.from_pool_id.into(),
