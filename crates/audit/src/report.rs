@@ -87,7 +87,9 @@ impl Period {
                 .map(|t| Utc.from_utc_datetime(&t).timestamp_millis())
                 .unwrap_or(0)
         };
-        let end = start(day.succ_opt().unwrap_or(day));
+        // A day's end in ms, not the next day's start: chrono's last day has no next day (a
+        // UTC day is always 86,400,000 ms, and every day chrono has is far inside i64's ms).
+        let end = start(day).saturating_add(86_400_000);
         let month = NaiveDate::from_ymd_opt(day.year(), day.month(), 1).unwrap_or(day);
         let year = NaiveDate::from_ymd_opt(day.year(), 1, 1).unwrap_or(day);
         [
@@ -322,6 +324,18 @@ mod tests {
         assert_eq!(total.casino_id, "*");
         assert_eq!(total.rounds, 3);
         assert_eq!(total.handle_cents, 1700);
+    }
+
+    /// The last day chrono can represent has no next day to end at: its periods still end a
+    /// day after it starts (they were empty, and `GetReport` refused the day).
+    #[test]
+    fn the_last_representable_day_has_its_periods() {
+        for (name, p) in Period::calendar(NaiveDate::MAX) {
+            assert!(p.from_ms < p.to_ms, "{name}: {p:?}");
+        }
+        let [day, _, year] = Period::calendar(NaiveDate::MAX);
+        assert_eq!(day.1.to_ms - day.1.from_ms, 86_400_000);
+        assert_eq!(year.1.to_ms, day.1.to_ms);
     }
 
     #[test]
