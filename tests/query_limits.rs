@@ -326,3 +326,49 @@ async fn validate_transfer_refuses_what_ingest_refuses() {
     }
     s.ledgerd.stop();
 }
+
+/// GetReport: a period needs both ends, in order, and not a day besides; the refusal names the
+/// field. Any day chrono can read has its report, the last one too (its day period was empty,
+/// and the day was refused as an empty period).
+#[tokio::test]
+async fn report_requests_name_the_field_they_refuse() {
+    let dir = tempdir();
+    let cfg = write_config(dir.path(), "");
+    let ledgerd = Ledgerd::start(&dir.path().join("data"), &cfg, "127.0.0.1:0");
+    let mut a = AuditClient::new(ledger_agent::connect(&ledgerd.url()).await.unwrap());
+    let req = |from_ms, to_ms, day: &str| v1::ReportRequest {
+        from_ms,
+        to_ms,
+        day: day.into(),
+    };
+    invalid(a.get_report(req(Some(5), Some(5), "")).await, "to_ms");
+    invalid(a.get_report(req(Some(6), Some(5), "")).await, "to_ms");
+    invalid(a.get_report(req(Some(5), None, "")).await, "to_ms");
+    invalid(a.get_report(req(None, Some(5), "")).await, "from_ms");
+    invalid(a.get_report(req(None, None, "")).await, "day");
+    invalid(
+        a.get_report(req(Some(5), Some(6), "2026-11-21")).await,
+        "day",
+    );
+    invalid(a.get_report(req(None, None, "2026-13-01")).await, "day");
+    for day in ["2026-11-21", "+262142-12-31", "-262143-01-01"] {
+        let r = a
+            .get_report(req(None, None, day))
+            .await
+            .unwrap()
+            .into_inner();
+        let names: Vec<&str> = r.periods.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["day", "month_to_date", "year_to_date"], "{day}");
+        assert!(
+            r.periods.iter().all(|p| p.from_ms < p.to_ms),
+            "{day}: {r:?}"
+        );
+    }
+    let r = a
+        .get_report(req(Some(i64::MIN), Some(i64::MAX), ""))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(r.periods.len(), 1);
+    ledgerd.stop();
+}

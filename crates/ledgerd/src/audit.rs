@@ -446,15 +446,21 @@ impl Audit for AuditService {
         req: Request<v1::ReportRequest>,
     ) -> Result<Response<v1::Report>, Status> {
         let r = req.into_inner();
-        let period = match (r.from_ms, r.to_ms) {
-            (Some(from_ms), Some(to_ms)) => Some(Period { from_ms, to_ms }),
-            (None, None) => None,
-            _ => return Err(Status::invalid_argument("from_ms and to_ms go together")),
-        };
+        let period = report_period(r.from_ms, r.to_ms)?;
         let day = match non_empty(r.day) {
+            Some(_) if period.is_some() => {
+                return Err(Status::invalid_argument(
+                    "day: give a period (from_ms and to_ms) or a day, not both",
+                ));
+            }
             Some(d) => Some(NaiveDate::parse_from_str(&d, "%Y-%m-%d").map_err(|e| {
                 Status::invalid_argument(format!("day: `{d}` is not YYYY-MM-DD ({e})"))
             })?),
+            None if period.is_none() => {
+                return Err(Status::invalid_argument(
+                    "day: missing (give a day, or a period with from_ms and to_ms)",
+                ));
+            }
             None => None,
         };
         let store = self.store.clone();
@@ -473,6 +479,23 @@ impl Audit for AuditService {
                 })
                 .collect(),
         }))
+    }
+}
+
+/// `ReportRequest`'s period: both ends or neither (neither: a day), the start before the end.
+fn report_period(from_ms: Option<i64>, to_ms: Option<i64>) -> Result<Option<Period>, Status> {
+    match (from_ms, to_ms) {
+        (Some(from_ms), Some(to_ms)) if from_ms < to_ms => Ok(Some(Period { from_ms, to_ms })),
+        (Some(from_ms), Some(to_ms)) => Err(Status::invalid_argument(format!(
+            "to_ms: {to_ms} is not after from_ms {from_ms} (the period is [from_ms, to_ms))"
+        ))),
+        (None, None) => Ok(None),
+        (Some(_), None) => Err(Status::invalid_argument(
+            "to_ms: missing (a period needs from_ms and to_ms; neither for a day)",
+        )),
+        (None, Some(_)) => Err(Status::invalid_argument(
+            "from_ms: missing (a period needs from_ms and to_ms; neither for a day)",
+        )),
     }
 }
 
@@ -940,6 +963,22 @@ mod tests {
         assert_eq!(history_limit(1).unwrap(), 1);
         assert_eq!(history_limit(10_000).unwrap(), 10_000);
         invalid(history_limit(10_001), "history_limit");
+    }
+
+    #[test]
+    fn a_report_period_needs_both_ends_in_order() {
+        assert_eq!(report_period(None, None).unwrap(), None);
+        assert_eq!(
+            report_period(Some(i64::MIN), Some(i64::MAX)).unwrap(),
+            Some(Period {
+                from_ms: i64::MIN,
+                to_ms: i64::MAX
+            })
+        );
+        invalid(report_period(Some(5), None), "to_ms");
+        invalid(report_period(None, Some(9)), "from_ms");
+        invalid(report_period(Some(9), Some(9)), "to_ms");
+        invalid(report_period(Some(10), Some(9)), "to_ms");
     }
 
     #[test]
