@@ -74,6 +74,27 @@ pub fn check_stake(round: &Round, bet_id: &str, amount_cents: Cents) -> Result<(
     Ok(())
 }
 
+/// Check an amount carried over in the table state from an earlier round (an open bet's stake):
+/// in 1..=[`MAX_AMOUNT_CENTS`], as it was when its bet was placed. A state read from a file can
+/// say anything; the error names the bet and the field.
+pub fn check_carried_amount(
+    round: &Round,
+    bet_id: &str,
+    field: &str,
+    amount_cents: Cents,
+) -> Result<(), RoundError> {
+    if amount_cents <= 0 || amount_cents > MAX_AMOUNT_CENTS {
+        return Err(RoundError::bet(
+            round,
+            bet_id,
+            format!(
+                "in the table state: {field} must be in 1..={MAX_AMOUNT_CENTS}, got {amount_cents}"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Check an amount carried by an event (a decision's chips, a procedure's amount): positive and at
 /// most [`MAX_AMOUNT_CENTS`]; the error names the event.
 pub fn check_event_amount(

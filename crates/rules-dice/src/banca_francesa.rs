@@ -242,6 +242,10 @@ pub(crate) fn adjudicate(
         .count();
     let mut live: Vec<Live<'_>> = Vec::with_capacity(st.open_bets.len() + n_new);
     for o in &st.open_bets {
+        rules_core::check_carried_amount(round, &o.id, "stake_cents", o.stake_cents)?;
+        if let Some(p) = o.placed_cents {
+            rules_core::check_carried_amount(round, &o.id, "placed_cents", p)?;
+        }
         live.push(Live {
             id: &o.id,
             kind: Kind::parse(&o.bet_type),
@@ -393,7 +397,7 @@ pub(crate) fn adjudicate(
                 }
                 // Each set is rotated hourly (r.4).
                 if let (Some((id, Some(since))), Some(t)) = (dice_set, t)
-                    && t - since > HOUR_MS
+                    && t.saturating_sub(since) > HOUR_MS
                     && !rotated_flagged
                 {
                     rotated_flagged = true;
@@ -415,7 +419,7 @@ pub(crate) fn adjudicate(
                     None => st.thrower.as_deref().map(|s| (s, st.thrower_since_ms)),
                 };
                 if let (Some((who, Some(since))), Some(t)) = (thrower, t)
-                    && t - since > HOUR_MS
+                    && t.saturating_sub(since) > HOUR_MS
                     && !thrower_flagged
                 {
                     thrower_flagged = true;

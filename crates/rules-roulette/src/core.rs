@@ -721,7 +721,7 @@ pub(crate) fn adjudicate(
                     if cur.0 != Some(id) {
                         new_ball = Some((id, t));
                     } else if let (Some(t), Some(since)) = (t, cur.1)
-                        && t - since > HOUR_MS
+                        && t.saturating_sub(since) > HOUR_MS
                         && !ball_flagged
                     {
                         ball_flagged = true;
@@ -743,7 +743,7 @@ pub(crate) fn adjudicate(
                     .map(|(s, since)| (Some(s), since))
                     .unwrap_or((state.spinner.as_deref(), state.spinner_since_ms));
                 if let (Some(who), Some(t), Some(since)) = (sp.0, t, sp.1)
-                    && t - since > HOUR_MS
+                    && t.saturating_sub(since) > HOUR_MS
                     && !dealer_flagged
                 {
                     dealer_flagged = true;

@@ -156,3 +156,85 @@ fn every_table_game_has_an_engine() {
         assert_eq!(rules::has_engine(game), game.is_table_game(), "{game}");
     }
 }
+
+/// Every number in every example set in turn to the edges of the integer types (and every string
+/// to odd text): each document either fails to parse, is refused with an error, or adjudicates;
+/// nothing panics or overflows (tests run with overflow checks on). Round files come from
+/// anyone (`ledgerctl adjudicate`), and the engines see the same values from the ledger.
+#[test]
+fn every_field_of_every_example_at_its_edges_adjudicates_or_is_refused() {
+    fn leaves(v: &serde_json::Value, path: &mut Vec<String>, out: &mut Vec<Vec<String>>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, x) in m {
+                    path.push(k.clone());
+                    leaves(x, path, out);
+                    path.pop();
+                }
+            }
+            serde_json::Value::Array(a) => {
+                for (i, x) in a.iter().enumerate() {
+                    path.push(i.to_string());
+                    leaves(x, path, out);
+                    path.pop();
+                }
+            }
+            _ => out.push(path.clone()),
+        }
+    }
+    fn at<'a>(v: &'a mut serde_json::Value, path: &[String]) -> &'a mut serde_json::Value {
+        path.iter().fold(v, |v, k| match v {
+            serde_json::Value::Array(a) => &mut a[k.parse::<usize>().unwrap()],
+            v => &mut v[k.as_str()],
+        })
+    }
+    let numbers = [
+        serde_json::json!(i64::MIN),
+        serde_json::json!(i64::MAX),
+        serde_json::json!(u64::MAX),
+        serde_json::json!(-1),
+        serde_json::json!(0),
+        serde_json::json!(u32::MAX as u64 + 1),
+    ];
+    let texts = [
+        serde_json::json!(""),
+        serde_json::json!("é"),
+        serde_json::json!("x".repeat(300)),
+    ];
+    let (mut adjudicated, mut refused) = (0, 0);
+    for (name, input) in examples() {
+        if !has_engine(input.table.game) {
+            continue;
+        }
+        let doc = serde_json::to_value(&input).unwrap();
+        let mut paths = Vec::new();
+        leaves(&doc, &mut Vec::new(), &mut paths);
+        for path in paths {
+            let edges: &[serde_json::Value] = match at(&mut doc.clone(), &path) {
+                serde_json::Value::Number(_) => &numbers,
+                serde_json::Value::String(_) => &texts,
+                _ => &[],
+            };
+            for edge in edges {
+                let mut d = doc.clone();
+                *at(&mut d, &path) = edge.clone();
+                let Ok(input) = serde_json::from_value::<RoundInput>(d) else {
+                    refused += 1;
+                    continue;
+                };
+                let outcome = std::panic::catch_unwind(|| {
+                    adjudicate_input(&input, &Options { explain: true })
+                })
+                .unwrap_or_else(|_| panic!("{name}: {} = {edge}: panicked", path.join(".")));
+                match outcome {
+                    Ok(_) => adjudicated += 1,
+                    Err(_) => refused += 1,
+                }
+            }
+        }
+    }
+    assert!(
+        adjudicated > 1000 && refused > 1000,
+        "{adjudicated} adjudicated, {refused} refused"
+    );
+}
