@@ -280,6 +280,7 @@ pub async fn wait_caught_up(url: &str) -> v1::AuditStatus {
             .await
             .expect("GetStatus")
             .into_inner();
+        assert!(s.halted.is_empty(), "the live audit stopped: {}", s.halted);
         if s.position >= 0 && s.position as u64 >= head.index && !s.findings_digest.is_empty() {
             return s;
         }

@@ -84,6 +84,7 @@ pub async fn wait_caught_up(url: &str, timeout: Duration) -> v1::AuditStatus {
     let deadline = Instant::now() + timeout;
     loop {
         let s = status(url).await;
+        assert!(s.halted.is_empty(), "the live audit stopped: {}", s.halted);
         if s.position >= 0 && s.position as u64 >= s.head && !s.findings_digest.is_empty() {
             return s;
         }

@@ -230,7 +230,8 @@ async fn live_status(a: Args, json: bool) -> anyhow::Result<i32> {
             .into_inner();
         let caught_up =
             s.position >= 0 && s.position as u64 >= s.head && !s.findings_digest.is_empty();
-        if !a.wait || caught_up {
+        // A stopped audit will not catch up: no point waiting for it.
+        if !a.wait || caught_up || !s.halted.is_empty() {
             break s;
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
@@ -244,6 +245,7 @@ async fn live_status(a: Args, json: bool) -> anyhow::Result<i32> {
                 "findings": status.findings,
                 "findings_digest": status.findings_digest,
                 "open_rounds": status.open_rounds,
+                "halted": (!status.halted.is_empty()).then_some(&status.halted),
             })
         );
     } else {
@@ -261,6 +263,13 @@ async fn live_status(a: Args, json: bool) -> anyhow::Result<i32> {
             }
         );
         println!("  open rounds:     {}", status.open_rounds);
+        if !status.halted.is_empty() {
+            println!(
+                "  STOPPED:         {} (ingest goes on; the audit resumes from its last snapshot when ledgerd restarts)",
+                status.halted
+            );
+        }
     }
-    Ok(0)
+    // A stopped audit is a failure a script must see.
+    Ok(if status.halted.is_empty() { 0 } else { 1 })
 }

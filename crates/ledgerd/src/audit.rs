@@ -3,7 +3,7 @@
 //! findings, rounds, reports) and `Jackpots` (pools, trust, machines, transfers).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use audit::{Finding, Period};
@@ -24,6 +24,9 @@ pub struct LiveAudit {
     pub store: AuditStore,
     pub replayer: Arc<RwLock<Replayer>>,
     pub committed: Arc<RwLock<Option<u64>>>,
+    /// Why the audit stopped following the chain before it was asked to (a store failure, a
+    /// panic); `None` while it follows.
+    pub halted: Arc<Mutex<Option<String>>>,
     stop: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
@@ -56,51 +59,60 @@ impl LiveAudit {
         let stop = Arc::new(AtomicBool::new(false));
         let stop2 = stop.clone();
         let runtime = tokio::runtime::Handle::current();
+        let halted: Arc<Mutex<Option<String>>> = Arc::default();
+        let halted2 = halted.clone();
         let thread = std::thread::Builder::new()
             .name("audit".into())
             .spawn(move || {
-                let chain = ledger.store().clone();
-                let mut durable = ledger.durable();
-                while !stop2.load(Ordering::Relaxed) {
-                    let head = durable.borrow_and_update().0;
-                    match follower.step(&chain, head, 5_000) {
-                        Ok(0) => {
-                            // Caught up: wait for the head to move (or commit what is pending).
-                            let changed = runtime.block_on(async {
-                                tokio::time::timeout(Duration::from_millis(100), durable.changed())
+                // Why the audit stopped before it was asked to: `None` when asked.
+                let follow = move || -> Option<String> {
+                    let chain = ledger.store().clone();
+                    let mut durable = ledger.durable();
+                    while !stop2.load(Ordering::Relaxed) {
+                        let head = durable.borrow_and_update().0;
+                        match follower.step(&chain, head, 5_000) {
+                            Ok(0) => {
+                                // Caught up: wait for the head to move (or commit what is
+                                // pending).
+                                let changed = runtime.block_on(async {
+                                    tokio::time::timeout(
+                                        Duration::from_millis(100),
+                                        durable.changed(),
+                                    )
                                     .await
-                            });
-                            if let Ok(Err(_)) = changed {
-                                // The pipeline is gone: no entry will ever become durable again.
-                                // (Waiting on a closed channel returns at once: never spin on it.)
-                                tracing::error!(
-                                    "the ledger's durable head is closed; the audit stops"
-                                );
-                                if let Err(e) = follower.commit_if_due(true) {
-                                    tracing::error!(error = %e, "final audit commit failed");
+                                });
+                                if let Ok(Err(_)) = changed {
+                                    // The pipeline is gone: no entry will ever become durable
+                                    // again. (Waiting on a closed channel returns at once: never
+                                    // spin on it.)
+                                    if let Err(e) = follower.commit_if_due(true) {
+                                        tracing::error!(error = %e, "final audit commit failed");
+                                    }
+                                    return Some("the ledger's durable head is closed".into());
                                 }
-                                return;
+                                if let Err(e) = follower.commit_if_due(false) {
+                                    return Some(format!("committing its results failed: {e}"));
+                                }
                             }
-                            if let Err(e) = follower.commit_if_due(false) {
-                                tracing::error!(error = %e, "audit commit failed; the audit stops");
-                                return;
-                            }
-                        }
-                        Ok(_) => {}
-                        Err(e) => {
-                            tracing::error!(error = %e, "the audit stops");
-                            return;
+                            Ok(_) => {}
+                            Err(e) => return Some(e.to_string()),
                         }
                     }
-                }
-                if let Err(e) = follower.commit_if_due(true) {
-                    tracing::error!(error = %e, "final audit commit failed");
+                    if let Err(e) = follower.commit_if_due(true) {
+                        tracing::error!(error = %e, "final audit commit failed");
+                    }
+                    None
+                };
+                if let Some(why) = guarded(follow) {
+                    tracing::error!(reason = %why, "the live audit stopped");
+                    *halted2.lock().unwrap_or_else(|e| e.into_inner()) = Some(why);
                 }
             })?;
         Ok(LiveAudit {
             store,
             replayer,
             committed,
+            halted,
             stop,
             thread: Some(thread),
         })
@@ -122,6 +134,20 @@ impl Drop for LiveAudit {
             let _ = t.join();
         }
     }
+}
+
+/// Run the audit's loop `follow` and say why it stopped before it was asked to: its own reason,
+/// or a panic's message. A rule engine that panics on some entry is a bug; it must stop the
+/// audit visibly (`GetStatus.halted`, the metrics), not silently with a poisoned lock.
+fn guarded(follow: impl FnOnce() -> Option<String>) -> Option<String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(follow)).unwrap_or_else(|p| {
+        let what = p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        Some(format!("it panicked (a bug): {what}"))
+    })
 }
 
 /// Rename the audit store `dir` to `<dir>.damaged-<UTC time>` beside it, durably; returns the new
@@ -170,7 +196,11 @@ where
     let replayer = replayer.clone();
     tokio::task::spawn_blocking(move || {
         let copied = {
-            let r = replayer.read().map_err(internal)?;
+            let r = replayer.read().map_err(|_| {
+                Status::internal(
+                    "the live audit stopped in the middle of an entry (a bug): its state cannot be read; GetStatus says why, ledgerd's log has the details",
+                )
+            })?;
             copy(&r)?
         };
         then(copied)
@@ -353,6 +383,7 @@ pub struct AuditService {
     pub store: AuditStore,
     pub replayer: Arc<RwLock<Replayer>>,
     pub committed: Arc<RwLock<Option<u64>>>,
+    pub halted: Arc<Mutex<Option<String>>>,
     pub ledger: Ledger,
 }
 
@@ -369,22 +400,35 @@ impl Audit for AuditService {
             .await
             .map_err(internal)?
             .map_err(internal)?;
+        let halted = self
+            .halted
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+            .unwrap_or_default();
         // The digest over the committed findings: recompute from the store would be slow; the
         // replayer's digest covers its position, which equals the committed one once caught up.
-        let (digest, open_rounds, rounds, replayer_position) =
-            replayer_status(&self.replayer).await?;
-        let digest = if replayer_position == position && digest.count == findings {
-            digest.hex()
+        // A stopped audit's replayer may be half way through an entry: nothing is read from it.
+        let (digest, open_rounds, rounds) = if halted.is_empty() {
+            let (digest, open_rounds, rounds, replayer_position) =
+                replayer_status(&self.replayer).await?;
+            let digest = if replayer_position == position && digest.count == findings {
+                digest.hex()
+            } else {
+                String::new()
+            };
+            (digest, open_rounds as u64, rounds)
         } else {
-            String::new()
+            (String::new(), 0, 0)
         };
         Ok(Response::new(v1::AuditStatus {
             position: position.map_or(-1, |p| p as i64),
             head: self.ledger.durable().borrow().0,
             findings,
             findings_digest: digest,
-            open_rounds: open_rounds as u64,
+            open_rounds,
             rounds,
+            halted,
         }))
     }
 
@@ -858,6 +902,59 @@ mod tests {
         });
         writer.join().unwrap().unwrap();
         assert!(answered);
+    }
+
+    /// The audit's loop stopping by itself is a reason, a panic in it is one too (with the
+    /// panic's message); stopping when asked is none.
+    #[test]
+    fn a_stopped_audit_says_why() {
+        assert_eq!(guarded(|| None), None);
+        assert_eq!(
+            guarded(|| Some("committing its results failed: disk".into())).as_deref(),
+            Some("committing its results failed: disk")
+        );
+        let n = 7;
+        assert_eq!(
+            guarded(|| panic!("entry {n}: overflow")).as_deref(),
+            Some("it panicked (a bug): entry 7: overflow")
+        );
+        assert_eq!(
+            guarded(|| std::panic::panic_any("static")).as_deref(),
+            Some("it panicked (a bug): static")
+        );
+    }
+
+    /// After the follower panicked in the middle of an entry (the replayer's lock poisoned),
+    /// the queries that read the replayer say that the audit stopped, not "poisoned lock".
+    #[test]
+    fn queries_after_the_audit_stopped_in_an_entry_say_so() {
+        let replayer = Arc::new(RwLock::new(Replayer::new(ledger_audit::replay::settings(
+            false,
+        ))));
+        let r = replayer.clone();
+        let _ = std::thread::spawn(move || {
+            let _step = r.write().unwrap();
+            panic!("a rule engine's bug");
+        })
+        .join();
+        assert!(replayer.is_poisoned());
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let err = rt
+            .block_on(
+                JackpotService {
+                    replayer,
+                    store: AuditStore::temporary().unwrap(),
+                }
+                .list_pools(Request::new(v1::ListPoolsRequest {})),
+            )
+            .unwrap_err();
+        assert!(
+            err.message().contains("the live audit stopped"),
+            "{}",
+            err.message()
+        );
     }
 
     #[test]

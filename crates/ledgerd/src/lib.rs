@@ -134,7 +134,6 @@ async fn serve(
     (listener, metrics): (tokio::net::TcpListener, Option<tokio::net::TcpListener>),
     shutdown: oneshot::Receiver<()>,
 ) -> anyhow::Result<()> {
-    let metrics = metrics.map(|l| tokio::spawn(metrics::serve(l, ledger.clone())));
     let (health, health_service) = tonic_health::server::health_reporter();
     health
         .set_serving::<IngestServer<service::IngestService>>()
@@ -179,6 +178,11 @@ async fn serve(
     } else {
         None
     };
+    let gauges = live.as_ref().map(|a| metrics::AuditGauges {
+        committed: a.committed.clone(),
+        halted: a.halted.clone(),
+    });
+    let metrics = metrics.map(|l| tokio::spawn(metrics::serve(l, ledger.clone(), gauges)));
     let (audit_service, jackpot_service) = match &live {
         Some(a) => {
             health
@@ -193,6 +197,7 @@ async fn serve(
                         store: a.store.clone(),
                         replayer: a.replayer.clone(),
                         committed: a.committed.clone(),
+                        halted: a.halted.clone(),
                         ledger: ledger.clone(),
                     })
                     .max_encoding_message_size(max),

@@ -1,5 +1,6 @@
 //! An optional Prometheus endpoint (`[metrics] listen`): `GET /metrics` answers ledgerd's ingest
-//! figures ([`crate::stats`]), the durable head and whether ledgerd still acknowledges, in the
+//! figures ([`crate::stats`]), the durable head, whether ledgerd still acknowledges, and (with the
+//! live audit on) the audit's committed position and whether it still follows the chain, in the
 //! Prometheus text format (version 0.0.4), for the monitoring a casino's operations team runs.
 //!
 //! A deliberately small HTTP/1.1 server, with no dependency beyond tokio: one request per
@@ -11,7 +12,7 @@
 //! and nothing it reads can change the ledger; anything else gets 400, 404, 405 or 431.
 
 use std::fmt::Write as _;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use ledger_core::proto as v1;
@@ -66,8 +67,30 @@ impl Drop for PeerPlace {
     }
 }
 
+/// What the metrics read of the live audit (see [`crate::audit::LiveAudit`]).
+#[derive(Clone)]
+pub struct AuditGauges {
+    /// The position its committed findings cover.
+    pub committed: Arc<RwLock<Option<u64>>>,
+    /// Why it stopped, if it did.
+    pub halted: Arc<Mutex<Option<String>>>,
+}
+
+impl AuditGauges {
+    /// (committed position or -1, still following).
+    fn read(&self) -> (i64, bool) {
+        let position = self
+            .committed
+            .read()
+            .map(|p| p.map_or(-1, |p| p as i64))
+            .unwrap_or(-1);
+        let halted = self.halted.lock().map(|h| h.is_some()).unwrap_or(true);
+        (position, !halted)
+    }
+}
+
 /// Serve `GET /metrics` on `listener` until the task is aborted.
-pub async fn serve(listener: TcpListener, ledger: Ledger) {
+pub async fn serve(listener: TcpListener, ledger: Ledger, audit: Option<AuditGauges>) {
     let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
     let peers = Arc::default();
     loop {
@@ -83,9 +106,9 @@ pub async fn serve(listener: TcpListener, ledger: Ledger) {
         let Ok(slot) = slots.clone().try_acquire_owned() else {
             continue;
         };
-        let ledger = ledger.clone();
+        let (ledger, audit) = (ledger.clone(), audit.clone());
         tokio::spawn(async move {
-            if let Err(e) = answer(sock, &ledger).await {
+            if let Err(e) = answer(sock, &ledger, audit.as_ref()).await {
                 tracing::debug!(%peer, error = %e, "metrics request");
             }
             drop((slot, place));
@@ -93,13 +116,17 @@ pub async fn serve(listener: TcpListener, ledger: Ledger) {
     }
 }
 
-async fn answer(mut sock: TcpStream, ledger: &Ledger) -> std::io::Result<()> {
+async fn answer(
+    mut sock: TcpStream,
+    ledger: &Ledger,
+    audit: Option<&AuditGauges>,
+) -> std::io::Result<()> {
     let head = match tokio::time::timeout(READ_TIMEOUT, read_head(&mut sock)).await {
         Ok(r) => r?,
         Err(_) => Head::Incomplete,
     };
     let (status, body) = match head {
-        Head::Complete(h) => route(&h, || render(ledger)),
+        Head::Complete(h) => route(&h, || render(ledger, audit)),
         Head::TooLarge => (
             "431 Request Header Fields Too Large",
             Body::Text("request head too large\n"),
@@ -212,7 +239,7 @@ fn route(head: &[u8], metrics: impl FnOnce() -> String) -> (&'static str, Body) 
     }
 }
 
-fn render(ledger: &Ledger) -> String {
+fn render(ledger: &Ledger, audit: Option<&AuditGauges>) -> String {
     let (head, _) = *ledger.durable().borrow();
     let stopped = ledger.fatal().borrow().is_some();
     text(
@@ -220,12 +247,20 @@ fn render(ledger: &Ledger) -> String {
         head,
         stopped,
         ledger.stats().exported(),
+        audit.map(AuditGauges::read),
     )
 }
 
 /// The Prometheus text for these figures. `exported` holds, per metric, the counts of values
-/// up to each of [`BOUNDS_US`] (not cumulated), as [`crate::stats::IngestStats::exported`] keeps them.
-fn text(s: &v1::IngestStats, head: u64, stopped: bool, exported: Exported) -> String {
+/// up to each of [`BOUNDS_US`] (not cumulated), as [`crate::stats::IngestStats::exported`] keeps
+/// them; `audit` the live audit's committed position and whether it still follows, if it runs.
+fn text(
+    s: &v1::IngestStats,
+    head: u64,
+    stopped: bool,
+    exported: Exported,
+    audit: Option<(i64, bool)>,
+) -> String {
     let mut out = String::with_capacity(4096);
     let mut metric = |name: &str, kind: &str, help: &str, value: String| {
         let _ = write!(
@@ -245,6 +280,20 @@ fn text(s: &v1::IngestStats, head: u64, stopped: bool, exported: Exported) -> St
         "1 while ledgerd acknowledges events; 0 after a storage failure stopped it (it then exits).",
         u8::from(!stopped).to_string(),
     );
+    if let Some((position, following)) = audit {
+        metric(
+            "ledger_audit_position",
+            "gauge",
+            "Index of the last chain entry whose findings the live audit has committed (-1: none yet).",
+            position.to_string(),
+        );
+        metric(
+            "ledger_audit_following",
+            "gauge",
+            "1 while the live audit follows the chain; 0 once it stopped (Audit.GetStatus says why; ingest goes on).",
+            u8::from(following).to_string(),
+        );
+    }
     metric(
         "ledger_uptime_seconds",
         "gauge",
@@ -379,8 +428,16 @@ mod tests {
                 applied: t0 + Duration::from_millis(2),
             },
         );
-        let text = text(&s.to_proto(Instant::now()), 41, false, s.exported());
+        let text = text(
+            &s.to_proto(Instant::now()),
+            41,
+            false,
+            s.exported(),
+            Some((39, false)),
+        );
         for want in [
+            "# TYPE ledger_audit_position gauge\nledger_audit_position 39\n",
+            "# TYPE ledger_audit_following gauge\nledger_audit_following 0\n",
             "# TYPE ledger_head_index gauge\nledger_head_index 41\n",
             "ledger_acknowledging 1\n",
             "# TYPE ledger_accepted_events_total counter\nledger_accepted_events_total 2\n",
@@ -423,8 +480,12 @@ mod tests {
                 "{family} untyped"
             );
         }
-        let stopped = super::text(&s.to_proto(Instant::now()), 41, true, s.exported());
+        let stopped = super::text(&s.to_proto(Instant::now()), 41, true, s.exported(), None);
         assert!(stopped.contains("ledger_acknowledging 0\n"));
+        assert!(
+            !stopped.contains("ledger_audit_"),
+            "no audit figures when the audit is off"
+        );
     }
 
     #[test]
