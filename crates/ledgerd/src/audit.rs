@@ -399,7 +399,7 @@ impl Audit for AuditService {
         let findings = tokio::task::spawn_blocking(move || store.finding_count())
             .await
             .map_err(internal)?
-            .map_err(internal)?;
+            .map_err(|e| stored_data_status(query::QueryError::Store(e)))?;
         let halted = self
             .halted
             .lock()
@@ -445,7 +445,7 @@ impl Audit for AuditService {
         })
         .await
         .map_err(internal)?
-        .map_err(internal)?;
+        .map_err(|e| stored_data_status(query::QueryError::Store(e)))?;
         Ok(Response::new(findings_page(page, limit)))
     }
 
