@@ -677,6 +677,21 @@ async fn streams_of_entries_are_bounded() {
         let mut q = q.clone();
         async move { q.tail(v1::TailRequest { from_index: 0 }).await }
     };
+    // A tail may start at the next entry at the furthest, not beyond.
+    let head = q
+        .get_head(v1::GetHeadRequest {})
+        .await
+        .unwrap()
+        .into_inner()
+        .index;
+    for from_index in [head + 2, u64::MAX] {
+        let err = q
+            .tail(v1::TailRequest { from_index })
+            .await
+            .expect_err("beyond the next entry");
+        assert_eq!(err.code(), tonic::Code::InvalidArgument, "{err}");
+        assert!(err.message().contains("from_index"), "{err}");
+    }
     let first = tail(&mut q).await.expect("room for two");
     let _second = tail(&mut q).await.expect("room for two");
     let third = tail(&mut q).await.expect_err("no room for a third");

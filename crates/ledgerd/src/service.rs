@@ -293,6 +293,16 @@ impl Query for QueryService {
         req: Request<v1::TailRequest>,
     ) -> Result<Response<Self::TailStream>, Status> {
         let mut next = req.into_inner().from_index;
+        // Entries are contiguous and the head only grows: a tail may start at any entry up to
+        // the next one. One further ahead is a mistake, and would hold a place among
+        // `grpc.max_entry_streams` waiting for entries that may never come.
+        let head = self.durable_index();
+        if next > head.saturating_add(1) {
+            return Err(Status::invalid_argument(format!(
+                "from_index: {next} is beyond the next entry ({}): the head is at {head}",
+                head.saturating_add(1)
+            )));
+        }
         let ledger = self.ledger.clone();
         let room = self.entry_stream()?;
         let (tx, rx) = mpsc::channel(1024);
