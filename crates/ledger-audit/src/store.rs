@@ -60,16 +60,18 @@ pub enum AuditStoreError {
 }
 
 impl AuditStoreError {
-    /// Whether the store's files are damaged (sled found corrupt data, panicked on them, or a
-    /// record does not decode), as opposed to unreadable for a reason of the machine's (a
-    /// permission, a full disk, another process's lock). The store is derived data: a damaged
-    /// one can be set aside and rebuilt from the chain.
+    /// Whether the store's files are damaged (sled found corrupt data, panicked on them, does
+    /// not recognise its own settings file, or a record does not decode), as opposed to
+    /// unreadable for a reason of the machine's (a permission, a full disk, another process's
+    /// lock). The store is derived data: a damaged one can be set aside and rebuilt from the
+    /// chain.
     pub fn is_damage(&self) -> bool {
         matches!(
             self,
             AuditStoreError::Corrupt(_)
                 | AuditStoreError::Sled(sled::Error::Corruption { .. })
                 | AuditStoreError::Sled(sled::Error::ReportableBug(_))
+                | AuditStoreError::Sled(sled::Error::Unsupported(_))
         )
     }
 }
@@ -916,6 +918,27 @@ mod tests {
         );
         assert_eq!(s.rounds_named("r").unwrap(), vec![]);
         assert_eq!(s.tree.scan_prefix(b"N").count(), 4);
+    }
+
+    /// Files sled cannot make sense of are damage (ledgerd sets such a store aside and rebuilds
+    /// it): a settings file that does not parse, one that names a version sled does not know.
+    #[test]
+    fn a_store_whose_settings_file_is_mangled_is_damaged() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("audit");
+        drop(AuditStore::open(&path).unwrap());
+        let written = std::fs::read(path.join("conf")).unwrap();
+        let at = written
+            .windows(4)
+            .position(|w| w == b"0.34")
+            .expect("sled's version");
+        let mut older = written.clone();
+        older[at + 2] = b'1'; // "0.14": sled refuses it as Unsupported
+        for conf in [b"segment_size: 1\nversion: 0.\n".to_vec(), older] {
+            std::fs::write(path.join("conf"), &conf).unwrap();
+            let e = AuditStore::open(&path).err().expect("refused");
+            assert!(e.is_damage(), "{e:?}");
+        }
     }
 
     #[test]
