@@ -242,10 +242,7 @@ pub(crate) fn adjudicate(
         .count();
     let mut live: Vec<Live<'_>> = Vec::with_capacity(st.open_bets.len() + n_new);
     for o in &st.open_bets {
-        rules_core::check_carried_amount(round, &o.id, "stake_cents", o.stake_cents)?;
-        if let Some(p) = o.placed_cents {
-            rules_core::check_carried_amount(round, &o.id, "placed_cents", p)?;
-        }
+        o.check(round)?;
         live.push(Live {
             id: &o.id,
             kind: Kind::parse(&o.bet_type),

@@ -505,6 +505,7 @@ pub(crate) fn adjudicate(
         .count();
     let mut live: Vec<Live<'_>> = Vec::with_capacity(st.open_bets.len() + n_new);
     for o in &st.open_bets {
+        o.check(round)?;
         live.push(Live {
             id: &o.id,
             kind: Kind::parse(&o.bet_type),

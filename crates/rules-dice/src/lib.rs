@@ -216,6 +216,18 @@ pub struct OpenBet {
     pub throws: u32,
 }
 
+impl OpenBet {
+    /// Check what the table state carries over from an earlier round: the stake (and a banca
+    /// line bet's placed value) in 1..=[`rules_core::MAX_AMOUNT_CENTS`], as when it was placed.
+    pub(crate) fn check(&self, round: &rules_core::Round) -> Result<(), rules_core::RoundError> {
+        rules_core::check_carried_amount(round, &self.id, "stake_cents", self.stake_cents)?;
+        if let Some(p) = self.placed_cents {
+            rules_core::check_carried_amount(round, &self.id, "placed_cents", p)?;
+        }
+        Ok(())
+    }
+}
+
 /// Parse a dice event's faces: every value 1-6.
 pub(crate) fn check_faces(round: &Round, i: usize, dice: &[u8]) -> Result<(), RoundError> {
     if let Some(d) = dice.iter().find(|d| !(1..=6).contains(*d)) {
