@@ -839,14 +839,14 @@ impl TimePolicy {
         if occurred_at_ms > now_ms.saturating_add(self.max_future_ms) {
             return Err(format!(
                 "occurred_at_ms {occurred_at_ms} is {} ms in the future (limit {} ms)",
-                occurred_at_ms - now_ms,
+                occurred_at_ms.saturating_sub(now_ms),
                 self.max_future_ms
             ));
         }
         if self.max_past_ms > 0 && occurred_at_ms < now_ms.saturating_sub(self.max_past_ms) {
             return Err(format!(
                 "occurred_at_ms {occurred_at_ms} is {} ms in the past (limit {} ms)",
-                now_ms - occurred_at_ms,
+                now_ms.saturating_sub(occurred_at_ms),
                 self.max_past_ms
             ));
         }
@@ -994,6 +994,33 @@ mod tests {
             ..p
         };
         assert!(strict.check(now - 1001, now).unwrap_err().contains("past"));
+    }
+
+    /// Times at the ends of `i64`, against any policy, are refused or accepted, never an
+    /// overflow (the error message's distance included).
+    #[test]
+    fn time_checks_at_the_edges_of_i64() {
+        let policy = |earliest_ms, max_future_ms, max_past_ms| TimePolicy {
+            earliest_ms,
+            max_future_ms,
+            max_past_ms,
+        };
+        for p in [
+            policy(i64::MIN, i64::MAX, i64::MAX),
+            policy(i64::MIN, 0, 1),
+            policy(0, 300_000, 0),
+        ] {
+            for t in [i64::MIN, i64::MIN + 1, -1, 0, i64::MAX - 1, i64::MAX] {
+                for now in [i64::MIN, 0, 1_800_000_000_000, i64::MAX] {
+                    let _ = p.check(t, now);
+                }
+            }
+        }
+        assert!(
+            policy(i64::MIN, 0, 1)
+                .check(i64::MIN, 1_800_000_000_000)
+                .is_err()
+        );
     }
 
     proptest! {

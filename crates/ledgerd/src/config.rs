@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 
 /// Most envelopes one ingest stream may have waiting for receipts (`ingest.max_in_flight_per_stream`).
 pub const MAX_IN_FLIGHT_PER_STREAM: usize = 1 << 20;
+/// Largest `ingest.queue_capacity` (envelopes queued from all streams to the writer).
+pub const MAX_QUEUE_CAPACITY: usize = 1 << 24;
 /// Longest `ingest.coalesce_us` and `ingest.hold_us`: the wait adds to every receipt's latency
 /// at moderate load.
 pub const MAX_COALESCE_US: u64 = 10_000;
@@ -86,7 +88,7 @@ pub struct Ingest {
     /// Envelopes in flight (received, not yet answered) per stream before ledgerd stops
     /// reading that stream (back-pressure).
     pub max_in_flight_per_stream: usize,
-    /// Capacity of the queue from all streams to the writer.
+    /// Capacity of the queue from all streams to the writer (1..=16,777,216).
     pub queue_capacity: usize,
     /// Most bytes of envelopes (body and signature) in that queue at once, MiB. With the
     /// largest bodies, `queue_capacity` alone would let the streams queue 4 GiB (any client can
@@ -379,6 +381,74 @@ impl Config {
         if self.store.cache_capacity_mb == 0 {
             return bad("store.cache_capacity_mb must be positive".into());
         }
+        // Upper bounds on what would overflow or stall further down (found by starting ledgerd
+        // with every number of deploy/ledgerd.toml at the integer edges): tokio's semaphores
+        // take at most usize::MAX >> 3 permits, the cache is given in bytes (`<< 20`), an
+        // HTTP/2 window is 65,535..=2^31 - 1 bytes (RFC 9113 6.9; below 65,535 a stream can
+        // stall), and timers far in the future overflow `Instant`.
+        let within = |key: &str, v: u64, range: std::ops::RangeInclusive<u64>, unit: &str| {
+            if range.contains(&v) {
+                Ok(())
+            } else {
+                Err(ConfigError::Invalid(format!(
+                    "{key} = {v}: must be {}..={}{unit}",
+                    range.start(),
+                    range.end()
+                )))
+            }
+        };
+        within(
+            "ingest.queue_capacity",
+            self.ingest.queue_capacity as u64,
+            1..=MAX_QUEUE_CAPACITY as u64,
+            "",
+        )?;
+        within(
+            "store.cache_capacity_mb",
+            self.store.cache_capacity_mb,
+            1..=1 << 20,
+            " (1 TiB)",
+        )?;
+        for (key, v) in [
+            ("grpc.stream_window_bytes", self.grpc.stream_window_bytes),
+            (
+                "grpc.connection_window_bytes",
+                self.grpc.connection_window_bytes,
+            ),
+        ] {
+            within(key, u64::from(v), 65_535..=(1 << 31) - 1, "")?;
+        }
+        within(
+            "grpc.max_message_bytes",
+            self.grpc.max_message_bytes as u64,
+            0..=1 << 30,
+            " (1 GiB)",
+        )?;
+        within(
+            "grpc.shutdown_grace_secs",
+            self.grpc.shutdown_grace_secs,
+            0..=3600,
+            " (an hour)",
+        )?;
+        within(
+            "checkpoint.interval_secs",
+            self.checkpoint.interval_secs,
+            0..=86_400,
+            " (a day; 0: no periodic checkpoints)",
+        )?;
+        within(
+            "ingest.max_future_skew_ms",
+            self.ingest.max_future_skew_ms.max(0) as u64,
+            0..=86_400_000,
+            " (a day)",
+        )?;
+        let now_ms = chrono::Utc::now().timestamp_millis();
+        if self.ingest.earliest_time_ms < 0 || self.ingest.earliest_time_ms > now_ms {
+            return bad(format!(
+                "ingest.earliest_time_ms = {}: must be from 0 (1970) to now ({now_ms}): a later one refuses every event",
+                self.ingest.earliest_time_ms
+            ));
+        }
         ledger_core::event::id("ledger_id", &self.ledger_id)
             .map_err(|e| ConfigError::Invalid(e.to_string()))?;
         self.principals()?;
@@ -569,6 +639,34 @@ mod tests {
         let m = Config::parse("[metrics]\nlisten = \"127.0.0.1:9464\"\n").unwrap();
         assert_eq!(m.metrics.listen, Some("127.0.0.1:9464".parse().unwrap()));
         assert_eq!(Config::default().metrics.listen, None);
+    }
+
+    /// Values that would overflow or stall something further down are refused, naming the key
+    /// and the range (each of these once started a ledgerd that panicked, wrapped or stalled).
+    #[test]
+    fn values_at_the_integer_edges_are_refused_with_their_range() {
+        for (section, key, v) in [
+            ("ingest", "queue_capacity", "18446744073709551615"),
+            ("ingest", "queue_capacity", "9223372036854775807"),
+            ("store", "cache_capacity_mb", "18446744073709551615"),
+            ("grpc", "stream_window_bytes", "0"),
+            ("grpc", "connection_window_bytes", "1"),
+            ("grpc", "connection_window_bytes", "4294967295"),
+            ("grpc", "max_message_bytes", "18446744073709551615"),
+            ("grpc", "shutdown_grace_secs", "18446744073709551615"),
+            ("checkpoint", "interval_secs", "18446744073709551615"),
+            ("ingest", "max_future_skew_ms", "9223372036854775807"),
+            ("ingest", "earliest_time_ms", "9223372036854775807"),
+            ("ingest", "earliest_time_ms", "-1"),
+        ] {
+            let e = Config::parse(&format!("[{section}]\n{key} = {v}\n"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(&format!("{section}.{key}")), "{key} = {v}: {e}");
+        }
+        // The defaults and the deploy example stay inside every range.
+        Config::parse("").unwrap();
+        Config::load(&deploy_example()).unwrap();
     }
 
     #[test]
