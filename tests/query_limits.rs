@@ -4,7 +4,7 @@
 
 use e2e::slots::*;
 use e2e::*;
-use jackpot::{MachineOverview, PoolEntry, PoolHistoryPage};
+use jackpot::{MachineOverview, MachineOverviewPage, PoolEntry, PoolHistoryPage};
 use ledger_core::proto::{self as v1, audit_client::AuditClient, jackpots_client::JackpotsClient};
 
 fn invalid<T: std::fmt::Debug>(r: Result<T, tonic::Status>, field: &str) {
@@ -90,10 +90,12 @@ async fn jackpot_answers_are_bounded_and_paged() {
         .unwrap()
         .into_inner();
     let v: serde_json::Value = serde_json::from_str(&doc.json).unwrap();
-    for m in v.as_array().unwrap() {
+    for m in v["machines"].as_array().unwrap() {
         assert!(m["machine"].get("deltas").is_none(), "{m}");
     }
-    let list: Vec<MachineOverview> = serde_json::from_str(&doc.json).unwrap();
+    let whole: MachineOverviewPage = serde_json::from_str(&doc.json).unwrap();
+    assert_eq!(whole.next_after, None);
+    let list = whole.machines;
     assert_eq!(list.len(), 4);
     for m in &list {
         let r = m.return_to_player.as_ref().expect("a return");
@@ -112,28 +114,27 @@ async fn jackpot_answers_are_bounded_and_paged() {
         "from_ms",
     );
     invalid(j.list_machines(machines(Some(5), Some(5))).await, "to_ms");
-    // Paged in id order: pages of one machine give the whole list; a limit above the maximum
-    // is refused.
+    // Paged in id order: pages of one machine give the whole list, each naming the next but
+    // the last; a limit above the maximum is refused.
     let mut paged: Vec<MachineOverview> = Vec::new();
+    let mut after = String::new();
     loop {
         let doc = j
             .list_machines(v1::ListMachinesRequest {
-                after_machine_id: paged
-                    .last()
-                    .map(|m| m.machine.id.to_string())
-                    .unwrap_or_default(),
+                after_machine_id: after.clone(),
                 limit: 1,
                 ..Default::default()
             })
             .await
             .unwrap()
             .into_inner();
-        let page: Vec<MachineOverview> = serde_json::from_str(&doc.json).unwrap();
-        assert!(page.len() <= 1);
-        if page.is_empty() {
-            break;
+        let page: MachineOverviewPage = serde_json::from_str(&doc.json).unwrap();
+        assert_eq!(page.machines.len(), 1);
+        paged.extend(page.machines);
+        match page.next_after {
+            Some(id) => after = id.to_string(),
+            None => break,
         }
-        paged.extend(page);
     }
     assert_eq!(paged, list);
     invalid(
@@ -371,4 +372,179 @@ async fn report_requests_name_the_field_they_refuse() {
         .into_inner();
     assert_eq!(r.periods.len(), 1);
     ledgerd.stop();
+}
+
+/// Every paged answer stops short of `grpc.max_message_bytes` and names where the next page
+/// starts, whatever its limit: here the limit is 4,096 bytes, so a page holds a few machines,
+/// devices or history lines, not the default 1,000 or 100. Before, a page over the limit was
+/// refused whole (OUT_OF_RANGE, "encoded message length too large"): with the default 4 MiB, a
+/// page of 10,000 machines (about 9.7 MB) could never be read.
+#[tokio::test]
+async fn every_page_fits_in_one_reply_and_names_the_next() {
+    use prost::Message as _;
+    const MAX: usize = 4_096;
+    let mut s = SlotFloor::start_with(
+        plan(),
+        34,
+        12,
+        5,
+        &format!("[ingest]\nmax_body_bytes = 2048\n[grpc]\nmax_message_bytes = {MAX}\n"),
+    )
+    .await;
+    // Ten more devices whose records are about 1,100 bytes each.
+    let extra: Vec<v1::Envelope> = (0..10u8)
+        .map(|i| {
+            let key = ed25519_dalek::SigningKey::from_bytes(&[0x40 + i; 32]);
+            s.sign_payload(
+                "operator-1",
+                v1::event_body::Payload::DeviceRegistered(v1::DeviceRegistered {
+                    device_id: format!("table-{i:02}"),
+                    public_key: key.verifying_key().as_bytes().to_vec(),
+                    kind: v1::DeviceKind::Table as i32,
+                    casino_id: "C1".into(),
+                    table_ids: vec![format!("T{i}")],
+                    description: format!("table {i} ").repeat(110),
+                    ..Default::default()
+                }),
+            )
+        })
+        .collect();
+    s.submit(&extra).await;
+    s.caught_up().await;
+    let ch = s.channel().await;
+    let mut j = JackpotsClient::new(ch.clone());
+    let mut q = ledger_core::proto::query_client::QueryClient::new(ch);
+
+    // Devices: pages of a few, in id order, each within the limit, the whole list once.
+    let mut devices = Vec::new();
+    let mut after = String::new();
+    let mut pages = 0;
+    loop {
+        let page = q
+            .list_devices(v1::ListDevicesRequest {
+                after_device_id: after.clone(),
+                limit: 0,
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(page.encoded_len() <= MAX, "{}", page.encoded_len());
+        assert!(!page.devices.is_empty());
+        pages += 1;
+        devices.extend(page.devices.into_iter().map(|d| d.device_id));
+        if page.next_after_device_id.is_empty() {
+            break;
+        }
+        assert_eq!(&page.next_after_device_id, devices.last().unwrap());
+        after = page.next_after_device_id;
+    }
+    assert_eq!(devices.len(), 4 + 2 + 10, "{devices:?}");
+    assert!(devices.windows(2).all(|w| w[0] < w[1]), "{devices:?}");
+    assert!(pages >= 4, "{pages} pages");
+    // A limit still applies below what fits, and an after id must be an id.
+    let two = q
+        .list_devices(v1::ListDevicesRequest {
+            after_device_id: String::new(),
+            limit: 2,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(two.devices.len(), 2);
+    assert_eq!(two.next_after_device_id, devices[1]);
+    invalid(
+        q.list_devices(v1::ListDevicesRequest {
+            after_device_id: "a b".into(),
+            limit: 0,
+        })
+        .await,
+        "after_device_id",
+    );
+    invalid(
+        q.list_devices(v1::ListDevicesRequest {
+            after_device_id: String::new(),
+            limit: 10_001,
+        })
+        .await,
+        "limit",
+    );
+
+    // Machines: the four do not fit in one page of the default 1,000.
+    let mut machines: Vec<MachineOverview> = Vec::new();
+    let mut after = String::new();
+    let mut pages = 0;
+    loop {
+        let doc = j
+            .list_machines(v1::ListMachinesRequest {
+                after_machine_id: after.clone(),
+                ..Default::default()
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(doc.encoded_len() <= MAX, "{}", doc.encoded_len());
+        let page: MachineOverviewPage = serde_json::from_str(&doc.json).unwrap();
+        assert!(!page.machines.is_empty());
+        pages += 1;
+        machines.extend(page.machines);
+        match page.next_after {
+            Some(id) => {
+                assert_eq!(id, machines.last().unwrap().machine.id);
+                after = id.to_string();
+            }
+            None => break,
+        }
+    }
+    assert!(pages >= 2, "{pages} pages");
+    let ids: Vec<_> = machines.iter().map(|m| m.machine.id.to_string()).collect();
+    assert_eq!(ids.len(), 4, "{ids:?}");
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
+
+    // Pool history: the default 100 lines do not fit; each page keeps the newest it can, and
+    // paging back gives every line once, in order.
+    let newest = page(&mut j, "SJP", None, 0).await.unwrap();
+    let lines = newest.pool.history_lines;
+    assert!(newest.history.len() < 100 && (newest.history.len() as u64) < lines);
+    assert_eq!(newest.first + newest.history.len() as u64, lines);
+    assert_eq!(newest.next_before, Some(newest.first));
+    let mut all: Vec<PoolEntry> = Vec::new();
+    let mut before = None;
+    loop {
+        let raw = j
+            .get_pool(v1::GetPoolRequest {
+                pool_id: "SJP".into(),
+                history_before: before,
+                history_limit: 0,
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(raw.encoded_len() <= MAX, "{}", raw.encoded_len());
+        let p: PoolHistoryPage = serde_json::from_str(&raw.json).unwrap();
+        assert!(!p.history.is_empty());
+        let mut older = p.history;
+        older.append(&mut all);
+        all = older;
+        match p.next_before {
+            Some(b) => before = Some(b),
+            None => break,
+        }
+    }
+    assert_eq!(all.len() as u64, lines);
+    assert!(all.windows(2).all(|w| w[0].index <= w[1].index));
+
+    // ledgerctl follows the pages for its user.
+    let (code, out, err) = ledgerctl(&["device", "list", "--json", "--server", &s.url]);
+    assert_eq!(code, 0, "{out}{err}");
+    let listed: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    let listed: Vec<String> = listed
+        .iter()
+        .map(|d| d["device_id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(listed, devices);
+    let (code, out, err) = ledgerctl(&["jackpot", "machines", "--json", "--server", &s.url]);
+    assert_eq!(code, 0, "{out}{err}");
+    let listed: Vec<MachineOverview> = serde_json::from_str(&out).unwrap();
+    assert_eq!(listed, machines);
+    s.ledgerd.stop();
 }

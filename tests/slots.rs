@@ -26,10 +26,15 @@ pub const REGULATOR_ID: &str = "inspectorate";
 
 /// A config with the test operator and the regulator `inspectorate`.
 pub fn write_config_with_regulator(dir: &Path) -> std::path::PathBuf {
+    write_config_with_regulator_and(dir, "")
+}
+
+/// [`write_config_with_regulator`], followed by `extra` TOML (sections of ledgerd's config).
+pub fn write_config_with_regulator_and(dir: &Path, extra: &str) -> std::path::PathBuf {
     write_config(
         dir,
         &format!(
-            "[[principals]]\nid = \"{REGULATOR_ID}\"\nrole = \"regulator\"\npublic_key = \"{}\"",
+            "[[principals]]\nid = \"{REGULATOR_ID}\"\nrole = \"regulator\"\npublic_key = \"{}\"\n{extra}",
             hex::encode(regulator_key().verifying_key().as_bytes())
         ),
     )
@@ -132,8 +137,19 @@ impl SlotFloor {
     /// Start a ledger, register the plan's machines, and stream the floor's set-up (models,
     /// first readings, pools) and `steps` rounds of `games` games per machine.
     pub async fn start(plan: FloorPlan, seed: u64, steps: usize, games: u32) -> SlotFloor {
+        Self::start_with(plan, seed, steps, games, "").await
+    }
+
+    /// [`SlotFloor::start`] with `extra` TOML in ledgerd's config.
+    pub async fn start_with(
+        plan: FloorPlan,
+        seed: u64,
+        steps: usize,
+        games: u32,
+        extra: &str,
+    ) -> SlotFloor {
         let dir = crate::tempdir();
-        let cfg = write_config_with_regulator(dir.path());
+        let cfg = write_config_with_regulator_and(dir.path(), extra);
         let ledgerd = Ledgerd::start(&dir.path().join("data"), &cfg, "127.0.0.1:0");
         let url = ledgerd.url();
         let specs = machine_specs(&plan);

@@ -97,6 +97,17 @@ pub struct MachineOverview {
     pub return_to_player: Option<ReturnReport>,
 }
 
+/// One page of the machine list (`Jackpots.ListMachines`), in machine id order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MachineOverviewPage {
+    pub machines: Vec<MachineOverview>,
+    /// Pass as `after` for the next page; absent when this page is the last. A page can hold
+    /// fewer machines than were asked for and still name a next one (when more would not fit in
+    /// one reply).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_after: Option<Id>,
+}
+
 /// Where a pool stands against its last declaration.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReconciliationStatus {
@@ -462,16 +473,34 @@ impl Book {
         after: Option<&str>,
         limit: usize,
     ) -> Result<Vec<MachineOverview>, QueryError> {
-        self.machine_statuses_page(after, limit)
-            .into_iter()
-            .map(|machine| {
-                let r = self.machine_return_from(source, &machine.id, period)?;
+        self.machine_overviews_after(source, period, after)
+            .take(limit)
+            .collect()
+    }
+
+    /// The machines after `after` (None: from the first), in machine id order, each with its
+    /// return over `period`: computed one at a time as the iterator is read, so a reader that
+    /// stops early (a reply that is full) pays for no more.
+    pub fn machine_overviews_after<'a, S: DetailSource>(
+        &'a self,
+        source: &'a S,
+        period: Period,
+        after: Option<&str>,
+    ) -> impl Iterator<Item = Result<MachineOverview, QueryError>> + 'a {
+        use std::ops::Bound;
+        let from = match after {
+            Some(id) => Bound::Excluded(Id::from(id)),
+            None => Bound::Unbounded,
+        };
+        self.machines
+            .range((from, Bound::Unbounded))
+            .map(move |(_, m)| {
+                let r = self.machine_return_from(source, &m.id, period)?;
                 Ok(MachineOverview {
-                    machine,
+                    machine: MachineStatus::from(m),
                     return_to_player: Some(r),
                 })
             })
-            .collect()
     }
 
     /// The machines after `after` (None: from the first), at most `limit` of them, in machine id

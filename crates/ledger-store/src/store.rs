@@ -964,12 +964,27 @@ impl Store {
 
     /// Every signer, by id.
     pub fn signers(&self) -> Result<Vec<Signer>, StoreError> {
-        let mut out = Vec::new();
-        for r in self.tree.scan_prefix([P_DEVICE]) {
-            let (k, v) = r?;
-            out.push(self.signer_record(&k[1..], &v)?);
-        }
-        Ok(out)
+        self.signers_after(None).collect()
+    }
+
+    /// The signers whose ids sort after `after` (None: from the first), in id order (bytewise),
+    /// read from the store one at a time as the iterator is read.
+    pub fn signers_after(
+        &self,
+        after: Option<&str>,
+    ) -> impl Iterator<Item = Result<Signer, StoreError>> + '_ {
+        use std::ops::Bound;
+        let from = match after {
+            Some(id) => Bound::Excluded(device_key(id)),
+            None => Bound::Included(vec![P_DEVICE]),
+        };
+        self.tree
+            .range::<Vec<u8>, _>((from, Bound::Unbounded))
+            .take_while(|r| !matches!(r, Ok((k, _)) if k.first() != Some(&P_DEVICE)))
+            .map(move |r| {
+                let (k, v) = r?;
+                self.signer_record(&k[1..], &v)
+            })
     }
 
     /// A signer record, with its last sequence and entry taken from its sequence runs: the record

@@ -1874,3 +1874,40 @@ fn revoking_many_large_device_records_leaves_no_blob_files() {
     );
     verify_all(&store);
 }
+
+/// `signers_after` pages the registry in id order from any id, known or not, and reads no
+/// record of another kind (the checkpoint records sort right after the devices').
+#[test]
+fn signers_are_read_in_id_order_after_any_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut op = Dev::new("operator-1", 1);
+    let devs: Vec<Dev> = ["t-b", "t-a", "t-d", "t-c"]
+        .iter()
+        .enumerate()
+        .map(|(i, id)| Dev::new(id, 10 + i as u8))
+        .collect();
+    let (store, mut a) = Store::open_writer(dir.path(), &cfg(&op)).unwrap();
+    let envs: Vec<_> = devs.iter().map(|d| op.env(register(d))).collect();
+    submit(&mut a, envs);
+    let (i, h) = store.head().unwrap().unwrap();
+    store.write_checkpoint(i, &h, NOW, "test").unwrap();
+    let ids = |after: Option<&str>| -> Vec<String> {
+        store
+            .signers_after(after)
+            .map(|s| s.unwrap().id.to_string())
+            .collect()
+    };
+    assert_eq!(ids(None), ["operator-1", "t-a", "t-b", "t-c", "t-d"]);
+    assert_eq!(ids(Some("t-b")), ["t-c", "t-d"]);
+    assert_eq!(ids(Some("t-bb")), ["t-c", "t-d"]);
+    assert_eq!(ids(Some("a")), ids(None));
+    assert!(ids(Some("t-d")).is_empty());
+    assert!(ids(Some("~")).is_empty());
+    let all: Vec<String> = store
+        .signers()
+        .unwrap()
+        .iter()
+        .map(|s| s.id.to_string())
+        .collect();
+    assert_eq!(all, ids(None));
+}

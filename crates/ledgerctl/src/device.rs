@@ -133,11 +133,25 @@ pub async fn run(c: Command, json: bool) -> anyhow::Result<i32> {
             send_signed(&r.server.server, &r.operator, payload, json).await
         }
         Command::List(l) => {
-            let mut q = QueryClient::new(common::channel(&l.server.server).await?);
-            let list = q
-                .list_devices(v1::ListDevicesRequest {})
-                .await?
-                .into_inner();
+            let mut q = QueryClient::new(common::channel(&l.server.server).await?)
+                .max_decoding_message_size(usize::MAX);
+            // A page at a time, in id order, until a page names no next one.
+            let mut list = v1::DeviceList::default();
+            loop {
+                let page = q
+                    .list_devices(v1::ListDevicesRequest {
+                        after_device_id: std::mem::take(&mut list.next_after_device_id),
+                        limit: 0,
+                    })
+                    .await
+                    .map_err(|s| crate::present::status_error("listing the devices", s))?
+                    .into_inner();
+                list.devices.extend(page.devices);
+                if page.next_after_device_id.is_empty() {
+                    break;
+                }
+                list.next_after_device_id = page.next_after_device_id;
+            }
             if json {
                 let v: Vec<_> = list
                     .devices

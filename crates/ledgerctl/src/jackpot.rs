@@ -805,29 +805,26 @@ async fn machines(a: MachinesArgs, json: bool) -> anyhow::Result<i32> {
         }
         _ => (None, None),
     };
-    // A page at a time, in id order, until a page comes back short.
-    const PAGE: usize = 1_000;
+    // A page at a time, in id order, until a page names no next one.
     let mut jackpots = client(&a.server.server).await?;
     let mut list: Vec<MachineOverview> = Vec::new();
+    let mut after = String::new();
     loop {
         let doc = jackpots
             .list_machines(v1::ListMachinesRequest {
                 from_ms,
                 to_ms,
-                after_machine_id: list
-                    .last()
-                    .map(|m| m.machine.id.to_string())
-                    .unwrap_or_default(),
-                limit: PAGE as u32,
+                after_machine_id: std::mem::take(&mut after),
+                limit: 0,
             })
             .await
             .map_err(|s| status_error("listing the machines", s))?
             .into_inner();
-        let page: Vec<MachineOverview> = parse("machine list", &doc)?;
-        let last = page.len() < PAGE;
-        list.extend(page);
-        if last {
-            break;
+        let page: jackpot::MachineOverviewPage = parse("machine list", &doc)?;
+        list.extend(page.machines);
+        match page.next_after {
+            Some(id) => after = id.to_string(),
+            None => break,
         }
     }
     if json {

@@ -282,23 +282,33 @@ fn non_empty(s: String) -> Option<String> {
 /// budget the page ends early, with `next_after_seq` where the read stopped.
 pub const FINDINGS_READ_BUDGET: usize = 50_000;
 
-/// The reply for a page read with `limit + 1` as its limit: `next_after_seq` is the last
-/// finding returned when there are more, or where the read budget stopped the read.
+/// The reply for a page read with `limit + 1` as its limit, at most `max_reply_bytes` encoded:
+/// `next_after_seq` is the last finding returned when there are more (past the limit, or past
+/// what fits in the reply), or where the read budget stopped the read.
 fn findings_page(
     page: ledger_audit::store::FindingsPage,
     limit: usize,
-) -> v1::ListFindingsResponse {
-    let mut findings = page.findings;
-    let more = findings.len() > limit;
-    findings.truncate(limit);
-    v1::ListFindingsResponse {
+    max_reply_bytes: usize,
+) -> Result<v1::ListFindingsResponse, Status> {
+    use prost::Message as _;
+    let mut budget = crate::reply::Budget::new(max_reply_bytes);
+    let (findings, more) = crate::reply::fill(
+        page.findings
+            .iter()
+            .map(|f| Ok::<_, Status>(finding_to_proto(f))),
+        limit,
+        &mut budget,
+        |f| Ok(crate::reply::message_cost(f.encoded_len())),
+        |f| format!("finding {}", f.seq),
+    )?;
+    Ok(v1::ListFindingsResponse {
         next_after_seq: if more {
             findings.last().map(|f| f.seq)
         } else {
             page.read_up_to
         },
-        findings: findings.iter().map(finding_to_proto).collect(),
-    }
+        findings,
+    })
 }
 
 /// A `ListFindingsRequest` checked: its filter and page size. A code must have a code's form
@@ -385,6 +395,8 @@ pub struct AuditService {
     pub committed: Arc<RwLock<Option<u64>>>,
     pub halted: Arc<Mutex<Option<String>>>,
     pub ledger: Ledger,
+    /// The largest reply (`grpc.max_message_bytes`): a page of findings stops short of it.
+    pub max_reply_bytes: usize,
 }
 
 #[tonic::async_trait]
@@ -446,7 +458,11 @@ impl Audit for AuditService {
         .await
         .map_err(internal)?
         .map_err(|e| stored_data_status(query::QueryError::Store(e)))?;
-        Ok(Response::new(findings_page(page, limit)))
+        Ok(Response::new(findings_page(
+            page,
+            limit,
+            self.max_reply_bytes,
+        )?))
     }
 
     async fn get_round(
@@ -571,6 +587,9 @@ pub struct JackpotService {
     /// Where the jackpot book's per-event detail is (pool history, meter increases): the
     /// replayer's book hands it out to the audit store.
     pub store: AuditStore,
+    /// The largest reply (`grpc.max_message_bytes`): a page of pool history or of machines stops
+    /// short of it.
+    pub max_reply_bytes: usize,
 }
 
 /// A jackpot query's error: an unknown id is NOT_FOUND, a stored record that does not decode is
@@ -593,6 +612,41 @@ fn json(v: &impl serde::Serialize) -> Result<Response<v1::JsonDocument>, Status>
     Ok(Response::new(v1::JsonDocument {
         json: serde_json::to_string(v).map_err(internal)?,
     }))
+}
+
+/// A page of pool history cut to what fits in one reply of `max_reply_bytes`: the newest of its
+/// lines are kept, and `next_before` names the first of them, from which the client pages back.
+fn pool_history_reply(
+    mut page: jackpot::PoolHistoryPage,
+    max_reply_bytes: usize,
+) -> Result<Response<v1::JsonDocument>, Status> {
+    let mut lines = std::mem::take(&mut page.history);
+    let mut budget = crate::reply::Budget::new(max_reply_bytes);
+    // The page without its lines: the pool's status and the positions.
+    let bare = serde_json::to_string(&page).map_err(internal)?.len();
+    if !budget.admit(bare) {
+        return Err(budget.too_large(&format!("pool {}'s status", page.pool.id), bare));
+    }
+    let first = page.first;
+    let newest_first = lines.iter().enumerate().rev().map(|(i, l)| {
+        let n = serde_json::to_string(l).map_err(internal)?.len();
+        Ok::<_, Status>((i, n))
+    });
+    let (kept, more) = crate::reply::fill(
+        newest_first,
+        usize::MAX,
+        &mut budget,
+        |(_, n)| Ok(crate::reply::json_cost(*n)),
+        |(i, _)| format!("pool history line {}", first + *i as u64),
+    )?;
+    if more {
+        let cut = lines.len() - kept.len();
+        page.first = first + cut as u64;
+        page.next_before = Some(page.first);
+        lines.drain(..cut);
+    }
+    page.history = lines;
+    json(&page)
 }
 
 /// History lines in one `Jackpots.GetPool` answer when the request names no limit.
@@ -690,6 +744,7 @@ impl Jackpots for JackpotService {
         let limit = history_limit(q.history_limit)?;
         let (id, before) = (q.pool_id, q.history_before);
         let store = self.store.clone();
+        let max = self.max_reply_bytes;
         read_replayer(
             &self.replayer,
             move |r| {
@@ -697,7 +752,7 @@ impl Jackpots for JackpotService {
                     .pool_history_page_from(&store, &id, before, limit)
                     .map_err(jackpot_status)
             },
-            |page| json(&page),
+            move |page| pool_history_reply(page, max),
         )
         .await
     }
@@ -733,25 +788,46 @@ impl Jackpots for JackpotService {
     ) -> Result<Response<v1::JsonDocument>, Status> {
         let q = req.into_inner();
         let period = machines_period(q.from_ms, q.to_ms)?;
-        let limit = match q.limit {
-            0 => MACHINES_PAGE,
-            n if n as usize > MACHINES_PAGE_MAX => {
-                return Err(Status::invalid_argument(format!(
-                    "limit: {n} is above {MACHINES_PAGE_MAX}"
-                )));
-            }
-            n => n as usize,
-        };
+        let limit = crate::service::page_limit(q.limit, MACHINES_PAGE, MACHINES_PAGE_MAX)?;
         let after = non_empty(q.after_machine_id);
+        if let Some(a) = &after {
+            id_arg("after_machine_id", a)?;
+        }
         let store = self.store.clone();
+        let mut budget = crate::reply::Budget::new(self.max_reply_bytes);
         read_replayer(
             &self.replayer,
             move |r| {
-                r.book()
-                    .machine_overviews_page(&store, period, after.as_deref(), limit)
-                    .map_err(jackpot_status)
+                // Each overview is serialised once, to be counted and then sent.
+                let overviews = r
+                    .book()
+                    .machine_overviews_after(&store, period, after.as_deref())
+                    .map(|o| {
+                        let o = o.map_err(jackpot_status)?;
+                        let text = serde_json::to_string(&o).map_err(internal)?;
+                        Ok::<_, Status>((o.machine.id.clone(), text))
+                    });
+                crate::reply::fill(
+                    overviews,
+                    limit,
+                    &mut budget,
+                    |(_, text)| Ok(crate::reply::json_cost(text.len())),
+                    |(id, _)| format!("machine {id}'s overview"),
+                )
             },
-            |machines| json(&machines),
+            |(page, more)| {
+                let next_after = more
+                    .then(|| page.last().map(|(id, _)| id.clone()))
+                    .flatten();
+                let texts: Vec<&str> = page.iter().map(|(_, t)| t.as_str()).collect();
+                let mut json = format!("{{\"machines\":[{}]", texts.join(","));
+                if let Some(id) = next_after {
+                    json.push_str(",\"next_after\":");
+                    json.push_str(&serde_json::to_string(&id).map_err(internal)?);
+                }
+                json.push('}');
+                Ok(Response::new(v1::JsonDocument { json }))
+            },
         )
         .await
     }
@@ -849,15 +925,49 @@ mod tests {
             findings: seqs.iter().map(|&s| f(s)).collect(),
             read_up_to,
         };
-        let r = findings_page(page(&[1, 5, 9], None), 2);
+        let all = |p, limit| findings_page(p, limit, 4 << 20).unwrap();
+        let r = all(page(&[1, 5, 9], None), 2);
         assert_eq!(r.findings.len(), 2);
         assert_eq!(r.next_after_seq, Some(5));
-        let r = findings_page(page(&[1], Some(40_000)), 2);
+        let r = all(page(&[1], Some(40_000)), 2);
         assert_eq!((r.findings.len(), r.next_after_seq), (1, Some(40_000)));
-        let r = findings_page(page(&[], Some(50_000)), 2);
+        let r = all(page(&[], Some(50_000)), 2);
         assert_eq!((r.findings.len(), r.next_after_seq), (0, Some(50_000)));
-        let r = findings_page(page(&[1, 2], None), 2);
+        let r = all(page(&[1, 2], None), 2);
         assert_eq!(r.next_after_seq, None);
+    }
+
+    /// A page of findings stops where the next would not fit in a reply, and names the next page
+    /// from there; the encoded reply is within the limit.
+    #[test]
+    fn a_page_of_findings_fits_in_one_reply() {
+        use prost::Message as _;
+        let f = |seq| audit::Finding {
+            seq,
+            message: "m".repeat(1_000),
+            ..audit::Finding::default()
+        };
+        let page = |n: u64, read_up_to| ledger_audit::store::FindingsPage {
+            findings: (0..n).map(f).collect(),
+            read_up_to,
+        };
+        let one = finding_to_proto(&f(0)).encoded_len();
+        let max = crate::reply::MARGIN + 3 * crate::reply::message_cost(one) + 10;
+        // Five asked, three fit: the next page starts after the third, even when the read was
+        // cut short too.
+        for read_up_to in [None, Some(4)] {
+            let r = findings_page(page(5, read_up_to), 5, max).unwrap();
+            assert_eq!(r.findings.len(), 3);
+            assert_eq!(r.next_after_seq, Some(2));
+            assert!(r.encoded_len() <= max, "{} > {max}", r.encoded_len());
+        }
+        // Three asked and three fit: the last page.
+        let r = findings_page(page(3, None), 3, max).unwrap();
+        assert_eq!((r.findings.len(), r.next_after_seq), (3, None));
+        // A finding that fits in no reply is named.
+        let e = findings_page(page(1, None), 5, crate::reply::MARGIN + one).unwrap_err();
+        assert_eq!(e.code(), tonic::Code::ResourceExhausted, "{e:?}");
+        assert!(e.message().starts_with("finding 0 alone is"), "{e:?}");
     }
 
     /// While the follower holds the replayer's write lock (a step of up to 5,000 entries), a
@@ -946,6 +1056,7 @@ mod tests {
                 JackpotService {
                     replayer,
                     store: AuditStore::temporary().unwrap(),
+                    max_reply_bytes: 4 << 20,
                 }
                 .list_pools(Request::new(v1::ListPoolsRequest {})),
             )
@@ -964,6 +1075,7 @@ mod tests {
                 let svc = JackpotService {
                     replayer,
                     store: AuditStore::temporary().unwrap(),
+                    max_reply_bytes: 4 << 20,
                 };
                 svc.list_pools(Request::new(v1::ListPoolsRequest {}))
                     .await
@@ -975,6 +1087,7 @@ mod tests {
                 let svc = JackpotService {
                     replayer,
                     store: AuditStore::temporary().unwrap(),
+                    max_reply_bytes: 4 << 20,
                 };
                 svc.list_machines(Request::new(v1::ListMachinesRequest::default()))
                     .await
@@ -986,6 +1099,7 @@ mod tests {
                 let svc = JackpotService {
                     replayer,
                     store: AuditStore::temporary().unwrap(),
+                    max_reply_bytes: 4 << 20,
                 };
                 svc.get_pool(Request::new(v1::GetPoolRequest {
                     pool_id: "none".into(),

@@ -16,6 +16,7 @@ pub mod filesystem;
 pub mod load;
 pub mod metrics;
 pub mod pipeline;
+pub mod reply;
 pub mod service;
 pub mod stats;
 
@@ -160,6 +161,7 @@ async fn serve(
         ledger: ledger.clone(),
         ledger_id: cfg.ledger_id.clone(),
         entry_streams: entry_streams.clone(),
+        max_reply_bytes: max,
     })
     .max_encoding_message_size(max);
     let checkpoints = CheckpointsServer::new(service::CheckpointService::new(
@@ -199,6 +201,7 @@ async fn serve(
                         committed: a.committed.clone(),
                         halted: a.halted.clone(),
                         ledger: ledger.clone(),
+                        max_reply_bytes: max,
                     })
                     .max_encoding_message_size(max),
                 ),
@@ -206,6 +209,7 @@ async fn serve(
                     JackpotsServer::new(audit::JackpotService {
                         replayer: a.replayer.clone(),
                         store: a.store.clone(),
+                        max_reply_bytes: max,
                     })
                     .max_encoding_message_size(max),
                 ),

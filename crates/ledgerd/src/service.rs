@@ -7,6 +7,7 @@ use ledger_core::proto::{
     self as v1, checkpoints_server::Checkpoints, ingest_server::Ingest, query_server::Query,
 };
 use ledger_store::StoreError;
+use prost::Message as _;
 use std::sync::Arc;
 
 use tokio::sync::{Semaphore, mpsc};
@@ -147,6 +148,24 @@ pub struct QueryService {
     /// Streams of entries open at once (`grpc.max_entry_streams`): each reads the store on a
     /// blocking thread, or follows the head, for as long as its client keeps it open.
     pub entry_streams: Arc<tokio::sync::Semaphore>,
+    /// The largest reply (`grpc.max_message_bytes`): a page of devices stops short of it.
+    pub max_reply_bytes: usize,
+}
+
+/// Signers in one `Query.ListDevices` page when the request names no limit.
+pub const DEVICES_PAGE: usize = 1_000;
+/// The most signers one `Query.ListDevices` page carries.
+pub const DEVICES_PAGE_MAX: usize = 10_000;
+
+/// A page's `limit` field: 0 is `default`, above `max` is INVALID_ARGUMENT.
+pub(crate) fn page_limit(limit: u32, default: usize, max: usize) -> Result<usize, Status> {
+    match limit as usize {
+        0 => Ok(default),
+        n if n > max => Err(Status::invalid_argument(format!(
+            "limit: {n} is above {max}"
+        ))),
+        n => Ok(n),
+    }
 }
 
 /// Room for one stream of entries, held while the stream lasts.
@@ -346,17 +365,38 @@ impl Query for QueryService {
 
     async fn list_devices(
         &self,
-        _: Request<v1::ListDevicesRequest>,
+        req: Request<v1::ListDevicesRequest>,
     ) -> Result<Response<v1::DeviceList>, Status> {
-        let devices = self
-            .ledger
-            .store()
-            .signers()
-            .map_err(store_err)?
-            .iter()
-            .map(|s| s.to_proto())
-            .collect();
-        Ok(Response::new(v1::DeviceList { devices }))
+        let q = req.into_inner();
+        let limit = page_limit(q.limit, DEVICES_PAGE, DEVICES_PAGE_MAX)?;
+        if !q.after_device_id.is_empty() {
+            id_arg("after_device_id", &q.after_device_id)?;
+        }
+        let store = self.ledger.store().clone();
+        let mut budget = crate::reply::Budget::new(self.max_reply_bytes);
+        tokio::task::spawn_blocking(move || {
+            let after = (!q.after_device_id.is_empty()).then_some(q.after_device_id.as_str());
+            let signers = store
+                .signers_after(after)
+                .map(|s| s.map(|s| s.to_proto()).map_err(store_err));
+            let (devices, more) = crate::reply::fill(
+                signers,
+                limit,
+                &mut budget,
+                |d| Ok(crate::reply::message_cost(d.encoded_len())),
+                |d| format!("device {}", d.device_id),
+            )?;
+            let next_after_device_id = match (more, devices.last()) {
+                (true, Some(d)) => d.device_id.clone(),
+                _ => String::new(),
+            };
+            Ok(Response::new(v1::DeviceList {
+                devices,
+                next_after_device_id,
+            }))
+        })
+        .await
+        .map_err(|e| Status::internal(format!("listing the devices: {e}")))?
     }
 
     async fn get_ingest_stats(
