@@ -68,6 +68,31 @@ pub struct AuditSettings {
     /// with an explanation). Costs a serialisation per round; does not change any finding.
     #[serde(default)]
     pub keep_round_states: bool,
+    /// Most rounds one table may have open at once. Opening one more abandons the table's
+    /// oldest open round (a finding): a table system that never settles must not make the audit
+    /// hold its rounds, and every snapshot carry them, for ever.
+    #[serde(default = "default_max_open_rounds")]
+    pub max_open_rounds: usize,
+    /// Most events held for one round. Past it the round's further events are counted, not
+    /// held, and the round is not adjudicated (a finding when it passes the limit and one when
+    /// it closes): a device looping on one round must not exhaust the audit's memory.
+    #[serde(default = "default_max_round_events")]
+    pub max_round_events: usize,
+}
+
+/// [`AuditSettings::max_open_rounds`]' default: a table plays one round at a time, a few at
+/// most where rounds overlap.
+pub const MAX_OPEN_ROUNDS: usize = 64;
+/// [`AuditSettings::max_round_events`]' default: a full roulette table with every player
+/// covering the layout chip by chip is a few hundred bets.
+pub const MAX_ROUND_EVENTS: usize = 10_000;
+
+fn default_max_open_rounds() -> usize {
+    MAX_OPEN_ROUNDS
+}
+
+fn default_max_round_events() -> usize {
+    MAX_ROUND_EVENTS
 }
 
 impl Default for AuditSettings {
@@ -76,6 +101,8 @@ impl Default for AuditSettings {
             round_timeout_ms: 30 * 60 * 1000,
             closed_rounds_remembered: 4096,
             keep_round_states: false,
+            max_open_rounds: MAX_OPEN_ROUNDS,
+            max_round_events: MAX_ROUND_EVENTS,
         }
     }
 }
@@ -117,6 +144,21 @@ struct TableSlot<A: Adjudicator> {
     open: BTreeMap<String, OpenRound<A>>,
     closed: VecDeque<String>,
     closed_set: BTreeSet<String>,
+    /// Rounds abandoned unsettled (too many open at once), remembered as closed ones are, so
+    /// that what comes for them later is flagged as theirs.
+    abandoned: VecDeque<String>,
+    abandoned_set: BTreeSet<String>,
+}
+
+/// Remember `id` in a bounded list and its set, forgetting the oldest past `keep`.
+fn remember(list: &mut VecDeque<String>, set: &mut BTreeSet<String>, id: &str, keep: usize) {
+    list.push_back(id.to_string());
+    set.insert(id.to_string());
+    while list.len() > keep {
+        if let Some(old) = list.pop_front() {
+            set.remove(&old);
+        }
+    }
 }
 
 impl<A: Adjudicator> Default for TableSlot<A> {
@@ -128,6 +170,8 @@ impl<A: Adjudicator> Default for TableSlot<A> {
             open: BTreeMap::new(),
             closed: VecDeque::new(),
             closed_set: BTreeSet::new(),
+            abandoned: VecDeque::new(),
+            abandoned_set: BTreeSet::new(),
         }
     }
 }
@@ -140,6 +184,8 @@ struct OpenRound<A: Adjudicator> {
     events: Vec<RoundEvent>,
     /// Ledger index of each event.
     indexes: Vec<u64>,
+    /// Events past [`AuditSettings::max_round_events`], counted and not held.
+    events_not_held: u64,
     timed_out: bool,
     outcome_seen: bool,
     no_more_bets_seen: bool,
@@ -491,7 +537,10 @@ impl<A: Adjudicator> Auditor<A> {
         out: &mut Output,
     ) {
         let slot = self.tables.entry(table_id.clone()).or_default();
-        if slot.open.contains_key(&round_id) || slot.closed_set.contains(&round_id) {
+        if slot.open.contains_key(&round_id)
+            || slot.closed_set.contains(&round_id)
+            || slot.abandoned_set.contains(&round_id)
+        {
             let mut f = self.table_finding(
                 meta,
                 &table_id,
@@ -515,6 +564,13 @@ impl<A: Adjudicator> Auditor<A> {
                 None
             }
         };
+        while self
+            .tables
+            .get(&table_id)
+            .is_some_and(|t| t.open.len() >= self.settings.max_open_rounds.max(1))
+        {
+            self.abandon_oldest(meta, &table_id, out);
+        }
         let slot = self.tables.entry(table_id.clone()).or_default();
         slot.open.insert(
             round_id.clone(),
@@ -524,6 +580,7 @@ impl<A: Adjudicator> Auditor<A> {
                 opened_ms: meta.received_at_ms,
                 events: Vec::new(),
                 indexes: Vec::new(),
+                events_not_held: 0,
                 timed_out: false,
                 outcome_seen: false,
                 no_more_bets_seen: false,
@@ -574,11 +631,17 @@ impl<A: Adjudicator> Auditor<A> {
         what: &str,
         out: &mut Output,
     ) {
-        let closed = self
-            .tables
-            .get(table_id)
-            .is_some_and(|t| t.closed_set.contains(round_id));
-        let (code, message) = if closed {
+        let slot = self.tables.get(table_id);
+        let closed = slot.is_some_and(|t| t.closed_set.contains(round_id));
+        let abandoned = slot.is_some_and(|t| t.abandoned_set.contains(round_id));
+        let (code, message) = if abandoned {
+            (
+                codes::ROUND_ABANDONED,
+                format!(
+                    "{what} for round {round_id} at table {table_id}, which the audit abandoned unsettled"
+                ),
+            )
+        } else if closed {
             (
                 codes::EVENT_AFTER_SETTLEMENT,
                 format!(
@@ -593,6 +656,46 @@ impl<A: Adjudicator> Auditor<A> {
         };
         let mut f = self.table_finding(meta, table_id, code, Severity::High, message);
         f.round_id = Some(round_id.to_string());
+        self.emit(f, out);
+    }
+
+    /// Stop holding the open round of `table_id` that opened first: its table has
+    /// [`AuditSettings::max_open_rounds`] open and opens another.
+    fn abandon_oldest(&mut self, meta: &EntryMeta, table_id: &str, out: &mut Output) {
+        let keep = self.settings.closed_rounds_remembered;
+        let Some(slot) = self.tables.get_mut(table_id) else {
+            return;
+        };
+        let Some(oldest) = slot
+            .open
+            .iter()
+            .min_by_key(|(_, r)| r.opened_index)
+            .map(|(id, _)| id.clone())
+        else {
+            return;
+        };
+        let Some(round) = slot.open.remove(&oldest) else {
+            return;
+        };
+        remember(&mut slot.abandoned, &mut slot.abandoned_set, &oldest, keep);
+        let deadline = round
+            .opened_ms
+            .saturating_add(self.settings.round_timeout_ms);
+        self.deadlines
+            .remove(&(deadline, table_id.to_string(), oldest.clone()));
+        let message = format!(
+            "round {oldest} at table {table_id}, opened at ledger index {} and not settled, is abandoned: the table has {} rounds open and opens another; the round is not adjudicated",
+            round.opened_index, self.settings.max_open_rounds
+        );
+        let mut f = self.table_finding(
+            meta,
+            table_id,
+            codes::ROUND_ABANDONED,
+            Severity::High,
+            message,
+        );
+        f.round_id = Some(oldest);
+        f.evidence.push(round.opened_index);
         self.emit(f, out);
     }
 
@@ -613,6 +716,27 @@ impl<A: Adjudicator> Auditor<A> {
             self.flag_not_open(meta, table_id, round_id, what, out);
             return;
         };
+        if round.events.len() >= self.settings.max_round_events {
+            round.events_not_held = round.events_not_held.saturating_add(1);
+            if round.events_not_held == 1 {
+                let opened_index = round.opened_index;
+                let message = format!(
+                    "round {round_id} at table {table_id} has more than {} events: the audit holds no more of them and will not adjudicate the round",
+                    self.settings.max_round_events
+                );
+                let mut f = self.table_finding(
+                    meta,
+                    table_id,
+                    codes::ROUND_TOO_LONG,
+                    Severity::High,
+                    message,
+                );
+                f.round_id = Some(round_id.to_string());
+                f.evidence.push(opened_index);
+                self.emit(f, out);
+            }
+            return;
+        }
         let game = round.config.as_ref().map(|c| c.config.game);
         match &event.kind {
             EventKind::Bet(bet) if round.outcome_seen && !round.no_more_bets_seen => {
@@ -687,18 +811,34 @@ impl<A: Adjudicator> Auditor<A> {
             return;
         };
         // Remember the closed id (bounded, oldest forgotten first).
-        slot.closed.push_back(round_id.to_string());
-        slot.closed_set.insert(round_id.to_string());
-        while slot.closed.len() > self.settings.closed_rounds_remembered {
-            if let Some(old) = slot.closed.pop_front() {
-                slot.closed_set.remove(&old);
-            }
-        }
+        remember(
+            &mut slot.closed,
+            &mut slot.closed_set,
+            round_id,
+            self.settings.closed_rounds_remembered,
+        );
         let deadline = open
             .opened_ms
             .saturating_add(self.settings.round_timeout_ms);
         self.deadlines
             .remove(&(deadline, table_id.to_string(), round_id.to_string()));
+        if open.events_not_held > 0 {
+            let held = open.events.len();
+            let mut f = self.table_finding(
+                meta,
+                table_id,
+                codes::ROUND_TOO_LONG,
+                Severity::High,
+                format!(
+                    "round {round_id} at table {table_id} closed with {} events, of which the audit held {held}: it is not adjudicated",
+                    (held as u64).saturating_add(open.events_not_held)
+                ),
+            );
+            f.round_id = Some(round_id.to_string());
+            f.evidence.push(open.opened_index);
+            self.emit(f, out);
+            return;
+        }
 
         // A round at an unusable table was flagged when it opened.
         let Some(configured) = open.config.clone() else {
@@ -897,6 +1037,7 @@ impl<A: Adjudicator> Auditor<A> {
                     opened_ms: r.opened_ms,
                     events: r.events.clone(),
                     indexes: r.indexes.clone(),
+                    events_not_held: r.events_not_held,
                     timed_out: r.timed_out,
                     outcome_seen: r.outcome_seen,
                     no_more_bets_seen: r.no_more_bets_seen,
@@ -912,6 +1053,7 @@ impl<A: Adjudicator> Auditor<A> {
                     state_game: slot.state_game,
                     open,
                     closed: slot.closed.iter().cloned().collect(),
+                    abandoned: slot.abandoned.iter().cloned().collect(),
                 },
             );
         }
@@ -980,6 +1122,7 @@ impl<A: Adjudicator> Auditor<A> {
                         opened_ms: r.opened_ms,
                         events: r.events,
                         indexes: r.indexes,
+                        events_not_held: r.events_not_held,
                         timed_out: r.timed_out,
                         outcome_seen: r.outcome_seen,
                         no_more_bets_seen: r.no_more_bets_seen,
@@ -987,6 +1130,7 @@ impl<A: Adjudicator> Auditor<A> {
                 );
             }
             let closed_set = t.closed.iter().cloned().collect();
+            let abandoned_set = t.abandoned.iter().cloned().collect();
             tables.insert(
                 id,
                 TableSlot {
@@ -996,6 +1140,8 @@ impl<A: Adjudicator> Auditor<A> {
                     open,
                     closed: t.closed.into(),
                     closed_set,
+                    abandoned: t.abandoned.into(),
+                    abandoned_set,
                 },
             );
         }
@@ -1045,6 +1191,8 @@ pub struct TableSnapshot<S> {
     pub state_game: Option<GameId>,
     pub open: Vec<OpenRoundSnapshot>,
     pub closed: Vec<String>,
+    #[serde(default)]
+    pub abandoned: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -1055,6 +1203,8 @@ pub struct OpenRoundSnapshot {
     pub opened_ms: i64,
     pub events: Vec<RoundEvent>,
     pub indexes: Vec<u64>,
+    #[serde(default)]
+    pub events_not_held: u64,
     pub timed_out: bool,
     pub outcome_seen: bool,
     pub no_more_bets_seen: bool,

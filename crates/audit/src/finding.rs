@@ -19,6 +19,14 @@ pub mod codes {
     pub const EVENT_AFTER_SETTLEMENT: &str = "AUDIT_EVENT_AFTER_SETTLEMENT";
     /// A bet recorded after the round's outcome (the ball at rest, the cussec dice shown).
     pub const BET_AFTER_OUTCOME: &str = "AUDIT_BET_AFTER_OUTCOME";
+    /// A round the audit stopped holding unsettled, because its table had too many rounds open
+    /// (`AuditSettings::max_open_rounds`); it is not adjudicated, and what comes for it later
+    /// is flagged with this code too.
+    pub const ROUND_ABANDONED: &str = "AUDIT_ROUND_ABANDONED";
+    /// A round with more events than the audit holds for one round
+    /// (`AuditSettings::max_round_events`): flagged when it passes the limit and when it closes,
+    /// and not adjudicated.
+    pub const ROUND_TOO_LONG: &str = "AUDIT_ROUND_TOO_LONG";
     /// A round opened and not settled within the configured time.
     pub const ROUND_NOT_SETTLED: &str = "AUDIT_ROUND_NOT_SETTLED";
     /// A round record the engine cannot make sense of (names the event or bet).

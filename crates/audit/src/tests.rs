@@ -361,6 +361,114 @@ fn security_findings_are_critical_and_carry_their_evidence() {
     assert_eq!(fs[0].device_id.as_deref(), Some("table-7"));
 }
 
+/// A table with `max_open_rounds` open that opens another abandons the one opened first: one
+/// finding, no adjudication, its deadline forgotten; whatever comes for it later is flagged with
+/// the same code, its id cannot be opened again, and the other rounds play on.
+#[test]
+fn a_table_with_too_many_rounds_open_abandons_its_oldest() {
+    let settings = AuditSettings {
+        round_timeout_ms: 60_000,
+        max_open_rounds: 3,
+        ..Default::default()
+    };
+    let mut a = Auditor::new(Toy, settings);
+    let i = std::cell::Cell::new(0);
+    let apply = |a: &mut Auditor<Toy>, input| {
+        i.set(i.get() + 1);
+        a.apply(&meta(i.get()), input)
+    };
+    apply(&mut a, configured("t1", config(100, 3000)));
+    for r in ["r1", "r2", "r3"] {
+        assert!(apply(&mut a, opened("t1", r)).findings.is_empty());
+    }
+    // Another table's rounds do not count.
+    assert!(
+        apply(&mut a, configured("t2", config(100, 3000)))
+            .findings
+            .is_empty()
+    );
+    assert!(apply(&mut a, opened("t2", "r1")).findings.is_empty());
+    let out = apply(&mut a, opened("t1", "r4"));
+    assert_eq!(codes_of(&out.findings), [codes::ROUND_ABANDONED]);
+    let f = &out.findings[0];
+    assert_eq!(f.round_id.as_deref(), Some("r1"));
+    assert_eq!(f.evidence, vec![2, 7]);
+    assert_eq!(f.citation, crate::finding::RECORD_INTEGRITY);
+    assert!(f.message.contains("3 rounds open"), "{}", f.message);
+    // r1 is gone: its bet and its settlement are flagged as the abandoned round's, and its id
+    // cannot be opened again.
+    let out = apply(&mut a, ev("t1", "r1", bet("b1", 3, 100)));
+    assert_eq!(codes_of(&out.findings), [codes::ROUND_ABANDONED]);
+    assert!(out.findings[0].message.contains("abandoned unsettled"));
+    let out = apply(&mut a, settle("t1", "r1", &[("b1", -100)]));
+    assert_eq!(codes_of(&out.findings), [codes::ROUND_ABANDONED]);
+    assert!(out.rounds.is_empty());
+    let out = apply(&mut a, opened("t1", "r1"));
+    assert_eq!(codes_of(&out.findings), [codes::ROUND_REOPENED]);
+    // The others play on; r1's deadline is not flagged, r2's and r3's are.
+    apply(&mut a, ev("t1", "r4", bet("b9", 3, 100)));
+    apply(&mut a, ev("t1", "r4", EventKind::Ball { pocket: 3 }));
+    let out = apply(&mut a, settle("t1", "r4", &[("b9", 3500)]));
+    assert!(out.findings.is_empty(), "{:?}", out.findings);
+    assert_eq!(out.rounds.len(), 1);
+    i.set(i.get() + 100);
+    let out = apply(&mut a, AuditInput::Tick);
+    let late: Vec<_> = out
+        .findings
+        .iter()
+        .map(|f| {
+            assert_eq!(f.code, codes::ROUND_NOT_SETTLED);
+            (f.table_id.clone().unwrap(), f.round_id.clone().unwrap())
+        })
+        .collect();
+    let want = [("t1", "r2"), ("t1", "r3"), ("t2", "r1")];
+    assert_eq!(late.len(), want.len(), "{late:?}");
+    for (t, r) in want {
+        assert!(late.contains(&(t.to_string(), r.to_string())), "{late:?}");
+    }
+}
+
+/// A round with more than `max_round_events` events: the audit holds the first ones, flags the
+/// round when it passes the limit and again when it closes, and does not adjudicate it; the
+/// count survives a snapshot.
+#[test]
+fn a_round_with_too_many_events_is_flagged_and_not_adjudicated() {
+    let settings = AuditSettings {
+        max_round_events: 4,
+        ..Default::default()
+    };
+    let mut a = Auditor::new(Toy, settings);
+    a.apply(&meta(1), configured("t1", config(100, 3000)));
+    a.apply(&meta(2), opened("t1", "r1"));
+    for n in 0..4u64 {
+        let out = a.apply(&meta(3 + n), ev("t1", "r1", bet(&format!("b{n}"), 3, 100)));
+        assert!(out.findings.is_empty());
+    }
+    let out = a.apply(&meta(7), ev("t1", "r1", bet("b4", 3, 100)));
+    assert_eq!(codes_of(&out.findings), [codes::ROUND_TOO_LONG]);
+    assert_eq!(out.findings[0].evidence, vec![2, 7]);
+    assert!(out.findings[0].message.contains("more than 4 events"));
+    // Flagged once while it goes on; resumed from a snapshot, it still knows.
+    let snap = serde_json::to_string(&a.snapshot()).unwrap();
+    let mut a = Auditor::restore(Toy, serde_json::from_str(&snap).unwrap()).unwrap();
+    let out = a.apply(&meta(8), ev("t1", "r1", EventKind::Ball { pocket: 3 }));
+    assert!(out.findings.is_empty());
+    let out = a.apply(&meta(9), settle("t1", "r1", &[("b0", 3500)]));
+    assert_eq!(codes_of(&out.findings), [codes::ROUND_TOO_LONG]);
+    assert!(
+        out.findings[0]
+            .message
+            .contains("closed with 6 events, of which the audit held 4"),
+        "{}",
+        out.findings[0].message
+    );
+    assert!(out.rounds.is_empty());
+    assert_eq!(a.rounds_closed(), 0);
+    // It is closed: what comes after is after settlement.
+    let out = a.apply(&meta(10), ev("t1", "r1", bet("b5", 3, 100)));
+    assert_eq!(codes_of(&out.findings), [codes::EVENT_AFTER_SETTLEMENT]);
+}
+
 /// A random stream of table inputs over a few tables and rounds, honest or not.
 fn arb_inputs() -> impl Strategy<Value = Vec<AuditInput>> {
     let table = prop::sample::select(vec!["t1", "t2", "t3"]);
@@ -381,8 +489,17 @@ proptest! {
     /// Resuming from a snapshot taken anywhere gives exactly the findings, summaries and digest
     /// of an uninterrupted run (replay is resumable), and a snapshot survives JSON.
     #[test]
-    fn snapshot_restore_anywhere_is_invisible(inputs in arb_inputs(), cut in 0usize..80) {
-        let settings = AuditSettings { round_timeout_ms: 20_000, ..Default::default() };
+    fn snapshot_restore_anywhere_is_invisible(
+        inputs in arb_inputs(),
+        cut in 0usize..80,
+        small in any::<bool>(),
+    ) {
+        // Small limits, to abandon rounds and stop holding events too.
+        let settings = if small {
+            AuditSettings { round_timeout_ms: 20_000, max_open_rounds: 2, max_round_events: 3, ..Default::default() }
+        } else {
+            AuditSettings { round_timeout_ms: 20_000, ..Default::default() }
+        };
         let mut whole = Auditor::new(Toy, settings.clone());
         let mut expected = Vec::new();
         for (i, input) in inputs.iter().enumerate() {
