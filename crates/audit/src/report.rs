@@ -151,12 +151,14 @@ pub struct ReportRow {
 }
 
 /// Hold in basis points: `win × 10,000 ÷ handle`, rounded toward zero; 0 when nothing was
-/// wagered. (A report figure, not a regulated amount; integer arithmetic throughout.)
+/// wagered; at the ends of `i64` when the ratio is beyond them (a win a million billion times
+/// the handle). (A report figure, not a regulated amount; integer arithmetic throughout.)
 pub fn hold_bp(win_cents: Cents, handle_cents: Cents) -> i64 {
     if handle_cents == 0 {
         return 0;
     }
-    ((win_cents as i128 * 10_000) / handle_cents as i128) as i64
+    let bp = (i128::from(win_cents) * 10_000) / i128::from(handle_cents);
+    i64::try_from(bp).unwrap_or(if bp < 0 { i64::MIN } else { i64::MAX })
 }
 
 /// The report of a period built one round at a time: memory grows with the casinos and tables
@@ -296,6 +298,12 @@ mod tests {
         assert_eq!(hold_bp(270, 10_000), 270);
         assert_eq!(hold_bp(-1, 3), -3333);
         assert_eq!(hold_bp(5, 0), 0);
+        // Beyond i64: the ends, not a wrapped value.
+        assert_eq!(hold_bp(i64::MAX, 1), i64::MAX);
+        assert_eq!(hold_bp(i64::MIN, 1), i64::MIN);
+        assert_eq!(hold_bp(i64::MAX, -1), i64::MIN);
+        assert_eq!(hold_bp(i64::MIN, -1), i64::MAX);
+        assert_eq!(hold_bp(i64::MAX, i64::MAX), 10_000);
     }
 
     #[test]
