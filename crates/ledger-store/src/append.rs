@@ -43,6 +43,9 @@ pub struct Ready {
     /// since left the window (a device resending after an outage), an equivocation is recorded
     /// whatever its time, and both need the writer's state, which `precheck` does not read.
     time_error: Option<String>,
+    /// From a source that has not shown it holds a device key ([`PreOutcome::mark_untrusted`]):
+    /// batch-checked apart from the others.
+    untrusted: bool,
 }
 
 /// Result of [`precheck`].
@@ -51,6 +54,20 @@ pub enum PreOutcome {
     /// Refused before any state was consulted; the receipt says why.
     Rejected(v1::Receipt),
     Ready(Box<Ready>),
+}
+
+impl PreOutcome {
+    /// The envelope comes from a source that has not shown it holds a device key (an ingest
+    /// stream with no accepted envelope yet, or whose last verdict was a bad signature).
+    /// [`verify_prechecked`] checks such signatures in a batch of their own: one bad signature
+    /// fails its whole batch, which is then halved down to it, about three times the batch's
+    /// work, and anyone who can reach the port can send one. Kept apart, what a client without a
+    /// key sends costs the bisection of the untrusted signatures only, not the group's.
+    pub fn mark_untrusted(&mut self) {
+        if let PreOutcome::Ready(r) = self {
+            r.untrusted = true;
+        }
+    }
 }
 
 fn reject(reason: Why, device_id: &str, sequence: u64, detail: impl Into<String>) -> v1::Receipt {
@@ -152,25 +169,40 @@ pub fn precheck(
         prepared,
         sig_valid,
         time_error,
+        untrusted: false,
     }))
 }
 
 /// Batch-verify the prepared signatures of a group (every prechecked envelope whose signer key
-/// was known).
+/// was known): the untrusted ones ([`PreOutcome::mark_untrusted`]) in a batch of their own.
 pub fn verify_prechecked(items: &mut [PreOutcome]) {
-    let mut prepared = Vec::with_capacity(items.len());
-    let mut at = Vec::with_capacity(items.len());
-    for (i, it) in items.iter_mut().enumerate() {
-        if let PreOutcome::Ready(r) = it
-            && let Some(p) = r.prepared.take()
-        {
-            prepared.push(Some(p));
-            at.push(i);
+    verify_prechecked_with(items, verify_prepared)
+}
+
+/// [`verify_prechecked`] with `verify` as the batch check (a test's, to see the batches).
+pub(crate) fn verify_prechecked_with(
+    items: &mut [PreOutcome],
+    mut verify: impl FnMut(&[Option<PreparedSignature>]) -> Vec<bool>,
+) {
+    for untrusted in [false, true] {
+        let mut prepared = Vec::with_capacity(items.len());
+        let mut at = Vec::with_capacity(items.len());
+        for (i, it) in items.iter_mut().enumerate() {
+            if let PreOutcome::Ready(r) = it
+                && r.untrusted == untrusted
+                && let Some(p) = r.prepared.take()
+            {
+                prepared.push(Some(p));
+                at.push(i);
+            }
         }
-    }
-    for (ok, i) in verify_prepared(&prepared).into_iter().zip(at) {
-        if let PreOutcome::Ready(r) = &mut items[i] {
-            r.sig_valid = Some(ok);
+        if prepared.is_empty() {
+            continue;
+        }
+        for (ok, i) in verify(&prepared).into_iter().zip(at) {
+            if let PreOutcome::Ready(r) = &mut items[i] {
+                r.sig_valid = Some(ok);
+            }
         }
     }
 }

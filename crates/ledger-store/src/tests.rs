@@ -1911,3 +1911,49 @@ fn signers_are_read_in_id_order_after_any_id() {
         .collect();
     assert_eq!(all, ids(None));
 }
+
+/// Untrusted envelopes (from a source that has not shown it holds a key) are batch-checked in a
+/// call of their own: a spoiled signature among them fails their batch, not the trusted ones'
+/// (whose check stays one call). Every verdict is the signature's own, wherever it was checked.
+#[test]
+fn untrusted_signatures_are_checked_apart_from_the_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut op = Dev::new("operator-1", 1);
+    let mut t = Dev::new("table-1", 2);
+    let (store, mut a) = Store::open_writer(dir.path(), &cfg(&op)).unwrap();
+    submit(&mut a, vec![op.env(register(&t))]);
+    let mut envs: Vec<v1::Envelope> = (0..6).map(|n| t.env(bet(n))).collect();
+    // The sixth is an adversary's copy of the fifth with s spoiled (still canonical).
+    let mut spoiled = envs[4].clone();
+    spoiled.signature[40] ^= 1;
+    envs.insert(5, spoiled);
+    let untrusted = [false, false, true, false, false, true, true];
+    let mut items: Vec<PreOutcome> = envs
+        .into_iter()
+        .zip(untrusted)
+        .map(|(e, u)| {
+            let mut p = precheck(&store, e, 65536, &TimePolicy::default(), NOW);
+            if u {
+                p.mark_untrusted();
+            }
+            p
+        })
+        .collect();
+    let mut calls = Vec::new();
+    append::verify_prechecked_with(&mut items, |batch| {
+        let verdicts = ledger_core::signing::verify_prepared(batch);
+        calls.push(verdicts.clone());
+        verdicts
+    });
+    assert_eq!(
+        calls,
+        [vec![true, true, true, true], vec![true, false, true]],
+        "the trusted four in one call, the untrusted three in another"
+    );
+    let receipts = a.apply(items, NOW).unwrap().0;
+    let got: Vec<_> = receipts.iter().map(status).collect();
+    let ok = (St::Accepted, Why::Unspecified);
+    assert_eq!(got[..5], [ok; 5]);
+    assert_eq!(got[5], (St::Rejected, Why::BadSignature));
+    assert_eq!(got[6], ok);
+}

@@ -122,6 +122,13 @@ pub struct Args {
     #[arg(long, default_value_t = 1, value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub repeat: u32,
+    /// Also run an adversary's stream during each measured run: copies of a bench device's
+    /// envelope with its signature spoiled (s changed, still canonical, so that only the batch
+    /// check can refuse it), N a second. Anyone who can reach the port can send these, without
+    /// any key. Shows what such a client costs the honest streams; its receipts are counted
+    /// apart and must all be bad signatures.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub spoiled_rate: u64,
 }
 
 /// The runtime the bench runs on: against --server, `--client-threads` workers for the load
@@ -345,6 +352,8 @@ struct Run {
     cpu: Option<(cpu::Use, &'static str)>,
     /// ledgerd's own figures over the run (where it gives them).
     ledger: Option<Span>,
+    /// `--spoiled-rate`: the adversary's envelopes sent, and those refused as bad signatures.
+    spoiled: Option<(u64, u64)>,
 }
 
 impl Run {
@@ -400,6 +409,9 @@ impl Run {
         if let Some(l) = &self.ledger {
             v["ledgerd"] = l.json();
         }
+        if let Some((sent, refused)) = self.spoiled {
+            v["spoiled"] = serde_json::json!({"sent": sent, "refused_bad_signature": refused});
+        }
         v
     }
     /// The summary line, then with `--timeline` a line per window.
@@ -430,6 +442,12 @@ impl Run {
         }
         if let Some(st) = &self.stalls {
             out.push_str(&format!("\n  {}", st.line()));
+        }
+        if let Some((sent, refused)) = self.spoiled {
+            out.push_str(&format!(
+                "\n  adversary: {sent} envelopes with spoiled signatures sent, {refused} refused as bad signatures{}",
+                if refused < sent { " (the rest unanswered when the run ended)" } else { "" }
+            ));
         }
         if let Some(w) = self.window_s {
             for win in timeline(&self.samples, w) {
@@ -719,6 +737,11 @@ async fn one_run(
     } else {
         rate as f64 / a.streams as f64
     };
+    let spoiled = signed[0].last().cloned().map(|mut e| {
+        // A byte in the middle of s: still canonical (its top byte is unchanged).
+        e.signature[40] ^= 1;
+        e
+    });
     let clock = Clock::new(signed.len());
     let mut tasks = Vec::new();
     for envs in signed {
@@ -738,12 +761,27 @@ async fn one_run(
         .stall_probe
         .then(|| StallProbe::start(start))
         .transpose()?;
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let adversary = match spoiled {
+        Some(env) if a.spoiled_rate > 0 => Some(tokio::spawn(adversary(
+            ch.clone(),
+            env,
+            a.spoiled_rate,
+            start,
+            stopped,
+        ))),
+        _ => None,
+    };
     let mut run = Run::new(a.timeline);
     for t in tasks {
         let (acc, other, samples, _) = t.await??;
         run.add(acc, other, samples);
     }
     run.finish(start);
+    let _ = stop.send(true);
+    if let Some(t) = adversary {
+        run.spoiled = Some(t.await??);
+    }
     run.cpu = cpu_used(cpu_at_start, a);
     run.stalls = probe.map(StallProbe::finish);
     run.ledger = ledger_span(&ch, ledger_at_start).await?;
@@ -853,6 +891,57 @@ async fn stream(
     }
     sender.abort();
     Ok((acc, other, lat, marked))
+}
+
+/// `--spoiled-rate`: copies of `env` (its signature spoiled) on a stream of their own, `rate` a
+/// second from `start` until `stop`. Returns the envelopes sent and those refused as bad
+/// signatures; any other receipt is an error (the ledger must never accept one).
+async fn adversary(
+    ch: tonic::transport::Channel,
+    env: v1::Envelope,
+    rate: u64,
+    start: Instant,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) -> anyhow::Result<(u64, u64)> {
+    let (tx, rx) = tokio::sync::mpsc::channel::<v1::Envelope>(1024);
+    let mut receipts = IngestClient::new(ch)
+        .submit(tokio_stream::wrappers::ReceiverStream::new(rx))
+        .await?
+        .into_inner();
+    let sent = Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let sent2 = sent.clone();
+    let mut stop2 = stop.clone();
+    let sender = tokio::spawn(async move {
+        for i in 0u64.. {
+            let due = start + Duration::from_secs_f64(i as f64 / rate as f64);
+            tokio::select! {
+                _ = tokio::time::sleep_until(due.into()) => {}
+                _ = stop2.changed() => return,
+            }
+            if tx.send(env.clone()).await.is_err() {
+                return;
+            }
+            sent2.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    });
+    let mut refused = 0u64;
+    loop {
+        tokio::select! {
+            r = receipts.next() => match r {
+                Some(r) => {
+                    let r = r?;
+                    if r.reason != v1::RejectReason::BadSignature as i32 {
+                        bail!("an envelope with a spoiled signature got {}", common::receipt_line(&r));
+                    }
+                    refused += 1;
+                }
+                None => break,
+            },
+            _ = stop.changed() => break,
+        }
+    }
+    sender.abort();
+    Ok((sent.load(std::sync::atomic::Ordering::Relaxed), refused))
 }
 
 /// The CPU used since `at_start` (the run's clock start), with what "this process" holds.

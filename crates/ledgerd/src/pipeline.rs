@@ -66,7 +66,15 @@ enum Sink {
 /// as one batch, so the stream's task is woken once per group, not once per receipt. (Woken per
 /// receipt, the task's worker thread preempted the sync thread after every receipt it sent: two
 /// context switches per event at half load.)
-pub struct StreamReceipts(mpsc::UnboundedSender<Vec<ReceiptResult>>);
+///
+/// It also keeps whether the stream has shown it holds a device key: its last verdict on a
+/// signature was an accepted envelope, not a bad signature. Until then its envelopes are batch
+/// checked apart from the others ([`PreOutcome::mark_untrusted`]), so that a client without a
+/// key cannot make every group pay for its bad signatures.
+pub struct StreamReceipts {
+    tx: mpsc::UnboundedSender<Vec<ReceiptResult>>,
+    proven: std::sync::atomic::AtomicBool,
+}
 
 /// The reading end of a [`StreamReceipts`]: batches of receipts, in the stream's order.
 pub type ReceiptBatches = mpsc::UnboundedReceiver<Vec<ReceiptResult>>;
@@ -75,12 +83,27 @@ impl StreamReceipts {
     /// A stream's queue, and the end that its response reads.
     pub fn channel() -> (Arc<StreamReceipts>, ReceiptBatches) {
         let (tx, rx) = mpsc::unbounded_channel();
-        (Arc::new(StreamReceipts(tx)), rx)
+        let proven = std::sync::atomic::AtomicBool::new(false);
+        (Arc::new(StreamReceipts { tx, proven }), rx)
     }
 
     /// Queue receipts (or a stream error) after those queued before.
     pub fn send(&self, batch: Vec<ReceiptResult>) {
-        let _ = self.0.send(batch);
+        let verdict = batch.iter().rev().find_map(|r| match r {
+            Ok(r) if r.status == v1::ReceiptStatus::Accepted as i32 => Some(true),
+            Ok(r) if r.reason == v1::RejectReason::BadSignature as i32 => Some(false),
+            _ => None,
+        });
+        if let Some(proven) = verdict {
+            self.proven
+                .store(proven, std::sync::atomic::Ordering::Relaxed);
+        }
+        let _ = self.tx.send(batch);
+    }
+
+    /// Whether the stream has shown it holds a device key (see [`StreamReceipts`]).
+    pub fn proven(&self) -> bool {
+        self.proven.load(std::sync::atomic::Ordering::Relaxed)
     }
 }
 
@@ -296,7 +319,12 @@ impl Ledger {
     /// [`Ledger::submit`], with the receipt sent to `reply`.
     pub async fn submit_to(&self, env: v1::Envelope, reply: Reply) {
         let bytes = env.body.len() + env.signature.len();
-        let item = precheck(&self.store, env, self.max_body_bytes, &self.time, now_ms());
+        let mut item = precheck(&self.store, env, self.max_body_bytes, &self.time, now_ms());
+        if let Some(Sink::Stream { to, .. }) = &reply.0
+            && !to.proven()
+        {
+            item.mark_untrusted();
+        }
         // A refused envelope keeps no bytes. One that passed has at most `max_body_bytes` (64
         // KiB) of body and 64 of signature, far less than the smallest configured budget (1
         // MiB); were the budget smaller, an envelope would wait for all of it, not forever.
@@ -998,6 +1026,43 @@ mod tests {
     use ledger_core::signing::{EVENT_DOMAIN, sign};
     use ledger_store::{OpenConfig, PrincipalConfig};
     use prost::Message;
+
+    /// A stream proves it holds a device key with an accepted envelope and loses that with a
+    /// bad signature; nothing else changes it (a duplicate can be anyone's resend of a stored
+    /// envelope, a gap or a stale time says nothing about the key).
+    #[test]
+    fn a_stream_is_proven_by_its_last_accepted_envelope_or_bad_signature() {
+        let receipt = |status: v1::ReceiptStatus, reason: v1::RejectReason| {
+            Ok(v1::Receipt {
+                status: status as i32,
+                reason: reason as i32,
+                ..Default::default()
+            })
+        };
+        use v1::{ReceiptStatus as St, RejectReason as Why};
+        let (to, _rx) = StreamReceipts::channel();
+        assert!(!to.proven());
+        to.send(vec![
+            receipt(St::Duplicate, Why::Unspecified),
+            receipt(St::Rejected, Why::SequenceGap),
+            receipt(St::Rejected, Why::TimeOutOfRange),
+            Err(Status::unavailable("x")),
+        ]);
+        assert!(!to.proven(), "no verdict on a key");
+        to.send(vec![
+            receipt(St::Rejected, Why::BadSignature),
+            receipt(St::Accepted, Why::Unspecified),
+            receipt(St::Rejected, Why::SequenceGap),
+        ]);
+        assert!(to.proven(), "the last verdict in the batch counts");
+        to.send(vec![receipt(St::Duplicate, Why::Unspecified)]);
+        assert!(to.proven());
+        to.send(vec![
+            receipt(St::Accepted, Why::Unspecified),
+            receipt(St::Rejected, Why::BadSignature),
+        ]);
+        assert!(!to.proven());
+    }
 
     /// A queue on a clock of its own, for [`gather`]: each message arrives at its offset from
     /// the start; sleeping moves the clock.
