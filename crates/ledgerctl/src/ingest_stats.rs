@@ -78,6 +78,10 @@ pub struct Span {
     pub hold_us: u64,
     /// CPU time ledgerd's process used in the span, µs (0: it does not say).
     pub cpu_us: u64,
+    /// Envelopes refused for a bad signature.
+    pub bad_signatures: u64,
+    /// Envelopes from streams not yet shown to hold a device key.
+    pub unproven_envelopes: u64,
 }
 
 /// The names of [`Span::stages`], in order.
@@ -113,6 +117,10 @@ impl Span {
             slow_syncs: after.slow_syncs.saturating_sub(before.slow_syncs),
             hold_us: after.hold_us,
             cpu_us: after.cpu_us.saturating_sub(before.cpu_us),
+            bad_signatures: after.bad_signatures.saturating_sub(before.bad_signatures),
+            unproven_envelopes: after
+                .unproven_envelopes
+                .saturating_sub(before.unproven_envelopes),
         }
     }
 
@@ -231,6 +239,7 @@ impl Span {
             "sync_over_10ms_percent": self.over_10ms_percent(), "slow_syncs": self.slow_syncs,
             "disk_denies_10ms_p99": self.disk_denies_10ms_p99(), "hold_us": self.hold_us,
             "cpu_us_per_receipt": self.cpu().map(|c| c.0), "cores": self.cpu().map(|c| c.1),
+            "bad_signatures": self.bad_signatures, "unproven_envelopes": self.unproven_envelopes,
         })
     }
 }

@@ -65,6 +65,10 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
                 s.accepted,
                 s.hold_us
             );
+            println!(
+                "{} refused for a bad signature; {} from streams not yet shown to hold a device key (checked apart)",
+                s.bad_signatures, s.unproven_envelopes
+            );
             println!("{}", s.line());
             if let Some(st) = s.stages_line() {
                 println!("{st}");

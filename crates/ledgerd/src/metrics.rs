@@ -307,6 +307,18 @@ fn text(
         s.accepted.to_string(),
     );
     metric(
+        "ledger_bad_signatures_total",
+        "counter",
+        "Envelopes refused for a bad signature since ledgerd started.",
+        s.bad_signatures.to_string(),
+    );
+    metric(
+        "ledger_unproven_envelopes_total",
+        "counter",
+        "Envelopes from ingest streams not yet shown to hold a device key (signatures checked apart).",
+        s.unproven_envelopes.to_string(),
+    );
+    metric(
         "ledger_groups_total",
         "counter",
         "Groups verified, appended and synced together since ledgerd started.",

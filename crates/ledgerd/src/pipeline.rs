@@ -324,6 +324,7 @@ impl Ledger {
             && !to.proven()
         {
             item.mark_untrusted();
+            self.stats.unproven();
         }
         // A refused envelope keeps no bytes. One that passed has at most `max_body_bytes` (64
         // KiB) of body and 64 of signature, far less than the smallest configured budget (1
@@ -971,6 +972,13 @@ impl Syncs {
                     .iter()
                     .filter(|r| r.status == v1::ReceiptStatus::Accepted as i32)
                     .count();
+                let bad = receipts
+                    .iter()
+                    .filter(|r| r.reason == v1::RejectReason::BadSignature as i32)
+                    .count();
+                if bad > 0 {
+                    self.stats.bad_signatures(bad as u64);
+                }
                 let taken = replies.iter().map(|r| r.1);
                 self.stats
                     .group(Instant::now(), taken, accepted as u64, &stamps);
@@ -1418,6 +1426,46 @@ mod tests {
         assert_eq!(st.receipt_latency.unwrap().count, 3);
         assert!(st.sync_latency.unwrap().count >= 1);
         assert_eq!((st.slow_syncs, st.hold_us), (0, 0));
+        // Not through a stream: nothing is unproven.
+        assert_eq!((st.bad_signatures, st.unproven_envelopes), (1, 0));
+    }
+
+    /// Through an ingest stream: its envelopes are unproven (checked apart) until one of them is
+    /// accepted, and again after a bad signature; each verdict is the signature's own.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_streams_envelopes_are_unproven_until_one_is_accepted() {
+        let dir = tempfile::tempdir().unwrap();
+        let (_store, ledger, keys) = ledger(dir.path(), 1);
+        let (to, mut receipts) = StreamReceipts::channel();
+        let mut position = 0;
+        let mut send = async |e: v1::Envelope| {
+            position += 1;
+            ledger
+                .submit_to(e, Reply::to_stream(to.clone(), position))
+                .await;
+            let batch = receipts.recv().await.unwrap();
+            assert_eq!(batch.len(), 1);
+            let r = batch.into_iter().next().unwrap().unwrap();
+            (r.status, r.reason)
+        };
+        let ok = (v1::ReceiptStatus::Accepted as i32, 0);
+        let bad = (
+            v1::ReceiptStatus::Rejected as i32,
+            v1::RejectReason::BadSignature as i32,
+        );
+        let mut forged = env(&keys[0], "op0", 1, model(1));
+        forged.signature[40] ^= 1;
+        assert_eq!(send(forged).await, bad);
+        assert_eq!(send(env(&keys[0], "op0", 1, model(1))).await, ok);
+        assert_eq!(send(env(&keys[0], "op0", 2, model(2))).await, ok);
+        let mut forged = env(&keys[0], "op0", 3, model(3));
+        forged.signature[40] ^= 1;
+        assert_eq!(send(forged).await, bad);
+        assert_eq!(send(env(&keys[0], "op0", 3, model(3))).await, ok);
+        let st = ledger.stats().to_proto(Instant::now());
+        // Unproven: the first two (nothing accepted yet), and the one after the second forgery.
+        assert_eq!((st.bad_signatures, st.unproven_envelopes), (2, 3));
+        assert!(to.proven());
     }
 
     /// A failed fsync stops every acknowledgement: the group it covered, and all later ones.

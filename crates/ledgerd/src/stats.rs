@@ -173,6 +173,8 @@ pub struct IngestStats {
     over_long: std::sync::Mutex<(Duration, Option<Instant>)>,
     slow_syncs: AtomicU64,
     hold_us: AtomicU64,
+    bad_signatures: AtomicU64,
+    unproven: AtomicU64,
 }
 
 impl Default for IngestStats {
@@ -196,6 +198,8 @@ impl IngestStats {
             over_long: std::sync::Mutex::new((Duration::ZERO, None)),
             slow_syncs: AtomicU64::new(0),
             hold_us: AtomicU64::new(0),
+            bad_signatures: AtomicU64::new(0),
+            unproven: AtomicU64::new(0),
         }
     }
 
@@ -240,6 +244,16 @@ impl IngestStats {
         self.apply
             .record_n(since(stamps.verified, stamps.applied), n);
         self.durable.record_n(since(stamps.applied, now), n);
+    }
+
+    /// Receipts refusing envelopes for a bad signature, released.
+    pub fn bad_signatures(&self, n: u64) {
+        self.bad_signatures.fetch_add(n, Relaxed);
+    }
+
+    /// An envelope from a stream that has not shown it holds a key (checked apart).
+    pub fn unproven(&self) {
+        self.unproven.fetch_add(1, Relaxed);
     }
 
     /// The hold given to the latest group.
@@ -303,6 +317,8 @@ impl IngestStats {
             slow_syncs: self.slow_syncs.load(Relaxed),
             hold_us: self.hold_us.load(Relaxed),
             cpu_us: crate::load::process_cpu().map(micros).unwrap_or(0),
+            bad_signatures: self.bad_signatures.load(Relaxed),
+            unproven_envelopes: self.unproven.load(Relaxed),
         }
     }
 }
