@@ -30,6 +30,43 @@ async fn page(
     Ok(serde_json::from_str(&doc.json).expect("a PoolHistoryPage"))
 }
 
+/// A pool's whole history, paged back from the newest line `limit` lines at a time (0: the
+/// default), oldest first; every reply at most `max_reply` bytes, none empty, the lines in order.
+async fn whole_history(
+    j: &mut JackpotsClient<tonic::transport::Channel>,
+    pool: &str,
+    limit: u32,
+    max_reply: usize,
+) -> Vec<PoolEntry> {
+    use prost::Message as _;
+    let mut all: Vec<PoolEntry> = Vec::new();
+    let mut before = None;
+    loop {
+        let raw = j
+            .get_pool(v1::GetPoolRequest {
+                pool_id: pool.into(),
+                history_before: before,
+                history_limit: limit,
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(raw.encoded_len() <= max_reply, "{}", raw.encoded_len());
+        let p: PoolHistoryPage = serde_json::from_str(&raw.json).unwrap();
+        assert!(!p.history.is_empty());
+        assert!(limit == 0 || p.history.len() <= limit as usize);
+        let mut older = p.history;
+        older.append(&mut all);
+        all = older;
+        match p.next_before {
+            Some(b) => before = Some(b),
+            None => break,
+        }
+    }
+    assert!(all.windows(2).all(|w| w[0].index <= w[1].index));
+    all
+}
+
 #[tokio::test]
 async fn jackpot_answers_are_bounded_and_paged() {
     let s = SlotFloor::start(plan(), 31, 12, 5).await;
@@ -54,21 +91,8 @@ async fn jackpot_answers_are_bounded_and_paged() {
     assert!(v["pool"].get("history").is_none(), "{raw}");
 
     // Paging back 7 lines at a time gives the whole history, in order, once.
-    let mut all: Vec<PoolEntry> = Vec::new();
-    let mut before = None;
-    loop {
-        let p = page(&mut j, "SJP", before, 7).await.unwrap();
-        assert!(p.history.len() <= 7);
-        let mut older = p.history;
-        older.append(&mut all);
-        all = older;
-        match p.next_before {
-            Some(b) => before = Some(b),
-            None => break,
-        }
-    }
+    let all = whole_history(&mut j, "SJP", 7, 4 << 20).await;
     assert_eq!(all.len() as u64, lines);
-    assert!(all.windows(2).all(|w| w[0].index <= w[1].index));
     assert_eq!(
         all,
         page(&mut j, "SJP", None, 10_000).await.unwrap().history
@@ -507,31 +531,8 @@ async fn every_page_fits_in_one_reply_and_names_the_next() {
     assert!(newest.history.len() < 100 && (newest.history.len() as u64) < lines);
     assert_eq!(newest.first + newest.history.len() as u64, lines);
     assert_eq!(newest.next_before, Some(newest.first));
-    let mut all: Vec<PoolEntry> = Vec::new();
-    let mut before = None;
-    loop {
-        let raw = j
-            .get_pool(v1::GetPoolRequest {
-                pool_id: "SJP".into(),
-                history_before: before,
-                history_limit: 0,
-            })
-            .await
-            .unwrap()
-            .into_inner();
-        assert!(raw.encoded_len() <= MAX, "{}", raw.encoded_len());
-        let p: PoolHistoryPage = serde_json::from_str(&raw.json).unwrap();
-        assert!(!p.history.is_empty());
-        let mut older = p.history;
-        older.append(&mut all);
-        all = older;
-        match p.next_before {
-            Some(b) => before = Some(b),
-            None => break,
-        }
-    }
+    let all = whole_history(&mut j, "SJP", 0, MAX).await;
     assert_eq!(all.len() as u64, lines);
-    assert!(all.windows(2).all(|w| w[0].index <= w[1].index));
 
     // ledgerctl follows the pages for its user.
     let (code, out, err) = ledgerctl(&["device", "list", "--json", "--server", &s.url]);
