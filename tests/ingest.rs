@@ -718,3 +718,106 @@ async fn streams_of_entries_are_bounded() {
     assert!(again.is_some(), "a closed stream makes room");
     l.stop();
 }
+
+/// Clients that send and never read their receipts cannot hold ledgerd's room (or its memory)
+/// for ever: they hold at most `ingest.max_in_flight_total` envelopes between them, and each of
+/// their streams is ended once it has left its receipts unread for `ingest.unread_receipts_secs`.
+/// An honest client gets its receipts once they are ended; a silent one that reads again learns
+/// why (RESOURCE_EXHAUSTED). Here 5 silent streams would hold 1,500 envelopes (300 each) against
+/// a total of 1,000, so the honest stream waits for them to be ended.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clients_that_never_read_their_receipts_are_ended_and_the_others_go_on() {
+    use ledger_core::proto::ingest_client::IngestClient;
+    let dir = tempdir();
+    let cfg = write_config(
+        dir.path(),
+        "[ingest]\nmax_in_flight_per_stream = 300\nmax_in_flight_total = 1000\nunread_receipts_secs = 2\n",
+    );
+    let l = Ledgerd::start(&dir.path().join("data"), &cfg, "127.0.0.1:0");
+    let url = l.url();
+    // An envelope from a device nobody registered: refused at once, cheaply.
+    let nobody = v1::Envelope {
+        body: v1::EventBody {
+            device_id: "nobody".into(),
+            sequence: 1,
+            occurred_at_ms: now_ms(),
+            payload: Some(bet("t1", "r1", 1)),
+        }
+        .encode_to_vec(),
+        signature: vec![7; 64],
+    };
+    // HTTP/2's smallest windows: ledgerd can send this client little before it must wait.
+    let silent = tonic::transport::Endpoint::from_shared(url.clone())
+        .unwrap()
+        .initial_stream_window_size(65_535)
+        .initial_connection_window_size(65_535)
+        .connect()
+        .await
+        .unwrap();
+    let mut held = Vec::new();
+    for _ in 0..5 {
+        let (tx, rx) = tokio::sync::mpsc::channel::<v1::Envelope>(64);
+        let receipts = IngestClient::new(silent.clone())
+            .submit(tokio_stream::wrappers::ReceiverStream::new(rx))
+            .await
+            .unwrap()
+            .into_inner();
+        let env = nobody.clone();
+        // More than the window lets ledgerd send unread (a few hundred receipts) plus 300.
+        let sender = tokio::spawn(async move {
+            for _ in 0..5_000 {
+                if tx.send(env.clone()).await.is_err() {
+                    break;
+                }
+            }
+            tx
+        });
+        held.push((receipts, sender));
+    }
+    // Let the silent streams fill their room.
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    // An honest device on a connection of its own.
+    let table = table("table-1", "t1");
+    let mut signers = register(&url, 1, std::slice::from_ref(&table)).await;
+    let envs: Vec<v1::Envelope> = (1..=10)
+        .map(|n| signers[0].sign(now_ms(), bet("t1", "r1", n)))
+        .collect();
+    let receipts = tokio::time::timeout(std::time::Duration::from_secs(30), submit(&url, &envs))
+        .await
+        .expect("the honest stream's receipts");
+    assert!(
+        receipts.iter().all(|r| st(r) == St::Accepted),
+        "{receipts:?}"
+    );
+    // Every silent stream is ended in turn (one waiting for room has nothing unread until the
+    // others' room comes back).
+    let ended = "its client took none of its receipts for too long";
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while l.stderr_text().matches(ended).count() < 5 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "not every silent stream was ended: {}",
+            l.stderr_text()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    // A silent stream that reads again: the receipts it was sent, then why it was ended. (The
+    // others go first: their unread receipts fill the connection's window, which this one's
+    // end needs too.)
+    let (mut receipts, _sender) = held.pop().unwrap();
+    drop(held);
+    let end = tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        loop {
+            match receipts.next().await {
+                Some(Ok(r)) => assert_eq!(why(&r), Why::UnknownDevice),
+                Some(Err(s)) => return s,
+                None => panic!("the stream ended without saying why"),
+            }
+        }
+    })
+    .await
+    .expect("the silent stream's end");
+    assert_eq!(end.code(), tonic::Code::ResourceExhausted, "{end:?}");
+    assert!(end.message().contains("unread_receipts_secs"), "{end:?}");
+    l.stop();
+}

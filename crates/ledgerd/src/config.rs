@@ -88,6 +88,15 @@ pub struct Ingest {
     /// Envelopes in flight (received, not yet answered) per stream before ledgerd stops
     /// reading that stream (back-pressure).
     pub max_in_flight_per_stream: usize,
+    /// Envelopes in flight over all streams together before ledgerd stops reading every stream
+    /// (1..=16,777,216). With the per-stream limit alone, a client that sends and never reads its
+    /// receipts makes ledgerd hold them on every stream it opens.
+    pub max_in_flight_total: usize,
+    /// A stream whose client leaves receipts waiting and takes none of them for this long
+    /// (seconds, 1..=3600) is ended: its waiting receipts are dropped, and its share of
+    /// `max_in_flight_total` goes back to the other streams. The agent resends what has no
+    /// receipt on a new stream (duplicates get their original receipts).
+    pub unread_receipts_secs: u64,
     /// Capacity of the queue from all streams to the writer (1..=16,777,216).
     pub queue_capacity: usize,
     /// Most bytes of envelopes (body and signature) in that queue at once, MiB. With the
@@ -204,6 +213,8 @@ impl Default for Ingest {
             max_past_age_ms: t.max_past_ms,
             earliest_time_ms: t.earliest_ms,
             max_in_flight_per_stream: 8192,
+            max_in_flight_total: 1 << 18,
+            unread_receipts_secs: 30,
             queue_capacity: 65536,
             queue_mib: 256,
         }
@@ -418,6 +429,18 @@ impl Config {
         ] {
             within(key, u64::from(v), 65_535..=(1 << 31) - 1, "")?;
         }
+        within(
+            "ingest.max_in_flight_total",
+            self.ingest.max_in_flight_total as u64,
+            1..=MAX_QUEUE_CAPACITY as u64,
+            "",
+        )?;
+        within(
+            "ingest.unread_receipts_secs",
+            self.ingest.unread_receipts_secs,
+            1..=3600,
+            " (an hour)",
+        )?;
         within(
             "grpc.max_message_bytes",
             self.grpc.max_message_bytes as u64,

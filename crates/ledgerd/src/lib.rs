@@ -153,6 +153,10 @@ async fn serve(
     let ingest = IngestServer::new(service::IngestService {
         ledger: ledger.clone(),
         max_in_flight: cfg.ingest.max_in_flight_per_stream,
+        in_flight_total: std::sync::Arc::new(tokio::sync::Semaphore::new(
+            cfg.ingest.max_in_flight_total,
+        )),
+        unread_limit: Duration::from_secs(cfg.ingest.unread_receipts_secs),
     })
     .max_decoding_message_size(max);
     let entry_streams =

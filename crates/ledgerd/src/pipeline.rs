@@ -74,6 +74,8 @@ enum Sink {
 pub struct StreamReceipts {
     tx: mpsc::UnboundedSender<Vec<ReceiptResult>>,
     proven: std::sync::atomic::AtomicBool,
+    /// The stream was ended: later receipts are dropped ([`StreamReceipts::close`]).
+    closed: std::sync::atomic::AtomicBool,
 }
 
 /// The reading end of a [`StreamReceipts`]: batches of receipts, in the stream's order.
@@ -84,7 +86,21 @@ impl StreamReceipts {
     pub fn channel() -> (Arc<StreamReceipts>, ReceiptBatches) {
         let (tx, rx) = mpsc::unbounded_channel();
         let proven = std::sync::atomic::AtomicBool::new(false);
-        (Arc::new(StreamReceipts { tx, proven }), rx)
+        let closed = std::sync::atomic::AtomicBool::new(false);
+        (Arc::new(StreamReceipts { tx, proven, closed }), rx)
+    }
+
+    /// The stream was ended (its client left its receipts unread): receipts still to come for
+    /// it are dropped, not queued.
+    pub fn close(&self) {
+        self.closed
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// The last batch for a closed stream (its error), queued whatever [`StreamReceipts::close`]
+    /// said.
+    pub fn send_final(&self, batch: Vec<ReceiptResult>) {
+        let _ = self.tx.send(batch);
     }
 
     /// Queue receipts (or a stream error) after those queued before.
@@ -98,7 +114,9 @@ impl StreamReceipts {
             self.proven
                 .store(proven, std::sync::atomic::Ordering::Relaxed);
         }
-        let _ = self.tx.send(batch);
+        if !self.closed.load(std::sync::atomic::Ordering::Relaxed) {
+            let _ = self.tx.send(batch);
+        }
     }
 
     /// Whether the stream has shown it holds a device key (see [`StreamReceipts`]).

@@ -9,6 +9,7 @@ use ledger_core::proto::{
 use ledger_store::StoreError;
 use prost::Message as _;
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::sync::{Semaphore, mpsc};
 use tokio_stream::{Stream, StreamExt, wrappers::ReceiverStream};
@@ -40,7 +41,14 @@ pub(crate) fn id_arg(field: &str, value: &str) -> Result<(), Status> {
 /// The ingest service.
 pub struct IngestService {
     pub ledger: Ledger,
+    /// Envelopes one stream may have read and not yet answered (`ingest.max_in_flight_per_stream`).
     pub max_in_flight: usize,
+    /// Envelopes read from every ingest stream together and not yet answered
+    /// (`ingest.max_in_flight_total`): past it, every stream waits.
+    pub in_flight_total: Arc<Semaphore>,
+    /// How long a stream may leave receipts waiting without taking any before it is ended
+    /// (`ingest.unread_receipts_secs`).
+    pub unread_limit: Duration,
 }
 
 #[tonic::async_trait]
@@ -55,61 +63,214 @@ impl Ingest for IngestService {
         let mut inbound = req.into_inner();
         // The pipeline puts the receipts onto this stream's queue, in the stream's order (a
         // durable group's receipts for this stream as one batch). At most `max_in_flight`
-        // envelopes wait for theirs: a permit is taken for each envelope read and given back
-        // when its receipt goes out.
+        // envelopes of this stream, and `in_flight_total` of all streams, wait for theirs: room
+        // is taken for each envelope read and given back when its receipt goes out.
         let (out_tx, out_rx) = StreamReceipts::channel();
         let in_flight = self.max_in_flight.max(1);
-        let permits = Arc::new(Semaphore::new(in_flight));
+        let budget = Arc::new(Budget::new(in_flight, self.in_flight_total.clone()));
+        let queue = Arc::new(std::sync::Mutex::new(Queue {
+            rx: out_rx,
+            ready: Default::default(),
+        }));
         let ledger = self.ledger.clone();
-        let reader_permits = permits.clone();
+        let reader = budget.clone();
+        let to = out_tx.clone();
         tokio::spawn(async move {
             let mut position = 0u64;
             while let Some(msg) = inbound.next().await {
                 match msg {
                     Ok(env) => {
-                        let Ok(permit) = reader_permits.acquire().await else {
+                        if !reader.take().await {
                             return;
-                        };
-                        permit.forget();
+                        }
                         position += 1;
                         ledger
-                            .submit_to(env, Reply::to_stream(out_tx.clone(), position))
+                            .submit_to(env, Reply::to_stream(to.clone(), position))
                             .await;
                     }
                     Err(status) => {
                         tracing::debug!(?peer, %status, "ingest stream ended with an error");
                         // The receipts of the envelopes before it go out first.
-                        if reader_permits.acquire_many(in_flight as u32).await.is_ok() {
-                            out_tx.send(vec![Err(status)]);
+                        if reader.own.acquire_many(in_flight as u32).await.is_ok() {
+                            to.send(vec![Err(status)]);
                         }
                         return;
                     }
                 }
             }
         });
+        tokio::spawn(watch_unread(
+            budget.clone(),
+            queue.clone(),
+            out_tx,
+            self.unread_limit,
+            peer,
+        ));
         Ok(Response::new(Box::pin(Receipts {
-            rx: out_rx,
-            ready: Default::default(),
-            permits,
+            queue,
+            budget,
             done: false,
         })))
     }
 }
 
+/// One ingest stream's room for envelopes awaiting receipts: its own (`max_in_flight_per_stream`)
+/// and its share of all streams' (`max_in_flight_total`), taken by its reader for each envelope
+/// read and given back as the client takes the receipts. A client that sends and never reads
+/// would otherwise make ledgerd hold every receipt it is owed: a few MB a stream, on as many
+/// streams as it opens (measured: 64 such streams on one connection, 166 MB).
+struct Budget {
+    own: Semaphore,
+    shared: Arc<Semaphore>,
+    state: std::sync::Mutex<BudgetState>,
+}
+
+#[derive(Default)]
+struct BudgetState {
+    /// Room in `shared` this stream holds.
+    held: usize,
+    /// Receipts the client has taken so far.
+    taken: u64,
+    /// The stream is over: it holds nothing and takes nothing more.
+    closed: bool,
+}
+
+impl Budget {
+    fn new(own: usize, shared: Arc<Semaphore>) -> Budget {
+        Budget {
+            own: Semaphore::new(own),
+            shared,
+            state: Default::default(),
+        }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, BudgetState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Room for one more envelope, once there is some; false once the stream is over.
+    async fn take(&self) -> bool {
+        let Ok(own) = self.own.acquire().await else {
+            return false;
+        };
+        own.forget();
+        // `shared` is never closed.
+        let Ok(shared) = self.shared.acquire().await else {
+            return false;
+        };
+        let mut st = self.state();
+        if st.closed {
+            // Dropped: the room goes back.
+            return false;
+        }
+        shared.forget();
+        st.held += 1;
+        true
+    }
+
+    /// The client took `n` receipts: their room goes back.
+    fn taken(&self, n: usize) {
+        self.own.add_permits(n);
+        let mut st = self.state();
+        st.taken += n as u64;
+        let back = n.min(st.held);
+        st.held -= back;
+        drop(st);
+        self.shared.add_permits(back);
+    }
+
+    /// The stream is over: all its room goes back, and its reader stops.
+    fn close(&self) {
+        let mut st = self.state();
+        if st.closed {
+            return;
+        }
+        st.closed = true;
+        let back = std::mem::take(&mut st.held);
+        drop(st);
+        self.shared.add_permits(back);
+        self.own.close();
+    }
+}
+
+/// An ingest stream's receipts not yet taken by its client: batches from the pipeline, and the
+/// rest of the batch being sent. Shared by the response and the watch on unread receipts.
+struct Queue {
+    rx: ReceiptBatches,
+    ready: std::collections::VecDeque<Result<v1::Receipt, Status>>,
+}
+
+/// Ends a stream whose client leaves receipts waiting and takes none of them for `limit`: its
+/// waiting receipts are dropped, its room goes back to the others, what it sends is no longer
+/// read, and the pipeline's later receipts for it are dropped too. (HTTP/2 does not let ledgerd
+/// close the stream while its client reads nothing; should the client read again, it gets
+/// RESOURCE_EXHAUSTED saying why.) Checks four times per `limit`, so a stream ends between
+/// `limit` and 1.25 `limit` after its last receipt was taken.
+async fn watch_unread(
+    budget: Arc<Budget>,
+    queue: Arc<std::sync::Mutex<Queue>>,
+    to: Arc<StreamReceipts>,
+    limit: Duration,
+    peer: Option<std::net::SocketAddr>,
+) {
+    let tick = (limit / 4).max(Duration::from_millis(10));
+    let mut seen = (0u64, None::<tokio::time::Instant>);
+    loop {
+        tokio::time::sleep(tick).await;
+        let taken = {
+            let st = budget.state();
+            if st.closed {
+                return;
+            }
+            st.taken
+        };
+        let waiting = {
+            let q = queue.lock().unwrap_or_else(|e| e.into_inner());
+            q.ready.len() + q.rx.len()
+        };
+        let now = tokio::time::Instant::now();
+        if waiting == 0 || taken != seen.0 {
+            seen = (taken, None);
+            continue;
+        }
+        let since = *seen.1.get_or_insert(now);
+        if now.duration_since(since) < limit {
+            continue;
+        }
+        tracing::warn!(
+            ?peer,
+            waiting,
+            seconds = limit.as_secs_f64(),
+            "ingest stream ended: its client took none of its receipts for too long"
+        );
+        to.close();
+        budget.close();
+        {
+            let mut q = queue.lock().unwrap_or_else(|e| e.into_inner());
+            q.ready.clear();
+            while q.rx.try_recv().is_ok() {}
+        }
+        // What the client reads next, should it read again (this also wakes the response).
+        to.send_final(vec![Err(Status::resource_exhausted(format!(
+            "this stream left its receipts unread for {} s (ingest.unread_receipts_secs): ended; \
+             resend what has no receipt on a new stream",
+            limit.as_secs()
+        )))]);
+        return;
+    }
+}
+
 /// An ingest stream's receipts, in order; it ends after the first error.
 struct Receipts {
-    /// Batches from the pipeline (a durable group's receipts for this stream).
-    rx: ReceiptBatches,
-    /// The rest of the batch being sent.
-    ready: std::collections::VecDeque<Result<v1::Receipt, Status>>,
-    permits: Arc<Semaphore>,
+    queue: Arc<std::sync::Mutex<Queue>>,
+    budget: Arc<Budget>,
     done: bool,
 }
 
 impl Drop for Receipts {
     fn drop(&mut self) {
-        // Nobody reads the receipts any more: the reader stops waiting for permits.
-        self.permits.close();
+        // Nobody reads the receipts any more: the reader stops, the room goes back.
+        self.budget.close();
     }
 }
 
@@ -123,17 +284,20 @@ impl Stream for Receipts {
         if self.done {
             return std::task::Poll::Ready(None);
         }
-        let item = loop {
-            if let Some(r) = self.ready.pop_front() {
-                break Some(r);
-            }
-            match std::task::ready!(self.rx.poll_recv(cx)) {
-                Some(batch) => self.ready.extend(batch),
-                None => break None,
+        let item = {
+            let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+            loop {
+                if let Some(r) = q.ready.pop_front() {
+                    break Some(r);
+                }
+                match std::task::ready!(q.rx.poll_recv(cx)) {
+                    Some(batch) => q.ready.extend(batch),
+                    None => break None,
+                }
             }
         };
         match &item {
-            Some(Ok(_)) => self.permits.add_permits(1),
+            Some(Ok(_)) => self.budget.taken(1),
             Some(Err(_)) => self.done = true,
             None => {}
         }
