@@ -129,6 +129,12 @@ pub struct Args {
     /// apart and must all be bad signatures.
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub spoiled_rate: u64,
+    /// Also run N clients during each measured run, each asking `Audit.GetReport` for all time
+    /// (from the epoch to now) again as soon as it has its answer: what a regulator's dashboards
+    /// cost ingest. Their answers are counted apart. Most telling against a ledger with table
+    /// rounds (e.g. after a run of --audit-lag).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub report_load: u32,
 }
 
 /// The runtime the bench runs on: against --server, `--client-threads` workers for the load
@@ -354,6 +360,8 @@ struct Run {
     ledger: Option<Span>,
     /// `--spoiled-rate`: the adversary's envelopes sent, and those refused as bad signatures.
     spoiled: Option<(u64, u64)>,
+    /// `--report-load`: reports answered, and their mean time.
+    reports: Option<(u64, Duration)>,
 }
 
 impl Run {
@@ -412,6 +420,9 @@ impl Run {
         if let Some((sent, refused)) = self.spoiled {
             v["spoiled"] = serde_json::json!({"sent": sent, "refused_bad_signature": refused});
         }
+        if let Some((n, mean)) = self.reports {
+            v["reports"] = serde_json::json!({"answered": n, "mean_ms": mean.as_secs_f64() * 1e3});
+        }
         v
     }
     /// The summary line, then with `--timeline` a line per window.
@@ -447,6 +458,12 @@ impl Run {
             out.push_str(&format!(
                 "\n  adversary: {sent} envelopes with spoiled signatures sent, {refused} refused as bad signatures{}",
                 if refused < sent { " (the rest unanswered when the run ended)" } else { "" }
+            ));
+        }
+        if let Some((n, mean)) = self.reports {
+            out.push_str(&format!(
+                "\n  report load: {n} all-time reports answered, {:.1} ms each on average",
+                mean.as_secs_f64() * 1e3
             ));
         }
         if let Some(w) = self.window_s {
@@ -772,6 +789,9 @@ async fn one_run(
         ))),
         _ => None,
     };
+    let reporters: Vec<_> = (0..a.report_load)
+        .map(|_| tokio::spawn(report_loop(ch.clone(), stop.subscribe())))
+        .collect();
     let mut run = Run::new(a.timeline);
     for t in tasks {
         let (acc, other, samples, _) = t.await??;
@@ -779,6 +799,15 @@ async fn one_run(
     }
     run.finish(start);
     let _ = stop.send(true);
+    if !reporters.is_empty() {
+        let (mut n, mut took) = (0u64, Duration::ZERO);
+        for r in reporters {
+            let (k, t) = r.await??;
+            n += k;
+            took += t;
+        }
+        run.reports = Some((n, took / n.max(1) as u32));
+    }
     if let Some(t) = adversary {
         run.spoiled = Some(t.await??);
     }
@@ -891,6 +920,33 @@ async fn stream(
     }
     sender.abort();
     Ok((acc, other, lat, marked))
+}
+
+/// `--report-load`: all-time reports, one after another, until `stop`. Returns how many were
+/// answered and the time they took together.
+async fn report_loop(
+    ch: tonic::transport::Channel,
+    mut stop: tokio::sync::watch::Receiver<bool>,
+) -> anyhow::Result<(u64, Duration)> {
+    let mut audit =
+        ledger_core::proto::audit_client::AuditClient::new(ch).max_decoding_message_size(64 << 20);
+    let (mut n, mut took) = (0u64, Duration::ZERO);
+    loop {
+        let t = Instant::now();
+        let req = v1::ReportRequest {
+            from_ms: Some(0),
+            to_ms: Some(chrono::Utc::now().timestamp_millis()),
+            day: String::new(),
+        };
+        tokio::select! {
+            r = audit.get_report(req) => {
+                r.map_err(|s| anyhow::anyhow!("report load: {}", s.message()))?;
+                n += 1;
+                took += t.elapsed();
+            }
+            _ = stop.changed() => return Ok((n, took)),
+        }
+    }
 }
 
 /// `--spoiled-rate`: copies of `env` (its signature spoiled) on a stream of their own, `rate` a

@@ -13,6 +13,8 @@ use ledger_audit::query;
 use ledger_audit::replay::Replayer;
 use ledger_audit::store::{AuditStore, FindingFilter};
 use ledger_core::proto::{self as v1, audit_server::Audit, jackpots_server::Jackpots};
+
+use crate::queries::QueryPool;
 use rules_core::{GameId, Severity};
 use tonic::{Request, Response, Status};
 
@@ -179,13 +181,15 @@ fn internal(e: impl std::fmt::Display) -> Status {
     Status::internal(e.to_string())
 }
 
-/// Read the replayer on tokio's blocking pool, never on an async worker: the follower holds the
-/// write lock while it applies a step (up to 5,000 entries), and std's `RwLock` lets a waiting
-/// writer go first, so a read taken on one of the runtime's few workers would park it, and the
-/// receipts it carries, for a whole step. `copy` runs under the lock and should only copy out
-/// what the answer needs; `then` (serialising, building the reply) runs after the lock is let go,
-/// still off the async workers.
+/// Read the replayer on the query threads (`queries`; a query that may read much) or on tokio's
+/// blocking pool (None; a glance), never on an async worker: the follower holds the write lock
+/// while it applies a step (up to 5,000 entries), and std's `RwLock` lets a waiting writer go
+/// first, so a read taken on one of the runtime's few workers would park it, and the receipts it
+/// carries, for a whole step. `copy` runs under the lock and should only copy out what the
+/// answer needs; `then` (serialising, building the reply) runs after the lock is let go, still
+/// off the async workers.
 async fn read_replayer<T, R>(
+    queries: Option<&QueryPool>,
     replayer: &Arc<RwLock<Replayer>>,
     copy: impl FnOnce(&Replayer) -> Result<T, Status> + Send + 'static,
     then: impl FnOnce(T) -> Result<R, Status> + Send + 'static,
@@ -194,7 +198,7 @@ where
     R: Send + 'static,
 {
     let replayer = replayer.clone();
-    tokio::task::spawn_blocking(move || {
+    let job = move || {
         let copied = {
             let r = replayer.read().map_err(|_| {
                 Status::internal(
@@ -204,9 +208,11 @@ where
             copy(&r)?
         };
         then(copied)
-    })
-    .await
-    .map_err(internal)?
+    };
+    match queries {
+        Some(pool) => pool.run(job).await?,
+        None => tokio::task::spawn_blocking(job).await.map_err(internal)?,
+    }
 }
 
 /// The replayer's side of `Audit.GetStatus`: its digest, open rounds, rounds closed and position.
@@ -214,6 +220,7 @@ async fn replayer_status(
     replayer: &Arc<RwLock<Replayer>>,
 ) -> Result<(audit::FindingsDigest, usize, u64, Option<u64>), Status> {
     read_replayer(
+        None,
         replayer,
         |r| Ok((r.digest(), r.open_rounds(), r.rounds_closed(), r.position())),
         Ok,
@@ -397,6 +404,8 @@ pub struct AuditService {
     pub ledger: Ledger,
     /// The largest reply (`grpc.max_message_bytes`): a page of findings stops short of it.
     pub max_reply_bytes: usize,
+    /// Where findings, rounds and reports are read ([`QueryPool`]).
+    pub queries: Arc<QueryPool>,
 }
 
 #[tonic::async_trait]
@@ -452,12 +461,11 @@ impl Audit for AuditService {
         let after_seq = r.after_seq;
         let (filter, limit) = finding_query(r)?;
         let store = self.store.clone();
-        let page = tokio::task::spawn_blocking(move || {
-            store.findings_within(&filter, after_seq, limit + 1, FINDINGS_READ_BUDGET)
-        })
-        .await
-        .map_err(internal)?
-        .map_err(|e| stored_data_status(query::QueryError::Store(e)))?;
+        let page = self
+            .queries
+            .run(move || store.findings_within(&filter, after_seq, limit + 1, FINDINGS_READ_BUDGET))
+            .await?
+            .map_err(|e| stored_data_status(query::QueryError::Store(e)))?;
         Ok(Response::new(findings_page(
             page,
             limit,
@@ -476,22 +484,23 @@ impl Audit for AuditService {
         }
         let store = self.store.clone();
         let chain = self.ledger.store().clone();
-        let detail = tokio::task::spawn_blocking(move || {
-            query::round_detail(
-                &chain,
-                &store,
-                non_empty(r.table_id).as_deref(),
-                &r.round_id,
-                r.explain,
-            )
-        })
-        .await
-        .map_err(internal)?
-        .map_err(|e| match e {
-            query::QueryError::NoRound(_) => Status::not_found(e.to_string()),
-            query::QueryError::Ambiguous { .. } => Status::invalid_argument(e.to_string()),
-            other => stored_data_status(other),
-        })?;
+        let detail = self
+            .queries
+            .run(move || {
+                query::round_detail(
+                    &chain,
+                    &store,
+                    non_empty(r.table_id).as_deref(),
+                    &r.round_id,
+                    r.explain,
+                )
+            })
+            .await?
+            .map_err(|e| match e {
+                query::QueryError::NoRound(_) => Status::not_found(e.to_string()),
+                query::QueryError::Ambiguous { .. } => Status::invalid_argument(e.to_string()),
+                other => stored_data_status(other),
+            })?;
         Ok(Response::new(v1::RoundDetail {
             summary_json: serde_json::to_string(&detail.summary).map_err(internal)?,
             entries: detail.entries,
@@ -524,9 +533,10 @@ impl Audit for AuditService {
             None => None,
         };
         let store = self.store.clone();
-        let periods = tokio::task::spawn_blocking(move || query::report(&store, period, day))
-            .await
-            .map_err(internal)?
+        let periods = self
+            .queries
+            .run(move || query::report(&store, period, day))
+            .await?
             .map_err(report_status)?;
         Ok(Response::new(v1::Report {
             periods: periods
@@ -590,6 +600,8 @@ pub struct JackpotService {
     /// The largest reply (`grpc.max_message_bytes`): a page of pool history or of machines stops
     /// short of it.
     pub max_reply_bytes: usize,
+    /// Where the book is read ([`QueryPool`]).
+    pub queries: Arc<QueryPool>,
 }
 
 /// A jackpot query's error: an unknown id is NOT_FOUND, a stored record that does not decode is
@@ -696,6 +708,7 @@ impl Jackpots for JackpotService {
         _: Request<v1::ListPoolsRequest>,
     ) -> Result<Response<v1::PoolList>, Status> {
         let (statuses, casinos, holds) = read_replayer(
+            Some(&self.queries),
             &self.replayer,
             |r| {
                 let book = r.book();
@@ -746,6 +759,7 @@ impl Jackpots for JackpotService {
         let store = self.store.clone();
         let max = self.max_reply_bytes;
         read_replayer(
+            Some(&self.queries),
             &self.replayer,
             move |r| {
                 r.book()
@@ -766,6 +780,7 @@ impl Jackpots for JackpotService {
             id_arg("casino_id", &casino)?;
         }
         read_replayer(
+            Some(&self.queries),
             &self.replayer,
             move |r| {
                 Ok(if casino.is_empty() {
@@ -796,6 +811,7 @@ impl Jackpots for JackpotService {
         let store = self.store.clone();
         let mut budget = crate::reply::Budget::new(self.max_reply_bytes);
         read_replayer(
+            Some(&self.queries),
             &self.replayer,
             move |r| {
                 // Each overview is serialised once, to be counted and then sent.
@@ -839,6 +855,7 @@ impl Jackpots for JackpotService {
         let id = req.into_inner().machine_id;
         id_arg("machine_id", &id)?;
         read_replayer(
+            Some(&self.queries),
             &self.replayer,
             move |r| {
                 r.book()
@@ -878,6 +895,7 @@ impl Jackpots for JackpotService {
             authorization_id: non_empty(t.authorization_id).map(Into::into),
         };
         let verdict = read_replayer(
+            Some(&self.queries),
             &self.replayer,
             move |r| Ok(r.book().validate_transfer(&transfer)),
             Ok,
@@ -1057,6 +1075,7 @@ mod tests {
                     replayer,
                     store: AuditStore::temporary().unwrap(),
                     max_reply_bytes: 4 << 20,
+                    queries: QueryPool::start(1).unwrap(),
                 }
                 .list_pools(Request::new(v1::ListPoolsRequest {})),
             )
@@ -1076,6 +1095,7 @@ mod tests {
                     replayer,
                     store: AuditStore::temporary().unwrap(),
                     max_reply_bytes: 4 << 20,
+                    queries: QueryPool::start(1).unwrap(),
                 };
                 svc.list_pools(Request::new(v1::ListPoolsRequest {}))
                     .await
@@ -1088,6 +1108,7 @@ mod tests {
                     replayer,
                     store: AuditStore::temporary().unwrap(),
                     max_reply_bytes: 4 << 20,
+                    queries: QueryPool::start(1).unwrap(),
                 };
                 svc.list_machines(Request::new(v1::ListMachinesRequest::default()))
                     .await
@@ -1100,6 +1121,7 @@ mod tests {
                     replayer,
                     store: AuditStore::temporary().unwrap(),
                     max_reply_bytes: 4 << 20,
+                    queries: QueryPool::start(1).unwrap(),
                 };
                 svc.get_pool(Request::new(v1::GetPoolRequest {
                     pool_id: "none".into(),

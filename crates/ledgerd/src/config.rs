@@ -152,6 +152,11 @@ pub struct Grpc {
     /// Send an HTTP/2 ping on a connection idle this long, seconds, and close it if no answer
     /// comes within 20 s: a peer that vanished frees its connection (0 = never, ..=3600).
     pub keepalive_secs: u64,
+    /// Threads that answer the queries which can read much (reports, rounds, findings, the
+    /// jackpot book, the device registry), one query at a time each, at a lower scheduling
+    /// priority than ingest (nice 10): queries wait for ingest, not the other way round
+    /// (1..=64). See `ledgerd::queries`.
+    pub query_threads: usize,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -250,6 +255,7 @@ impl Default for Grpc {
             max_connections: 1024,
             max_streams_per_connection: 1024,
             keepalive_secs: 60,
+            query_threads: 1,
         }
     }
 }
@@ -429,6 +435,12 @@ impl Config {
         ] {
             within(key, u64::from(v), 65_535..=(1 << 31) - 1, "")?;
         }
+        within(
+            "grpc.query_threads",
+            self.grpc.query_threads as u64,
+            1..=64,
+            "",
+        )?;
         within(
             "ingest.max_in_flight_total",
             self.ingest.max_in_flight_total as u64,
@@ -681,6 +693,12 @@ mod tests {
             ("ingest", "max_future_skew_ms", "9223372036854775807"),
             ("ingest", "earliest_time_ms", "9223372036854775807"),
             ("ingest", "earliest_time_ms", "-1"),
+            ("ingest", "max_in_flight_total", "0"),
+            ("ingest", "max_in_flight_total", "18446744073709551615"),
+            ("ingest", "unread_receipts_secs", "0"),
+            ("ingest", "unread_receipts_secs", "3601"),
+            ("grpc", "query_threads", "0"),
+            ("grpc", "query_threads", "65"),
         ] {
             let e = Config::parse(&format!("[{section}]\n{key} = {v}\n"))
                 .unwrap_err()

@@ -16,6 +16,7 @@ pub mod filesystem;
 pub mod load;
 pub mod metrics;
 pub mod pipeline;
+pub mod queries;
 pub mod reply;
 pub mod service;
 pub mod stats;
@@ -161,11 +162,14 @@ async fn serve(
     .max_decoding_message_size(max);
     let entry_streams =
         std::sync::Arc::new(tokio::sync::Semaphore::new(cfg.grpc.max_entry_streams));
+    let queries = queries::QueryPool::start(cfg.grpc.query_threads)
+        .context("cannot start the query threads")?;
     let query = QueryServer::new(service::QueryService {
         ledger: ledger.clone(),
         ledger_id: cfg.ledger_id.clone(),
         entry_streams: entry_streams.clone(),
         max_reply_bytes: max,
+        queries: queries.clone(),
     })
     .max_encoding_message_size(max);
     let checkpoints = CheckpointsServer::new(service::CheckpointService::new(
@@ -206,6 +210,7 @@ async fn serve(
                         halted: a.halted.clone(),
                         ledger: ledger.clone(),
                         max_reply_bytes: max,
+                        queries: queries.clone(),
                     })
                     .max_encoding_message_size(max),
                 ),
@@ -214,6 +219,7 @@ async fn serve(
                         replayer: a.replayer.clone(),
                         store: a.store.clone(),
                         max_reply_bytes: max,
+                        queries: queries.clone(),
                     })
                     .max_encoding_message_size(max),
                 ),

@@ -314,6 +314,8 @@ pub struct QueryService {
     pub entry_streams: Arc<tokio::sync::Semaphore>,
     /// The largest reply (`grpc.max_message_bytes`): a page of devices stops short of it.
     pub max_reply_bytes: usize,
+    /// Where the device registry is paged ([`crate::queries::QueryPool`]).
+    pub queries: Arc<crate::queries::QueryPool>,
 }
 
 /// Signers in one `Query.ListDevices` page when the request names no limit.
@@ -538,29 +540,29 @@ impl Query for QueryService {
         }
         let store = self.ledger.store().clone();
         let mut budget = crate::reply::Budget::new(self.max_reply_bytes);
-        tokio::task::spawn_blocking(move || {
-            let after = (!q.after_device_id.is_empty()).then_some(q.after_device_id.as_str());
-            let signers = store
-                .signers_after(after)
-                .map(|s| s.map(|s| s.to_proto()).map_err(store_err));
-            let (devices, more) = crate::reply::fill(
-                signers,
-                limit,
-                &mut budget,
-                |d| Ok(crate::reply::message_cost(d.encoded_len())),
-                |d| format!("device {}", d.device_id),
-            )?;
-            let next_after_device_id = match (more, devices.last()) {
-                (true, Some(d)) => d.device_id.clone(),
-                _ => String::new(),
-            };
-            Ok(Response::new(v1::DeviceList {
-                devices,
-                next_after_device_id,
-            }))
-        })
-        .await
-        .map_err(|e| Status::internal(format!("listing the devices: {e}")))?
+        self.queries
+            .run(move || {
+                let after = (!q.after_device_id.is_empty()).then_some(q.after_device_id.as_str());
+                let signers = store
+                    .signers_after(after)
+                    .map(|s| s.map(|s| s.to_proto()).map_err(store_err));
+                let (devices, more) = crate::reply::fill(
+                    signers,
+                    limit,
+                    &mut budget,
+                    |d| Ok(crate::reply::message_cost(d.encoded_len())),
+                    |d| format!("device {}", d.device_id),
+                )?;
+                let next_after_device_id = match (more, devices.last()) {
+                    (true, Some(d)) => d.device_id.clone(),
+                    _ => String::new(),
+                };
+                Ok(Response::new(v1::DeviceList {
+                    devices,
+                    next_after_device_id,
+                }))
+            })
+            .await?
     }
 
     async fn get_ingest_stats(
