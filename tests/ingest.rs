@@ -821,3 +821,93 @@ async fn clients_that_never_read_their_receipts_are_ended_and_the_others_go_on()
     assert!(end.message().contains("unread_receipts_secs"), "{end:?}");
     l.stop();
 }
+
+/// What every standard gRPC client does with a bidirectional stream: send, half-close, read
+/// until the server ends the call. It never counts receipts. The call must end with OK after
+/// exactly one receipt per envelope, for an empty stream too.
+async fn send_all_then_read_to_the_end(url: &str, envs: Vec<v1::Envelope>) -> Vec<v1::Receipt> {
+    use ledger_core::proto::ingest_client::IngestClient;
+    let ch = ledger_agent::connect(url).await.unwrap();
+    let n = envs.len();
+    let call = async move {
+        let mut inbound = IngestClient::new(ch)
+            .submit(tokio_stream::iter(envs))
+            .await
+            .expect("the call starts")
+            .into_inner();
+        let mut receipts = Vec::new();
+        while let Some(r) = inbound.next().await {
+            receipts.push(r.expect("no error ends the call"));
+        }
+        receipts
+    };
+    let receipts = tokio::time::timeout(std::time::Duration::from_secs(60), call)
+        .await
+        .expect("the call ends by itself once the client half-closed and every receipt came");
+    assert_eq!(receipts.len(), n, "one receipt per envelope");
+    for (i, r) in receipts.iter().enumerate() {
+        assert_eq!(r.position, i as u64 + 1, "{r:?}");
+    }
+    receipts
+}
+
+#[tokio::test]
+async fn a_client_that_half_closes_gets_its_receipts_and_ok_on_an_idle_ledger() {
+    let (_dir, l) = start();
+    let url = l.url();
+    assert!(send_all_then_read_to_the_end(&url, Vec::new()).await.is_empty());
+    let mut t = register(&url, 1, &[table("table-1", "T1")]).await.remove(0);
+    let mut envs: Vec<_> = (1..=200).map(|n| t.sign(now_ms(), bet("T1", "r", n))).collect();
+    // A rejected envelope at the end is answered too (a gap: sequence 1,000).
+    let mut late = DeviceSigner::new(
+        "table-1",
+        ed25519_dalek::SigningKey::from_bytes(&[0x40; 32]),
+        1_000,
+    );
+    envs.push(late.sign(now_ms(), bet("T1", "r", 1_000)));
+    let r = send_all_then_read_to_the_end(&url, envs).await;
+    assert!(r[..200].iter().all(|r| st(r) == St::Accepted), "{r:?}");
+    assert_eq!(why(&r[200]), Why::SequenceGap);
+    l.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_half_closes_gets_its_receipts_and_ok_under_load() {
+    let (_dir, l) = start();
+    let url = l.url();
+    let specs: Vec<_> = (0..5)
+        .map(|i| table(&format!("table-{i}"), &format!("T{i}")))
+        .collect();
+    let mut signers = register(&url, 1, &specs).await;
+    let mut probe = signers.pop().unwrap();
+    // Four devices stream 20,000 events each while the probe's calls come and go.
+    let load: Vec<_> = signers
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut s)| {
+            let t = format!("T{i}");
+            let envs: Vec<_> = (1..=20_000)
+                .map(|n| s.sign(now_ms(), bet(&t, "r", n)))
+                .collect();
+            let url = url.clone();
+            tokio::spawn(async move { submit(&url, &envs).await })
+        })
+        .collect();
+    let (mut calls, mut n) = (0, 0);
+    while calls < 5 || !load.iter().all(|h| h.is_finished()) {
+        let envs: Vec<_> = (0..500)
+            .map(|_| {
+                n += 1;
+                probe.sign(now_ms(), bet("T4", "r", n))
+            })
+            .collect();
+        let r = send_all_then_read_to_the_end(&url, envs).await;
+        assert!(r.iter().all(|r| st(r) == St::Accepted), "{r:?}");
+        calls += 1;
+    }
+    for h in load {
+        let r = h.await.unwrap();
+        assert!(r.iter().all(|r| st(r) == St::Accepted));
+    }
+    l.stop();
+}

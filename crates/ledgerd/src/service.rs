@@ -99,13 +99,19 @@ impl Ingest for IngestService {
                 }
             }
         });
+        // The watch holds the queue's sending end weakly: once the client has half-closed its
+        // side (the reader above ends) and the pipeline has answered every envelope (its replies
+        // hold the other references), the queue closes, the response ends after the last
+        // receipt, and the call ends with OK, as every gRPC client expects of a bidirectional
+        // stream whose client stopped sending.
         tokio::spawn(watch_unread(
             budget.clone(),
             queue.clone(),
-            out_tx,
+            Arc::downgrade(&out_tx),
             self.unread_limit,
             peer,
         ));
+        drop(out_tx);
         Ok(Response::new(Box::pin(Receipts {
             queue,
             budget,
@@ -209,7 +215,7 @@ struct Queue {
 async fn watch_unread(
     budget: Arc<Budget>,
     queue: Arc<std::sync::Mutex<Queue>>,
-    to: Arc<StreamReceipts>,
+    to: std::sync::Weak<StreamReceipts>,
     limit: Duration,
     peer: Option<std::net::SocketAddr>,
 ) {
@@ -243,19 +249,28 @@ async fn watch_unread(
             seconds = limit.as_secs_f64(),
             "ingest stream ended: its client took none of its receipts for too long"
         );
-        to.close();
+        // Receipts still to come for it are dropped (the queue may already be closed: the
+        // client half-closed and every envelope was answered).
+        let to = to.upgrade();
+        if let Some(to) = &to {
+            to.close();
+        }
         budget.close();
         {
+            // What the client reads next, should it read again, in place of what waited.
             let mut q = queue.lock().unwrap_or_else(|e| e.into_inner());
             q.ready.clear();
             while q.rx.try_recv().is_ok() {}
+            q.ready.push_back(Err(Status::resource_exhausted(format!(
+                "this stream left its receipts unread for {} s (ingest.unread_receipts_secs): \
+                 ended; resend what has no receipt on a new stream",
+                limit.as_secs()
+            ))));
         }
-        // What the client reads next, should it read again (this also wakes the response).
-        to.send_final(vec![Err(Status::resource_exhausted(format!(
-            "this stream left its receipts unread for {} s (ingest.unread_receipts_secs): ended; \
-             resend what has no receipt on a new stream",
-            limit.as_secs()
-        )))]);
+        // Wakes the response, should it wait on the queue.
+        if let Some(to) = to {
+            to.send_final(Vec::new());
+        }
         return;
     }
 }
