@@ -261,7 +261,8 @@ class Results:
     def take(self, i, r):
         """The receipt for envelope i of the batch."""
         st = pb.ledger.ReceiptStatus
-        if r.sequence != self.sequences[i] or (r.device_id and r.device_id != self.device_id):
+        unread = r.status == st.RECEIPT_STATUS_REJECTED and not r.device_id  # body not decoded
+        if not unread and (r.sequence != self.sequences[i] or r.device_id != self.device_id):
             raise Fatal(3, "receipt %d names %s/%d, expected %s/%d" % (
                 r.position, r.device_id, r.sequence, self.device_id, self.sequences[i]))
         self.receipts[i] = r
