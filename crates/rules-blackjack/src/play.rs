@@ -135,6 +135,17 @@ pub struct BetRec<'r> {
     pub jackpot_valid: bool,
     /// The due result rests on a reading of the digest (for review if disputed).
     pub reading: Option<&'static str>,
+    /// Placed in time (r.13, by the table's regulation): the seat is then in the deal (r.17).
+    pub timely: bool,
+}
+
+/// How far the first round of the deal had gone when an event came (pass 1).
+#[derive(Clone, Copy, Default)]
+struct DealtTo {
+    /// The highest-numbered seat that had received a card.
+    max_seat: Option<u8>,
+    /// The dealer had received a card.
+    dealer: bool,
 }
 
 /// One hand at a seat.
@@ -355,8 +366,8 @@ impl<'a> Ctx<'a> {
     pub fn register_bets(&mut self) -> Result<(), RoundError> {
         let round = self.round;
         let p1364 = self.reg() == Regulation::P1364;
-        // First card per seat (P1364 r.13 deadline) and overall.
-        let mut seat_first: Vec<(u8, usize)> = Vec::new();
+        // How far the first round of the deal has gone (the P1364 r.13 deadline per seat).
+        let mut dealt_to = DealtTo::default();
         for (i, e) in round.events.iter().enumerate() {
             match &e.kind {
                 EventKind::Card { to, .. } => {
@@ -364,12 +375,11 @@ impl<'a> Ctx<'a> {
                     match to {
                         Recipient::Seat { seat, .. } => {
                             self.deal_start.get_or_insert(i);
-                            if p1364 && !seat_first.iter().any(|(s, _)| s == seat) {
-                                seat_first.push((*seat, i));
-                            }
+                            dealt_to.max_seat = dealt_to.max_seat.max(Some(*seat));
                         }
                         Recipient::Dealer => {
                             self.deal_start.get_or_insert(i);
+                            dealt_to.dealer = true;
                         }
                         _ => {}
                     }
@@ -377,7 +387,7 @@ impl<'a> Ctx<'a> {
                 EventKind::NoMoreBets => {
                     self.no_more_bets.get_or_insert(i);
                 }
-                EventKind::Bet(b) => self.register_bet(i, b, &seat_first, p1364)?,
+                EventKind::Bet(b) => self.register_bet(i, b, dealt_to, p1364)?,
                 EventKind::BetChanged {
                     bet_id,
                     amount_cents,
@@ -387,14 +397,14 @@ impl<'a> Ctx<'a> {
                     })?;
                     rules_core::check_stake(round, bet_id, *amount_cents)?;
                     self.bets[bi].amount = *amount_cents;
-                    self.late_change(bi, i, &seat_first, p1364, "changed");
+                    self.late_change(bi, i, dealt_to, p1364, "changed");
                 }
                 EventKind::BetWithdrawn { bet_id } => {
                     let bi = self.find_bet(bet_id).ok_or_else(|| {
                         ev_err(round, i, format!("bet_withdrawn on unknown bet `{bet_id}`"))
                     })?;
                     self.bets[bi].withdrawn = true;
-                    self.late_change(bi, i, &seat_first, p1364, "withdrawn");
+                    self.late_change(bi, i, dealt_to, p1364, "withdrawn");
                 }
                 _ => {}
             }
@@ -405,26 +415,22 @@ impl<'a> Ctx<'a> {
         Ok(())
     }
 
-    fn late_for_seat(&self, seat: u8, i: usize, seat_first: &[(u8, usize)], p1364: bool) -> bool {
+    fn late_for_seat(&self, seat: u8, i: usize, dealt_to: DealtTo, p1364: bool) -> bool {
         if p1364 {
-            // P1364/2001 r.13: before that seat's first card is due.
-            seat_first.iter().any(|&(s, at)| s == seat && at < i)
+            // P1364/2001 r.13 ("antes de chegar o momento de, na respectiva ordem, lhe caber a
+            // distribuição da primeira carta"): before that seat's first card is due in the
+            // r.17 order, i.e. before a card has gone to it, to a higher-numbered seat or to
+            // the dealer.
+            dealt_to.dealer || dealt_to.max_seat.is_some_and(|m| m >= seat)
         } else {
             // P217/2007 r.13: before the deal begins.
             self.deal_start.is_some_and(|d| d < i)
         }
     }
 
-    fn late_change(
-        &mut self,
-        bi: usize,
-        i: usize,
-        seat_first: &[(u8, usize)],
-        p1364: bool,
-        what: &str,
-    ) {
+    fn late_change(&mut self, bi: usize, i: usize, dealt_to: DealtTo, p1364: bool, what: &str) {
         let b = &self.bets[bi];
-        if !b.kind.is_box() || !self.late_for_seat(b.seat, i, seat_first, p1364) {
+        if !b.kind.is_box() || !self.late_for_seat(b.seat, i, dealt_to, p1364) {
             return;
         }
         let v = Violation::new(
@@ -443,7 +449,7 @@ impl<'a> Ctx<'a> {
         &mut self,
         i: usize,
         b: &'a Bet,
-        seat_first: &[(u8, usize)],
+        dealt_to: DealtTo,
         p1364: bool,
     ) -> Result<(), RoundError> {
         let round = self.round;
@@ -568,7 +574,8 @@ impl<'a> Ctx<'a> {
             ));
         }
         self.flag_seat(seat, i);
-        if kind.is_box() && self.late_for_seat(seat, i, seat_first, p1364) {
+        let late = kind.is_box() && self.late_for_seat(seat, i, dealt_to, p1364);
+        if late {
             let v = Violation::new(
                 "BJ_LATE_BET",
                 Severity::Medium,
@@ -594,6 +601,7 @@ impl<'a> Ctx<'a> {
             stakes: Small::default(),
             jackpot_valid: kind == BetKind::Jackpot,
             reading: None,
+            timely: !late,
         });
         Ok(())
     }
@@ -606,7 +614,9 @@ impl<'a> Ctx<'a> {
             if !kind.is_box() {
                 continue;
             }
-            let in_deal = self.deal_start.is_none_or(|d| self.bets[bi].event < d);
+            // Part of the expected deal order (r.17): a box bet placed in time (r.13: P217
+            // before the deal begins; P1364 before the seat's own first card is due).
+            let in_deal = self.bets[bi].timely;
             match self.seat_index(seat) {
                 None => {
                     self.seats.push(SeatPlay {

@@ -416,6 +416,24 @@ fn r13_late_bets_by_version() {
     assert!(has(&run(P1364, &late), "BJ_LATE_BET"));
 }
 
+/// P1364/2001 r.13 ("Cada jogador deve marcar a sua aposta antes de chegar o momento de, na
+/// respectiva ordem, lhe caber a distribuição da primeira carta") and r.17 ("uma carta a cada
+/// jogador que tenha oportunamente marcado aposta"): a bet placed after the deal began but before
+/// the seat's own first card is timely, and its seat is part of the expected deal order: no
+/// BJ_DEAL_ORDER, and the hand is settled. Under P217/2007 r.13 the same bet is late.
+#[test]
+fn p1364_r13_r17_timely_bet_joins_the_deal_order() {
+    let s = "bet b1 main 1 1000; card seat:1 9H; bet b3 main 3 1000; card seat:3 5H; card dealer 5S; card seat:1 TH; card seat:3 6H; card dealer 6D down; dec 1 stand; dec 3 hit; card seat:3 TC; card dealer 9S";
+    let a = run(P1364, s);
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
+    assert_eq!(a.bet("b3").unwrap().outcome, Outcome::Won);
+    let a = run(P217, s);
+    assert!(has(&a, "BJ_LATE_BET"));
+    // P1364: the moment of seat 2's first card has passed once seat 3 has had its card.
+    let passed = "bet b1 main 1 1000; bet b3 main 3 1000; card seat:1 9H; card seat:3 5H; bet b2 main 2 1000; card seat:2 8H; card dealer 5S; card seat:1 TH; card seat:2 6C; card seat:3 6H; card dealer 6D down; dec 1 stand; dec 2 stand; dec 3 hit; card seat:3 TC; card dealer TS";
+    assert!(has(&run(P1364, passed), "BJ_LATE_BET"));
+}
+
 /// r.17: deal order; P217 exposed hole card discarded and replaced (it does not count).
 #[test]
 fn r17_hole_card_exposed_is_replaced() {
