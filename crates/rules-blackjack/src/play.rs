@@ -839,6 +839,12 @@ impl<'a> Ctx<'a> {
             });
             let amount = self.bets[bi].amount;
             let chips = self.bets[bi].bet.chips;
+            // A chip without a main bet (r.45) or a second chip for the same hand (r.47: "apenas
+            // por uma ficha por cada jogador") is not a jackpot bet: returned. A chip of the
+            // wrong amount or placed late is flagged and settled as played (not returned): the
+            // rules prescribe no consequence (ARCHITECTURE.md conventions), as póquer sem
+            // descarte's r.8/r.16.
+            let returned = !has_main || dup;
             if amount != chip || chips.is_some_and(|c| c != 1) || dup {
                 problems.push(
                     Violation::new(
@@ -846,37 +852,39 @@ impl<'a> Ctx<'a> {
                         Severity::Medium,
                         self.c(cite::R40_47),
                         format!(
-                            "jackpot bet `{id}` is {amount} cents{}{}; one chip of {chip} per player and hand: chip returned",
+                            "jackpot bet `{id}` is {amount} cents{}{}; one chip of {chip} per player and hand: {}",
                             chips.filter(|&c| c != 1).map(|c| format!(" in {c} chips")).unwrap_or_default(),
-                            if dup { ", a second chip for the same hand" } else { "" }
+                            if dup { ", a second chip for the same hand" } else { "" },
+                            if dup { "chip returned" } else { "settled as played" }
                         ),
-                    )
-                    .review(),
+                    ),
                 );
             }
             // r.48: placed before the deal ("jogo feito, nada mais", then the deal).
             let late_deal = self.deal_start.is_some_and(|d| d < ev);
             let late_call = self.no_more_bets.is_some_and(|n| n < ev);
             if late_deal || late_call {
-                problems.push(
-                    Violation::new(
-                        "BJ_JACKPOT_BET_LATE",
-                        Severity::Medium,
-                        self.c(cite::R48),
-                        format!(
-                            "jackpot chip `{id}` placed after {}: chip returned",
-                            if late_deal {
-                                "the deal began"
-                            } else {
-                                "\"jogo feito, nada mais\""
-                            }
-                        ),
-                    )
-                    .review(),
-                );
+                problems.push(Violation::new(
+                    "BJ_JACKPOT_BET_LATE",
+                    Severity::Medium,
+                    self.c(cite::R48),
+                    format!(
+                        "jackpot chip `{id}` placed after {}: {}",
+                        if late_deal {
+                            "the deal began"
+                        } else {
+                            "\"jogo feito, nada mais\""
+                        },
+                        if returned {
+                            "chip returned"
+                        } else {
+                            "settled as played"
+                        }
+                    ),
+                ));
             }
             if !problems.is_empty() {
-                self.bets[bi].jackpot_valid = false;
+                self.bets[bi].jackpot_valid = !returned;
                 for p in problems {
                     self.adj.violations.push(p.bet(id).seat(seat).event(ev));
                 }

@@ -779,7 +779,7 @@ fn r30_follower_double() {
     assert!(has(&run(P217, &s), "BJ_DOUBLE_NOT_ALLOWED"));
 }
 
-/// r.45, r.47, r.48, r.40, r.41: jackpot chip checks; invalid chips are returned.
+/// r.45, r.47, r.48, r.40, r.41: jackpot chip checks; chips that are no jackpot bet are returned.
 #[test]
 fn r45_r48_jackpot_chips() {
     let mut a = run(
@@ -794,13 +794,49 @@ fn r45_r48_jackpot_chips() {
     ] {
         assert!(has(&a, c), "{c}");
     }
-    for id in ["j1", "j2", "j3"] {
+    // j2 (no main bet, r.45) and j3 (a second chip for seat 1's hand, r.47) are returned; j1,
+    // of the wrong amount, is settled as played (issue 38).
+    for id in ["j2", "j3"] {
         assert_eq!(net(&a, id), 0);
         assert_eq!(a.bet(id).unwrap().outcome, Outcome::Withdrawn);
     }
+    assert_eq!(net(&a, "j1"), -300);
     a.violations
         .retain(|v| v.code == "BJ_JACKPOT_DISPLAY_MISMATCH");
     assert_eq!(a.violations.len(), 1);
+}
+
+/// P217/2007 T.I C.III S.I r.47 ("a aposta no jackpot é constituída apenas por uma ficha por
+/// cada jogador, no montante previamente definido") and r.48 ("deverão ser colocadas antes de o
+/// pagador iniciar a distribuição das cartas"): neither prescribes a consequence, so a chip of
+/// the wrong amount, or placed late, is flagged and settled as played (not returned): it
+/// contributes, loses its amount, or wins the prize of its combination.
+#[test]
+fn r47_r48_wrong_or_late_chip_settled_as_played() {
+    let s = "jackpot 2000000; bet b1 main 1 1000; bet b2 main 2 1000; bet j1 jackpot 1 300; nmb; bet j2 jackpot 2 200;
+             card seat:1 AH; card seat:2 AS; card dealer 9S; card seat:1 KH; card seat:2 AC; card dealer 7S down; dec 2 stand";
+    let a = run(JP, s);
+    assert!(has(&a, "BJ_JACKPOT_WRONG_AMOUNT") && has(&a, "BJ_JACKPOT_BET_LATE"));
+    let cite = |c: &str| {
+        a.violations
+            .iter()
+            .find(|v| v.code == c)
+            .map(|v| v.citation.to_string())
+    };
+    assert_eq!(
+        cite("BJ_JACKPOT_BET_LATE").as_deref(),
+        Some("P217/2007 T.I C.III S.I r.48")
+    );
+    // j1 (300, suited blackjack) wins its line; j2 (late, two aces) 25 x 200.
+    assert_eq!(a.bet("j1").unwrap().outcome, Outcome::Won);
+    assert_eq!(a.bet("j2").unwrap().outcome, Outcome::Won);
+    assert_eq!(net(&a, "j2"), 5_000 - 200);
+    // A losing late chip loses its amount.
+    let s = "bet b1 main 1 1000; card seat:1 9H; bet j1 jackpot 1 200; card dealer 5S; card seat:1 TH; card dealer 6D down; dec 1 stand; card dealer 8C";
+    let a = run(JP, s);
+    assert!(has(&a, "BJ_JACKPOT_BET_LATE"));
+    assert_eq!(net(&a, "j1"), -200);
+    assert_eq!(a.bet("j1").unwrap().outcome, Outcome::Lost);
 }
 
 /// r.43, r.50: configured table with a percentage line and a whole line in one round.
