@@ -467,6 +467,11 @@ impl<'a> Ctx<'a> {
             valid,
             reading: None,
         });
+        if kind == Kind::Ante && late_deal {
+            // The late ante is flagged (PSD_LATE_BET); if the seat's cards can still come in
+            // r.16's order, that order now includes it.
+            self.admit_late_ante(seat);
+        }
         Ok(())
     }
 
@@ -571,6 +576,22 @@ impl<'a> Ctx<'a> {
             _ => {}
         }
         Ok(())
+    }
+
+    /// An ante placed after the deal began (already a PSD_LATE_BET): one breach, one finding.
+    /// If the cards dealt so far are also the start of r.16's order with this seat in it (its
+    /// turn has not passed), that is the expected order from now on, so cards that then follow
+    /// r.16 exactly are no PSD_DEAL_ORDER; otherwise the order stays as it was.
+    fn admit_late_ante(&mut self, seat: u8) {
+        let Some(p) = self.pos else { return };
+        let old = std::mem::take(&mut self.expected);
+        self.build_expected();
+        let fits = self.expected.len() >= p
+            && self.expected[..p] == old[..p]
+            && self.expected.contains(&Recipient::seat(seat));
+        if !fits {
+            self.expected = old;
+        }
     }
 
     fn build_expected(&mut self) {

@@ -306,36 +306,10 @@ pub fn settle(ctx: &mut Ctx, explain: bool) -> Result<(), RoundError> {
         }
     }
     ctx.adj.bets = out;
-    // r.17: a player who passed must not be paid on his ante (or play on).
-    for si in 0..ctx.seats.len() {
-        let s = &ctx.seats[si];
-        let Some(ai) = s.ante.filter(|_| s.passed && s.forfeited.is_none()) else {
-            continue;
-        };
-        let (ante_id, seat) = (ctx.bets[ai].bet.id.clone(), s.seat);
-        let reported = round
-            .settlement
-            .as_ref()
-            .and_then(|st| st.results.iter().find(|r| r.bet_id == ante_id))
-            .map(|r| r.net_cents);
-        let paid_event = round.events.iter().position(
-            |e| matches!(&e.kind, rules_core::EventKind::Pay { bet_id, .. } if *bet_id == ante_id),
-        );
-        if reported.is_some_and(|n| n >= 0) || paid_event.is_some() {
-            let mut v = Violation::new(
-                "PSD_PASS_REVERSED",
-                Severity::High,
-                ctx.c(cite::R17),
-                format!("seat {seat} passed but its ante `{ante_id}` was paid or returned"),
-            )
-            .bet(&ante_id)
-            .seat(seat);
-            if let Some(i) = paid_event {
-                v = v.event(i);
-            }
-            ctx.push(v);
-        }
-    }
+    // r.17: a passed ante is lost ("perdem o valor correspondente à aposta inicial, que é
+    // retirado pelo pagador"). An ante reported paid or returned after a pass is a payout error
+    // (the PSD_WRONG_PAYOUT discrepancy of `reconcile`), not a reversed pass: PSD_PASS_REVERSED
+    // is a decision taken back (a call after passing), flagged in `deal`.
     // r.15: the bank's maximum prizes per coup (per coup or per player is unclear: 10.15).
     if let Some(cap) = ctx.cfg.prize_cap
         && bank_paid > cap

@@ -66,7 +66,7 @@ pub const MISTAKES: &[MistakeSpec] = &[
     MistakeSpec {
         id: "pass_paid",
         description: "a player who passed gets his ante back",
-        codes: &["PSD_PASS_REVERSED", "PSD_WRONG_PAYOUT"],
+        codes: &["PSD_WRONG_PAYOUT"],
     },
     MistakeSpec {
         id: "jackpot_chip_late",

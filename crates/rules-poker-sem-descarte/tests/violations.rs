@@ -295,6 +295,38 @@ fn r16_deal_patterns() {
     assert!(run(P217, five).has_violation("PSD_DEAL_ORDER"));
 }
 
+/// P217/2007 T.I C.III S.II r.16 ("Também antes da distribuição das cartas, os jogadores devem
+/// colocar as suas apostas iniciais"): an ante placed after the deal began is PSD_LATE_BET; if
+/// the cards then follow r.16's order exactly with that seat in it (its turn had not passed),
+/// that is not also a PSD_DEAL_ORDER. If its turn had passed, the order is broken as well.
+#[test]
+fn r16_late_ante_dealt_in_order_is_one_finding() {
+    let d = deal(
+        &[(1, "2C 3C 4D 9H JS"), (2, "2D 3D 4H 9S JC")],
+        "AS KS 7C 7D 8H",
+    );
+    // Seat 2's ante comes after seat 1's first card, before its own.
+    let late = d.replacen(
+        "card seat:1 2C down;",
+        "card seat:1 2C down;bet a2 ante 2 1000;",
+        1,
+    );
+    let s =
+        format!("bet a1 ante 1 1000; {late} bet c1 call 1 2000 on=a1; bet c2 call 2 2000 on=a2");
+    let a = run(P217, &s);
+    assert_eq!(codes(&a), vec!["PSD_LATE_BET"], "{:?}", a.violations);
+    // Placed after the bank's first card: seat 2's turn had passed.
+    let passed = d.replacen(
+        "card dealer AS down;",
+        "card dealer AS down;bet a2 ante 2 1000;",
+        1,
+    );
+    let s =
+        format!("bet a1 ante 1 1000; {passed} bet c1 call 1 2000 on=a1; bet c2 call 2 2000 on=a2");
+    let a = run(P217, &s);
+    assert!(a.has_violation("PSD_LATE_BET") && a.has_violation("PSD_DEAL_ORDER"));
+}
+
 /// r.17: passing is irreversible; exposed cards forfeit the bet.
 #[test]
 fn r17_pass_and_forfeit() {
@@ -454,16 +486,23 @@ fn record_errors() {
     }
 }
 
-/// r.17: a passed ante reported as paid is a reversed pass.
+/// P217/2007 T.I C.III S.II r.17 ("Os que tenham optado por retirar-se do jogo perdem o valor
+/// correspondente à aposta inicial, que é retirado pelo pagador"): a passed ante reported paid or
+/// returned is a payout error (PSD_WRONG_PAYOUT), not a reversed pass ("A decisão de passar é
+/// irreversível" is about the decision).
 #[test]
-fn r17_passed_ante_paid() {
-    let s = format!(
-        "bet a1 ante 1 1000; {} dec 1 pass; settle a1 1000",
-        deal(&[(1, "AS KS 9D 7C 2H")], "QS QD TD 8C 3S")
-    );
-    let a = run(P217, &s);
-    assert!(a.has_violation("PSD_PASS_REVERSED"));
-    assert_eq!(a.discrepancies.len(), 1);
+fn r17_passed_ante_not_collected_is_a_payout_error() {
+    for reported in [1000, 0] {
+        let s = format!(
+            "bet a1 ante 1 1000; {} dec 1 pass; settle a1 {reported}",
+            deal(&[(1, "AS KS 9D 7C 2H")], "QS QD TD 8C 3S")
+        );
+        let a = run(P217, &s);
+        assert!(!a.has_violation("PSD_PASS_REVERSED"), "{:?}", a.violations);
+        assert_eq!(a.discrepancies.len(), 1);
+        assert_eq!(a.discrepancies[0].code, "PSD_WRONG_PAYOUT");
+        assert_eq!(a.discrepancies[0].due_net_cents, -1000);
+    }
     let s = format!(
         "bet a1 ante 1 1000; {} dec 1 pass; settle a1 -1000",
         deal(&[(1, "AS KS 9D 7C 2H")], "QS QD TD 8C 3S")
