@@ -320,3 +320,53 @@ fn example_4_passed_hand_level_and_auction() {
     let a = run_state(&t, &mut s, &round(ev));
     assert!(a.violations.is_empty(), "{:?}", a.violations);
 }
+
+/// P217/2007 T.II S.I r.106(b) ("Se o pagador anunciar, por engano, «carta», quando o ponto tenha
+/// dito «não», o golpe será restabelecido de acordo com a tabela. Assim, se o banqueiro tiver a
+/// pontuação de bacará, 1, 2, 3, 4 ou 5 e tenha tirado apenas uma carta, esta ser-lhe-á
+/// atribuída [...]; se tiver 6 ou 7 e tirou uma ou duas cartas, estas serão queimadas"): the
+/// card that follows the dealer's false "carta" came from the dealer's call, not from a
+/// decision of the banker: no CF_BANKER_FALSE_DRAW (also against a partial cover, where the
+/// banker's decisions are judged), and on 6 or 7 the card is burned, whoever it was given to.
+#[test]
+fn r106b_false_carta_card_to_banker_is_no_banker_decision() {
+    let coup_with = |banker: &str, draw: &str| {
+        round(cat(vec![
+            vec![
+                bet_at("bank", "bank", 200_000, 1),
+                bet_at("p", "ponto", 100_000, 3),
+                nmb(),
+            ],
+            cards(&format!("p:2H b:KD p:4C b:{banker}")),
+            vec![decide(3, "nao"), fault("CF_DEALER_FALSE_CARTA")],
+            cards(draw),
+        ]))
+    };
+    // Banker on 3: the card is his (3 + 7 = 0); ponto 6 wins.
+    let a = run(&table(), &coup_with("3S", "b:7C"));
+    assert_eq!(
+        codes(&a),
+        vec!["CF_DEALER_FALSE_CARTA"],
+        "{:?}",
+        a.violations
+    );
+    assert_eq!(net(&a, "p"), 100_000);
+    // Banker on 6: the card given to him is burned: 6 against 6, a null coup (r.2).
+    let a = run(&table(), &coup_with("6S", "b:7C"));
+    assert_eq!(
+        codes(&a),
+        vec!["CF_DEALER_FALSE_CARTA"],
+        "{:?}",
+        a.violations
+    );
+    assert_eq!(net(&a, "p"), 0);
+    // Banker on 7: burned; 7 beats 6.
+    let a = run(&table(), &coup_with("7S", "b:7C x:2D"));
+    assert_eq!(
+        codes(&a),
+        vec!["CF_DEALER_FALSE_CARTA"],
+        "{:?}",
+        a.violations
+    );
+    assert_eq!(net(&a, "p"), -100_000);
+}

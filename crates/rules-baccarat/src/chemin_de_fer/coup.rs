@@ -603,7 +603,18 @@ pub(crate) fn play(inp: &CoupIn<'_>, rep: &mut Reporter<'_>) -> Result<CoupOut, 
     };
     let mut advice_wrong = false;
     let mut burn_banker_card = false;
-    let mut banker_covered = b_zero || forced_fifth || drew_two || discarded_request;
+    // r.106(b): the ponto said "não" and the dealer called "carta" by mistake (declared, or a
+    // card dealt to the ponto anyway). The cards that followed came from the dealer's call, not
+    // from a decision of the banker: "o golpe será restabelecido de acordo com a tabela". The
+    // banker's decision is not judged (no CF_BANKER_FALSE_DRAW), and the coup is rebuilt below.
+    let false_carta = eff == Call::Nao
+        && !four
+        && fifth.is_none()
+        && !discarded_request
+        && draw.iter().any(|c| c.to != To::Discard)
+        && (decl(Fault::DealerFalseCarta).is_some()
+            || (got_card && own_first != Some(Call::Carta)));
+    let mut banker_covered = b_zero || forced_fifth || drew_two || discarded_request || false_carta;
     if let Some((a, ai)) = inp.advice_banker {
         let cell = cell_actual(if eff == Call::Carta { actual_p3v } else { None });
         let wrong = (a == Call::Carta && cell == Cf::F) || (a == Call::Nao && cell == Cf::T);
@@ -734,7 +745,7 @@ pub(crate) fn play(inp: &CoupIn<'_>, rep: &mut Reporter<'_>) -> Result<CoupOut, 
             );
         }
     }
-    let rebuild = ponto_mismatch || advice_wrong || stuck.is_some();
+    let rebuild = ponto_mismatch || advice_wrong || stuck.is_some() || false_carta;
     if let Some(d) = stuck {
         rep.report(
             Fault::StuckCards,
@@ -762,14 +773,20 @@ pub(crate) fn play(inp: &CoupIn<'_>, rep: &mut Reporter<'_>) -> Result<CoupOut, 
             } else {
                 None
             };
-        let (draws, review) = banker_replay(
-            b2,
-            b_zero,
-            p3.map(|c| card_value(c.card)),
-            same && !advice_wrong,
-            banker_drew_rec && !burn_banker_card,
-            forced,
-        );
+        let (draws, review) = if false_carta && !advice_wrong && stuck.is_none() {
+            // r.106(b): "se o banqueiro tiver a pontuação de bacará, 1, 2, 3, 4 ou 5 [...] a
+            // primeira é-lhe atribuída [...]; se tiver 6 ou 7 [...] estas serão queimadas".
+            (b2 <= 5, false)
+        } else {
+            banker_replay(
+                b2,
+                b_zero,
+                p3.map(|c| card_value(c.card)),
+                same && !advice_wrong,
+                banker_drew_rec && !burn_banker_card,
+                forced,
+            )
+        };
         let b3 = if draws {
             let c = it.next();
             missing |= c.is_none();
@@ -782,7 +799,7 @@ pub(crate) fn play(inp: &CoupIn<'_>, rep: &mut Reporter<'_>) -> Result<CoupOut, 
             Fault::EmployeeWrongAdvice
         } else if stuck.is_some() {
             Fault::StuckCards
-        } else if rep.has(Fault::DealerFalseCarta) {
+        } else if rep.has(Fault::DealerFalseCarta) || false_carta {
             Fault::DealerFalseCarta
         } else if rep.has(Fault::PunterFalseDraw) {
             Fault::PunterFalseDraw
