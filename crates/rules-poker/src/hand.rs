@@ -1981,7 +1981,10 @@ impl Sim<'_> {
             .iter()
             .any(|&s| self.h.seats[s as usize].hole_count() > 0)
             || self.exposed_hole.is_some();
-        if any_hole {
+        // A hand already null (r.69: "a jogada será considerada nula e iniciada nova mão", e.g.
+        // r.69(g) two cards turned, a declared misdeal) is not dealt on: the cards it never gave
+        // are the consequence of a fault rightly handled, not a second breach.
+        if any_hole && self.h.null.is_none() {
             let want = cfg.rules.hole_cards;
             let mut counts_ok = true;
             for &s in &ring {

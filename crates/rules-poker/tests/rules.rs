@@ -639,6 +639,25 @@ fn r69g_two_cards_exposed_null() {
         .card(Recipient::seat(2), "KS", true);
     let a = run(&holdem_table(), &h);
     assert_eq!(a.void.as_ref().unwrap().reason, "several_cards_exposed");
+    // A consequence of a fault rightly handled is not a second breach (issue 38): the cards
+    // never dealt in a hand declared null (r.69: "a jogada será considerada nula e iniciada
+    // nova mão") are no POKER_HOLE_CARD_COUNT.
+    assert!(!has(&a, "POKER_HOLE_CARD_COUNT"), "{:?}", a.violations);
+    // The same at omaha, and for a misdeal declared after a partial deal (r.69(b)).
+    let a = run(&table(GameId::PokerOmaha, 1000, "per_hand", Some(500)), &h);
+    assert_eq!(a.void.as_ref().unwrap().reason, "several_cards_exposed");
+    assert!(!has(&a, "POKER_HOLE_CARD_COUNT"), "{:?}", a.violations);
+    let partial = H::new()
+        .seats(&[(1, 20_000), (2, 20_000), (3, 20_000), (4, 20_000)])
+        .button(1)
+        .da(1, "post_sb", 500)
+        .da(2, "post_bb", 1000)
+        .card(Recipient::seat(2), "KS", false)
+        .card(Recipient::seat(3), "2C", false)
+        .fault("misdeal", None);
+    let a = run(&holdem_table(), &partial);
+    assert!(a.void.is_some());
+    assert!(!has(&a, "POKER_HOLE_CARD_COUNT"), "{:?}", a.violations);
 }
 
 /// r.109(c), (d): at sintético any card turned while dealing makes the hand null.
