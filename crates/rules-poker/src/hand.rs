@@ -180,6 +180,9 @@ struct Sim<'a> {
     // stardilho
     star: Option<(u8, Cents)>,
     restar: Option<u8>,
+    /// Seats that stayed in after a stardilho with the wrong amount (flagged, r.106(a)): they
+    /// play on, settled as played.
+    star_stayed_short: Vec<u8>,
     // cards
     seen: CardSet,
     deal_seq: Vec<u8>,
@@ -363,6 +366,7 @@ pub fn simulate(
         early_exposure: false,
         star: None,
         restar: None,
+        star_stayed_short: Vec::new(),
         seen: CardSet::EMPTY,
         deal_seq: Vec::with_capacity(n * rules.hole_cards + 1),
         hole_after_board: false,
@@ -957,10 +961,11 @@ impl Sim<'_> {
                 r.active() && r.round_in < sim.current_bet
             };
             let ring = self.h.ring.clone();
+            // A player who stayed in with less than double (flagged when he called) plays on.
             let mut out: Vec<u8> = ring
                 .iter()
                 .copied()
-                .filter(|&s| !is_init(s) && short(self, s))
+                .filter(|&s| !is_init(s) && short(self, s) && !self.star_stayed_short.contains(&s))
                 .collect();
             let others_stay = ring
                 .iter()
@@ -1710,7 +1715,12 @@ impl Sim<'_> {
                     "stays in"
                 };
                 self.flag(codes::STARDILHO_AMOUNT_WRONG, c.stardilho_amount, Some(seat), Some(i), false,
-                    format!("seat {seat} {who} with {a} cents after a stardilho of {s}; it must be {want}"));
+                    format!("seat {seat} {who} with {a} cents after a stardilho of {s}; it must be {want}: settled as played"));
+                if seat != s0 && a < want {
+                    // He chose to stay in: the breach is flagged, the hand goes on with him
+                    // (no consequence is prescribed; ARCHITECTURE.md conventions).
+                    self.star_stayed_short.push(seat);
+                }
             }
         }
         self.add_chips(seat, a, true, true);

@@ -1265,6 +1265,35 @@ fn r106_stardilho() {
     assert_eq!(net(&a, 2), -2000);
 }
 
+/// P217/2007 T.II S.II SS.IV r.106(a) ("obrigando os restantes que queiram participar na jogada
+/// a apostarem no dobro"): a player who stays in after a stardilho with less than double is
+/// flagged (POKER_STARDILHO_AMOUNT_WRONG) and, the rule prescribing no consequence, the hand is
+/// settled as played to the showdown: his seat is not folded and his later acts are no error.
+#[test]
+fn r106a_short_stay_after_stardilho_settled_as_played() {
+    let t = set(sint_table(), "stardilho", Setting::Bool(true));
+    let h = sint_pre(1000)
+        .da(2, "stardilho", 1000)
+        .da(3, "call", 1000)
+        .d(4, "fold")
+        .d(1, "fold")
+        .da(2, "call", 1000);
+    let h = sint_check_down(h, &[2, 3]);
+    let a = PokerEngine::adjudicate(
+        &PokerEngine::configure(&t).unwrap().config,
+        &mut PokerState::default(),
+        &h.round(),
+        &Options::default(),
+    )
+    .expect("the short stay is flagged, not a record error");
+    assert_eq!(codes(&a), vec!["POKER_STARDILHO_AMOUNT_WRONG"]);
+    let v = &a.violations[0];
+    assert_eq!(v.citation, "P217/2007 T.II S.II SS.IV r.106(a)");
+    // Seat 3 (aces) took part in the showdown and wins; seat 2 (kings) loses.
+    assert!(net(&a, 3) > 0, "{:?}", a.bets);
+    assert!(net(&a, 2) < 0);
+}
+
 /// r.106: a stardilho needs the concessionaire's decision (review).
 #[test]
 fn r106_stardilho_not_enabled() {
