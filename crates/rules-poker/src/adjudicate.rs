@@ -517,6 +517,22 @@ fn check_fees(
     for f in &h.fees {
         match (f.kind, cfg.commission) {
             ("session_fee", Commission::PerSession { bp, base }) => {
+                if base == FeeBase::TableMax && cfg.max_bet.is_none() {
+                    // r.7(b): the fee is a percentage "do máximo da mesa", which the table's
+                    // configuration does not state: taken as recorded, flagged.
+                    adj.violation(
+                        Violation::new(
+                            codes::SESSION_FEE_BASE_MISSING,
+                            codes::severity(codes::SESSION_FEE_BASE_MISSING),
+                            c.fee,
+                            format!(
+                                "seat {} is charged a session fee of {} cents on the table maximum, which the table configuration does not state (max_bet_cents): the fee cannot be checked",
+                                f.seat, f.recorded
+                            ),
+                        )
+                        .seat(f.seat),
+                    );
+                }
                 let mut due = match base {
                     FeeBase::TableMax => cfg.max_bet.map(|m| mul_bp(m, bp)),
                     FeeBase::Cave => {

@@ -71,8 +71,13 @@ pub const OUT_OF_TURN: &str = "POKER_OUT_OF_TURN";
 /// is not.
 pub const BETTING_IRREGULAR: &str = "POKER_BETTING_IRREGULAR";
 
+/// Engine code: a session fee on the table maximum (P217 r.7(b) "do máximo da mesa") is
+/// charged at a table whose configuration states no maximum: the fee cannot be checked. Raised
+/// when the case arises, not by refusing the configuration.
+pub const SESSION_FEE_BASE_MISSING: &str = "POKER_SESSION_FEE_BASE_MISSING";
+
 /// Every code this engine can emit as a violation, with its severity.
-pub const ALL: [(&str, Severity); 26] = [
+pub const ALL: [(&str, Severity); 27] = [
     (PAYOUT_MISMATCH, Severity::High),
     (COMMISSION_WRONG, Severity::High),
     (COMMISSION_RATE_ILLEGAL, Severity::High),
@@ -99,6 +104,7 @@ pub const ALL: [(&str, Severity); 26] = [
     (HOLE_CARD_COUNT, Severity::Low),
     (OUT_OF_TURN, Severity::Low),
     (BETTING_IRREGULAR, Severity::Medium),
+    (SESSION_FEE_BASE_MISSING, Severity::Low),
 ];
 
 /// Severity of `code` (Info for an unknown code, which never happens).

@@ -9,7 +9,8 @@
 //!   r.38), the minimum opening bet (r.20; Reg806 r.23) and raise increment (r.86), the odd-chip
 //!   unit at land tables (r.67);
 //! * `max_bet_cents` (optional): the table maximum (base of the session fee when
-//!   `session_fee_base` is `table_max`);
+//!   `session_fee_base` is `table_max`; a fee charged on it at a table without one is
+//!   POKER_SESSION_FEE_BASE_MISSING when it arises, the configuration is not refused);
 //! * `commission`: `per_hand` (r.7(a); Reg806 r.17(a); P461 r.55), `per_session` (P217 r.7(b)),
 //!   `buy_in` (Reg806 r.17(b)) or `none` (= `per_hand` at 0, legal only at P217 tables, "até
 //!   5%"). Required except at P461 tables, where it defaults to `per_hand` at 3%;
@@ -313,12 +314,9 @@ pub fn configure(table: &TableConfig) -> Result<Configured<PokerConfig>, ConfigE
                     ));
                 }
             };
-            if base == FeeBase::TableMax && max_bet.is_none() {
-                return Err(ConfigError::field(
-                    "max_bet_cents",
-                    "is required for a session fee on the table maximum (r.7(b))",
-                ));
-            }
+            // A table maximum missing here is not a reason to refuse the table: only a session
+            // fee actually charged needs it, and that case is flagged when it arises
+            // (POKER_SESSION_FEE_BASE_MISSING).
             Commission::PerSession {
                 bp: need_bp(bp)?,
                 base,

@@ -526,6 +526,34 @@ fn r7b_session_fee() {
     );
 }
 
+/// P217/2007 T.II S.II SS.I r.7(b) ("Em cada sessão, entre 5% e 20% do máximo da mesa ou da
+/// cave"): a session-fee table without a table maximum is not refused for lacking a value only
+/// one case needs; hands without a fee are clean, and a fee charged on the (unknown) maximum is
+/// POKER_SESSION_FEE_BASE_MISSING when it arises, the fee taken as recorded.
+#[test]
+fn r7b_session_fee_table_max_missing_flagged_when_charged() {
+    let t = table(GameId::PokerHoldem, 1000, "per_session", Some(1000));
+    assert!(t.max_bet_cents.is_none());
+    let cfg = PokerEngine::configure(&t).expect("configured without a table maximum");
+    assert!(cfg.violations.is_empty());
+    let mut st = PokerState::default();
+    let a = run_with(&t, &mut st, &honest().at(0), false).unwrap();
+    assert_clean(&a);
+    let mut st = PokerState::default();
+    let a = run_with(
+        &t,
+        &mut st,
+        &honest().at(0).proc("session_fee", Some(3), Some(1000)),
+        false,
+    )
+    .unwrap();
+    assert_eq!(codes(&a), vec!["POKER_SESSION_FEE_BASE_MISSING"]);
+    assert_eq!(a.violations[0].citation, "P217/2007 T.II S.II SS.I r.7(b)");
+    assert_eq!(a.violations[0].seat, Some(3));
+    let fee = a.house.iter().find(|h| h.kind == "session_fee").unwrap();
+    assert_eq!(fee.amount_cents, 1000);
+}
+
 /// The honest hand with the button on seat 2 (blinds by 2 and 3).
 fn rotate_to_2(h: H) -> H {
     let mut out = H::new()
