@@ -1,7 +1,8 @@
 //! End-to-end ingest: the real ledgerd on a loopback port, real gRPC.
 
+use casino_play::sim;
 use e2e::*;
-use ledger_agent::{DeviceSigner, sim};
+use ledger_agent::DeviceSigner;
 use ledger_core::proto::{self as v1, event_body::Payload as P, query_client::QueryClient};
 use prost::Message;
 use tokio_stream::StreamExt;
@@ -855,9 +856,15 @@ async fn send_all_then_read_to_the_end(url: &str, envs: Vec<v1::Envelope>) -> Ve
 async fn a_client_that_half_closes_gets_its_receipts_and_ok_on_an_idle_ledger() {
     let (_dir, l) = start();
     let url = l.url();
-    assert!(send_all_then_read_to_the_end(&url, Vec::new()).await.is_empty());
+    assert!(
+        send_all_then_read_to_the_end(&url, Vec::new())
+            .await
+            .is_empty()
+    );
     let mut t = register(&url, 1, &[table("table-1", "T1")]).await.remove(0);
-    let mut envs: Vec<_> = (1..=200).map(|n| t.sign(now_ms(), bet("T1", "r", n))).collect();
+    let mut envs: Vec<_> = (1..=200)
+        .map(|n| t.sign(now_ms(), bet("T1", "r", n)))
+        .collect();
     // A rejected envelope at the end is answered too (a gap: sequence 1,000).
     let mut late = DeviceSigner::new(
         "table-1",
