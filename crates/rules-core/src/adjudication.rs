@@ -106,8 +106,56 @@ impl Adjudication {
     /// * A reported bet id the round does not have, or one reported twice, is a violation
     ///   `SETTLEMENT_UNKNOWN_BET` / `SETTLEMENT_DUPLICATE_BET` (ledger convention).
     ///
-    /// Engines call this last, after every bet's due result is known.
+    /// * **One breach, one finding**: a discrepancy that a void breach already names is then
+    ///   dropped ([`Adjudication::supersede_by_void_breaches`]).
+    ///
+    /// Engines call this last, after every bet's due result and every violation is known.
     pub fn reconcile(
+        &mut self,
+        settlement: Option<&Settlement>,
+        wrong_payout_code: &'static str,
+        citation: &'static str,
+    ) {
+        self.compare_settlement(settlement, wrong_payout_code, citation);
+        self.supersede_by_void_breaches();
+    }
+
+    /// One breach, one finding (the rule of the common interface, every engine): when a spin,
+    /// throw, round or hand is void and the casino reported non-zero results for it, or it
+    /// stands and the casino voided it (returned the bets), the specific void finding (a
+    /// violation whose code [`is_void_breach`]) *is* the finding; the generic wrong-payout
+    /// discrepancy is not raised as well for the same bets. A void breach covers the bet it
+    /// names, or every bet of the round when it names none; of a covered bet's discrepancy it
+    /// takes only the void part: a non-zero net reported where nothing is due (settled although
+    /// void), or nothing reported (0 or left out of a void settlement) where something is due
+    /// (voided although it stands). Any other difference on the bet is a payout error of its own
+    /// and stays. [`Adjudication::reconcile`] applies this; an engine that adds a void breach
+    /// after reconciling calls it again (it is idempotent).
+    pub fn supersede_by_void_breaches(&mut self) {
+        if self.discrepancies.is_empty() {
+            return;
+        }
+        let mut whole_round = false;
+        let mut named: Vec<&Id> = Vec::new();
+        for v in &self.violations {
+            if is_void_breach(&v.code) {
+                match &v.bet_id {
+                    Some(b) => named.push(b),
+                    None => whole_round = true,
+                }
+            }
+        }
+        if !whole_round && named.is_empty() {
+            return;
+        }
+        self.discrepancies.retain(|d| {
+            let covered = whole_round || named.iter().any(|b| **b == d.bet_id);
+            let void_part = d.due_net_cents == 0 || d.reported_net_cents.unwrap_or(0) == 0;
+            !(covered && void_part)
+        });
+    }
+
+    fn compare_settlement(
         &mut self,
         settlement: Option<&Settlement>,
         wrong_payout_code: &'static str,
@@ -195,6 +243,15 @@ impl Adjudication {
             self.violations.push(v.bet(&r.bet_id));
         }
     }
+}
+
+/// Whether a violation code names a breach of a void rule: a void spin, throw, round or hand
+/// settled with non-zero results (`*_VOID_*SETTLED`, e.g. `RL_VOID_SPIN_SETTLED`,
+/// `CS_VOID_SETTLED`), or a round that stands declared void (`*_WRONGLY_VOIDED`, e.g.
+/// `BJO_ROUND_WRONGLY_VOIDED`). Engines name their void breaches this way; the codes are the
+/// interface of [`Adjudication::supersede_by_void_breaches`] (one breach, one finding).
+pub fn is_void_breach(code: &str) -> bool {
+    code.ends_with("_WRONGLY_VOIDED") || (code.contains("_VOID_") && code.ends_with("SETTLED"))
 }
 
 /// Why a round is void as a whole.
@@ -512,6 +569,113 @@ mod tests {
         a.reconcile(Some(&s), "CR_WRONG_PAYOUT", "x");
         assert_eq!(a.discrepancies.len(), 1);
         assert_eq!(a.discrepancies[0].reported_net_cents, Some(0));
+    }
+
+    fn void_breach(code: &'static str, bet: Option<&str>) -> Violation {
+        let v = Violation::new(code, Severity::High, "x", "void breach");
+        match bet {
+            Some(b) => v.bet(&b.into()),
+            None => v,
+        }
+    }
+
+    #[test]
+    fn void_breach_codes() {
+        for c in [
+            "RL_VOID_SPIN_SETTLED",
+            "BF_VOID_THROW_SETTLED",
+            "CR_VOID_THROW_SETTLED",
+            "CS_VOID_SETTLED",
+            "BJO_VOID_ROUND_SETTLED",
+            "BJO_ROUND_WRONGLY_VOIDED",
+            "PSD_VOID_ROUND_SETTLED",
+            "POKER_VOID_HAND_SETTLED",
+            "POKER_WRONGLY_VOIDED",
+        ] {
+            assert!(is_void_breach(c), "{c}");
+        }
+        for c in ["RL_WRONG_PAYOUT", "PSD_MISDEAL", "CF_VOID", "RL_LATE_BET"] {
+            assert!(!is_void_breach(c), "{c}");
+        }
+    }
+
+    /// Issue 38, "one breach, one finding": a void round settled with non-zero nets is the void
+    /// finding only; no wrong-payout discrepancy for the same bets.
+    #[test]
+    fn one_breach_one_finding_void_round_settled() {
+        let mut a = Adjudication::new(GameId::Cussec, "r".into());
+        a.bets.push(outcome("b1", 0));
+        a.bets.push(outcome("b2", 0));
+        a.violation(void_breach("CS_VOID_SETTLED", None));
+        let s = Settlement {
+            void: false,
+            results: vec![
+                ReportedNet {
+                    bet_id: "b1".into(),
+                    net_cents: 500,
+                },
+                ReportedNet {
+                    bet_id: "b2".into(),
+                    net_cents: -100,
+                },
+            ],
+            house_cents: None,
+        };
+        a.reconcile(Some(&s), "CS_WRONG_PAYOUT", "x");
+        assert!(a.discrepancies.is_empty(), "{:?}", a.discrepancies);
+        assert_eq!(a.bet("b1").unwrap().reported_net_cents, Some(500));
+    }
+
+    /// A void breach naming one bet covers that bet only; a bet decided by a valid throw of the
+    /// same round keeps its own payout discrepancy.
+    #[test]
+    fn one_breach_one_finding_per_bet() {
+        let mut a = Adjudication::new(GameId::Craps, "r".into());
+        a.bets.push(outcome("void", 0));
+        a.bets.push(outcome("won", 700));
+        a.violation(void_breach("CR_VOID_THROW_SETTLED", Some("void")));
+        let s = Settlement {
+            void: false,
+            results: vec![
+                ReportedNet {
+                    bet_id: "void".into(),
+                    net_cents: 700,
+                },
+                ReportedNet {
+                    bet_id: "won".into(),
+                    net_cents: 600,
+                },
+            ],
+            house_cents: None,
+        };
+        a.reconcile(Some(&s), "CR_WRONG_PAYOUT", "x");
+        assert_eq!(a.discrepancies.len(), 1);
+        assert_eq!(&*a.discrepancies[0].bet_id, "won");
+    }
+
+    /// A round that stands but was voided: the wrongly-voided finding replaces the discrepancies
+    /// of the bets returned (reported 0), not a wrong amount paid on another bet.
+    #[test]
+    fn one_breach_one_finding_wrongly_voided() {
+        let mut a = Adjudication::new(GameId::BlackjackOnline, "r".into());
+        a.bets.push(outcome("b1", 1000));
+        a.bets.push(outcome("b2", -100));
+        a.bets.push(outcome("b3", 1500));
+        a.violation(void_breach("BJO_ROUND_WRONGLY_VOIDED", None));
+        let s = Settlement {
+            void: true,
+            results: vec![ReportedNet {
+                bet_id: "b3".into(),
+                net_cents: 1400,
+            }],
+            house_cents: None,
+        };
+        a.reconcile(Some(&s), "BJ_WRONG_PAYOUT", "x");
+        assert_eq!(a.discrepancies.len(), 1);
+        assert_eq!(&*a.discrepancies[0].bet_id, "b3");
+        // Idempotent.
+        a.supersede_by_void_breaches();
+        assert_eq!(a.discrepancies.len(), 1);
     }
 
     #[test]

@@ -30,7 +30,7 @@ pub mod testkit;
 
 pub use adjudication::{
     Adjudication, BetOutcome, Confidence, Discrepancy, HouseTake, JackpotAccount, JackpotWin, Note,
-    Outcome, Severity, Violation, VoidInfo,
+    Outcome, Severity, Violation, VoidInfo, is_void_breach,
 };
 pub use card::{Card, CardCounts, Rank, Suit};
 pub use config::{Award, ChanceLimit, JackpotConfig, JackpotPrize, Setting, TableConfig};

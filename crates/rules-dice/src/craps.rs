@@ -48,7 +48,8 @@
 //! **Void reasons** (apply to the throw just recorded): `die_off_table` (r.7(a)), `short_throw`
 //! (the dice did not pass the middle of the table without hitting a rail, r.7(b)).
 //!
-//! **Roles**: `shooter` (`player` and/or `seat`: who throws from now on, r.5, r.8), `stickman`,
+//! **Roles**: `shooter` (`player` and/or `seat`: who throws from now on, r.5, r.8; handing the
+//! dice back to the shooter who sevened out is CR_SHOOTER_NOT_CHANGED at this event), `stickman`,
 //! `dealer` (informational). **Procedures**: `announcement`, `last_round` (r.13.3),
 //! `die_replaced` (r.7(a)), informational. **Faults**: none.
 //!
@@ -483,6 +484,20 @@ fn odds_payout(n: u8, dont: bool, cfg: &CrapsConfig) -> (i64, i64) {
     }
 }
 
+/// The same person: by player id when both name one, else by seat.
+fn same_shooter(a: &Shooter, b: &Shooter) -> bool {
+    match (&a.player, &b.player) {
+        (Some(p), Some(q)) => p == q,
+        _ => a.seat.is_some() && a.seat == b.seat,
+    }
+}
+
+fn shooter_name(sh: &Shooter) -> String {
+    sh.player
+        .as_deref()
+        .map_or_else(|| format!("seat {:?}", sh.seat), String::from)
+}
+
 fn is_shooter(sh: &Shooter, player: Option<&Id>, seat: Option<u8>) -> bool {
     match &sh.player {
         Some(p) => player.is_some_and(|q| **q == **p),
@@ -785,7 +800,8 @@ pub(crate) fn adjudicate(
                 };
                 if let Some(sh) = cur {
                     // After a seven-out the dice change hands (r.8(b)).
-                    if so == Some(sh) && !not_changed_flagged {
+                    // (No handover recorded: the breach shows at his next throw.)
+                    if so.is_some_and(|o| same_shooter(o, sh)) && !not_changed_flagged {
                         not_changed_flagged = true;
                         adj.violation(
                             Violation::new(
@@ -793,15 +809,13 @@ pub(crate) fn adjudicate(
                                 Severity::Low,
                                 "P217/2007 T.I C.II S.II r.8(b)",
                                 format!(
-                                    "shooter {:?} throws again after sevening out",
-                                    sh.player.as_deref().map_or_else(
-                                        || format!("seat {:?}", sh.seat),
-                                        String::from
-                                    )
+                                    "shooter {} throws again after sevening out",
+                                    shooter_name(sh)
                                 ),
                             )
                             .event(i),
                         );
+                        seven_out_by = Some(None);
                     }
                     // Only a player who has a bet throws (r.5, r.8(a)).
                     if !without_bet_flagged
@@ -951,7 +965,25 @@ pub(crate) fn adjudicate(
                         Some(v) => v.as_ref(),
                         None => st.seven_out_by.as_ref(),
                     };
-                    if so.is_some_and(|s| *s != new) {
+                    if let Some(out) = so {
+                        // After a seven-out the dice change hands (r.8(b)): handing them back to
+                        // the shooter who sevened out is the breach, flagged at the handover.
+                        // Flagged once: his throws that follow are not a second breach.
+                        if same_shooter(out, &new) && !not_changed_flagged {
+                            not_changed_flagged = true;
+                            adj.violation(
+                                Violation::new(
+                                    "CR_SHOOTER_NOT_CHANGED",
+                                    Severity::Low,
+                                    "P217/2007 T.I C.II S.II r.8(b)",
+                                    format!(
+                                        "the dice are handed back to {}, who sevened out",
+                                        shooter_name(&new)
+                                    ),
+                                )
+                                .event(i),
+                            );
+                        }
                         seven_out_by = Some(None);
                     }
                     shooter = Some(new);

@@ -56,7 +56,7 @@ pub const MISTAKES: &[MistakeSpec] = &[
     MistakeSpec {
         id: "misdeal_settled",
         description: "a player's card comes face up while dealing; the round is played on and settled (the passed ante collected) instead of annulled",
-        codes: &["PSD_MISDEAL", "PSD_VOID_ROUND_SETTLED", "PSD_WRONG_PAYOUT"],
+        codes: &["PSD_MISDEAL", "PSD_VOID_ROUND_SETTLED"],
     },
     MistakeSpec {
         id: "call_not_double_ante",

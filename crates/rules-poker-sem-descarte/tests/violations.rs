@@ -331,6 +331,8 @@ fn r19_misdeal_and_early_dealer_card() {
     assert!(a.has_violation("PSD_MISDEAL") && a.has_violation("PSD_VOID_ROUND_SETTLED"));
     assert!(a.void.is_some());
     assert_eq!(net(&a, "a1"), 0);
+    // One breach, one finding (issue 38; rules-core): no PSD_WRONG_PAYOUT for the same bets.
+    assert!(a.discrepancies.is_empty(), "{:?}", a.discrepancies);
     let s = format!(
         "bet a1 ante 1 1000; {} bet c1 call 1 2000 on=a1",
         deal(&[(1, "AS KS 9D 7C 2H")], "QS QD TD 8C 3S")

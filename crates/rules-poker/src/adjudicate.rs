@@ -379,10 +379,10 @@ pub fn adjudicate(
             adj.violation(v);
         }
     }
+    // One breach, one finding (rules-core): the null-hand / wrongly-voided violation above is
+    // the finding for the bets it concerns; reconcile drops their payout discrepancies.
     adj.reconcile(settlement, codes::PAYOUT_MISMATCH, c.payout);
-    if suppress {
-        adj.discrepancies.clear();
-    } else if !adj.discrepancies.is_empty() && readings != 0 {
+    if !suppress && !adj.discrepancies.is_empty() && readings != 0 {
         let mut v = Violation::new(
             codes::PAYOUT_MISMATCH,
             codes::severity(codes::PAYOUT_MISMATCH),

@@ -708,6 +708,8 @@ fn reg806_r73_player_disconnect_stands() {
     assert_clean(&a);
     let a = run(&online(), &h.void("player_disconnect").settle_void());
     assert_eq!(codes(&a), vec!["POKER_WRONGLY_VOIDED"]);
+    // One breach, one finding (issue 38; rules-core): no POKER_PAYOUT_MISMATCH as well.
+    assert!(a.discrepancies.is_empty(), "{:?}", a.discrepancies);
 }
 
 /// Reg806 r.45: a timeout checks when it can, else folds.

@@ -73,7 +73,7 @@ pub const MISTAKES: &[MistakeSpec] = &[
     MistakeSpec {
         id: "void_spin_settled",
         description: "a void spin not relaunched, and one bet collected on it anyway",
-        codes: &["RL_VOID_SPIN_SETTLED", "RL_WRONG_PAYOUT"],
+        codes: &["RL_VOID_SPIN_SETTLED"],
     },
     MistakeSpec {
         id: "launch_same_direction",

@@ -118,7 +118,7 @@ pub const MISTAKES: &[MistakeSpec] = &[
     MistakeSpec {
         id: "online_failure_settled",
         description: "online: the operator's system fails before the result is known, and the round is settled anyway (one bet collected) instead of voided",
-        codes: &["BJO_VOID_ROUND_SETTLED", "BJ_WRONG_PAYOUT"],
+        codes: &["BJO_VOID_ROUND_SETTLED"],
     },
 ];
 

@@ -89,7 +89,7 @@ pub const MISTAKES: &[MistakeSpec] = &[
     MistakeSpec {
         id: "void_throw_settled",
         description: "banca francesa: a bet paid on a void throw",
-        codes: &["BF_VOID_THROW_SETTLED", "BF_WRONG_PAYOUT"],
+        codes: &["BF_VOID_THROW_SETTLED"],
     },
     MistakeSpec {
         id: "collection_not_from_aces",
