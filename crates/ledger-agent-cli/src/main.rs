@@ -114,11 +114,23 @@ fn main() {
         }
     };
     let result = rt.block_on(async move {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(s) => s,
+                Err(e) => return Err(anyhow::anyhow!("cannot watch for SIGTERM: {e}")),
+            };
+        // A signal ends the run wherever it is: the outbox is written so that a kill at any
+        // point loses nothing, and the next run sends what is pending.
+        let stopped = |sig: &str| {
+            eprintln!(
+                "stopped by {sig}: what was taken and not acknowledged stays in the outbox and is \
+                 sent on the next run"
+            );
+        };
         tokio::select! {
             r = command(cli.command, json) => r,
-            _ = tokio::signal::ctrl_c() => Err(anyhow::anyhow!(
-                "interrupted: what was taken and not acknowledged stays in the outbox and is sent on the next run"
-            )),
+            _ = tokio::signal::ctrl_c() => { stopped("SIGINT"); std::process::exit(130) }
+            _ = term.recv() => { stopped("SIGTERM"); std::process::exit(143) }
         }
     });
     if let Err(e) = result {

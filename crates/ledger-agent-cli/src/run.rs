@@ -416,11 +416,19 @@ pub struct Ui {
     pub json: bool,
 }
 
+impl Ui {
+    /// The bar's length: what was pending at the start and what was taken since.
+    fn length(&self, pending_at_start: u64, taken: &watch::Receiver<Taken>) {
+        self.bar.set_length(pending_at_start + taken.borrow().count);
+    }
+}
+
 /// Step 3: one stream. Returns how many events it got receipts for.
 async fn stream_once(
     ch: Channel,
     outbox: &Arc<Outbox>,
     taken: watch::Receiver<Taken>,
+    pending_at_start: u64,
     ui: &Ui,
     outcome: &mut Outcome,
 ) -> Result<u64, Broke> {
@@ -439,6 +447,9 @@ async fn stream_once(
         tokio::spawn(async move {
             let mut from = first;
             loop {
+                // What was taken is read before the outbox: every event numbered below `t.next`
+                // is then either in `batch` or already acknowledged.
+                let t = *taken.borrow_and_update();
                 let batch = match outbox.pending(from, 512) {
                     Ok(b) => b,
                     Err(e) => {
@@ -447,11 +458,11 @@ async fn stream_once(
                     }
                 };
                 if batch.is_empty() {
-                    let t = *taken.borrow_and_update();
-                    if t.done && from >= t.next {
+                    from = from.max(t.next);
+                    if t.done {
                         return; // dropping `tx` half-closes the stream
                     }
-                    if from >= t.next && taken.changed().await.is_err() {
+                    if taken.changed().await.is_err() {
                         return;
                     }
                     continue;
@@ -485,6 +496,7 @@ async fn stream_once(
         outbox
             .acknowledge(acks)
             .map_err(|e| Broke::Fatal(e.into()))?;
+        ui.length(pending_at_start, &taken);
         ui.bar.inc(acks.len() as u64);
         acks.clear();
         Ok(())
@@ -629,7 +641,6 @@ pub async fn run(outbox: Arc<Outbox>, opts: RunOpts, ui: Ui) -> anyhow::Result<O
     let (progress, taken) = watch::channel(Taken::default());
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let pending_at_start = outbox.counts()?.pending;
-    ui.bar.set_length(pending_at_start);
     let input = {
         let (outbox, input, stop) = (outbox.clone(), opts.input.clone(), stop.clone());
         let batch = opts.batch.max(1);
@@ -638,7 +649,15 @@ pub async fn run(outbox: Arc<Outbox>, opts: RunOpts, ui: Ui) -> anyhow::Result<O
             .spawn(move || take(outbox, input, batch, progress, stop))?
     };
     let mut outcome = Outcome::default();
-    let result = send_all(&outbox, &opts, ch, taken.clone(), &ui, &mut outcome).await;
+    let result = send_all(
+        &outbox,
+        &opts,
+        ch,
+        (taken.clone(), pending_at_start),
+        &ui,
+        &mut outcome,
+    )
+    .await;
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
     outcome.taken = taken.borrow().count;
     match result {
@@ -655,7 +674,7 @@ async fn send_all(
     outbox: &Arc<Outbox>,
     opts: &RunOpts,
     mut ch: Channel,
-    taken: watch::Receiver<Taken>,
+    (taken, pending_at_start): (watch::Receiver<Taken>, u64),
     ui: &Ui,
     outcome: &mut Outcome,
 ) -> anyhow::Result<()> {
@@ -665,8 +684,7 @@ async fn send_all(
     loop {
         {
             let t = *taken_rx.borrow_and_update();
-            ui.bar
-                .set_length(ui.bar.position() + outbox.counts()?.pending);
+            ui.length(pending_at_start, &taken_rx);
             if t.done && outbox.first_pending()?.is_none() {
                 return Ok(());
             }
@@ -682,12 +700,24 @@ async fn send_all(
                 continue;
             }
         }
-        match stream_once(ch.clone(), outbox, taken.clone(), ui, outcome).await {
-            Ok(got) => {
-                if got > 0 {
-                    delays = backoff();
-                    since_progress = std::time::Instant::now();
-                }
+        match stream_once(
+            ch.clone(),
+            outbox,
+            taken.clone(),
+            pending_at_start,
+            ui,
+            outcome,
+        )
+        .await
+        {
+            Ok(got) if got > 0 => {
+                delays = backoff();
+                since_progress = std::time::Instant::now();
+            }
+            // A call that ended well without a receipt while events wait: not progress.
+            Ok(_) => {
+                outcome.reconnects += 1;
+                tokio::time::sleep(delays.next().unwrap_or(Duration::from_secs(5))).await;
             }
             Err(Broke::Fatal(e)) => return Err(e),
             Err(Broke::Retry(e)) => {
