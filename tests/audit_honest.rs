@@ -11,8 +11,8 @@ mod play;
 
 use std::time::{Duration, Instant};
 
+use casino_play::sim;
 use e2e::*;
-use ledger_agent::sim;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hundred_thousand_honest_rounds_give_no_finding() {

@@ -15,8 +15,8 @@ mod play;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use casino_play::sim;
 use e2e::*;
-use ledger_agent::sim;
 use ledger_core::proto::{self as v1, event_body::Payload as P};
 
 const SEED: u64 = 2026;

@@ -31,10 +31,10 @@ async fn table_session() -> TableSession {
     plan.meter_backwards = None;
     plan.start_ms = now_ms() - casino_sim::duration_ms(&plan).unwrap() - 60_000;
     let session = casino_sim::generate(&plan).unwrap();
-    let specs: Vec<ledger_agent::sim::DeviceSpec> = session
+    let specs: Vec<casino_play::sim::DeviceSpec> = session
         .devices
         .iter()
-        .map(|d| ledger_agent::sim::DeviceSpec {
+        .map(|d| casino_play::sim::DeviceSpec {
             device_id: d.device_id.clone(),
             kind: d.kind,
             casino_id: d.casino_id.clone(),

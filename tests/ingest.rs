@@ -1,7 +1,8 @@
 //! End-to-end ingest: the real ledgerd on a loopback port, real gRPC.
 
+use casino_play::sim;
 use e2e::*;
-use ledger_agent::{DeviceSigner, sim};
+use ledger_agent::DeviceSigner;
 use ledger_core::proto::{self as v1, event_body::Payload as P, query_client::QueryClient};
 use prost::Message;
 use tokio_stream::StreamExt;

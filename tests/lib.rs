@@ -15,8 +15,9 @@ use std::time::{Duration, Instant};
 
 pub mod slots;
 
+use casino_play::sim::DeviceSpec;
 use ed25519_dalek::SigningKey;
-use ledger_agent::{DeviceSigner, sim::DeviceSpec};
+use ledger_agent::DeviceSigner;
 use ledger_core::proto::{self as v1, event_body::Payload as P};
 
 /// The operator key every test ledger trusts.
@@ -280,10 +281,7 @@ pub async fn register(url: &str, op_seq: u64, specs: &[DeviceSpec]) -> Vec<Devic
     let mut envs = Vec::new();
     for (i, s) in specs.iter().enumerate() {
         let k = SigningKey::from_bytes(&[(i as u8).wrapping_add(0x40); 32]);
-        envs.push(op.sign(
-            now_ms(),
-            ledger_agent::signer::registration(s, &k.verifying_key()),
-        ));
+        envs.push(op.sign(now_ms(), casino_play::registration(s, &k.verifying_key())));
         signers.push(DeviceSigner::new(&s.device_id, k, 1));
     }
     let r = ledger_agent::submit_all(url, &envs, &Default::default())

@@ -4,8 +4,9 @@
 //! in the chain; a rerun continues the device's sequence; a refused run says why and exits
 //! non-zero; a ledger killed mid-stream costs nothing but a resend.
 //!
-//! Needs the venv made by `examples/python/setup.sh` (`.ci/run` runs it): without it these tests
-//! fail, saying so.
+//! Needs the venv made by `examples/python/setup.sh`: `.ci/run` runs it, and these tests run it
+//! themselves when the venv is missing (pip from PyPI, about 15 s); if that fails, they fail
+//! saying so.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -28,9 +29,32 @@ fn repo() -> PathBuf {
         .to_path_buf()
 }
 
-/// The venv's python with the agent's dependencies, or a failure saying how to get it.
+/// The venv's python with the agent's dependencies (made by setup.sh, once per test process,
+/// when missing), or a failure saying how to get it.
 fn python() -> PathBuf {
-    let venv = match std::env::var_os("PYTHON_AGENT_VENV") {
+    static PY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    PY.get_or_init(|| {
+        let venv = venv();
+        if !has_deps(&venv) {
+            let st = Command::new("bash")
+                .arg(repo().join("examples/python/setup.sh"))
+                .env("PYTHON_AGENT_VENV", &venv)
+                .status();
+            eprintln!("examples/python/setup.sh: {st:?}");
+        }
+        assert!(
+            has_deps(&venv),
+            "the Python agent's dependencies are not installed in {}: run \
+             examples/python/setup.sh (.ci/run does; PYTHON_AGENT_VENV names another venv)",
+            venv.display()
+        );
+        venv.join("bin").join("python")
+    })
+    .clone()
+}
+
+fn venv() -> PathBuf {
+    match std::env::var_os("PYTHON_AGENT_VENV") {
         Some(v) => PathBuf::from(v),
         None => std::env::current_exe()
             .expect("test executable path")
@@ -38,9 +62,12 @@ fn python() -> PathBuf {
             .nth(3)
             .expect("target/<profile>/deps/<test>")
             .join("python-agent"),
-    };
+    }
+}
+
+fn has_deps(venv: &Path) -> bool {
     let py = venv.join("bin").join("python");
-    let ok = py.is_file()
+    py.is_file()
         && Command::new(&py)
             .args([
                 "-c",
@@ -48,14 +75,7 @@ fn python() -> PathBuf {
             ])
             .stderr(Stdio::null())
             .status()
-            .is_ok_and(|s| s.success());
-    assert!(
-        ok,
-        "the Python agent's dependencies are not installed in {}: run examples/python/setup.sh \
-         (.ci/run does; PYTHON_AGENT_VENV names another venv)",
-        venv.display()
-    );
-    py
+            .is_ok_and(|s| s.success())
 }
 
 /// One agent run's outcome.

@@ -6,10 +6,11 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use casino_play::sim::DeviceSpec;
 use ed25519_dalek::SigningKey;
 use jackpot::sim::{Floor, FloorEvent, FloorMachine, FloorPlan, Signer};
 use jackpot::{ModelApproved, PoolConfigured, PoolKind};
-use ledger_agent::{DeviceSigner, sim::DeviceSpec};
+use ledger_agent::DeviceSigner;
 use ledger_core::proto::{
     self as v1, audit_client::AuditClient, event_body::Payload, jackpots_client::JackpotsClient,
     query_client::QueryClient,

@@ -1,4 +1,5 @@
-//! Generates the prost messages (always) and the tonic services (feature `grpc`) from
+//! Generates the prost messages (always), the tonic services (feature `grpc`) and the canonical
+//! JSON mapping (feature `json`, pbjson) from
 //! `proto/casino_ledger/v1`. protoc comes from protoc-bin-vendored unless `PROTOC` is set.
 use std::path::PathBuf;
 
@@ -25,6 +26,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             ],
             std::slice::from_ref(&root),
         )?;
+    if std::env::var_os("CARGO_FEATURE_JSON").is_some() {
+        let descriptors = std::fs::read(out.join("casino_ledger_v1_descriptor.bin"))?;
+        pbjson_build::Builder::new()
+            .register_descriptors(&descriptors)?
+            .build(&[".casino_ledger.v1"])?;
+    }
     println!("cargo:rerun-if-changed={}", root.display());
     println!("cargo:rerun-if-env-changed=PROTOC");
     Ok(())

@@ -5,9 +5,9 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use casino_play::session::{self, Keys, SignOptions, SignedSession};
+use casino_play::sim;
 use e2e::*;
-use ledger_agent::session::{self, Keys, SignOptions, SignedSession};
-use ledger_agent::sim;
 use ledger_core::proto::{self as v1, audit_client::AuditClient, event_body::Payload as P};
 use prost::Message;
 
@@ -221,11 +221,11 @@ pub fn library_findings(s: &sim::Session) -> Vec<audit::Finding> {
         out.extend(replayer.apply(&entry).findings);
     };
     for d in &s.devices {
-        let key = ledger_agent::session::derived_key(0, &d.device_id);
+        let key = casino_play::session::derived_key(0, &d.device_id);
         add(
             OPERATOR,
             0,
-            ledger_agent::signer::registration(d, &key.verifying_key()),
+            casino_play::registration(d, &key.verifying_key()),
         );
     }
     for e in &s.events {

@@ -50,24 +50,3 @@ pub fn sign_body(key: &SigningKey, body: &v1::EventBody) -> v1::Envelope {
     let signature = sign(key, EVENT_DOMAIN, &body).to_bytes().to_vec();
     v1::Envelope { body, signature }
 }
-
-/// The registration payload of a device (signed by an operator).
-pub fn registration(
-    spec: &casino_sim::DeviceSpec,
-    public_key: &ed25519_dalek::VerifyingKey,
-) -> Payload {
-    Payload::DeviceRegistered(v1::DeviceRegistered {
-        device_id: spec.device_id.clone(),
-        public_key: public_key.as_bytes().to_vec(),
-        kind: match spec.kind {
-            ledger_core::DeviceKind::Table => v1::DeviceKind::Table,
-            ledger_core::DeviceKind::Machine => v1::DeviceKind::Machine,
-        } as i32,
-        casino_id: spec.casino_id.clone(),
-        table_ids: spec.table_ids.clone(),
-        machine_id: spec.machine_id.clone(),
-        model_id: spec.model_id.clone(),
-        bet_values_cents: spec.bet_values_cents.clone(),
-        description: spec.description.clone(),
-    })
-}

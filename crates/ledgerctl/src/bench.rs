@@ -20,8 +20,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use ledger_agent::session::{self, Keys, SignOptions};
-use ledger_agent::{DeviceSigner, sim};
+use casino_play::session::{self, Keys, SignOptions};
+use casino_play::sim;
+use ledger_agent::DeviceSigner;
 use ledger_core::proto::{
     self as v1, audit_client::AuditClient, event_body::Payload as P, ingest_client::IngestClient,
     query_client::QueryClient,
@@ -681,7 +682,7 @@ async fn one_run(
         .map(|(i, k)| {
             op.sign(
                 now,
-                ledger_agent::signer::registration(
+                casino_play::registration(
                     &sim::DeviceSpec {
                         device_id: format!("bench-{tag}-{i}"),
                         kind: ledger_core::DeviceKind::Machine,

@@ -28,8 +28,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use ledger_agent::session::{self, Keys, SignOptions};
-use ledger_agent::{DeviceSigner, sim};
+use casino_play::session::{self, Keys, SignOptions};
+use casino_play::sim;
+use ledger_agent::DeviceSigner;
 use ledger_audit::live::Follower;
 use ledger_audit::store::AuditStore;
 use ledger_core::proto::{

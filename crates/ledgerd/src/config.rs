@@ -131,7 +131,7 @@ pub struct StoreSection {
 #[serde(deny_unknown_fields, default)]
 pub struct Grpc {
     /// Largest gRPC message accepted, bytes. Envelopes between ingest.max_body_bytes and this get a
-    /// TOO_LARGE receipt; above it the stream fails with RESOURCE_EXHAUSTED.
+    /// TOO_LARGE receipt; above it the stream fails with OUT_OF_RANGE.
     pub max_message_bytes: usize,
     /// HTTP/2 initial stream window, bytes (the 64 KiB default stalls fast streams).
     pub stream_window_bytes: u32,

@@ -1,7 +1,7 @@
 //! Playing a simulated casino session ([`casino_sim`]) against a ledger: every device gets a key,
 //! the operator registers them, every event is numbered and signed by its device (before anything
 //! is streamed, on every core), and the events go out as concurrent agents, one per device group,
-//! each resending from its last receipt after a failure ([`crate::submit_all`]).
+//! each resending from its last receipt after a failure ([`ledger_agent::submit_all`]).
 //!
 //! ## Why groups, and in which order
 //!
@@ -27,7 +27,7 @@ use ledger_core::proto::{self as v1, event_body::Payload as P};
 use ledger_core::signing::{EVENT_DOMAIN, sign};
 use prost::Message;
 
-use crate::{AgentError, ClientOptions, submit_shared};
+use ledger_agent::{AgentError, ClientOptions, submit_shared};
 
 /// A key derived from a seed and a name, so that a demo or a test is the same, signature for
 /// signature, every time it runs with the same seed. **Never** a way to make real device keys.
@@ -156,7 +156,7 @@ pub fn sign_session(
             body(
                 &keys.operator_id,
                 opts.registered_at_ms,
-                crate::signer::registration(d, &k.verifying_key()),
+                crate::registration(d, &k.verifying_key()),
             ),
         ));
     }
