@@ -628,4 +628,84 @@ mod tests {
         assert_eq!(o.next_sequence().unwrap(), Some(5));
         assert_eq!(o.append(vec![game(4)], None).unwrap(), 5..6);
     }
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Append(u8),
+        Ack(u8),
+        Discard,
+        Reopen,
+    }
+
+    fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+        use proptest::prelude::*;
+        prop_oneof![
+            (1u8..6).prop_map(Op::Append),
+            (1u8..6).prop_map(Op::Ack),
+            Just(Op::Discard),
+            Just(Op::Reopen),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(32))]
+        /// Whatever is appended, acknowledged, discarded and reopened: the pending events are the
+        /// sequences after the last acknowledged one up to `next - 1`, each signed by the outbox's
+        /// key over a body naming its own sequence; their events keep their input order; and
+        /// nothing acknowledged is ever pending again.
+        #[test]
+        fn pending_events_stay_contiguous_signed_and_in_order(ops in proptest::collection::vec(op(), 1..40)) {
+            let dir = tempfile::tempdir().unwrap();
+            let mut o = Outbox::open(dir.path(), "m-1", key(1)).unwrap();
+            o.start_at(1).unwrap();
+            // The model: the games still pending, in order, and the first pending sequence.
+            let (mut model, mut first, mut last) = (std::collections::VecDeque::new(), 1u64, 0u64);
+            for op in ops {
+                match op {
+                    Op::Append(n) => {
+                        let events: Vec<_> = (0..n).map(|_| { last += 1; game(last) }).collect();
+                        o.append(events, None).unwrap();
+                        model.extend((last - n as u64 + 1)..=last);
+                    }
+                    Op::Ack(n) => {
+                        let acks: Vec<_> = o.pending(0, n as usize).unwrap().into_iter().map(|(s, _)| {
+                            (s, Acked { index: s, entry_hash: vec![0; 32], received_at_ms: 0, duplicate: false })
+                        }).collect();
+                        for _ in &acks { model.pop_front(); first += 1; }
+                        o.acknowledge(&acks).unwrap();
+                    }
+                    Op::Discard => {
+                        if o.first_pending().unwrap().is_some() {
+                            o.discard(first).unwrap();
+                            model.pop_front();
+                        }
+                    }
+                    Op::Reopen => {
+                        drop(o);
+                        o = Outbox::open(dir.path(), "m-1", key(1)).unwrap();
+                    }
+                }
+                let pending = o.pending(0, usize::MAX).unwrap();
+                let next = o.next_sequence().unwrap().unwrap();
+                proptest::prop_assert_eq!(pending.len(), model.len());
+                proptest::prop_assert_eq!(next, first + model.len() as u64);
+                for ((seq, p), want) in pending.iter().zip(&model) {
+                    let b = body(p);
+                    proptest::prop_assert_eq!(b.sequence, *seq);
+                    proptest::prop_assert!(*seq >= first && *seq < next);
+                    proptest::prop_assert!(matches!(b.payload, Some(P::GamePlayed(ref g)) if g.game_number == *want));
+                    let sig = ed25519_dalek::Signature::from_slice(&p.signature).unwrap();
+                    proptest::prop_assert!(ledger_core::signing::verify_strict(
+                        &key(1).verifying_key(),
+                        ledger_core::signing::EVENT_DOMAIN,
+                        &p.body,
+                        &sig,
+                    ));
+                }
+                if first > 1 {
+                    proptest::prop_assert!(o.receipt(first - 1).unwrap().is_some());
+                }
+            }
+        }
+    }
 }
