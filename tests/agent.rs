@@ -59,7 +59,8 @@ fn write_games(path: &Path, from: u64, to: u64) {
     }
 }
 
-fn agent_args<'a>(sub: &'a str, url: &'a str, key: &'a Path, outbox: &'a Path) -> Vec<String> {
+/// `ledger-agent SUB [--server URL] --device-id .. --key KEY --outbox OUTBOX EXTRA..`.
+fn agent_args(sub: &str, url: &str, key: &Path, outbox: &Path, extra: &[&str]) -> Vec<String> {
     let mut a = vec![sub.to_string()];
     if sub != "status" {
         a.extend(["--server".into(), url.to_string()]);
@@ -72,6 +73,7 @@ fn agent_args<'a>(sub: &'a str, url: &'a str, key: &'a Path, outbox: &'a Path) -
         "--outbox".into(),
         outbox.display().to_string(),
     ]);
+    a.extend(extra.iter().map(|e| e.to_string()));
     a
 }
 
@@ -187,12 +189,13 @@ async fn a_file_is_taken_once_and_the_agent_exits_when_every_event_is_acknowledg
     let outbox = dir.path().join("outbox");
     let input = dir.path().join("games.jsonl");
     write_games(&input, 1, 300);
-    let mut args = agent_args("run", &url, &key, &outbox);
-    args.extend([
-        "--input".into(),
-        input.display().to_string(),
-        "--json".into(),
-    ]);
+    let args = agent_args(
+        "run",
+        &url,
+        &key,
+        &outbox,
+        &["--input", &input.display().to_string(), "--json"],
+    );
     let (code, out, err) = run_agent(&args, Duration::from_secs(60));
     assert_eq!(code, 0, "{out}{err}");
     let done: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
@@ -215,7 +218,7 @@ async fn a_file_is_taken_once_and_the_agent_exits_when_every_event_is_acknowledg
     assert_eq!(code, 1);
     assert!(err.contains("the file changed"), "{err}");
     // The outbox's state.
-    let mut st = agent_args("status", &url, &key, &outbox);
+    let mut st = agent_args("status", &url, &key, &outbox, &[]);
     st.push("--json".into());
     let (code, out, err) = run_agent(&st, Duration::from_secs(30));
     assert_eq!(code, 0, "{err}");
@@ -232,7 +235,7 @@ async fn standard_input_and_a_spool_directory() {
     let (dir, l, key) = ledger_with_machine().await;
     let url = l.url();
     let outbox = dir.path().join("outbox");
-    let args = agent_args("run", &url, &key, &outbox);
+    let args = agent_args("run", &url, &key, &outbox, &[]);
     let mut child = spawn_agent(&args, Stdio::piped());
     {
         let mut stdin = child.stdin.take().unwrap();
@@ -281,8 +284,13 @@ async fn what_the_agent_refuses() {
         .write_all(b"{\"gamePlayed\":{\"machineId\":\"M-01\",\"wagerCents\":\"-1\"}}\n")
         .unwrap();
     write_games(&input, 3, 4);
-    let mut args = agent_args("run", &url, &key, &outbox);
-    args.extend(["--input".into(), input.display().to_string()]);
+    let args = agent_args(
+        "run",
+        &url,
+        &key,
+        &outbox,
+        &["--input", &input.display().to_string()],
+    );
     let (code, _, err) = run_agent(&args, Duration::from_secs(60));
     assert_eq!(code, 1);
     assert!(
@@ -308,8 +316,13 @@ async fn what_the_agent_refuses() {
     assert_eq!(code, 1);
     assert!(err.contains("not registered"), "{err}");
     // Another key for this device's outbox: refused.
-    let mut other = agent_args("run", &url, &stranger, &outbox);
-    other.extend(["--input".into(), input.display().to_string()]);
+    let other = agent_args(
+        "run",
+        &url,
+        &stranger,
+        &outbox,
+        &["--input", &input.display().to_string()],
+    );
     let (code, _, err) = run_agent(&other, Duration::from_secs(60));
     assert_eq!(code, 1);
     assert!(err.contains("another key"), "{err}");
@@ -319,14 +332,24 @@ async fn what_the_agent_refuses() {
     copy_dir(&outbox, &copy);
     let more = dir.path().join("more.jsonl");
     write_games(&more, 3, 10);
-    let mut live = agent_args("run", &url, &key, &outbox);
-    live.extend(["--input".into(), more.display().to_string()]);
+    let live = agent_args(
+        "run",
+        &url,
+        &key,
+        &outbox,
+        &["--input", &more.display().to_string()],
+    );
     let (code, out, err) = run_agent(&live, Duration::from_secs(60));
     assert_eq!(code, 0, "{out}{err}");
     let later = dir.path().join("later.jsonl");
     write_games(&later, 11, 12);
-    let mut old = agent_args("run", &url, &key, &copy);
-    old.extend(["--input".into(), later.display().to_string()]);
+    let old = agent_args(
+        "run",
+        &url,
+        &key,
+        &copy,
+        &["--input", &later.display().to_string()],
+    );
     let (code, _, err) = run_agent(&old, Duration::from_secs(60));
     assert_eq!(code, 1);
     assert!(err.contains("old copy"), "{err}");
@@ -383,13 +406,13 @@ async fn kill9_of_the_agent_loses_and_duplicates_nothing() {
     let url = l.url();
     let outbox = dir.path().join("outbox");
     let input = dir.path().join("games.jsonl");
-    let mut args = agent_args("run", &url, &key, &outbox);
-    args.extend([
-        "--input".into(),
-        input.display().to_string(),
-        "--batch".into(),
-        "256".into(),
-    ]);
+    let args = agent_args(
+        "run",
+        &url,
+        &key,
+        &outbox,
+        &["--input", &input.display().to_string(), "--batch", "256"],
+    );
     let seed = seed();
     let mut rng = Lcg(seed);
     let mut killed_mid_run = 0;
@@ -434,13 +457,13 @@ async fn kill9_of_ledgerd_under_the_agent_loses_and_duplicates_nothing() {
     let outbox = dir.path().join("outbox");
     let input = dir.path().join("games.jsonl");
     write_games(&input, 1, N);
-    let mut args = agent_args("run", &url, &key, &outbox);
-    args.extend([
-        "--input".into(),
-        input.display().to_string(),
-        "--batch".into(),
-        "256".into(),
-    ]);
+    let args = agent_args(
+        "run",
+        &url,
+        &key,
+        &outbox,
+        &["--input", &input.display().to_string(), "--batch", "256"],
+    );
     let mut child = spawn_agent(&args, Stdio::null());
     let seed = seed();
     let mut rng = Lcg(seed);
@@ -481,13 +504,13 @@ async fn a_watched_spool_takes_files_as_they_come() {
     let outbox = dir.path().join("outbox");
     let spool = dir.path().join("spool");
     std::fs::create_dir(&spool).unwrap();
-    let mut args = agent_args("run", &url, &key, &outbox);
-    args.extend([
-        "--spool".into(),
-        spool.display().to_string(),
-        "--poll-ms".into(),
-        "50".into(),
-    ]);
+    let mut args = agent_args(
+        "run",
+        &url,
+        &key,
+        &outbox,
+        &["--spool", &spool.display().to_string(), "--poll-ms", "50"],
+    );
     let child = spawn_agent(&args, Stdio::null());
     for f in 0..5u64 {
         let tmp = spool.join(format!("{f:03}.jsonl.tmp"));
@@ -516,7 +539,7 @@ async fn a_watched_spool_takes_files_as_they_come() {
     let (code, out, err) = run_agent(&args, Duration::from_secs(60));
     assert_eq!(code, 0, "{out}{err}");
     assert_exactly_once(&games_in_ledger(&url).await, 200);
-    let mut st = agent_args("status", &url, &key, &outbox);
+    let mut st = agent_args("status", &url, &key, &outbox, &[]);
     st.push("--json".into());
     let (_, out, _) = run_agent(&st, Duration::from_secs(30));
     let s: serde_json::Value = serde_json::from_str(&out).unwrap();
