@@ -546,3 +546,154 @@ async fn a_watched_spool_takes_files_as_they_come() {
     assert_eq!(s["pending"], 0, "{out}");
     verify_offline(l);
 }
+
+/// The payload's field name in the proto's JSON (`gamePlayed`), from the serialised body.
+fn json_payload_name(body: &v1::EventBody) -> String {
+    let v = serde_json::to_value(body).expect("serialises");
+    v.as_object()
+        .expect("an object")
+        .keys()
+        .find(|k| *k != "occurredAtMs")
+        .cloned()
+        .expect("a payload")
+}
+
+/// The payloads of `EventBody`, from events.proto: (JSON name, message, field number).
+fn payloads_in_the_proto() -> Vec<(String, String, u32)> {
+    let proto = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../proto/casino_ledger/v1/events.proto"),
+    )
+    .unwrap();
+    let start = proto.find("oneof payload {").expect("EventBody's oneof");
+    let block = &proto[start..start + proto[start..].find('}').unwrap()];
+    block
+        .lines()
+        .filter_map(|l| {
+            let l = l.split("//").next().unwrap().trim().trim_end_matches(';');
+            let (lhs, number) = l.split_once('=')?;
+            let mut words = lhs.split_whitespace();
+            let (message, field) = (words.next()?, words.next()?);
+            let mut json = String::new();
+            let mut up = false;
+            for c in field.chars() {
+                match c {
+                    '_' => up = true,
+                    c if up => {
+                        json.extend(c.to_uppercase());
+                        up = false
+                    }
+                    c => json.push(c),
+                }
+            }
+            Some((json, message.to_string(), number.trim().parse().ok()?))
+        })
+        .collect()
+}
+
+/// Who signs a payload, by its field number's range in events.proto.
+fn signer_of(number: u32) -> &'static str {
+    match number {
+        10..=19 | 70..=79 => "an operator",
+        20..=49 => "a table device",
+        50..=69 => "a machine's agent",
+        _ => "a regulator",
+    }
+}
+
+/// Examples for payloads the simulated session does not produce, in the agent's JSON.
+const HAND_MADE: &[&str] = &[
+    r#"{"deviceRegistered":{"deviceId":"M-07","publicKey":"1X2pqPqVtUE8e5UYeSPwTxH6rQwK0zTqlH4J8gLZAj8=","kind":"DEVICE_KIND_MACHINE","casinoId":"casino-lisboa","machineId":"M-07","modelId":"MODEL-A","betValuesCents":["50","100"],"description":"floor 2, bank 3"}}"#,
+    r#"{"deviceRevoked":{"deviceId":"M-07","reason":"key exposed during maintenance"}}"#,
+    r#"{"betChanged":{"tableId":"T02-roulette-french","roundId":"T02-roulette-french-00012","betId":"b3","amountCents":"1500"}}"#,
+    r#"{"betWithdrawn":{"tableId":"T02-roulette-french","roundId":"T02-roulette-french-00012","betId":"b4"}}"#,
+    r#"{"faultDeclared":{"tableId":"T13-chemin-de-fer","roundId":"T13-chemin-de-fer-00007","code":"CF_DEALER_CARD_EXPOSED","detail":"the dealer exposed a card drawing from the shoe"}}"#,
+    r#"{"throwVoided":{"tableId":"T05-craps","roundId":"T05-craps-00031","reason":"die left the table"}}"#,
+    r#"{"roundVoided":{"tableId":"T07-blackjack","roundId":"T07-blackjack-00044","reason":"shuffler fault before the first card"}}"#,
+    r#"{"jackpotContribution":{"poolId":"JP-LX-01","machineId":"M-LX-01","amountCents":"12"}}"#,
+    r#"{"jackpotAwarded":{"poolId":"JP-LX-01","machineId":"M-LX-01","amountCents":"125000","winner":"ticket 0042-7731","gameNumber":"18211"}}"#,
+    r#"{"ramClear":{"machineId":"M-LX-01","before":[{"name":"coin_in","value":"1204500","rollover":"100000000"},{"name":"coin_out","value":"1098800","rollover":"100000000"}],"after":[{"name":"coin_in","value":"0","rollover":"100000000"},{"name":"coin_out","value":"0","rollover":"100000000"}]}}"#,
+    r#"{"transferAuthorized":{"authorizationId":"SRIJ-2026-0117","fromPoolId":"JP-LX-02","toPoolId":"SJP-TEJO","reference":"letter of 2026-11-20"}}"#,
+];
+
+/// docs/json-examples.md: one event of every payload, as `ledger-agent` reads it. Taken from the
+/// simulated casino where it produces the payload, hand-made otherwise; every example must decode
+/// and pass the ledger's own checks of a body, and the file must be what this test writes
+/// (`UPDATE_DOCS=1` rewrites it).
+#[test]
+fn every_payload_has_a_json_example_that_the_agent_reads() {
+    const AT: i64 = 1_764_300_000_000;
+    let session = casino_play::sim::generate(&casino_play::sim::standard_plan(
+        3,
+        0,
+        2,
+        true,
+        "operator-1",
+        "inspectorate",
+    ))
+    .unwrap();
+    let mut examples = std::collections::BTreeMap::new();
+    for e in &session.events {
+        let b = v1::EventBody {
+            payload: Some(e.payload.clone()),
+            ..Default::default()
+        };
+        examples.entry(json_payload_name(&b)).or_insert(b);
+    }
+    for line in HAND_MADE {
+        let b: v1::EventBody = serde_json::from_str(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+        assert!(
+            examples.insert(json_payload_name(&b), b).is_none(),
+            "{line}"
+        );
+    }
+    let mut doc = String::from(
+        "# One event of every payload, as `ledger-agent` reads it\n\n\
+         One line of JSON Lines each: an `EventBody` in the proto's canonical JSON mapping, without \
+         `deviceId` and `sequence` (the tool numbers events; see [agents.md](agents.md), section 8). \
+         What each field means: [events.md](events.md). Written by \
+         `UPDATE_DOCS=1 cargo test -p e2e --test agent json_example`, from the simulated casino where \
+         it plays the payload; the same test checks that every line decodes and passes the ledger's \
+         own checks of a body.\n",
+    );
+    let mut missing = Vec::new();
+    for (i, (json, message, number)) in payloads_in_the_proto().into_iter().enumerate() {
+        let Some(mut b) = examples.remove(&json) else {
+            missing.push(json);
+            continue;
+        };
+        b.occurred_at_ms = AT + 60_000 * i as i64;
+        let line = serde_json::to_string(&b).unwrap();
+        // What the agent does with a line: decode it, then the ledger's checks.
+        let back: v1::EventBody = serde_json::from_str(&line).unwrap();
+        assert_eq!(back, b, "{line}");
+        ledger_core::Event::from_proto(v1::EventBody {
+            device_id: "example-device".into(),
+            sequence: 1,
+            ..back
+        })
+        .unwrap_or_else(|e| panic!("{json}: {e}: {line}"));
+        doc.push_str(&format!(
+            "\n## `{json}`\n\n`{message}` ({number}), signed by {}.\n\n```json\n{line}\n```\n",
+            signer_of(number)
+        ));
+    }
+    assert!(
+        missing.is_empty(),
+        "payloads without an example: {missing:?}"
+    );
+    assert!(
+        examples.is_empty(),
+        "examples of no payload: {:?}",
+        examples.keys()
+    );
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/json-examples.md");
+    if std::env::var_os("UPDATE_DOCS").is_some() {
+        std::fs::write(&path, &doc).unwrap();
+    }
+    let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        on_disk == doc,
+        "docs/json-examples.md is not what the proto and the simulator give: run \
+         UPDATE_DOCS=1 cargo test -p e2e --test agent json_example"
+    );
+}
