@@ -424,3 +424,61 @@ fn the_python_agent_resends_what_got_no_receipt_when_the_ledger_dies_mid_stream(
     assert_chain_holds(&url, "M-PY-02", GAMES + 1, &[GAMES + 1], &receipts(&rec));
     l.stop();
 }
+
+/// The same standard client while other devices load the ledger: it still ends by itself, with
+/// every event in the chain.
+#[test]
+fn the_python_agent_ends_by_itself_under_load() {
+    let dir = tempdir();
+    let d = dir.path();
+    let l = ledger(d);
+    let (url, addr) = (l.url(), l.addr.clone());
+    keygen(d, "M-PY-03");
+    register_machine(&l, d, "M-PY-03");
+    // Four table devices stream 20,000 events each meanwhile (operator sequence 2 on: the
+    // machine's registration took 1).
+    let load_url = url.clone();
+    let load = std::thread::spawn(move || {
+        block_on(async move {
+            let specs: Vec<_> = (0..4)
+                .map(|i| e2e::table(&format!("load-{i}"), &format!("L{i}")))
+                .collect();
+            let signers = e2e::register(&load_url, 2, &specs).await;
+            let streams: Vec<_> = signers
+                .into_iter()
+                .enumerate()
+                .map(|(i, mut s)| {
+                    let envs: Vec<_> = (1..=20_000)
+                        .map(|n| s.sign(e2e::now_ms(), e2e::bet(&format!("L{i}"), "r", n)))
+                        .collect();
+                    let url = load_url.clone();
+                    tokio::spawn(async move { e2e::submit(&url, &envs).await.len() })
+                })
+                .collect();
+            let mut n = 0;
+            for s in streams {
+                n += s.await.expect("a load stream");
+            }
+            n
+        })
+    });
+    // Start once the load is flowing.
+    let deadline = Instant::now() + AGENT_TIMEOUT;
+    while get_device(&url, "load-3").map_or(0, |i| i.last_sequence) == 0 {
+        assert!(Instant::now() < deadline, "the load did not start");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let rec = d.join("receipts.jsonl");
+    let run = agent(
+        d,
+        &addr,
+        "M-PY-03",
+        &["--games", "2000", "--receipts", rec.to_str().unwrap()],
+    );
+    let busy = get_device(&url, "load-3").map_or(0, |i| i.last_sequence) < 20_000;
+    assert!(run.status.success(), "{run:?}");
+    assert_chain_holds(&url, "M-PY-03", 2001, &[2001], &receipts(&rec));
+    assert_eq!(load.join().expect("the load"), 80_000);
+    eprintln!("the load was still streaming when the Python agent ended: {busy}");
+    l.stop();
+}
