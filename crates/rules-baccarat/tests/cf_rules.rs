@@ -1276,3 +1276,225 @@ fn round_errors() {
     );
     assert!(e.to_string().contains("seat 12"), "{e}");
 }
+
+// ------------------------------------- neutral facts: the engine finds the fault (issue 38)
+
+/// P217/2007 T.II S.I r.106(b) found from the dealer's spoken call (`procedure dealer_call`), no
+/// fault declared: "Se o pagador anunciar, por engano, «carta», quando o ponto tenha dito
+/// «não», o golpe será restabelecido de acordo com a tabela".
+#[test]
+fn r106b_false_carta_found_from_the_dealers_call() {
+    let mut ev = call("nao");
+    ev.push(proc_v("dealer_call", "carta"));
+    // Ponto 6 stands; the dealer calls carta; the 7C goes to the banker on 6: burned, 6 v 6.
+    let a = run(
+        &t(),
+        &coup(
+            ponto(100_000),
+            "p:2H b:KD p:4C b:6S",
+            ev.clone(),
+            "b:7C",
+            vec![],
+        ),
+    );
+    assert_eq!(
+        codes(&a),
+        vec!["CF_DEALER_FALSE_CARTA"],
+        "{:?}",
+        a.violations
+    );
+    assert_eq!(a.violations[0].confidence, Confidence::Certain);
+    assert_eq!(a.violations[0].citation, "P217/2007 T.II S.I r.106(b)");
+    assert_eq!(net(&a, "p"), 0);
+    // Banker on 3: the card is his (0); ponto 6 wins.
+    let a = run(
+        &t(),
+        &coup(ponto(100_000), "p:2H b:KD p:4C b:3S", ev, "b:7C", vec![]),
+    );
+    assert_eq!(codes(&a), vec!["CF_DEALER_FALSE_CARTA"]);
+    assert_eq!(net(&a, "p"), 100_000);
+    // Without the dealer's call the card is the banker's own draw on 6: his false draw.
+    let a = run(
+        &t(),
+        &coup(
+            ponto(100_000),
+            "p:2H b:KD p:4C b:6S",
+            call("nao"),
+            "b:7C",
+            vec![],
+        ),
+    );
+    assert_eq!(codes(&a), vec!["CF_BANKER_FALSE_DRAW"]);
+    // The dealer calling carta for a ponto who asked for it is his job.
+    let mut ev = call("carta");
+    ev.push(proc_v("dealer_call", "carta"));
+    let a = run(
+        &t(),
+        &coup(ponto(100_000), "p:2H b:KD p:3C b:6S", ev, "p:2D", vec![]),
+    );
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
+}
+
+/// P217/2007 T.II S.I r.106(a) found from the cards as recorded, no fault declared: "As cartas
+/// que saiam a descoberto do sabot serão queimadas". A deal card recorded face up is burned and
+/// the coup rebuilt; a card burned face up changes nothing.
+#[test]
+fn r106a_exposed_card_found_from_the_record() {
+    let a = run(
+        &t(),
+        &coup(
+            ponto(100_000),
+            "p:7S b:2D pu:KC b:4S",
+            call("nao"),
+            "p:3H b:9C",
+            vec![],
+        ),
+    );
+    assert!(has(&a, "CF_DEALER_EXPOSED_CARD"), "{:?}", a.violations);
+    assert_eq!(net(&a, "p"), -100_000);
+    let a = run(
+        &t(),
+        &coup(
+            ponto(100_000),
+            "p:7S xu:QD b:2D p:KC b:3S",
+            call("nao"),
+            "b:AH",
+            vec![],
+        ),
+    );
+    assert_eq!(codes(&a), vec!["CF_DEALER_EXPOSED_CARD"]);
+    assert_eq!(a.violations[0].severity, Severity::Low);
+}
+
+/// P217/2007 T.II S.I r.104(f) found from a card left on the table in the deal (recipient
+/// `board`), no fault declared: "esta será atribuída ao ponto, se ele pedir carta, mas, se vier
+/// a dizer «não», ela será atribuída obrigatoriamente ao banqueiro".
+#[test]
+fn r104f_fifth_card_left_on_the_table() {
+    // Ponto 7 says não: the 2H is the banker's: 9 + 0 + 2 = 1; the ponto wins.
+    let a = run(
+        &t(),
+        &coup(
+            ponto(100_000),
+            "p:7S b:9D p:KC b:KS t:2H",
+            call("nao"),
+            "",
+            vec![],
+        ),
+    );
+    assert_eq!(codes(&a), vec!["CF_FIFTH_CARD_IN_DEAL"]);
+    assert_eq!(net(&a, "p"), 100_000);
+    // Ponto 3 calls carta: the 2H is his: 5; the banker's 7 wins.
+    let a = run(
+        &t(),
+        &coup(
+            ponto(100_000),
+            "p:3S b:7D p:KC b:KS t:2H",
+            call("carta"),
+            "",
+            vec![],
+        ),
+    );
+    assert_eq!(codes(&a), vec!["CF_FIFTH_CARD_IN_DEAL"]);
+    assert_eq!(net(&a, "p"), -100_000);
+    // A card left on the table after the deal makes no sense: a record error.
+    let e = run_err(
+        &t(),
+        &coup(
+            ponto(100_000),
+            "p:3S b:7D p:KC b:KS",
+            call("carta"),
+            "t:2H",
+            vec![],
+        ),
+    );
+    assert!(e.to_string().contains("r.104(f)"), "{e}");
+}
+
+/// P217/2007 T.II S.I r.75 found from who put cards in the discard (`procedure
+/// cards_to_discard`) and when the scores were announced (`procedure scores_announced`): "O
+/// banqueiro ou ponto que deitem no depósito uma ou mais cartas [...] perderá a jogada. Se a
+/// falta for cometida pelo pagador (lançando as cartas no depósito antes de exibidas e
+/// anunciadas as pontuações), o golpe será anulado."
+#[test]
+fn r75_discards_found_from_the_record() {
+    let a = run(
+        &t(),
+        &coup(
+            ponto(100_000),
+            "p:7S b:9D p:KC b:KS",
+            call("nao"),
+            "",
+            vec![proc_v("cards_to_discard", "banker")],
+        ),
+    );
+    assert_eq!(codes(&a), vec!["CF_CARDS_DISCARDED_BY_PLAYER"]);
+    assert_eq!(net(&a, "p"), 100_000);
+    let a = run(
+        &t(),
+        &coup(
+            ponto(100_000),
+            "p:7S b:2D p:KC b:KS",
+            call("nao"),
+            "",
+            vec![proc_v("cards_to_discard", "ponto")],
+        ),
+    );
+    assert_eq!(codes(&a), vec!["CF_CARDS_DISCARDED_BY_PLAYER"]);
+    assert_eq!(net(&a, "p"), -100_000);
+    // The dealer before the scores were announced: annulled.
+    let a = run(
+        &t(),
+        &coup(
+            ponto(100_000),
+            "p:6S b:7D p:KC b:KS",
+            call("nao"),
+            "",
+            vec![proc_v("cards_to_discard", "dealer")],
+        ),
+    );
+    assert_eq!(codes(&a), vec!["CF_CARDS_DISCARDED_BY_DEALER"]);
+    assert!(a.void.is_some());
+    // After the scores were shown and announced: the end of an honest coup.
+    let a = run(
+        &t(),
+        &coup(
+            ponto(100_000),
+            "p:6S b:7D p:KC b:KS",
+            call("nao"),
+            "",
+            vec![
+                proc_("scores_announced"),
+                proc_v("cards_to_discard", "dealer"),
+            ],
+        ),
+    );
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
+    assert_eq!(net(&a, "p"), -100_000);
+}
+
+/// P217/2007 T.II S.I r.104(b) found from who turned a ponto card (`procedure
+/// ponto_card_turned`): "Se na distribuição o banqueiro voltar uma ou as duas cartas do ponto,
+/// o banqueiro fica obrigado a jogar segundo a tabela, tirando carta nos dois casos em que tal
+/// é, normalmente, facultativo".
+#[test]
+fn r104b_ponto_card_turned_by_the_banker() {
+    let mut ev = vec![proc_v("ponto_card_turned", "banker")];
+    ev.extend(call("carta"));
+    let a = run(
+        &t(),
+        &coup(ponto(100_000), "p:2S b:4D p:3C b:AS", ev, "p:4H", vec![]),
+    );
+    assert_eq!(
+        codes(&a),
+        vec!["CF_BANKER_EXPOSED_PONTO_CARD", "CF_OPTION_USED_WHEN_FORCED"]
+    );
+    // Turned by the ponto himself: the banker keeps his option.
+    let mut ev = vec![proc_v("ponto_card_turned", "ponto")];
+    ev.extend(call("carta"));
+    let a = run(
+        &t(),
+        &coup(ponto(100_000), "p:2S b:4D p:3C b:AS", ev, "p:4H", vec![]),
+    );
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
+}

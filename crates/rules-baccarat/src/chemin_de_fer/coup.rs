@@ -64,6 +64,46 @@ pub enum To {
     Banca,
     /// Into the discard holder (r.104(j): the ponto's requested card).
     Discard,
+    /// Drawn and left on the table, given to nobody (record recipient `board`): the fifth card
+    /// of r.104(f), which the ponto's call assigns.
+    Table,
+}
+
+/// Who did an act the record states as a neutral fact.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Actor {
+    Banker,
+    Ponto,
+    Dealer,
+}
+
+impl Actor {
+    pub fn parse(s: &str) -> Option<Actor> {
+        Some(match s {
+            "banker" | "banca" => Actor::Banker,
+            "ponto" => Actor::Ponto,
+            "dealer" => Actor::Dealer,
+            _ => return None,
+        })
+    }
+}
+
+/// The acts behind r.75, r.104(b) and r.106(a), (b) as the record states them (neutral facts,
+/// not declared faults): the play finds the fault in them and applies the remedy.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Facts {
+    /// The dealer's spoken calls (`procedure dealer_call`, value `carta` / `nao`): r.106(b).
+    pub dealer_calls: Vec<(Call, usize)>,
+    /// Cards burned face up (`card` to `burn` with `face_up`) once the coup's deal began:
+    /// r.106(a).
+    pub face_up_burns: Vec<usize>,
+    /// Cards put in the discard holder by a person (`procedure cards_to_discard`, value
+    /// `banker` / `ponto` / `dealer`): r.75.
+    pub discards: Vec<(Actor, usize)>,
+    /// The dealer showed and announced the scores (`procedure scores_announced`): r.75.
+    pub scores_announced: Option<usize>,
+    /// A ponto card turned up (`procedure ponto_card_turned`, value: who turned it): r.104(b).
+    pub ponto_card_turned: Vec<(Actor, usize)>,
 }
 
 /// A card of the coup as recorded.
@@ -159,6 +199,7 @@ pub(crate) struct CoupIn<'r> {
     pub advice_ponto: Option<(Call, usize)>,
     pub advice_banker: Option<(Call, usize)>,
     pub banker_seat: Option<u8>,
+    pub facts: &'r Facts,
 }
 
 /// What the rules make of the coup.
@@ -227,11 +268,25 @@ pub(crate) fn play(inp: &CoupIn<'_>, rep: &mut Reporter<'_>) -> Result<CoupOut, 
         });
         return Ok(void_out(reason));
     }
-    if let Some(d) = decl(Fault::CardsDiscardedByDealer) {
+    // r.75: who put cards in the discard, and whether the scores had been shown and announced
+    // ("antes de exibidas e anunciadas as pontuações"), from the record's neutral facts.
+    let facts = inp.facts;
+    let before_scores = |i: usize| facts.scores_announced.is_none_or(|a| a > i);
+    let discarded_by = |who: Actor| {
+        facts
+            .discards
+            .iter()
+            .find(|&&(w, i)| w == who && before_scores(i))
+            .map(|&(_, i)| i)
+    };
+    let dealer_discard = decl(Fault::CardsDiscardedByDealer)
+        .map(|d| d.event_index)
+        .or_else(|| discarded_by(Actor::Dealer));
+    if let Some(at) = dealer_discard {
         rep.report(
             Fault::CardsDiscardedByDealer,
             "the dealer put cards in the discard before the scores were shown and announced: the coup is annulled".into(),
-            Some(d.event_index),
+            Some(at),
             false,
         );
         return Ok(void_out(VoidReason::CardsDiscardedByDealer));
@@ -303,6 +358,28 @@ pub(crate) fn play(inp: &CoupIn<'_>, rep: &mut Reporter<'_>) -> Result<CoupOut, 
     };
 
     // --- r.75: the side that puts cards in the discard loses the coup.
+    let player_discard = [Actor::Banker, Actor::Ponto]
+        .into_iter()
+        .filter_map(|w| discarded_by(w).map(|i| (w, i)))
+        .min_by_key(|&(_, i)| i);
+    if let (None, Some((who, at))) = (decl(Fault::CardsDiscardedByPlayer), player_discard) {
+        let banker = who == Actor::Banker;
+        rep.report(
+            Fault::CardsDiscardedByPlayer,
+            format!(
+                "the {} put cards in the discard: that side loses the coup",
+                if banker { "banker" } else { "ponto" }
+            ),
+            Some(at),
+            false,
+        );
+        let r = if banker {
+            CoupResult::Ponto
+        } else {
+            CoupResult::Banker
+        };
+        return Ok(out(r, None, None));
+    }
     if let Some(d) = decl(Fault::CardsDiscardedByPlayer) {
         let banker = match d.detail {
             Some("banker") | Some("banca") => true,
@@ -371,11 +448,23 @@ pub(crate) fn play(inp: &CoupIn<'_>, rep: &mut Reporter<'_>) -> Result<CoupOut, 
 
     // --- r.106(a) cards that left the shoe face up are burned; r.106(c) a dealer fault passing
     // the cards: the coup is rebuilt from the shoe order (or annulled, see `void`).
-    let exposed: Vec<usize> = match exposed_declared {
-        Some(_) => deal.iter().filter(|c| c.face_up).map(|c| c.idx).collect(),
-        None => Vec::new(),
-    };
-    if let Some(d) = exposed_declared {
+    // The record states it: a deal card recorded `face_up` left the shoe face up (the deal is
+    // face down; the draw's cards are turned up by rule), as did a card burned face up in the
+    // deal.
+    let exposed: Vec<usize> = deal
+        .iter()
+        .filter(|c| c.face_up && c.to != To::Table)
+        .map(|c| c.idx)
+        .collect();
+    let exposed_at = exposed_declared
+        .map(|d| d.event_index)
+        .or(exposed.first().copied())
+        .or(facts
+            .face_up_burns
+            .iter()
+            .copied()
+            .find(|&i| i < inp.boundary));
+    if let Some(at) = exposed_at {
         rep.report(
             Fault::DealerExposedCard,
             if exposed.is_empty() {
@@ -386,7 +475,7 @@ pub(crate) fn play(inp: &CoupIn<'_>, rep: &mut Reporter<'_>) -> Result<CoupOut, 
                     exposed.len()
                 )
             },
-            Some(d.event_index),
+            Some(at),
             false,
         );
     }
@@ -407,14 +496,21 @@ pub(crate) fn play(inp: &CoupIn<'_>, rep: &mut Reporter<'_>) -> Result<CoupOut, 
     let mut pd = pd;
     let mut bd = bd;
     let mut fifth: Option<PCard> = None;
-    if let Some(d) = decl(Fault::FifthCardInDeal) {
-        if deal.len() >= 5 {
-            let f = deal[4];
-            pd.retain(|c| c.idx != f.idx);
-            bd.retain(|c| c.idx != f.idx);
-            fifth = Some(f);
-        }
-        let _ = d;
+    if let Some(f) = deal.iter().find(|c| c.to == To::Table) {
+        // r.104(f): a card drawn in the deal and left on the table (recipient `board`): the
+        // fifth card, which the ponto's call assigns.
+        fifth = Some(f);
+    } else if decl(Fault::FifthCardInDeal).is_some() && deal.len() >= 5 {
+        let f = deal[4];
+        pd.retain(|c| c.idx != f.idx);
+        bd.retain(|c| c.idx != f.idx);
+        fifth = Some(f);
+    }
+    if let Some(c) = draw.iter().find(|c| c.to == To::Table) {
+        return Err(format!(
+            "{} was left on the table after the deal (event {}): only the deal's fifth card stays there until the ponto's call (r.104(f))",
+            c.card, c.idx
+        ));
     }
     // r.104(d): the banker holds more than two cards after the deal: they count bacará.
     let b_zero = bd.len() > 2;
@@ -479,17 +575,29 @@ pub(crate) fn play(inp: &CoupIn<'_>, rep: &mut Reporter<'_>) -> Result<CoupOut, 
         )
     });
 
-    let forced = inp.forced_table || decl(Fault::BankerExposedPontoCard).is_some();
-    if let Some(d) = decl(Fault::BankerExposedPontoCard) {
+    // r.104(b) "Se na distribuição o banqueiro voltar uma ou as duas cartas do ponto": declared,
+    // or a `ponto_card_turned` by the banker before the ponto's call.
+    let turned_by_banker = decl(Fault::BankerExposedPontoCard)
+        .map(|d| d.event_index)
+        .or_else(|| {
+            facts
+                .ponto_card_turned
+                .iter()
+                .find(|&&(w, i)| w == Actor::Banker && i < inp.boundary)
+                .map(|&(_, i)| i)
+        });
+    let forced = inp.forced_table || turned_by_banker.is_some();
+    if let Some(at) = turned_by_banker {
         rep.report(
             Fault::BankerExposedPontoCard,
             "the banker turned up a ponto card in the deal: he must play by the table, drawing in both optional cases".into(),
-            Some(d.event_index),
+            Some(at),
             false,
         );
     }
     let forced_fifth = fifth.is_some() && eff != Call::Carta;
-    if let (Some(f), Some(d)) = (fifth, decl(Fault::FifthCardInDeal)) {
+    if let Some(f) = fifth {
+        let at = decl(Fault::FifthCardInDeal).map_or(f.idx, |d| d.event_index);
         rep.report(
             Fault::FifthCardInDeal,
             if forced_fifth {
@@ -497,7 +605,7 @@ pub(crate) fn play(inp: &CoupIn<'_>, rep: &mut Reporter<'_>) -> Result<CoupOut, 
             } else {
                 format!("a fifth card ({}) came out in the deal: it is the ponto's third card", f.card)
             },
-            Some(d.event_index),
+            Some(at),
             false,
         );
     }
@@ -607,13 +715,42 @@ pub(crate) fn play(inp: &CoupIn<'_>, rep: &mut Reporter<'_>) -> Result<CoupOut, 
     // card dealt to the ponto anyway). The cards that followed came from the dealer's call, not
     // from a decision of the banker: "o golpe será restabelecido de acordo com a tabela". The
     // banker's decision is not judged (no CF_BANKER_FALSE_DRAW), and the coup is rebuilt below.
+    // The dealer's own call as the record states it (`procedure dealer_call`): "carta" after
+    // the ponto said "não".
+    let dealer_carta = (own_first == Some(Call::Nao))
+        .then(|| {
+            facts
+                .dealer_calls
+                .iter()
+                .find(|&&(c, i)| c == Call::Carta && i > inp.boundary)
+                .map(|&(_, i)| i)
+        })
+        .flatten();
+    let false_carta_at = decl(Fault::DealerFalseCarta)
+        .map(|d| d.event_index)
+        .or(dealer_carta);
     let false_carta = eff == Call::Nao
         && !four
         && fifth.is_none()
         && !discarded_request
         && draw.iter().any(|c| c.to != To::Discard)
-        && (decl(Fault::DealerFalseCarta).is_some()
-            || (got_card && own_first != Some(Call::Carta)));
+        && (false_carta_at.is_some() || (got_card && own_first != Some(Call::Carta)));
+    if let (Some(at), None) = (dealer_carta, decl(Fault::DealerFalseCarta))
+        && eff == Call::Nao
+        && !got_card
+    {
+        // Found from the dealer's call (a card that went to the ponto is reported below).
+        rep.report(
+            Fault::DealerFalseCarta,
+            if false_carta {
+                "the dealer called \"carta\" although the ponto said \"não\": the coup is restored by the table".to_string()
+            } else {
+                "the dealer called \"carta\" although the ponto said \"não\"; no card came out".to_string()
+            },
+            Some(at),
+            false,
+        );
+    }
     let mut banker_covered = b_zero || forced_fifth || drew_two || discarded_request || false_carta;
     if let Some((a, ai)) = inp.advice_banker {
         let cell = cell_actual(if eff == Call::Carta { actual_p3v } else { None });
@@ -726,14 +863,12 @@ pub(crate) fn play(inp: &CoupIn<'_>, rep: &mut Reporter<'_>) -> Result<CoupOut, 
     if ponto_mismatch {
         if eff == Call::Nao && got_card && own_first != Some(Call::Carta) {
             // The ponto said "não" and a card came anyway: the dealer's false "carta" (r.106(b)).
-            let at = decl(Fault::DealerFalseCarta)
-                .map(|d| d.event_index)
-                .unwrap_or(dp[0].idx);
+            let at = false_carta_at.unwrap_or(dp[0].idx);
             rep.report(
                 Fault::DealerFalseCarta,
                 format!("the ponto said \"não\" but {} was dealt to him: the coup is restored by the table", dp[0].card),
                 Some(at),
-                decl(Fault::DealerFalseCarta).is_none(),
+                false_carta_at.is_none(),
             );
         } else if eff == Call::Carta && !got_card && own_first == Some(Call::Carta) {
             rep.report(

@@ -37,9 +37,13 @@
 //!
 //! **Cards** (`card` events), `to`: `ponto` (the punters' hand), `banca` (the banker's hand),
 //! `burn` (burned: r.13's initial burn, r.106(a) exposed cards, surplus cards), `discard` (put in
-//! the discard holder during the coup: r.104(j)). `face_up` marks a card that left the shoe face
-//! up; with a declared CF_DEALER_EXPOSED_CARD such a card in the deal is burned (r.106(a)).
-//! Cards before the ponto's first call are the deal; cards after it are the draw.
+//! the discard holder during the coup: r.104(j)), `board` (drawn in the deal and left on the
+//! table, given to nobody: the fifth card of r.104(f), which the ponto's call then assigns; a
+//! `board` card after the deal is a [`RoundError`]). `face_up` marks a card that left the shoe
+//! face up: a deal card so recorded (the deal is face down) is burned and the coup rebuilt, and a
+//! card burned face up during a coup is reported (r.106(a), CF_DEALER_EXPOSED_CARD, found without
+//! a declaration); r.13's first burn of a new shoe is shown by rule. Cards before the ponto's
+//! first call are the deal; cards after it are the draw.
 //!
 //! **Decisions** (`decision` events), `action`:
 //! * by the card holder: `carta`, `nao`, `abate` (r.65). The first call is his announcement;
@@ -68,7 +72,23 @@
 //! leilão. Quem oferece?", r.80), `seat_change` (`seat`: a player moved there to get the hand
 //! sooner, r.92), `cards_spread` (r.15).
 //!
-//! **Faults** (`fault` events), `code`: the digest's codes of the faults the table declares:
+//! Neutral facts (procedures) behind faults the engine finds itself (issue 38: the record states
+//! what happened, the engine finds the fault and applies the remedy):
+//! * `dealer_call` (`value` `carta` / `nao`): the dealer's spoken call. "carta" after the
+//!   ponto's "não" is CF_DEALER_FALSE_CARTA, and the coup is restored by the table (r.106(b)).
+//! * `cards_to_discard` (`value` `banker` / `ponto` / `dealer`: who put cards in the discard
+//!   holder) and `scores_announced` (the dealer showed and announced the scores): the banker or
+//!   the ponto who discards before the announcement loses the coup (CF_CARDS_DISCARDED_BY_PLAYER);
+//!   the dealer who does is CF_CARDS_DISCARDED_BY_DEALER, the coup annulled; after it, the dealer's
+//!   discard is the end of the coup (r.75).
+//! * `ponto_card_turned` (`value`: who turned it up): by the banker during the deal,
+//!   CF_BANKER_EXPOSED_PONTO_CARD, and the banker plays by the table, drawing in both optional
+//!   cases (r.104(b)).
+//!
+//! **Faults** (`fault` events), `code`: the digest's codes of the faults the table declares
+//! (for what only a person can declare: stuck cards, a card dropped, a withdrawal, the
+//! ponto's delay, ...; the codes of acts the record can state as neutral facts, above, are
+//! still accepted as declarations, as records made before those facts existed use them):
 //! CF_PUNTER_FALSE_DRAW, CF_BANKER_WITHDREW_AFTER_DRAW, CF_BANKER_EXPOSED_PONTO_CARD,
 //! CF_STUCK_CARDS, CF_BANKER_EXTRA_CARD_IN_DEAL, CF_BANKER_DREW_TWO_CARDS, CF_FIFTH_CARD_IN_DEAL,
 //! CF_PONTO_THREE_CARDS_IN_DEAL, CF_PONTO_FOUR_CARDS, CF_PONTO_CARD_DROPPED,
@@ -115,7 +135,7 @@ use rules_core::{
 };
 
 pub use bank::{CfTableState, Participant};
-use coup::{Call, CoupIn, CoupOut, CoupResult, PCard, To, VoidReason};
+use coup::{Actor, Call, CoupIn, CoupOut, CoupResult, Facts, PCard, To, VoidReason};
 use faults::{Declared, Fault, Reporter};
 
 use crate::BaccaratState;
@@ -338,6 +358,7 @@ pub(crate) struct CfRecord<'a> {
     pub pass_hand: bool,
     pub garage_before_pass: Cents,
     pub declared: Vec<Declared<'a>>,
+    pub facts: Facts,
     pub void: Option<(VoidReason, usize)>,
     pub forced_table: bool,
     pub advice_ponto: Option<(Call, usize)>,
@@ -387,6 +408,7 @@ pub fn adjudicate(
         boundary: rec.boundary,
         ponto_calls: &rec.ponto_calls,
         declared: &rec.declared,
+        facts: &rec.facts,
         void: rec.void,
         too_few_cards: rec.too_few,
         forced_table: rec.forced_table,
@@ -475,6 +497,7 @@ fn parse<'a>(
     let mut garage = 0;
     let mut garage_before_pass = 0;
     let mut declared = Vec::new();
+    let mut facts = Facts::default();
     let mut void = None;
     let mut forced_table = false;
     let mut advice: Vec<(Call, Option<u8>, usize)> = Vec::new();
@@ -624,13 +647,14 @@ fn parse<'a>(
                     Recipient::Ponto => Some(To::Ponto),
                     Recipient::Banca => Some(To::Banca),
                     Recipient::Discard => Some(To::Discard),
+                    Recipient::Board => Some(To::Table),
                     Recipient::Burn => None,
                     other => {
                         return Err(RoundError::event(
                             round,
                             i,
                             format!(
-                                "a chemin de fer card goes to ponto, banca, burn or discard, not `{other}`"
+                                "a chemin de fer card goes to ponto, banca, board, burn or discard, not `{other}`"
                             ),
                         ));
                     }
@@ -667,6 +691,11 @@ fn parse<'a>(
                     }
                 }
                 shoe.card_out(*card);
+                if to.is_none() && *face_up && (first_card.is_some() || shoe.coups > 0) {
+                    // r.106(a): a card that left the shoe face up, burned (not r.13's first
+                    // burn of a new shoe, which shows how many cards follow it).
+                    facts.face_up_burns.push(i);
+                }
                 if let Some(to) = to {
                     cards.push(PCard {
                         to,
@@ -802,6 +831,40 @@ fn parse<'a>(
                         }
                     }
                     "auction" => auction = true,
+                    // Neutral facts behind r.75, r.104(b), r.106(b): the play finds the fault.
+                    "dealer_call" => {
+                        let c = value
+                            .as_deref()
+                            .and_then(Call::parse)
+                            .filter(|c| *c != Call::Abate)
+                            .ok_or_else(|| {
+                                RoundError::event(
+                                    round,
+                                    i,
+                                    "dealer_call needs value `carta` or `nao` (r.106(b))",
+                                )
+                            })?;
+                        facts.dealer_calls.push((c, i));
+                    }
+                    "cards_to_discard" | "ponto_card_turned" => {
+                        let who = value.as_deref().and_then(Actor::parse).ok_or_else(|| {
+                            RoundError::event(
+                                round,
+                                i,
+                                format!(
+                                    "{name} needs value `banker`, `ponto` or `dealer` (who did it)"
+                                ),
+                            )
+                        })?;
+                        if name == "cards_to_discard" {
+                            facts.discards.push((who, i));
+                        } else {
+                            facts.ponto_card_turned.push((who, i));
+                        }
+                    }
+                    "scores_announced" => {
+                        facts.scores_announced.get_or_insert(i);
+                    }
                     "seat_change" => {
                         let s = seat.ok_or_else(|| {
                             RoundError::event(round, i, "seat_change needs the new seat")
@@ -813,7 +876,7 @@ fn parse<'a>(
                             round,
                             i,
                             format!(
-                                "`{}` is not a chemin de fer procedure (shuffle, cut, cards_spread, warning_card, banker_plays_by_table, advice, unknowing_ponto, garage, auction, seat_change)",
+                                "`{}` is not a chemin de fer procedure (shuffle, cut, cards_spread, warning_card, banker_plays_by_table, advice, unknowing_ponto, garage, auction, seat_change, dealer_call, cards_to_discard, scores_announced, ponto_card_turned)",
                                 clip(other)
                             ),
                         ));
@@ -969,7 +1032,7 @@ fn parse<'a>(
         Some((_, i)) => *i,
         None => cards
             .iter()
-            .filter(|c| c.to != To::Discard)
+            .filter(|c| !matches!(c.to, To::Discard | To::Table))
             .nth(3)
             .map(|c| c.idx + 1)
             .unwrap_or(usize::MAX),
@@ -988,6 +1051,10 @@ fn parse<'a>(
         && declared.iter().all(|d| {
             d.fault != Fault::CardsDiscardedByDealer && d.fault != Fault::LastCoupTooFewCards
         })
+        && !facts
+            .discards
+            .iter()
+            .any(|&(who, i)| who == Actor::Dealer && facts.scores_announced.is_none_or(|a| a > i))
         && too_few.is_none()
     {
         return Err(RoundError::round(
@@ -1012,6 +1079,7 @@ fn parse<'a>(
         pass_hand,
         garage_before_pass,
         declared,
+        facts,
         void,
         forced_table,
         advice_ponto,

@@ -524,7 +524,14 @@ pub(crate) fn simulate(
     ctx.push(decision(&holder, coup.call, None));
     ctx.wait(1_000, 3_000);
     if let Some(c) = coup.false_card {
-        // The dealer's "carta" although the ponto said "não" (r.106(b)).
+        // The dealer's "carta" although the ponto said "não" (r.106(b)), recorded as what it
+        // is: the dealer's call, then the card.
+        ctx.push(EventKind::Procedure {
+            name: "dealer_call".into(),
+            value: Some("carta".into()),
+            seat: None,
+            amount_cents: None,
+        });
         ctx.card(&mut pos, Recipient::Ponto, c, true);
     }
     if let Some(a) = coup.banker_call {

@@ -54,6 +54,7 @@ pub fn cards(spec: &str) -> Vec<EventKind> {
                 "b" => Recipient::Banca,
                 "x" => Recipient::Burn,
                 "d" => Recipient::Discard,
+                "t" => Recipient::Board,
                 other => panic!("{other}"),
             };
             EventKind::Card {
