@@ -126,7 +126,12 @@ pub async fn print_entries(
 ) -> anyhow::Result<()> {
     let mut n = 0;
     while limit.is_none_or(|l| n < l) {
-        let Some(e) = s.message().await? else {
+        // While it waits for the next entry, a closed stdout (`| head -2` satisfied) ends it.
+        let next = tokio::select! {
+            m = s.message() => m?,
+            () = crate::out::closed() => crate::out::reader_gone(),
+        };
+        let Some(e) = next else {
             break;
         };
         if json {

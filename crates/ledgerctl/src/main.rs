@@ -1,5 +1,10 @@
 //! ledgerctl: the casino-ledger command line. One module per subcommand.
 
+// First: its `println!` and `print!` replace std's in every module below (a closed stdout pipe
+// ends ledgerctl with status 0, not a panic).
+#[macro_use]
+mod out;
+
 mod adjudicate;
 mod audit_cmd;
 mod bench;
@@ -45,7 +50,8 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// Start with `ledgerctl demo`, then `ledgerctl <command> --help`.
 ///
 /// Exit status: 0 on success; 1 when verification fails, findings exist where a command checks
-/// for them, or a command fails; 2 on usage errors.
+/// for them, or a command fails; 2 on usage errors. A closed stdout (`| head`) ends any command
+/// at once, quietly, with 0.
 #[derive(Parser, Debug)]
 #[command(version, about, long_about)]
 struct Cli {
