@@ -27,7 +27,7 @@ pub fn operator_key() -> SigningKey {
 
 /// Path of a workspace binary.
 pub fn bin(name: &str) -> PathBuf {
-    let var = format!("{}_BIN", name.to_uppercase());
+    let var = format!("{}_BIN", name.to_uppercase().replace('-', "_"));
     if let Ok(p) = std::env::var(&var) {
         return PathBuf::from(p);
     }
@@ -39,7 +39,7 @@ pub fn bin(name: &str) -> PathBuf {
     let p = dir.join(name);
     assert!(
         p.is_file(),
-        "{} not found: run `cargo test --workspace`, or `cargo build -p ledgerd -p ledgerctl` first, or set {var}",
+        "{} not found: run `cargo test --workspace`, or `cargo build -p ledgerd -p ledgerctl -p ledger-agent-cli` first, or set {var}",
         p.display()
     );
     p
