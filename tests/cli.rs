@@ -76,3 +76,59 @@ async fn a_closed_stdout_ends_every_command_quietly() {
     }
     l.stop();
 }
+
+/// Under `--json` a failing command says why in one JSON line on stdout, `{"error": "..."}`,
+/// usage errors too, with the usual status; without it, `error: ...` on stderr.
+#[test]
+fn errors_are_json_under_json() {
+    let dir = tempdir();
+    let missing = dir.path().join("missing.json");
+    let nowhere = "http://127.0.0.1:1";
+    for (args, status, says) in [
+        (
+            vec!["--json", "status", "--server", nowhere],
+            1,
+            "is ledgerd running at http://127.0.0.1:1",
+        ),
+        (
+            vec!["tail", "--json", "--server", nowhere, "--from", "0"],
+            1,
+            "is ledgerd running",
+        ),
+        (
+            vec!["--json", "adjudicate", missing.to_str().unwrap()],
+            1,
+            "cannot read",
+        ),
+        (
+            vec![
+                "--json",
+                "export",
+                "--out",
+                "x.jsonl",
+                "--data-dir",
+                missing.to_str().unwrap(),
+            ],
+            1,
+            "missing.json",
+        ),
+        (vec!["--json", "findings", "--bogus"], 2, "--bogus"),
+        (vec!["--json", "no-such-command"], 2, "no-such-command"),
+    ] {
+        let (code, stdout, stderr) = ledgerctl(&args);
+        assert_eq!(code, status, "{args:?}: {stdout} {stderr}");
+        let line = stdout.trim();
+        assert_eq!(line.lines().count(), 1, "{args:?}: {stdout}");
+        let v: serde_json::Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("{args:?}: {e}: {stdout}"));
+        let error = v["error"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{args:?}: {v}"));
+        assert!(error.contains(says), "{args:?}: {error}");
+        assert!(!stderr.contains("error"), "{args:?}: {stderr}");
+    }
+    // Without --json: plain text on stderr, nothing on stdout.
+    let (code, stdout, stderr) = ledgerctl(&["status", "--server", nowhere]);
+    assert_eq!((code, stdout.as_str()), (1, ""), "{stderr}");
+    assert!(stderr.starts_with("error: is ledgerd running"), "{stderr}");
+}

@@ -87,7 +87,11 @@ pub fn run(a: Args, json: bool) -> anyhow::Result<i32> {
         let result = match result {
             Ok(r) => r,
             Err(e) => {
-                eprintln!("{e}");
+                if json {
+                    println!("{}", serde_json::json!({ "error": e.to_string() }));
+                } else {
+                    eprintln!("{e}");
+                }
                 return Ok(2);
             }
         };

@@ -45,7 +45,8 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// Commands that talk to a running ledgerd take --server (default http://127.0.0.1:50051, or
 /// the LEDGER_SERVER environment variable). verify, export --data-dir and audit --from-genesis
 /// work offline on a stopped ledger's data directory (or an export file); adjudicate needs no
-/// ledger at all. --json gives machine-readable output wherever it applies.
+/// ledger at all. --json gives machine-readable output wherever it applies, and makes an error
+/// (usage errors too) one line on stdout, {"error": "..."}, with the status below.
 ///
 /// Start with `ledgerctl demo`, then `ledgerctl <command> --help`.
 ///
@@ -113,7 +114,7 @@ enum Command {
 fn main() {
     ledgerd::allocator::keep_freed_memory();
     let thp = ledgerd::allocator::no_transparent_huge_pages();
-    let cli = Cli::parse();
+    let cli = Cli::try_parse().unwrap_or_else(|e| out::usage_error(e));
     let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
         tracing_subscriber::EnvFilter::new("warn,ledger_store=error,sled=error")
     });
@@ -149,10 +150,7 @@ fn main() {
     };
     match result {
         Ok(code) => std::process::exit(code),
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            std::process::exit(1);
-        }
+        Err(e) => out::failed(json, &e),
     }
 }
 

@@ -86,3 +86,33 @@ pub async fn closed() {
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     }
 }
+
+/// A command failed: `error: ...` on stderr, or under `--json` one line `{"error": "..."}` on
+/// stdout, where the command's JSON goes (a script reads one stream and checks the status);
+/// then status 1.
+pub fn failed(json: bool, e: &anyhow::Error) -> ! {
+    if json {
+        println!("{}", serde_json::json!({ "error": format!("{e:#}") }));
+    } else {
+        eprintln!("error: {e:#}");
+    }
+    std::process::exit(1)
+}
+
+/// The command line does not parse: clap's message, as `{"error": "..."}` on stdout when
+/// `--json` is among the arguments; status 2. Help and version are printed as clap prints them.
+pub fn usage_error(e: clap::Error) -> ! {
+    use clap::error::ErrorKind;
+    let json = std::env::args_os()
+        .skip(1)
+        .take_while(|a| a != "--")
+        .any(|a| a == "--json");
+    if !json || matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        e.exit()
+    }
+    let text = e.render().to_string();
+    let text = text.trim();
+    let text = text.strip_prefix("error: ").unwrap_or(text);
+    println!("{}", serde_json::json!({ "error": text }));
+    std::process::exit(e.exit_code())
+}
