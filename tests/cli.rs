@@ -132,3 +132,53 @@ fn errors_are_json_under_json() {
     assert_eq!((code, stdout.as_str()), (1, ""), "{stderr}");
     assert!(stderr.starts_with("error: is ledgerd running"), "{stderr}");
 }
+
+/// `LEDGER_SERVER` names the ledger for every command that talks to one, export included
+/// (which ignored it), and an explicit --data-dir still exports a directory when it is set.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ledger_server_names_the_ledger_for_every_command() {
+    let dir = tempdir();
+    let cfg = write_config(dir.path(), "");
+    let l = Ledgerd::start(&dir.path().join("data"), &cfg, "127.0.0.1:0");
+    let url = l.url();
+    register(&url, 1, &[table("table-1", "T1")]).await;
+    let export = dir.path().join("export.jsonl");
+    let run = |args: &[&str]| {
+        let out = Command::new(bin("ledgerctl"))
+            .args(args)
+            .env("LEDGER_SERVER", &url)
+            .output()
+            .expect("run ledgerctl");
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (out.status.code(), text(&out.stdout), text(&out.stderr))
+    };
+    for args in [
+        &["status"][..],
+        &["tail", "--from", "0", "--limit", "1"],
+        &["device", "list"],
+        &["device", "entries", "--device-id", "operator-1"],
+        &["checkpoint"],
+        &["findings"],
+        &["audit"],
+        &["report", "--day", "today"],
+        &["jackpot", "liability"],
+        &["export", "--out", export.to_str().unwrap()],
+    ] {
+        let (code, stdout, stderr) = run(args);
+        assert_eq!(code, Some(0), "ledgerctl {args:?}: {stdout}{stderr}");
+    }
+    let (code, stdout, stderr) = run(&["verify", "--file", export.to_str().unwrap()]);
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains("3 entries"), "{stdout}");
+    // A directory, with LEDGER_SERVER set: the directory (here one that is not a ledger).
+    let (code, _, stderr) = run(&[
+        "export",
+        "--out",
+        export.to_str().unwrap(),
+        "--data-dir",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("holds no ledger"), "{stderr}");
+    l.stop();
+}

@@ -26,12 +26,15 @@ use crate::common;
 pub const FORMAT: &str = "casino-ledger-export";
 
 #[derive(clap::Args, Debug)]
-#[command(group(clap::ArgGroup::new("source").required(true).args(["data_dir", "server"])))]
+// One source; none given: LEDGER_SERVER (not an `env` of --server, whose value would then
+// conflict with --data-dir whenever the variable is set).
+#[command(group(clap::ArgGroup::new("source").args(["data_dir", "server"])))]
 pub struct Args {
     /// Export a stopped ledger's data directory.
     #[arg(long, value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
-    /// Export from a running ledgerd (up to its head at the start of the export).
+    /// Export from a running ledgerd (up to its head at the start of the export). With neither
+    /// --data-dir nor --server: the ledgerd named by the LEDGER_SERVER environment variable.
     #[arg(long, value_name = "URL")]
     pub server: Option<String>,
     /// Output file (written to OUT.partial, fsynced, then renamed).
@@ -119,16 +122,22 @@ impl Writer {
 }
 
 pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
+    let server = a.server.clone().or_else(|| {
+        std::env::var("LEDGER_SERVER")
+            .ok()
+            .filter(|s| !s.is_empty())
+    });
     let n = if let Some(dir) = &a.data_dir {
         let dir = dir.clone();
         let out = a.out.clone();
         tokio::task::spawn_blocking(move || export_dir(&dir, &out)).await??
+    } else if let Some(server) = server {
+        export_server(&server, &a.out).await?
     } else {
-        export_server(
-            a.server.as_deref().unwrap_or(common::DEFAULT_SERVER),
-            &a.out,
-        )
-        .await?
+        crate::out::usage_error(clap::Error::raw(
+            clap::error::ErrorKind::MissingRequiredArgument,
+            "export needs --data-dir DIR or --server URL (or the LEDGER_SERVER environment variable)\n",
+        ))
     };
     if json {
         println!("{}", serde_json::json!({"file": a.out, "entries": n}));

@@ -43,7 +43,8 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// the rule engines on JSON rounds; the demo and the load benchmark.
 ///
 /// Commands that talk to a running ledgerd take --server (default http://127.0.0.1:50051, or
-/// the LEDGER_SERVER environment variable). verify, export --data-dir and audit --from-genesis
+/// the LEDGER_SERVER environment variable); export reads LEDGER_SERVER when given neither
+/// --server nor --data-dir; bench loads a running ledgerd only with --server. verify, export --data-dir and audit --from-genesis
 /// work offline on a stopped ledger's data directory (or an export file); adjudicate needs no
 /// ledger at all. --json gives machine-readable output wherever it applies, and makes an error
 /// (usage errors too) one line on stdout, {"error": "..."}, with the status below.
