@@ -182,3 +182,70 @@ async fn ledger_server_names_the_ledger_for_every_command() {
     assert!(stderr.contains("holds no ledger"), "{stderr}");
     l.stop();
 }
+
+/// ledgerd started at `RUST_LOG=info` with `extra` configuration, until it serves, then
+/// stopped with SIGTERM: everything it wrote on stderr.
+fn ledgerd_stderr(extra: &str) -> String {
+    use std::io::{BufRead, BufReader, Read};
+    let dir = tempdir();
+    let cfg = write_config(dir.path(), extra);
+    let mut child = Command::new(bin("ledgerd"))
+        .args(["--config", cfg.to_str().unwrap(), "--listen", "127.0.0.1:0"])
+        .arg("--data-dir")
+        .arg(dir.path().join("data"))
+        .env("RUST_LOG", "info")
+        .env_remove("NO_COLOR")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn ledgerd");
+    let mut stderr = child.stderr.take().expect("stderr");
+    let collected = std::thread::spawn(move || {
+        let mut s = String::new();
+        let _ = stderr.read_to_string(&mut s);
+        s
+    });
+    let mut line = String::new();
+    let _ = BufReader::new(child.stdout.take().expect("stdout")).read_line(&mut line);
+    assert!(line.starts_with("ledgerd listening on"), "{line}");
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    assert!(child.wait().expect("wait").success());
+    collected.join().expect("stderr reader")
+}
+
+/// ledgerd's log into a pipe (a file, journald, a container) carries no terminal colour codes;
+/// `[log] format = "json"` makes it one JSON object per line.
+#[test]
+fn ledgerd_logs_plain_without_colour_into_a_pipe_or_as_json() {
+    let plain = ledgerd_stderr("");
+    assert!(plain.contains("ledgerd serving"), "{plain}");
+    assert!(!plain.contains('\x1b'), "escape codes in {plain:?}");
+    let json = ledgerd_stderr("[log]\nformat = \"json\"\n");
+    let mut messages = Vec::new();
+    for line in json.lines() {
+        let v: serde_json::Value =
+            serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        assert!(
+            v["level"].is_string() && v["timestamp"].is_string(),
+            "{line}"
+        );
+        messages.push(v["fields"]["message"].as_str().unwrap_or("").to_string());
+    }
+    assert!(messages.iter().any(|m| m == "ledgerd serving"), "{json}");
+    assert!(
+        messages.iter().any(|m| m == "ledgerd stopped cleanly"),
+        "{json}"
+    );
+    // ledgerctl's log too.
+    let out = Command::new(bin("ledgerctl"))
+        .args(["status", "--server", "http://127.0.0.1:1"])
+        .env("RUST_LOG", "debug")
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("run ledgerctl");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("DEBUG"), "{stderr}");
+    assert!(!stderr.contains('\x1b'), "escape codes in {stderr:?}");
+}

@@ -119,10 +119,7 @@ fn main() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
         tracing_subscriber::EnvFilter::new("warn,ledger_store=error,sled=error")
     });
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .init();
+    ledgerd::logging::init(filter, ledgerd::logging::LogFormat::Plain);
     if let Err(e) = thp {
         tracing::warn!(error = %e, "could not turn transparent huge pages off (latency may suffer)");
     }

@@ -185,6 +185,8 @@ impl Default for AuditSection {
 pub struct Log {
     /// tracing filter (RUST_LOG syntax), e.g. "info" or "ledgerd=debug,info". RUST_LOG overrides.
     pub filter: String,
+    /// "plain" (text, coloured only on a terminal) or "json" (one object per line).
+    pub format: crate::logging::LogFormat,
 }
 
 impl Default for Config {
@@ -264,6 +266,7 @@ impl Default for Log {
     fn default() -> Self {
         Log {
             filter: "info".into(),
+            format: crate::logging::LogFormat::Plain,
         }
     }
 }

@@ -14,6 +14,7 @@ pub mod config;
 pub mod connections;
 pub mod filesystem;
 pub mod load;
+pub mod logging;
 pub mod metrics;
 pub mod pipeline;
 pub mod queries;

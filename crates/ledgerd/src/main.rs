@@ -68,10 +68,7 @@ fn main() -> anyhow::Result<()> {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .or_else(|_| tracing_subscriber::EnvFilter::try_new(&cfg.log.filter))
         .context("log.filter")?;
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .init();
+    ledgerd::logging::init(filter, cfg.log.format);
     if let Err(e) = thp {
         tracing::warn!(error = %e, "could not turn transparent huge pages off (latency may suffer)");
     }
