@@ -271,6 +271,20 @@ impl Default for Log {
     }
 }
 
+/// `key = v` must be an identifier (non-empty, printable ASCII without spaces, at most
+/// `ledger_core::event::MAX_ID_LEN` bytes): the check of an event's ids, reported naming the
+/// configuration's key (not as a "malformed body").
+fn identifier(key: &str, v: &str) -> Result<(), ConfigError> {
+    ledger_core::event::id(key, v).map_err(|e| {
+        ConfigError::Invalid(match e {
+            ledger_core::event::BodyError::Malformed { problem, .. } => {
+                format!("{key} = {v:?}: {problem}")
+            }
+            other => format!("{key}: {other}"),
+        })
+    })
+}
+
 /// A configuration problem, naming the key.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -487,8 +501,7 @@ impl Config {
                 self.ingest.earliest_time_ms
             ));
         }
-        ledger_core::event::id("ledger_id", &self.ledger_id)
-            .map_err(|e| ConfigError::Invalid(e.to_string()))?;
+        identifier("ledger_id", &self.ledger_id)?;
         self.principals()?;
         Ok(())
     }
@@ -497,22 +510,26 @@ impl Config {
     pub fn principals(&self) -> Result<Vec<PrincipalConfig>, ConfigError> {
         let mut out: Vec<PrincipalConfig> = Vec::new();
         for (i, p) in self.principals.iter().enumerate() {
-            let at = format!("principals[{i}] ({})", p.id);
-            ledger_core::event::id("id", &p.id)
-                .map_err(|e| ConfigError::Invalid(format!("{at}: {e}")))?;
+            let at = format!("principals[{i}]");
+            identifier(&format!("{at}.id"), &p.id)?;
             let role = match p.role.as_str() {
                 "operator" => SignerRole::Operator,
                 "regulator" => SignerRole::Regulator,
                 other => {
                     return Err(ConfigError::Invalid(format!(
-                        "{at}: role {other:?} must be \"operator\" or \"regulator\""
+                        "{at}.role = {other:?} (principal {}): must be \"operator\" or \"regulator\"",
+                        p.id
                     )));
                 }
             };
-            let key = ledger_core::signing::parse_public_key_hex(&p.public_key)
-                .map_err(|e| ConfigError::Invalid(format!("{at}: public_key: {e}")))?;
-            if out.iter().any(|o| o.id == p.id) {
-                return Err(ConfigError::Invalid(format!("{at}: duplicate id")));
+            let key = ledger_core::signing::parse_public_key_hex(&p.public_key).map_err(|e| {
+                ConfigError::Invalid(format!("{at}.public_key (principal {}): {e}", p.id))
+            })?;
+            if let Some(j) = self.principals[..i].iter().position(|o| o.id == p.id) {
+                return Err(ConfigError::Invalid(format!(
+                    "{at}.id = {:?}: the same as principals[{j}].id",
+                    p.id
+                )));
             }
             out.push(PrincipalConfig {
                 id: p.id.clone(),
@@ -665,8 +682,37 @@ mod tests {
             Config::parse("[[principals]]\nid = \"op\"\nrole = \"boss\"\npublic_key = \"00\"\n")
                 .unwrap_err()
                 .to_string();
+        assert!(e.contains("principals[0].role = \"boss\""), "{e}");
+        // Identifiers: named by their key, not as an event body's field.
+        for (text, key) in [
+            (
+                "ledger_id = \"casino lisboa\"\n",
+                "ledger_id = \"casino lisboa\": character ' '",
+            ),
+            ("ledger_id = \"\"\n", "ledger_id = \"\": missing"),
+            (
+                "[[principals]]\nid = \"op 1\"\nrole = \"operator\"\npublic_key = \"00\"\n",
+                "principals[0].id = \"op 1\"",
+            ),
+        ] {
+            let e = Config::parse(text).unwrap_err().to_string();
+            assert!(e.starts_with(key) && !e.contains("body"), "{e}");
+        }
+        let key = "d04ab232742bb4ab3a1368bd4615e4e6d0224ab71a016baf8520a332c9778737";
+        let p =
+            format!("[[principals]]\nid = \"op\"\nrole = \"operator\"\npublic_key = \"{key}\"\n");
+        let e = Config::parse(&format!("{p}{p}")).unwrap_err().to_string();
         assert!(
-            e.contains("principals[0] (op)") && e.contains("role"),
+            e.contains("principals[1].id = \"op\": the same as principals[0].id"),
+            "{e}"
+        );
+        let e = Config::parse(
+            "[[principals]]\nid = \"op\"\nrole = \"operator\"\npublic_key = \"00\"\n",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.starts_with("principals[0].public_key (principal op)"),
             "{e}"
         );
         assert!(Config::parse("").is_ok());

@@ -44,14 +44,24 @@ struct Args {
     /// printed on stdout as "ledgerd listening on ADDR ...").
     #[arg(long, value_name = "ADDR")]
     listen: Option<SocketAddr>,
-    /// Check the configuration, print the effective values and what holds the data directory
-    /// (filesystem, and why it might lose acknowledged entries), and exit: non-zero when
-    /// ledgerd would refuse to start (`store.require_safe_filesystem`).
+    /// Check the configuration, print the effective values as TOML (the file with the
+    /// defaults and the command line's overrides: itself a valid configuration) and, as TOML
+    /// comments, what holds the data directory (filesystem, and why it might lose acknowledged
+    /// entries), and exit: non-zero when ledgerd would refuse to start
+    /// (`store.require_safe_filesystem`).
     #[arg(long)]
     check_config: bool,
 }
 
-fn main() -> anyhow::Result<()> {
+fn main() {
+    // An error as one line, naming what failed (not anyhow's debug form with a backtrace).
+    if let Err(e) = run() {
+        eprintln!("error: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> anyhow::Result<()> {
     ledgerd::allocator::keep_freed_memory();
     let thp = ledgerd::allocator::no_transparent_huge_pages();
     let args = Args::parse();
@@ -73,20 +83,33 @@ fn main() -> anyhow::Result<()> {
         tracing::warn!(error = %e, "could not turn transparent huge pages off (latency may suffer)");
     }
     if args.check_config {
-        println!("{cfg:#?}");
+        use std::fmt::Write as _;
+        let mut out =
+            "# ledgerd's effective configuration: the file, the defaults, the command line\n"
+                .to_string();
+        out += &toml::to_string(&cfg).context("the configuration as TOML")?;
         if let Some(d) = &cfg.data_dir {
             match ledgerd::filesystem::inspect(d) {
                 Ok(fs) => {
-                    println!("data directory filesystem: {}", fs.describe());
+                    writeln!(out, "# data directory filesystem: {}", fs.describe())?;
                     for r in fs.risks() {
-                        println!("  risk: {r}");
+                        writeln!(out, "#   risk: {r}")?;
                     }
                 }
-                Err(e) => println!("data directory filesystem: cannot check: {e}"),
+                Err(e) => writeln!(out, "# data directory filesystem: cannot check: {e}")?,
             }
-            if cfg.store.require_safe_filesystem {
-                ledgerd::filesystem::check(d, true)?;
+        }
+        // All at once; a reader that has gone (`| head`) is no error.
+        match std::io::Write::write_all(&mut std::io::stdout().lock(), out.as_bytes()) {
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                return Err(e).context("stdout");
             }
+            _ => {}
+        }
+        if let Some(d) = &cfg.data_dir
+            && cfg.store.require_safe_filesystem
+        {
+            ledgerd::filesystem::check(d, true)?;
         }
         return Ok(());
     }
