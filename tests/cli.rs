@@ -249,3 +249,39 @@ fn ledgerd_logs_plain_without_colour_into_a_pipe_or_as_json() {
     assert!(stderr.contains("DEBUG"), "{stderr}");
     assert!(!stderr.contains('\x1b'), "escape codes in {stderr:?}");
 }
+
+/// ledgerd binds its listeners before it creates or opens anything in the data directory: with
+/// the gRPC or the metrics address taken, it exits non-zero naming the address, and the data
+/// directory it would have created does not exist (it created a new ledger there, then failed).
+#[test]
+fn an_address_in_use_leaves_the_data_directory_as_it_was() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+    let at = taken.local_addr().unwrap().to_string();
+    let dir = tempdir();
+    let data = dir.path().join("data");
+    for (extra, listen, says) in [
+        ("", at.as_str(), format!("cannot listen on {at}")),
+        (
+            &format!("[metrics]\nlisten = \"{at}\"\n")[..],
+            "127.0.0.1:0",
+            format!("cannot listen on {at} (metrics.listen)"),
+        ),
+    ] {
+        let cfg = write_config(dir.path(), extra);
+        let out = Command::new(bin("ledgerd"))
+            .args(["--config", cfg.to_str().unwrap(), "--listen", listen])
+            .arg("--data-dir")
+            .arg(&data)
+            .output()
+            .expect("run ledgerd");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        assert!(stderr.contains(&says), "{stderr}");
+        assert!(
+            !data.exists(),
+            "ledgerd created {} before it failed",
+            data.display()
+        );
+    }
+    drop(taken);
+}

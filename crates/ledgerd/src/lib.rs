@@ -50,11 +50,28 @@ pub struct Server {
 }
 
 impl Server {
-    /// Open the ledger in `data_dir`, bind `cfg.listen` and serve until [`Server::stop`] (or a
-    /// fatal storage error).
+    /// Bind `cfg.listen` (and `metrics.listen`), open the ledger in `data_dir` and serve until
+    /// [`Server::stop`] (or a fatal storage error).
     pub async fn start(cfg: Config, data_dir: PathBuf) -> anyhow::Result<Server> {
         let open = cfg.open_config()?;
-        // Before anything is created or opened in the data directory.
+        // Before anything is created or opened in the data directory: the listeners (an address
+        // in use leaves the directory as it was; connections wait in the backlog until the
+        // ledger serves), then the filesystem's check.
+        let listener = tokio::net::TcpListener::bind(cfg.listen)
+            .await
+            .with_context(|| format!("cannot listen on {}", cfg.listen))?;
+        let addr = listener.local_addr()?;
+        let metrics = match cfg.metrics.listen {
+            Some(a) => {
+                let l = tokio::net::TcpListener::bind(a)
+                    .await
+                    .with_context(|| format!("cannot listen on {a} (metrics.listen)"))?;
+                let at = l.local_addr()?;
+                tracing::info!(addr = %at, "metrics at http://{at}/metrics");
+                Some(l)
+            }
+            None => None,
+        };
         filesystem::check(&data_dir, cfg.store.require_safe_filesystem)?;
         let dir = data_dir.clone();
         let (store, appender) =
@@ -82,21 +99,6 @@ impl Server {
             .checkpoint("startup")
             .await
             .context("startup checkpoint")?;
-        let listener = tokio::net::TcpListener::bind(cfg.listen)
-            .await
-            .with_context(|| format!("cannot listen on {}", cfg.listen))?;
-        let addr = listener.local_addr()?;
-        let metrics = match cfg.metrics.listen {
-            Some(a) => {
-                let l = tokio::net::TcpListener::bind(a)
-                    .await
-                    .with_context(|| format!("cannot listen on {a} (metrics.listen)"))?;
-                let at = l.local_addr()?;
-                tracing::info!(addr = %at, "metrics at http://{at}/metrics");
-                Some(l)
-            }
-            None => None,
-        };
         let metrics_addr = metrics.as_ref().map(|l| l.local_addr()).transpose()?;
         let (shutdown, shutdown_rx) = oneshot::channel();
         let task = tokio::spawn(serve(
