@@ -106,6 +106,9 @@ impl Book {
             Event::JackpotTransfer(e) => self.on_transfer(e, ctx)?,
             Event::TransferAuthorized(e) => self.on_authorization(e, ctx)?,
             Event::TableJackpotRound(e) => self.on_table_round(e, ctx)?,
+            Event::MachineEvent(e) => self.on_machine_event(e, ctx)?,
+            Event::ChangeAuthorized(e) => self.on_change_authorized(e, ctx)?,
+            Event::ProgramApproved(e) => self.on_program_approved(e, ctx)?,
         };
         for f in &mut findings {
             if f.evidence.last() != Some(&ctx.ledger_index) {
@@ -185,7 +188,10 @@ impl Book {
             | Event::JackpotContribution(_)
             | Event::MachineFault(_)
             | Event::MachineRestored(_)
-            | Event::TransferAuthorized(_) => {}
+            | Event::TransferAuthorized(_)
+            | Event::ChangeAuthorized(_)
+            | Event::ProgramApproved(_) => {}
+            Event::MachineEvent(e) => self.hand_out_events(&e.machine_id),
         }
     }
 

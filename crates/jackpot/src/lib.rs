@@ -190,6 +190,7 @@ pub mod finding;
 pub mod meters;
 pub mod pools;
 pub mod report;
+pub mod significant;
 pub mod sim;
 pub mod state;
 pub mod transfer;
