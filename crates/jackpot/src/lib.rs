@@ -91,6 +91,9 @@
 //! | `JackpotTransfer` | [`JackpotTransfer`] | `authorization_id` `""` → `None`. Call [`Book::validate_transfer`] first and refuse on `Err`. |
 //! | `TransferAuthorized` | [`TransferAuthorized`] | 1:1; the daemon checks the signer is a regulator key |
 //! | a table round's adjudication (`rules-*` engine) with `jackpot: Some(_)` | [`TableJackpotRound`] | `pool_id` = the table's `TableConfig.jackpot.pool_id`, `game` = `TableConfig.game`, `account` = `Adjudication.jackpot`, `wins` = `Adjudication.jackpot_wins`; applied at the index of the round's last event |
+//! | `MachineEvent` (a machine's significant event) | [`MachineEvent`] with a [`Significant`] kind | enums → Rust enums (`UNSPECIFIED` refused at ingest), power/link actions → `on`/`up`, `authorization_id` `""` → `None`; checked by [`significant`] |
+//! | `MachineChangeAuthorized` | [`ChangeAuthorized`] | 1:1 (operator-signed) |
+//! | `ProgramApproved` | [`ProgramApproved`] | 1:1 (operator-signed) |
 //! | `DeviceRevoked`, table-game messages | — | not accounting events of this crate |
 //!
 //! [`EventCtx`]: `ledger_index` = the entry's chain index (must strictly increase from one
@@ -202,5 +205,9 @@ pub use error::{ApplyError, QueryError};
 pub use event::*;
 pub use finding::{Amounts, CHECKS, Check, Finding, check_by_code, codes};
 pub use report::*;
+pub use significant::{
+    ActiveFault, ChangeAuth, EVENT_KINDS, EventQuery, EventState, EventsReport, Hit, LoggedEvent,
+    Why, Window,
+};
 pub use state::*;
 pub use transfer::{Candidate, PoolCandidates, TransferRejection};

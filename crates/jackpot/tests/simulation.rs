@@ -450,6 +450,7 @@ struct Handed {
     lines: BTreeMap<(Id, u64), PoolEntry>,
     deltas: BTreeMap<(Id, i64, u64), MeterDelta>,
     totals: BTreeMap<(Id, i64), DeltaSum>,
+    events: BTreeMap<(Id, u64), LoggedEvent>,
 }
 
 impl Handed {
@@ -499,6 +500,14 @@ impl Handed {
                     assert!(
                         self.totals.insert((machine_id, day), sum).is_none(),
                         "a day totalled twice"
+                    );
+                }
+                Detail::Event { machine_id, event } => {
+                    assert!(
+                        self.events
+                            .insert((machine_id, event.index), event)
+                            .is_none(),
+                        "an event handed out twice"
                     );
                 }
             }
@@ -578,6 +587,21 @@ impl Handed {
 }
 
 impl DetailSource for Handed {
+    fn machine_events(
+        &self,
+        machine_id: &str,
+        query: &EventQuery,
+        limit: usize,
+    ) -> Result<Vec<LoggedEvent>, QueryError> {
+        Ok(self
+            .events
+            .iter()
+            .filter(|((m, _), e)| &**m == machine_id && query.matches(e))
+            .take(limit)
+            .map(|(_, e)| e.clone())
+            .collect())
+    }
+
     fn delta_sum(&self, machine_id: &str, period: Period) -> Result<DeltaSum, QueryError> {
         let (from_ms, to_ms) = match period {
             Period::Indexes { .. } => {
