@@ -149,6 +149,19 @@ impl SlotFloor {
         games: u32,
         extra: &str,
     ) -> SlotFloor {
+        Self::start_reporting(plan, seed, steps, games, extra, &[]).await
+    }
+
+    /// [`SlotFloor::start_with`], the machines `reporting` reporting their significant events
+    /// ([`Floor::report_events`]).
+    pub async fn start_reporting(
+        plan: FloorPlan,
+        seed: u64,
+        steps: usize,
+        games: u32,
+        extra: &str,
+        reporting: &[&str],
+    ) -> SlotFloor {
         let dir = crate::tempdir();
         let cfg = write_config_with_regulator_and(dir.path(), extra);
         let ledgerd = Ledgerd::start(&dir.path().join("data"), &cfg, "127.0.0.1:0");
@@ -168,6 +181,9 @@ impl SlotFloor {
             DeviceSigner::new(REGULATOR_ID, regulator_key(), 1),
         );
         let mut floor = Floor::new(plan, seed, 0);
+        for m in reporting {
+            floor.report_events(m);
+        }
         let mut events = floor.setup();
         for _ in 0..steps {
             events.extend(floor.play(games));

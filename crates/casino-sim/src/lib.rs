@@ -6,7 +6,10 @@
 //! casinos, and the plan injects chosen mistakes: a payout error at a table, a machine that
 //! fails by force majeure with its captive value transferred once to an ineligible pool (refused
 //! and flagged) and once to an eligible one, a misreported captive value, a meter that goes
-//! backwards. The session says in advance which findings the audit must produce: exactly those.
+//! backwards; two machines report their significant events (doors, power, tilts, link, hand
+//! pays, progressives, software, configuration, games), one of them declares events lost and
+//! the other pays credits by hand without its hand-paid meter recording it. The session says in
+//! advance which findings the audit must produce: exactly those.
 //!
 //! The output is what the devices, the operator and the inspectorate sign: a list of
 //! [`DeviceSpec`]s to register and a time-ordered list of unsigned [`SimEvent`]s, each naming
@@ -101,6 +104,20 @@ pub struct SessionPlan {
     pub misreported_pool: Option<(String, i64)>,
     /// A machine one of whose readings goes backwards.
     pub meter_backwards: Option<String>,
+    /// Machines that report significant events, and the mistakes planted on them.
+    pub significant: SignificantPlan,
+}
+
+/// The floor's significant events ([`jackpot::sim::Floor::report_events`]).
+#[derive(Clone, Debug, Default)]
+pub struct SignificantPlan {
+    /// Machines that report their significant events (honest episodes every step).
+    pub machines: Vec<String>,
+    /// A machine whose agent declares events lost once (`SLOT_EVENTS_LOST`).
+    pub lost_events: Option<String>,
+    /// A machine on which cancelled credits are paid by hand once without its hand-paid meter
+    /// recording it (`SLOT_HANDPAY_METER_MISMATCH`).
+    pub unmetered_hand_pay: Option<String>,
 }
 
 /// A generated session.
@@ -353,6 +370,12 @@ pub fn generate(plan: &SessionPlan) -> Result<Session, SessionError> {
         for (pool, odds) in &plan.hit_odds {
             floor.set_hit_odds(pool, *odds);
         }
+        for m in &plan.significant.machines {
+            floor.report_events(m);
+        }
+        let mut planted =
+            plan.significant.lost_events.is_none() && plan.significant.unmetered_hand_pay.is_none();
+        let two_thirds = plan.start_ms + (end_ms - plan.start_ms) / 3 * 2;
         let mut events: Vec<FloorEvent> = floor.setup();
         let halfway = plan.start_ms + (end_ms - plan.start_ms) / 2;
         let mut story_told = plan.transfer.is_none();
@@ -390,6 +413,28 @@ pub fn generate(plan: &SessionPlan) -> Result<Session, SessionError> {
                     });
                 }
                 misreported = true;
+            }
+            if !planted && floor.now_ms() > two_thirds {
+                if let Some(m) = &plan.significant.lost_events {
+                    events.extend(floor.lose_events(&m.as_str().into(), 12));
+                    expected.push(Expected {
+                        code: "SLOT_EVENTS_LOST".into(),
+                        subject: m.clone(),
+                        round_id: None,
+                        because: "the machine's agent declared 12 events lost (buffer overflow)"
+                            .into(),
+                    });
+                }
+                if let Some(m) = &plan.significant.unmetered_hand_pay {
+                    events.extend(floor.unmetered_hand_pay(&m.as_str().into(), 25_000));
+                    expected.push(Expected {
+                        code: "SLOT_HANDPAY_METER_MISMATCH".into(),
+                        subject: m.clone(),
+                        round_id: None,
+                        because: "250.00 paid by hand, not on the hand-paid meter".into(),
+                    });
+                }
+                planted = true;
             }
             if !story_told && floor.now_ms() > halfway {
                 if let Some(s) = &plan.transfer {
@@ -638,6 +683,11 @@ pub fn standard_plan(
         }),
         misreported_pool: with_mistakes.then(|| ("SJP-TEJO".to_string(), 1_500)),
         meter_backwards: with_mistakes.then(|| "M-ES-03".to_string()),
+        significant: SignificantPlan {
+            machines: vec!["M-LX-01".into(), "M-ES-02".into()],
+            lost_events: with_mistakes.then(|| "M-ES-02".to_string()),
+            unmetered_hand_pay: with_mistakes.then(|| "M-LX-01".to_string()),
+        },
     }
 }
 

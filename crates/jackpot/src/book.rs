@@ -38,6 +38,9 @@ pub struct Book {
     pub(crate) pools: BTreeMap<Id, Pool>,
     pub(crate) authorizations: BTreeMap<Id, Authorization>,
     pub(crate) transfers: Vec<TransferRecord>,
+    /// The operator's configuration-change authorisations (`MachineChangeAuthorized`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub(crate) change_auths: BTreeMap<Id, crate::significant::ChangeAuth>,
     pub(crate) findings: Vec<Finding>,
     /// Where the per-event detail still held begins, after [`Book::prune_detail`] (absent: all
     /// of it is held). Not serialised while absent, so an unpruned book's state is unchanged.
@@ -99,13 +102,20 @@ impl Book {
             Event::GamePlayed(e) => self.on_game_played(e, ctx)?,
             Event::JackpotContribution(e) => self.on_contribution_reported(e, ctx)?,
             Event::CaptiveValueReported(e) => self.on_captive_reported(e, ctx)?,
-            Event::JackpotAwarded(e) => self.on_award(e, ctx)?,
+            Event::JackpotAwarded(e) => {
+                let mut out = self.on_award(e, ctx)?;
+                out.extend(self.award_hit_check(e, ctx));
+                out
+            }
             Event::MachineFault(e) => self.on_fault(e, ctx)?,
             Event::MachineRestored(e) => self.on_restored(e, ctx)?,
             Event::RamClear(e) => self.on_ram_clear(e, ctx)?,
             Event::JackpotTransfer(e) => self.on_transfer(e, ctx)?,
             Event::TransferAuthorized(e) => self.on_authorization(e, ctx)?,
             Event::TableJackpotRound(e) => self.on_table_round(e, ctx)?,
+            Event::MachineEvent(e) => self.on_machine_event(e, ctx)?,
+            Event::ChangeAuthorized(e) => self.on_change_authorized(e, ctx)?,
+            Event::ProgramApproved(e) => self.on_program_approved(e, ctx)?,
         };
         for f in &mut findings {
             if f.evidence.last() != Some(&ctx.ledger_index) {
@@ -142,6 +152,7 @@ impl Book {
         let ids: Vec<Id> = self.machines.keys().cloned().collect();
         for id in &ids {
             self.hand_out_deltas(id);
+            self.hand_out_events(id);
         }
     }
 
@@ -185,7 +196,10 @@ impl Book {
             | Event::JackpotContribution(_)
             | Event::MachineFault(_)
             | Event::MachineRestored(_)
-            | Event::TransferAuthorized(_) => {}
+            | Event::TransferAuthorized(_)
+            | Event::ChangeAuthorized(_)
+            | Event::ProgramApproved(_) => {}
+            Event::MachineEvent(e) => self.hand_out_events(&e.machine_id),
         }
     }
 
@@ -316,6 +330,14 @@ impl Book {
         }
         for m in self.machines.values_mut() {
             m.deltas.retain(|d| d.index >= index);
+            if let Some(ev) = m.events.as_mut() {
+                let before = ev.log.len();
+                ev.log.retain(|l| l.index >= index);
+                let dropped = before.saturating_sub(ev.log.len());
+                ev.logged_out = ev
+                    .logged_out
+                    .saturating_add(u64::try_from(dropped).unwrap_or(u64::MAX));
+            }
         }
         self.findings
             .retain(|f| f.evidence.last().is_none_or(|i| *i >= index));
@@ -389,6 +411,7 @@ impl Book {
                         observed_low_alerted: false,
                         paytable_flag: None,
                         bets_flag: None,
+                        events: None,
                     },
                 );
             }
@@ -404,6 +427,11 @@ impl Book {
         check_id("model_id", &e.model_id)?;
         let bets = norm_bets("bet_values_cents", &e.bet_values_cents)?;
         let flagged = self.models.get(&*e.model_id).and_then(|m| m.flagged_rtp_bp);
+        let programs = self
+            .models
+            .get(&*e.model_id)
+            .map(|m| m.programs.clone())
+            .unwrap_or_default();
         self.models.insert(
             e.model_id.clone(),
             Model {
@@ -413,6 +441,7 @@ impl Book {
                 approval_ref: e.approval_ref.clone(),
                 approved_at: ctx.ledger_index,
                 flagged_rtp_bp: flagged,
+                programs,
             },
         );
         let members: Vec<Id> = self

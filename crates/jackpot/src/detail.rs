@@ -50,6 +50,11 @@ pub enum Detail {
         day: i64,
         sum: DeltaSum,
     },
+    /// A significant event of a machine (its index is its key within the machine).
+    Event {
+        machine_id: Id,
+        event: crate::significant::LoggedEvent,
+    },
 }
 
 /// The sum of credited meter increases (over a period, or a day). Missing meters count as 0,
@@ -104,6 +109,13 @@ pub trait DetailSource {
     /// `pool_id`'s history lines at positions `from ..< to` (within [`Self::pool_span`]),
     /// oldest first.
     fn pool_lines(&self, pool_id: &str, from: u64, to: u64) -> Result<Vec<PoolEntry>, QueryError>;
+    /// Up to `limit` of `machine_id`'s significant events matching `query`, oldest first.
+    fn machine_events(
+        &self,
+        machine_id: &str,
+        query: &crate::significant::EventQuery,
+        limit: usize,
+    ) -> Result<Vec<crate::significant::LoggedEvent>, QueryError>;
     /// Where the increases this source holds begin, when `period` reaches before them.
     fn detail_from(&self, _period: Period) -> Option<DetailHorizon> {
         None
@@ -163,6 +175,30 @@ impl DetailSource for Held<'_> {
             .history
             .get(at(from)..at(to.max(from)))
             .map(<[PoolEntry]>::to_vec)
+            .unwrap_or_default())
+    }
+
+    fn machine_events(
+        &self,
+        machine_id: &str,
+        query: &crate::significant::EventQuery,
+        limit: usize,
+    ) -> Result<Vec<crate::significant::LoggedEvent>, QueryError> {
+        self.check()?;
+        let m = self
+            .0
+            .machine(machine_id)
+            .ok_or_else(|| QueryError::unknown("machine", machine_id))?;
+        Ok(m.events
+            .as_ref()
+            .map(|ev| {
+                ev.log
+                    .iter()
+                    .filter(|e| query.matches(e))
+                    .take(limit)
+                    .cloned()
+                    .collect()
+            })
             .unwrap_or_default())
     }
 

@@ -27,6 +27,11 @@ pub const TOTAL_DROP: &str = "total_drop";
 pub const JACKPOT: &str = "jackpot";
 /// Optional meter: games played, a count.
 pub const GAMES_PLAYED: &str = "games_played";
+/// Optional meter: money paid by hand by an attendant (cancelled credits and jackpots; SAS and
+/// G2S keep hand-paid meters), in cents. Compared with the hand pays reset between two readings
+/// (`SLOT_HANDPAY_METER_MISMATCH`); not counted in the return (those prizes are already in
+/// `coin_out` or `jackpot`).
+pub const HAND_PAID: &str = "hand_paid";
 /// The three meters every machine must have (P217/2007 T.III r.9).
 pub const MANDATORY_METERS: [&str; 3] = [COIN_IN, COIN_OUT, TOTAL_DROP];
 
@@ -57,6 +62,12 @@ pub enum Event {
     JackpotTransfer(JackpotTransfer),
     TransferAuthorized(TransferAuthorized),
     TableJackpotRound(TableJackpotRound),
+    /// A machine's significant event (proto `MachineEvent`).
+    MachineEvent(MachineEvent),
+    /// The operator authorises one configuration change of a machine.
+    ChangeAuthorized(ChangeAuthorized),
+    /// An approved program signature of a model.
+    ProgramApproved(ProgramApproved),
 }
 
 /// A machine and what the force-majeure transfer rule compares: its casino, approved model and
@@ -285,4 +296,203 @@ pub struct TableJackpotRound {
     pub account: JackpotAccount,
     #[serde(default)]
     pub wins: Vec<JackpotWin>,
+}
+
+// ------------------------------------------------------------------ significant events
+
+/// A machine's significant event (proto `MachineEvent`): what SAS exceptions and G2S events
+/// report besides the meters. See [`crate::significant`] for what the book checks.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MachineEvent {
+    pub machine_id: Id,
+    /// The machine's own code (`SAS:11`, `G2S_CBE101`), for tracing; may be empty.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub source_code: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub detail: String,
+    pub event: Significant,
+}
+
+/// The kinds of significant event (proto `MachineEvent.event`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Significant {
+    Door {
+        door: Door,
+        action: DoorAction,
+    },
+    Power {
+        on: bool,
+    },
+    /// A critical memory error: a meter fault (r.9) until `MachineRestored`.
+    MemoryError,
+    BatteryLow,
+    HandPay {
+        state: HandPayState,
+        pay_kind: HandPayKind,
+        #[serde(default, skip_serializing_if = "String::is_empty")]
+        handpay_id: String,
+        amount_cents: Cents,
+    },
+    ProgressiveHit {
+        pool_id: Id,
+        amount_cents: Cents,
+        #[serde(default)]
+        level: u32,
+    },
+    ProgressiveReset {
+        pool_id: Id,
+    },
+    /// A tilt or device fault, or (`cleared`) its clearing.
+    DeviceFault {
+        device: String,
+        code: String,
+        #[serde(default)]
+        cleared: bool,
+        #[serde(default)]
+        disables_play: bool,
+    },
+    Link {
+        up: bool,
+    },
+    EventsLost {
+        reporter: LostReporter,
+        /// 0 = unknown.
+        #[serde(default)]
+        count: u64,
+        #[serde(default)]
+        from_ms: i64,
+        #[serde(default)]
+        to_ms: i64,
+    },
+    SoftwareAuthenticated {
+        component: String,
+        #[serde(default)]
+        algorithm: String,
+        /// Lowercase hex.
+        signature: String,
+        passed: bool,
+    },
+    ConfigurationChanged {
+        #[serde(default)]
+        changes: Vec<OptionChange>,
+        /// Proto's empty string = `None`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        authorization_id: Option<Id>,
+    },
+    GameStarted {
+        #[serde(default)]
+        game_number: u64,
+        wager_cents: Cents,
+    },
+    /// Counted with `GamePlayed` between two readings (a game is reported one way or the other).
+    GameEnded {
+        #[serde(default)]
+        game_number: u64,
+        wager_cents: Cents,
+        win_cents: Cents,
+    },
+}
+
+impl Significant {
+    /// The kind's name (as in the proto oneof).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Significant::Door { .. } => "door",
+            Significant::Power { .. } => "power",
+            Significant::MemoryError => "memory_error",
+            Significant::BatteryLow => "battery_low",
+            Significant::HandPay { .. } => "hand_pay",
+            Significant::ProgressiveHit { .. } => "progressive_hit",
+            Significant::ProgressiveReset { .. } => "progressive_reset",
+            Significant::DeviceFault { .. } => "device_fault",
+            Significant::Link { .. } => "link",
+            Significant::EventsLost { .. } => "events_lost",
+            Significant::SoftwareAuthenticated { .. } => "software_authenticated",
+            Significant::ConfigurationChanged { .. } => "configuration_changed",
+            Significant::GameStarted { .. } => "game_started",
+            Significant::GameEnded { .. } => "game_ended",
+        }
+    }
+}
+
+/// A machine's doors (SAS and G2S name these).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Door {
+    Main,
+    Logic,
+    CashBox,
+    Drop,
+    Belly,
+    Stacker,
+    TopBox,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DoorAction {
+    Opened,
+    Closed,
+    /// Reported at power-up: opened while the machine was off (closed now).
+    OpenedWhilePoweredOff,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HandPayState {
+    Pending,
+    Reset,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HandPayKind {
+    CancelledCredits,
+    Jackpot,
+    Progressive,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LostReporter {
+    Machine,
+    Agent,
+}
+
+/// One option of a configuration change.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OptionChange {
+    pub option: String,
+    #[serde(default)]
+    pub old_value: String,
+    #[serde(default)]
+    pub new_value: String,
+}
+
+/// The operator authorises one configuration change of a machine (proto
+/// `MachineChangeAuthorized`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChangeAuthorized {
+    pub authorization_id: Id,
+    pub machine_id: Id,
+    #[serde(default)]
+    pub detail: String,
+}
+
+/// An approved program signature of a model (proto `ProgramApproved`; r.7, r.8).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProgramApproved {
+    pub model_id: Id,
+    pub component: String,
+    #[serde(default)]
+    pub algorithm: String,
+    /// Lowercase hex.
+    pub signature: String,
+    #[serde(default)]
+    pub approval_ref: String,
 }

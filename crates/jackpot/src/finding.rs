@@ -158,6 +158,16 @@ pub mod codes {
     pub const PSD_JACKPOT_DISPLAY_MISMATCH: &str = "PSD_JACKPOT_DISPLAY_MISMATCH";
     pub const TABLE_JACKPOT_NOT_IN_POOL: &str = "TABLE_JACKPOT_NOT_IN_POOL";
     pub const TABLE_JACKPOT_OVERDRAWN: &str = "TABLE_JACKPOT_OVERDRAWN";
+    pub const SLOT_METERS_MOVED_OUT_OF_SERVICE: &str = "SLOT_METERS_MOVED_OUT_OF_SERVICE";
+    pub const SLOT_METERS_MOVED_DOOR_OPEN: &str = "SLOT_METERS_MOVED_DOOR_OPEN";
+    pub const SLOT_METERS_WITHOUT_GAMES: &str = "SLOT_METERS_WITHOUT_GAMES";
+    pub const SLOT_HANDPAY_METER_MISMATCH: &str = "SLOT_HANDPAY_METER_MISMATCH";
+    pub const SLOT_PROGRESSIVE_HIT_WITHOUT_AWARD: &str = "SLOT_PROGRESSIVE_HIT_WITHOUT_AWARD";
+    pub const SLOT_AWARD_WITHOUT_HIT: &str = "SLOT_AWARD_WITHOUT_HIT";
+    pub const SLOT_EVENTS_LOST: &str = "SLOT_EVENTS_LOST";
+    pub const SLOT_SOFTWARE_AUTH_FAILED: &str = "SLOT_SOFTWARE_AUTH_FAILED";
+    pub const SLOT_SOFTWARE_SIGNATURE_MISMATCH: &str = "SLOT_SOFTWARE_SIGNATURE_MISMATCH";
+    pub const SLOT_CONFIG_CHANGE_UNAUTHORIZED: &str = "SLOT_CONFIG_CHANGE_UNAUTHORIZED";
 }
 
 use codes::*;
@@ -341,8 +351,94 @@ pub static TABLE_OVERDRAWN: Check = check(
      the pool, blackjack.md 13.12)",
 );
 
+pub static METERS_MOVED_OUT_OF_SERVICE: Check = check(
+    SLOT_METERS_MOVED_OUT_OF_SERVICE,
+    Severity::Medium,
+    R,
+    "P217/2007 T.III silent; follows 25 CFR 547.10(a) (play ceases on a fault) and GLI-11 error \
+     conditions",
+    "play meters (coin_in, coin_out, games_played) went up over a reading window the machine spent \
+     powered off or under a play-disabling tilt or device fault, or a game was recorded meanwhile \
+     (machines that report significant events; faults of MachineFault and meter faults keep \
+     their own checks)",
+);
+pub static METERS_MOVED_DOOR_OPEN: Check = check(
+    SLOT_METERS_MOVED_DOOR_OPEN,
+    Severity::Medium,
+    R,
+    "P217/2007 T.III silent; follows 25 CFR 547.10(b) (play disabled while a door is open)",
+    "play meters went up over a reading window the machine spent with a door open, or a game was \
+     recorded while a door was open",
+);
+pub static METERS_WITHOUT_GAMES: Check = check(
+    SLOT_METERS_WITHOUT_GAMES,
+    Severity::Medium,
+    R,
+    "P217/2007 T.III r.9, r.14 (reading: the machine's records must explain its meters)",
+    "play meters went up between two readings of a machine that reports its games, and no game \
+     was reported in between",
+);
+pub static HANDPAY_METER_MISMATCH: Check = check(
+    SLOT_HANDPAY_METER_MISMATCH,
+    Severity::High,
+    R,
+    "P217/2007 T.III r.13, r.14 (reading: a hand pay \"pelo caixa da sala, mediante guia\" must \
+     show in the machine's records); SAS/G2S hand-paid meters",
+    "the hand pays reset between two readings differ from the hand_paid meter's increase, or the \
+     reading lacks the hand_paid meter",
+);
+pub static PROGRESSIVE_HIT_WITHOUT_AWARD: Check = check(
+    SLOT_PROGRESSIVE_HIT_WITHOUT_AWARD,
+    Severity::High,
+    C,
+    "P217/2007 T.III r.5, r.14 (r.3, r.4)",
+    "a progressive hit the machine recorded was reset, or hit again, with no JackpotAwarded for \
+     its pool on that machine in between",
+);
+pub static AWARD_WITHOUT_HIT: Check = check(
+    SLOT_AWARD_WITHOUT_HIT,
+    Severity::High,
+    R,
+    "P217/2007 T.III r.14 (reading: a prize is established by the machine's records)",
+    "a jackpot awarded on a machine that reports significant events, with no progressive hit of \
+     that pool recorded by the machine and not yet awarded",
+);
+pub static EVENTS_LOST: Check = check(
+    SLOT_EVENTS_LOST,
+    Severity::High,
+    R,
+    "P217/2007 T.III silent (r.14 relies on the machine's records); follows 25 CFR 547.10(a)(2) \
+     (events must be recorded) and the AGCO standard 11.1.2 (buffer full)",
+    "the machine or its agent declared that events were lost before they could be reported (an \
+     event buffer overflow): a gap in the record",
+);
+pub static SOFTWARE_AUTH_FAILED: Check = check(
+    SLOT_SOFTWARE_AUTH_FAILED,
+    Severity::High,
+    R,
+    "P217/2007 T.III r.7, r.8 (reading); follows 25 CFR 547.10(a) (program storage medium fault)",
+    "the machine reported that its program failed authentication",
+);
+pub static SOFTWARE_SIGNATURE_MISMATCH: Check = check(
+    SLOT_SOFTWARE_SIGNATURE_MISMATCH,
+    Severity::High,
+    R,
+    "P217/2007 T.III r.7, r.8 (reading: the certified program is a characteristic of the approved \
+     model)",
+    "a program signature (component, algorithm, signature) that none of the model's \
+     ProgramApproved events lists, for a model with approved programs",
+);
+pub static CONFIG_CHANGE_UNAUTHORIZED: Check = check(
+    SLOT_CONFIG_CHANGE_UNAUTHORIZED,
+    Severity::Medium,
+    R,
+    "P217/2007 T.III r.8 (reading); casino-ledger record convention",
+    "a configuration change that cites no operator MachineChangeAuthorized, an unknown one, one \
+     for another machine, or one already used",
+);
+
 /// Every check the book runs, for legends and documentation.
-pub static CHECKS: [&Check; 23] = [
+pub static CHECKS: [&Check; 33] = [
     &METER_DECREASED,
     &METER_MISSING,
     &PAYTABLE_RETURN_BELOW_80,
@@ -366,6 +462,16 @@ pub static CHECKS: [&Check; 23] = [
     &TABLE_DISPLAY_PSD,
     &TABLE_NOT_IN_POOL,
     &TABLE_OVERDRAWN,
+    &METERS_MOVED_OUT_OF_SERVICE,
+    &METERS_MOVED_DOOR_OPEN,
+    &METERS_WITHOUT_GAMES,
+    &HANDPAY_METER_MISMATCH,
+    &PROGRESSIVE_HIT_WITHOUT_AWARD,
+    &AWARD_WITHOUT_HIT,
+    &EVENTS_LOST,
+    &SOFTWARE_AUTH_FAILED,
+    &SOFTWARE_SIGNATURE_MISMATCH,
+    &CONFIG_CHANGE_UNAUTHORIZED,
 ];
 
 pub static TABLE_DISPLAY_BJ: Check = check(

@@ -91,6 +91,9 @@
 //! | `JackpotTransfer` | [`JackpotTransfer`] | `authorization_id` `""` → `None`. Call [`Book::validate_transfer`] first and refuse on `Err`. |
 //! | `TransferAuthorized` | [`TransferAuthorized`] | 1:1; the daemon checks the signer is a regulator key |
 //! | a table round's adjudication (`rules-*` engine) with `jackpot: Some(_)` | [`TableJackpotRound`] | `pool_id` = the table's `TableConfig.jackpot.pool_id`, `game` = `TableConfig.game`, `account` = `Adjudication.jackpot`, `wins` = `Adjudication.jackpot_wins`; applied at the index of the round's last event |
+//! | `MachineEvent` (a machine's significant event) | [`MachineEvent`] with a [`Significant`] kind | enums → Rust enums (`UNSPECIFIED` refused at ingest), power/link actions → `on`/`up`, `authorization_id` `""` → `None`; checked by [`significant`] |
+//! | `MachineChangeAuthorized` | [`ChangeAuthorized`] | 1:1 (operator-signed) |
+//! | `ProgramApproved` | [`ProgramApproved`] | 1:1 (operator-signed) |
 //! | `DeviceRevoked`, table-game messages | — | not accounting events of this crate |
 //!
 //! [`EventCtx`]: `ledger_index` = the entry's chain index (must strictly increase from one
@@ -171,6 +174,16 @@
 //! | `BJ_JACKPOT_DISPLAY_MISMATCH` / `PSD_JACKPOT_DISPLAY_MISMATCH` / `TABLE_JACKPOT_DISPLAY_MISMATCH` | high | certain | T.I C.III S.I r.40, r.41 / S.II r.3, r.4 / convention |
 //! | `TABLE_JACKPOT_NOT_IN_POOL` (added) | medium | certain | record convention |
 //! | `TABLE_JACKPOT_OVERDRAWN` (added) | high | review | record convention (blackjack.md 13.12) |
+//! | `SLOT_METERS_MOVED_OUT_OF_SERVICE` (significant events) | medium | review | T.III silent; 25 CFR 547.10(a), GLI-11 |
+//! | `SLOT_METERS_MOVED_DOOR_OPEN` (significant events) | medium | review | T.III silent; 25 CFR 547.10(b) |
+//! | `SLOT_METERS_WITHOUT_GAMES` (significant events) | medium | review | r.9, r.14 (reading) |
+//! | `SLOT_HANDPAY_METER_MISMATCH` (significant events) | high | review | r.13, r.14 (reading); SAS/G2S hand-paid meters |
+//! | `SLOT_PROGRESSIVE_HIT_WITHOUT_AWARD` (significant events) | high | certain | r.5, r.14 (r.3, r.4) |
+//! | `SLOT_AWARD_WITHOUT_HIT` (significant events) | high | review | r.14 (reading) |
+//! | `SLOT_EVENTS_LOST` (significant events) | high | review | T.III silent (r.14); 25 CFR 547.10(a)(2), AGCO 11.1.2 |
+//! | `SLOT_SOFTWARE_AUTH_FAILED` (significant events) | high | review | r.7, r.8 (reading); 25 CFR 547.10(a) |
+//! | `SLOT_SOFTWARE_SIGNATURE_MISMATCH` (significant events) | high | review | r.7, r.8 (reading) |
+//! | `SLOT_CONFIG_CHANGE_UNAUTHORIZED` (significant events) | medium | review | r.8 (reading); record convention |
 #![deny(
     clippy::arithmetic_side_effects,
     clippy::unwrap_used,
@@ -190,6 +203,7 @@ pub mod finding;
 pub mod meters;
 pub mod pools;
 pub mod report;
+pub mod significant;
 pub mod sim;
 pub mod state;
 pub mod transfer;
@@ -201,5 +215,9 @@ pub use error::{ApplyError, QueryError};
 pub use event::*;
 pub use finding::{Amounts, CHECKS, Check, Finding, check_by_code, codes};
 pub use report::*;
+pub use significant::{
+    ActiveFault, ChangeAuth, EVENT_KINDS, EventQuery, EventState, EventsReport, Hit, LoggedEvent,
+    Why, Window,
+};
 pub use state::*;
 pub use transfer::{Candidate, PoolCandidates, TransferRejection};

@@ -43,14 +43,15 @@ use crate::amount::{E4, E4_PER_CENT, add, contribution_e4, round_div};
 use crate::book::{Book, check_cents, check_id};
 use crate::error::ApplyError;
 use crate::event::{
-    COIN_IN, COIN_OUT, EventCtx, GAMES_PLAYED, GamePlayed, JACKPOT, MANDATORY_METERS, MachineFault,
-    MachineRestored, Meter, MeterReading, RamClear, TOTAL_DROP,
+    COIN_IN, COIN_OUT, EventCtx, GAMES_PLAYED, GamePlayed, HAND_PAID, JACKPOT, MANDATORY_METERS,
+    MachineFault, MachineRestored, Meter, MeterReading, RamClear, TOTAL_DROP,
 };
 use crate::finding::{
     CONTRIBUTION_MISMATCH, Finding, METER_DECREASED, METER_GAME_MISMATCH, METER_MISSING,
     OBSERVED_RETURN_LOW, PLAYED_OUT_OF_SERVICE, PLAYED_WITH_FAULTY_METER,
     RAM_CLEAR_BEFORE_MISMATCH, RAM_CLEAR_UNDOCUMENTED,
 };
+use crate::significant::{HandPaid, ReadingFacts, reading_checks};
 use crate::state::{
     EntryKind, GameTally, Machine, Mark, MeterDelta, MeterState, Pool, PoolEntry, Settings,
 };
@@ -271,6 +272,10 @@ fn commit_reading(
     let idx = ctx.ledger_index;
     let mut out = Vec::new();
     let last = machine.last_reading;
+    // Play in this window that an older check covers (significant-event checks stand aside).
+    let covered = machine.meter_fault.is_some()
+        || machine.out_of_service.is_some()
+        || (!plan.missing.is_empty() && mode == Mode::Reading);
 
     // r.9: bets recorded on a machine whose meters are not reliable (state before this reading,
     // or a mandatory meter missing from this very reading).
@@ -350,6 +355,21 @@ fn commit_reading(
             });
         }
     }
+
+    // Significant events: play while unplayable, meters without games, hand pays.
+    let hand_paid = if meters.iter().any(|m| m.name == HAND_PAID) {
+        aligned_increase(&plan, meters, HAND_PAID, last)
+            .map_or(HandPaid::Unknown, HandPaid::Increase)
+    } else {
+        HandPaid::Absent
+    };
+    let facts = ReadingFacts {
+        delta: plan.delta,
+        games: machine.games.count,
+        hand_paid,
+        covered,
+    };
+    out.extend(reading_checks(machine, facts));
 
     // r.9, r.14: the games reported since the last reading against the meter increases.
     let games = std::mem::take(&mut machine.games);
@@ -494,7 +514,12 @@ fn e4_of(cents: i128) -> E4 {
 }
 
 /// Raise `SLOT_PLAYED_WITH_FAULTY_METER` or `SLOT_PLAYED_OUT_OF_SERVICE` once per episode.
-fn played_check(machine: &mut Machine, missing_now: bool, idx: u64, out: &mut Vec<Finding>) {
+pub(crate) fn played_check(
+    machine: &mut Machine,
+    missing_now: bool,
+    idx: u64,
+    out: &mut Vec<Finding>,
+) {
     if machine.play_flagged {
         return;
     }
@@ -638,6 +663,9 @@ impl Book {
             )),
             None => {
                 machine.games = GameTally::default();
+                if let Some(ev) = machine.events.as_mut() {
+                    ev.reset_window();
+                }
                 for p in &machine.pools {
                     if let Some(pool) = pools.get_mut(p) {
                         pool.reported.remove(&machine.id);
@@ -698,6 +726,10 @@ impl Book {
         if e.wager_cents > 0 {
             played_check(machine, false, ctx.ledger_index, &mut out);
         }
+        if let Some(ev) = machine.events.as_mut() {
+            ev.reports_games = true;
+            ev.note_game(ctx.ledger_index);
+        }
         Ok(out)
     }
 
@@ -742,6 +774,9 @@ impl Book {
         machine.out_of_service = None;
         machine.force_majeure = None;
         machine.play_flagged = false;
+        if let Some(ev) = machine.events.as_mut() {
+            ev.restored();
+        }
         Ok(Vec::new())
     }
 }

@@ -1,7 +1,9 @@
 //! A seeded slot floor: machines that play games at their approved return, read their meters,
 //! report and award their jackpots and superjackpots, fail, and have their captive values
 //! transferred, producing exactly the events a casino's reporting agents, operator and the
-//! inspectorate would sign.
+//! inspectorate would sign. Machines chosen with [`Floor::report_events`] also report their
+//! significant events (honest episodes every step; [`Floor::lose_events`] and
+//! [`Floor::unmetered_hand_pay`] are the mistakes).
 //!
 //! The floor keeps a shadow [`Book`] of everything it emits, so what an honest machine reports
 //! (the captive value it shows, the amount it awards, the amount a transfer moves) is exactly
@@ -14,7 +16,7 @@
 //! crate's no-arithmetic-side-effects discipline is relaxed here.
 #![allow(clippy::arithmetic_side_effects, clippy::indexing_slicing)]
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use rules_core::{Cents, Id, SimRng};
 
@@ -23,6 +25,10 @@ use crate::event::{
     COIN_IN, COIN_OUT, CaptiveValueReported, Event, EventCtx, GAMES_PLAYED, GamePlayed, JACKPOT,
     JackpotAwarded, JackpotTransfer, MachineFault, MachineRegistered, Meter, MeterReading,
     ModelApproved, PoolConfigured, TOTAL_DROP, TransferAuthorized,
+};
+use crate::event::{
+    ChangeAuthorized, Door, DoorAction, HAND_PAID, HandPayKind, HandPayState, LostReporter,
+    MachineEvent, OptionChange, ProgramApproved, Significant,
 };
 
 /// A machine of the floor.
@@ -74,6 +80,7 @@ struct Counters {
     drop: u64,
     jackpot: u64,
     games: u64,
+    hand_paid: u64,
 }
 
 /// Multipliers of the simulated pay table and their base weights (out of 10,000 games), whose
@@ -101,6 +108,10 @@ pub struct Floor {
     pay_tables: BTreeMap<Id, Vec<(u64, u64)>>,
     /// One in how many games wins a pool (per pool).
     hit_odds: BTreeMap<Id, u64>,
+    /// Machines that report significant events ([`Floor::report_events`]).
+    event_machines: BTreeSet<Id>,
+    /// Steps played ([`Floor::play`]), which choose the honest episodes of significant events.
+    steps: u64,
 }
 
 impl Floor {
@@ -140,7 +151,179 @@ impl Floor {
             counters: BTreeMap::new(),
             pay_tables,
             hit_odds,
+            event_machines: BTreeSet::new(),
+            steps: 0,
         }
+    }
+
+    /// Make `machine_id` report its significant events (call before [`Floor::setup`]): its
+    /// program is authenticated at set-up against its model's approved signature (an operator
+    /// `ProgramApproved`), its readings carry a `hand_paid` meter, every game is a GameStarted +
+    /// GameEnded (instead of GamePlayed), its progressives are hit, hand paid and reset around
+    /// their award, and every step of play brings one honest episode in turn: the main door
+    /// opened and closed, a printer fault and its clearing, a power cycle with a door opened
+    /// while off, the link to the agent down and up, a hand pay of cancelled credits, an
+    /// authorised configuration change.
+    pub fn report_events(&mut self, machine_id: &str) {
+        self.event_machines.insert(machine_id.into());
+    }
+
+    fn reports_events(&self, machine_id: &str) -> bool {
+        self.event_machines.contains(machine_id)
+    }
+
+    /// The approved program signature of a model (a stand-in digest of its id).
+    pub fn program_signature(model_id: &str) -> String {
+        // FNV-1a, twice, as 32 hex digits: deterministic, and not what any other model gets.
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut out = String::new();
+        for round in 0..2u8 {
+            for b in model_id.bytes().chain([round]) {
+                h ^= u64::from(b);
+                h = h.wrapping_mul(0x0100_0000_01b3);
+            }
+            out.push_str(&format!("{h:016x}"));
+        }
+        out
+    }
+
+    fn significant(&mut self, out: &mut Vec<FloorEvent>, machine_id: &Id, event: Significant) {
+        self.push(
+            out,
+            Signer::Machine(machine_id.clone()),
+            Event::MachineEvent(MachineEvent {
+                machine_id: machine_id.clone(),
+                source_code: String::new(),
+                detail: String::new(),
+                event,
+            }),
+        );
+    }
+
+    /// One honest episode of significant events on `machine_id`, chosen by `n`.
+    fn episode(&mut self, out: &mut Vec<FloorEvent>, machine_id: &Id, n: u64) {
+        let door = |door, action| Significant::Door { door, action };
+        match n % 6 {
+            0 => {
+                self.significant(out, machine_id, door(Door::Main, DoorAction::Opened));
+                self.now_ms += 20_000;
+                self.significant(out, machine_id, door(Door::Main, DoorAction::Closed));
+            }
+            1 => {
+                let fault = |cleared| Significant::DeviceFault {
+                    device: "printer".into(),
+                    code: "paper_out".into(),
+                    cleared,
+                    disables_play: true,
+                };
+                self.significant(out, machine_id, fault(false));
+                self.now_ms += 60_000;
+                self.significant(out, machine_id, fault(true));
+            }
+            2 => {
+                self.significant(out, machine_id, Significant::Power { on: false });
+                self.reading(out, machine_id);
+                self.now_ms += 120_000;
+                self.significant(
+                    out,
+                    machine_id,
+                    door(Door::Logic, DoorAction::OpenedWhilePoweredOff),
+                );
+                self.significant(out, machine_id, Significant::Power { on: true });
+            }
+            3 => {
+                self.significant(out, machine_id, Significant::Link { up: false });
+                self.now_ms += 30_000;
+                self.significant(out, machine_id, Significant::Link { up: true });
+            }
+            4 => {
+                let amount = 10_000 + 500 * (self.rng.below(40) as Cents);
+                self.hand_pay(out, machine_id, HandPayKind::CancelledCredits, amount, true);
+                self.reading(out, machine_id);
+            }
+            _ => {
+                // Unique: the floor's event index.
+                let id: Id = format!("CH-{machine_id}-{}", self.index + 1).into();
+                self.push(
+                    out,
+                    Signer::Operator,
+                    Event::ChangeAuthorized(ChangeAuthorized {
+                        authorization_id: id.clone(),
+                        machine_id: machine_id.clone(),
+                        detail: "sound volume".into(),
+                    }),
+                );
+                self.significant(
+                    out,
+                    machine_id,
+                    Significant::ConfigurationChanged {
+                        changes: vec![OptionChange {
+                            option: "sound_volume".into(),
+                            old_value: format!("{}", n % 10),
+                            new_value: format!("{}", (n + 1) % 10),
+                        }],
+                        authorization_id: Some(id),
+                    },
+                );
+            }
+        }
+    }
+
+    /// A hand pay: pending, then paid and reset; the hand-paid meter records it when
+    /// `metered` (a mistake when not).
+    fn hand_pay(
+        &mut self,
+        out: &mut Vec<FloorEvent>,
+        machine_id: &Id,
+        pay_kind: HandPayKind,
+        amount: Cents,
+        metered: bool,
+    ) {
+        let handpay_id = format!("HP-{}", self.index + 1);
+        let hp = |state| Significant::HandPay {
+            state,
+            pay_kind,
+            handpay_id: handpay_id.clone(),
+            amount_cents: amount,
+        };
+        self.significant(out, machine_id, hp(HandPayState::Pending));
+        self.now_ms += 90_000;
+        self.significant(out, machine_id, hp(HandPayState::Reset));
+        if metered && let Some(c) = self.counters.get_mut(machine_id) {
+            c.hand_paid += amount.max(0) as u64;
+        }
+    }
+
+    /// A mistake: `machine_id`'s agent declares `count` events lost (an event buffer overflow).
+    pub fn lose_events(&mut self, machine_id: &Id, count: u64) -> Vec<FloorEvent> {
+        let mut out = Vec::new();
+        let to_ms = self.now_ms;
+        self.significant(
+            &mut out,
+            machine_id,
+            Significant::EventsLost {
+                reporter: LostReporter::Agent,
+                count,
+                from_ms: to_ms - 600_000,
+                to_ms,
+            },
+        );
+        out
+    }
+
+    /// A mistake: an attendant pays `amount_cents` of cancelled credits by hand on `machine_id`,
+    /// and its hand-paid meter does not record it; the machine then reads its meters.
+    pub fn unmetered_hand_pay(&mut self, machine_id: &Id, amount_cents: Cents) -> Vec<FloorEvent> {
+        let mut out = Vec::new();
+        self.hand_pay(
+            &mut out,
+            machine_id,
+            HandPayKind::CancelledCredits,
+            amount_cents,
+            false,
+        );
+        self.reading(&mut out, machine_id);
+        out
     }
 
     /// Make `pool_id` be won once in `odds` games on average (per member game).
@@ -214,11 +397,50 @@ impl Floor {
                     drop: m.initial_coin_in / 2,
                     jackpot: 0,
                     games: m.initial_coin_in / 100,
+                    hand_paid: 0,
                 },
             );
         }
         for model in self.plan.models.clone() {
+            let id = model.model_id.clone();
             self.push(&mut out, Signer::Operator, Event::ModelApproved(model));
+            let reporting = self
+                .plan
+                .machines
+                .iter()
+                .any(|m| m.model_id == id && self.reports_events(&m.machine_id));
+            if reporting {
+                self.push(
+                    &mut out,
+                    Signer::Operator,
+                    Event::ProgramApproved(ProgramApproved {
+                        model_id: id.clone(),
+                        component: "game".into(),
+                        algorithm: "sha1".into(),
+                        signature: Floor::program_signature(&id),
+                        approval_ref: "IGJ software certificate".into(),
+                    }),
+                );
+            }
+        }
+        let reporting: Vec<(Id, Id)> = self
+            .plan
+            .machines
+            .iter()
+            .filter(|m| self.reports_events(&m.machine_id))
+            .map(|m| (m.machine_id.clone(), m.model_id.clone()))
+            .collect();
+        for (m, model) in &reporting {
+            self.significant(
+                &mut out,
+                m,
+                Significant::SoftwareAuthenticated {
+                    component: "game".into(),
+                    algorithm: "sha1".into(),
+                    signature: Floor::program_signature(model),
+                    passed: true,
+                },
+            );
         }
         let machines: Vec<Id> = self
             .plan
@@ -249,13 +471,16 @@ impl Floor {
             return;
         };
         let wrap = |v: u64| if rollover == 0 { v } else { v % rollover };
-        let meters = vec![
+        let mut meters = vec![
             Meter::new(COIN_IN, wrap(c.coin_in), rollover),
             Meter::new(COIN_OUT, wrap(c.coin_out), rollover),
             Meter::new(TOTAL_DROP, wrap(c.drop), rollover),
             Meter::new(JACKPOT, wrap(c.jackpot), rollover),
             Meter::new(GAMES_PLAYED, c.games, 0),
         ];
+        if self.reports_events(machine_id) {
+            meters.push(Meter::new(HAND_PAID, wrap(c.hand_paid), rollover));
+        }
         self.push(
             out,
             Signer::Machine(machine_id.clone()),
@@ -292,8 +517,16 @@ impl Floor {
             })
             .cloned()
             .collect();
+        self.steps += 1;
+        for (i, m) in machines.iter().enumerate() {
+            if self.reports_events(&m.machine_id) {
+                let n = self.steps + i as u64;
+                self.episode(&mut out, &m.machine_id, n);
+            }
+        }
         for m in &machines {
             let pools = self.pools_of(&m.machine_id);
+            let events = self.reports_events(&m.machine_id);
             for _ in 0..games {
                 let wager = *self.rng.pick(&m.bet_values_cents).unwrap_or(&100) as u64;
                 let roll = self.rng.below(10_000);
@@ -312,7 +545,26 @@ impl Floor {
                     c.games
                 };
                 self.now_ms += 3_000;
-                if m.report_games {
+                if events {
+                    let id = &m.machine_id;
+                    self.significant(
+                        &mut out,
+                        id,
+                        Significant::GameStarted {
+                            game_number,
+                            wager_cents: wager as Cents,
+                        },
+                    );
+                    self.significant(
+                        &mut out,
+                        id,
+                        Significant::GameEnded {
+                            game_number,
+                            wager_cents: wager as Cents,
+                            win_cents: win as Cents,
+                        },
+                    );
+                } else if m.report_games {
                     self.push(
                         &mut out,
                         Signer::Machine(m.machine_id.clone()),
@@ -418,6 +670,26 @@ impl Floor {
             captive
         };
         let ticket = self.rng.below(1_000_000);
+        let events = self.reports_events(machine_id);
+        let handpay_id = format!("HP-{}", self.index + 1);
+        let hp = |state| Significant::HandPay {
+            state,
+            pay_kind: HandPayKind::Progressive,
+            handpay_id: handpay_id.clone(),
+            amount_cents: amount,
+        };
+        if events {
+            self.significant(
+                &mut out,
+                machine_id,
+                Significant::ProgressiveHit {
+                    pool_id: pool.pool_id.clone(),
+                    amount_cents: captive,
+                    level: 1,
+                },
+            );
+            self.significant(&mut out, machine_id, hp(HandPayState::Pending));
+        }
         self.push(
             &mut out,
             Signer::Machine(machine_id.clone()),
@@ -431,6 +703,19 @@ impl Floor {
         );
         if let Some(c) = self.counters.get_mut(machine_id) {
             c.jackpot += amount.max(0) as u64;
+            if events {
+                c.hand_paid += amount.max(0) as u64;
+            }
+        }
+        if events {
+            self.significant(&mut out, machine_id, hp(HandPayState::Reset));
+            self.significant(
+                &mut out,
+                machine_id,
+                Significant::ProgressiveReset {
+                    pool_id: pool.pool_id.clone(),
+                },
+            );
         }
         // The hand-paid jackpot meter moved: read it so the return counts the prize.
         self.reading(&mut out, machine_id);
@@ -679,6 +964,64 @@ mod tests {
         );
         // The floor's shadow accounts agree with the replay.
         assert_eq!(book.captive_values(), floor.book().captive_values());
+    }
+
+    #[test]
+    fn machines_that_report_significant_events_are_honest_and_their_mistakes_are_found() {
+        let plan = plan();
+        let mut floor = Floor::new(plan.clone(), 11, 1_767_225_600_000);
+        floor.set_hit_odds("JP-A2", 1_500);
+        floor.set_hit_odds("SJP", 3_000);
+        floor.report_events("A2");
+        floor.report_events("B1");
+        let mut events = floor.setup();
+        for _ in 0..13 {
+            events.extend(floor.play(150));
+        }
+        let (book, codes) = replay(&events, &plan);
+        assert!(codes.is_empty(), "{codes:?}");
+        assert!(book.conservation().holds);
+        // Every episode, a progressive hit and a hand pay happened.
+        let kinds: BTreeSet<&str> = events
+            .iter()
+            .filter_map(|e| match &e.event {
+                Event::MachineEvent(m) => Some(m.event.name()),
+                _ => None,
+            })
+            .collect();
+        for k in [
+            "door",
+            "power",
+            "device_fault",
+            "link",
+            "hand_pay",
+            "configuration_changed",
+            "software_authenticated",
+            "progressive_hit",
+            "progressive_reset",
+            "game_started",
+            "game_ended",
+        ] {
+            assert!(kinds.contains(k), "no {k} event: {kinds:?}");
+        }
+        // A machine that does not report events sends none.
+        assert!(
+            !events
+                .iter()
+                .any(|e| matches!(&e.event, Event::MachineEvent(m) if &*m.machine_id == "A1"))
+        );
+        // The planted mistakes: exactly their findings.
+        let mut more = floor.lose_events(&"B1".into(), 12);
+        more.extend(floor.unmetered_hand_pay(&"A2".into(), 25_000));
+        more.extend(floor.play(20));
+        let mut all = events.clone();
+        all.extend(more);
+        let (_, codes) = replay(&all, &plan);
+        assert_eq!(
+            codes,
+            ["SLOT_EVENTS_LOST", "SLOT_HANDPAY_METER_MISMATCH"],
+            "{codes:?}"
+        );
     }
 
     #[test]

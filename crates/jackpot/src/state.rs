@@ -42,6 +42,9 @@ pub struct Model {
     /// The return last flagged for the model itself (dedup of `SLOT_PAYTABLE_RETURN_BELOW_80`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) flagged_rtp_bp: Option<u32>,
+    /// Approved program signatures (`ProgramApproved`), by component: (algorithm, signature).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub programs: BTreeMap<String, BTreeSet<(String, String)>>,
 }
 
 /// The last value of one meter.
@@ -137,6 +140,10 @@ pub struct Machine {
     /// (model bets, machine bets) last flagged by `SLOT_MODEL_CHANGED_UNAPPROVED`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) bets_flag: Option<(Vec<Cents>, Vec<Cents>)>,
+    /// What the machine's significant events left standing, from its first one on (absent
+    /// before: a machine that reports none is checked and serialised as before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub events: Option<Box<crate::significant::EventState>>,
 }
 
 /// A machine as the queries show it: its meters, status and lifetime figures, without

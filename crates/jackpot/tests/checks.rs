@@ -1151,6 +1151,105 @@ fn every_catalogued_check_is_reachable() {
         r.game = GameId::BaccaratPuntoBanco;
     }
     note(tt.ev(e));
+    // Significant events (the module's own tests check each one in detail).
+    let mut s = w1_setup();
+    let sig = |s: &mut T, event: Significant| {
+        s.ev(Event::MachineEvent(MachineEvent {
+            machine_id: id("m1"),
+            source_code: String::new(),
+            detail: String::new(),
+            event,
+        }))
+    };
+    note(sig(
+        &mut s,
+        Significant::EventsLost {
+            reporter: LostReporter::Agent,
+            count: 4,
+            from_ms: 0,
+            to_ms: 0,
+        },
+    ));
+    let auth = |sig_hex: &str, passed| Significant::SoftwareAuthenticated {
+        component: "game".into(),
+        algorithm: "sha256".into(),
+        signature: sig_hex.into(),
+        passed,
+    };
+    note(sig(&mut s, auth("aa", false)));
+    note(s.ev(Event::ProgramApproved(ProgramApproved {
+        model_id: id("K"),
+        component: "game".into(),
+        algorithm: "sha256".into(),
+        signature: "aa".into(),
+        approval_ref: String::new(),
+    })));
+    note(sig(&mut s, auth("bb", true)));
+    note(sig(
+        &mut s,
+        Significant::ConfigurationChanged {
+            changes: vec![OptionChange {
+                option: "max_bet".into(),
+                old_value: String::new(),
+                new_value: "500".into(),
+            }],
+            authorization_id: None,
+        },
+    ));
+    note(s.read("m1", 100, 0, 0));
+    note(sig(&mut s, Significant::Power { on: false }));
+    note(s.read("m1", 100, 0, 0));
+    note(s.read("m1", 200, 0, 0));
+    note(sig(&mut s, Significant::Power { on: true }));
+    note(sig(
+        &mut s,
+        Significant::Door {
+            door: Door::Main,
+            action: DoorAction::Opened,
+        },
+    ));
+    note(s.read("m1", 200, 0, 0));
+    note(s.read("m1", 300, 0, 0));
+    note(sig(
+        &mut s,
+        Significant::Door {
+            door: Door::Main,
+            action: DoorAction::Closed,
+        },
+    ));
+    note(sig(
+        &mut s,
+        Significant::GameEnded {
+            game_number: 1,
+            wager_cents: 100,
+            win_cents: 0,
+        },
+    ));
+    note(s.read("m1", 400, 0, 0));
+    note(s.read("m1", 500, 0, 0));
+    note(sig(
+        &mut s,
+        Significant::HandPay {
+            state: HandPayState::Reset,
+            pay_kind: HandPayKind::CancelledCredits,
+            handpay_id: String::new(),
+            amount_cents: 100,
+        },
+    ));
+    note(s.read("m1", 500, 0, 0));
+    note(sig(
+        &mut s,
+        Significant::ProgressiveHit {
+            pool_id: id("jp1"),
+            amount_cents: 1,
+            level: 0,
+        },
+    ));
+    note(sig(
+        &mut s,
+        Significant::ProgressiveReset { pool_id: id("jp1") },
+    ));
+    note(s.award("jp1", "m1", 1));
     let all: BTreeSet<String> = CHECKS.iter().map(|c| c.code.to_string()).collect();
     let missing: Vec<_> = all.difference(&seen).collect();
     assert!(missing.is_empty(), "never raised: {missing:?}");

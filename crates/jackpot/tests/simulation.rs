@@ -450,6 +450,7 @@ struct Handed {
     lines: BTreeMap<(Id, u64), PoolEntry>,
     deltas: BTreeMap<(Id, i64, u64), MeterDelta>,
     totals: BTreeMap<(Id, i64), DeltaSum>,
+    events: BTreeMap<(Id, u64), LoggedEvent>,
 }
 
 impl Handed {
@@ -499,6 +500,14 @@ impl Handed {
                     assert!(
                         self.totals.insert((machine_id, day), sum).is_none(),
                         "a day totalled twice"
+                    );
+                }
+                Detail::Event { machine_id, event } => {
+                    assert!(
+                        self.events
+                            .insert((machine_id, event.index), event)
+                            .is_none(),
+                        "an event handed out twice"
                     );
                 }
             }
@@ -578,6 +587,21 @@ impl Handed {
 }
 
 impl DetailSource for Handed {
+    fn machine_events(
+        &self,
+        machine_id: &str,
+        query: &EventQuery,
+        limit: usize,
+    ) -> Result<Vec<LoggedEvent>, QueryError> {
+        Ok(self
+            .events
+            .iter()
+            .filter(|((m, _), e)| &**m == machine_id && query.matches(e))
+            .take(limit)
+            .map(|(_, e)| e.clone())
+            .collect())
+    }
+
     fn delta_sum(&self, machine_id: &str, period: Period) -> Result<DeltaSum, QueryError> {
         let (from_ms, to_ms) = match period {
             Period::Indexes { .. } => {
@@ -873,6 +897,95 @@ fn any_event() -> impl Strategy<Value = Event> {
                 },
                 wins: vec![],
             })
+        }),
+        4 => (any_id(), any_significant()).prop_map(|(m, event)| {
+            Event::MachineEvent(MachineEvent { machine_id: m, source_code: String::new(), detail: String::new(), event })
+        }),
+        1 => (any_id(), any_id()).prop_map(|(a, m)| {
+            Event::ChangeAuthorized(ChangeAuthorized { authorization_id: a, machine_id: m, detail: String::new() })
+        }),
+        1 => (any_id(), prop::sample::select(vec!["game", "", "os"]), prop::sample::select(vec!["ab", "cd", ""])).prop_map(|(m, c, sig)| {
+            Event::ProgramApproved(ProgramApproved { model_id: m, component: c.into(), algorithm: "sha1".into(), signature: sig.into(), approval_ref: String::new() })
+        }),
+    ]
+}
+
+/// Any significant event, well-formed or not.
+fn any_significant() -> impl Strategy<Value = Significant> {
+    let door = prop::sample::select(vec![Door::Main, Door::Logic, Door::CashBox, Door::Belly]);
+    let action = prop::sample::select(vec![
+        DoorAction::Opened,
+        DoorAction::Closed,
+        DoorAction::OpenedWhilePoweredOff,
+    ]);
+    let state = prop::sample::select(vec![HandPayState::Pending, HandPayState::Reset]);
+    prop_oneof![
+        (door, action).prop_map(|(door, action)| Significant::Door { door, action }),
+        any::<bool>().prop_map(|on| Significant::Power { on }),
+        Just(Significant::MemoryError),
+        Just(Significant::BatteryLow),
+        (state, any_cents()).prop_map(|(state, a)| Significant::HandPay {
+            state,
+            pay_kind: HandPayKind::Jackpot,
+            handpay_id: String::new(),
+            amount_cents: a,
+        }),
+        (any_id(), any_cents()).prop_map(|(p, a)| Significant::ProgressiveHit {
+            pool_id: p,
+            amount_cents: a,
+            level: 1,
+        }),
+        any_id().prop_map(|p| Significant::ProgressiveReset { pool_id: p }),
+        (
+            prop::sample::select(vec!["printer", ""]),
+            any::<bool>(),
+            any::<bool>()
+        )
+            .prop_map(|(d, cleared, disables_play)| Significant::DeviceFault {
+                device: d.into(),
+                code: "jam".into(),
+                cleared,
+                disables_play,
+            }),
+        any::<bool>().prop_map(|up| Significant::Link { up }),
+        (any::<u64>(), any::<i64>(), any::<i64>()).prop_map(|(count, from_ms, to_ms)| {
+            Significant::EventsLost {
+                reporter: LostReporter::Machine,
+                count,
+                from_ms,
+                to_ms,
+            }
+        }),
+        (prop::sample::select(vec!["ab", "cd", ""]), any::<bool>()).prop_map(|(sig, passed)| {
+            Significant::SoftwareAuthenticated {
+                component: "game".into(),
+                algorithm: "sha1".into(),
+                signature: sig.into(),
+                passed,
+            }
+        }),
+        (
+            prop::option::of(any_id()),
+            prop::sample::select(vec!["opt", ""])
+        )
+            .prop_map(|(a, o)| {
+                Significant::ConfigurationChanged {
+                    changes: vec![OptionChange {
+                        option: o.into(),
+                        old_value: String::new(),
+                        new_value: "1".into(),
+                    }],
+                    authorization_id: a,
+                }
+            }),
+        any_cents().prop_map(|w| Significant::GameStarted {
+            game_number: 1,
+            wager_cents: w
+        }),
+        (any_cents(), any_cents()).prop_map(|(w, x)| Significant::GameEnded {
+            game_number: 1,
+            wager_cents: w,
+            win_cents: x,
         }),
     ]
 }

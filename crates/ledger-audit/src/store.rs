@@ -15,10 +15,11 @@
 //! | `H` pool(id) position(u64 BE) | a line of a pool's history, [`jackpot::PoolEntry`] (JSON) |
 //! | `D` machine(id) at_ms(biased) index(u64 BE) | a machine's credited meter increase, [`jackpot::MeterDelta`] (JSON) |
 //! | `Y` machine(id) day(biased) | the sum of a machine's increases of one UTC day, [`jackpot::DeltaSum`] (JSON) |
+//! | `E` machine(id) at_ms(biased) index(u64 BE) | a machine's significant event, [`jackpot::LoggedEvent`] (JSON) |
 //! | `S` | the [`ReplayerSnapshot`] (JSON) |
 //!
 //! An `(id)` in a key is its length (u32 BE) and its bytes, so that no id can run into the next
-//! field. `H`, `D` and `Y` hold the jackpot book's per-event detail, which the replayer's book
+//! field. `H`, `D`, `Y` and `E` hold the jackpot book's per-event detail, which the replayer's book
 //! hands out ([`jackpot::Book::hand_out_detail`]) so that neither it nor its snapshots grow with
 //! the ledger; the jackpot queries read it through this store ([`jackpot::DetailSource`]). A
 //! period's return is summed from one `Y` total a whole day and the `D` increases of the days
@@ -353,6 +354,11 @@ impl AuditStore {
                     day,
                     sum,
                 } => batch.insert(with(id_key(b'Y', machine_id), &biased(*day)), encode(sum)),
+                Detail::Event { machine_id, event } => {
+                    let mut k = with(id_key(b'E', machine_id), &biased(event.at_ms));
+                    k.extend_from_slice(&event.index.to_be_bytes());
+                    batch.insert(k, encode(event));
+                }
             }
         }
         for f in findings {
@@ -597,6 +603,38 @@ impl AuditStore {
         Ok(sum)
     }
 
+    /// Up to `limit` of a machine's significant events matching `query` (its `E` records of the
+    /// query's times; every record of the machine for an index period).
+    fn events(
+        &self,
+        machine_id: &str,
+        query: &jackpot::EventQuery,
+        limit: usize,
+    ) -> Result<Vec<jackpot::LoggedEvent>> {
+        let key = id_key(b'E', machine_id);
+        let (from_ms, to_ms) = match query.period {
+            jackpot::Period::Times { from_ms, to_ms } => (from_ms, to_ms),
+            jackpot::Period::All | jackpot::Period::Indexes { .. } => (i64::MIN, i64::MAX),
+        };
+        let mut out = Vec::new();
+        if from_ms >= to_ms || limit == 0 {
+            return Ok(out);
+        }
+        for kv in self
+            .tree
+            .range(with(key.clone(), &biased(from_ms))..with(key, &biased(to_ms)))
+        {
+            let e: jackpot::LoggedEvent = decode(&kv?.1)?;
+            if query.matches(&e) {
+                out.push(e);
+                if out.len() >= limit {
+                    break;
+                }
+            }
+        }
+        Ok(out)
+    }
+
     fn day_totals(&self, machine_id: &str, from: i64, to: i64) -> Result<(DeltaSum, Option<i64>)> {
         let key = id_key(b'Y', machine_id);
         let mut sum = DeltaSum::default();
@@ -656,6 +694,15 @@ impl DetailSource for AuditStore {
             |a, b| self.sum_increases(machine_id, a, b, |_| true),
         )
         .map_err(query_error)
+    }
+
+    fn machine_events(
+        &self,
+        machine_id: &str,
+        query: &jackpot::EventQuery,
+        limit: usize,
+    ) -> std::result::Result<Vec<jackpot::LoggedEvent>, QueryError> {
+        self.events(machine_id, query, limit).map_err(query_error)
     }
 
     fn pool_span(&self, pool: &jackpot::Pool) -> std::result::Result<(u64, u64), QueryError> {

@@ -191,6 +191,7 @@ fn the_books_detail_goes_to_the_store_and_the_queries_read_it_there() {
                     assert!(lines.insert((pool_id, position), entry).is_none());
                 }
                 Detail::DayTotal { .. } => day_totals += 1,
+                Detail::Event { .. } => {}
             }
         }
     }

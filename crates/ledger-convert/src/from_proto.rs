@@ -464,6 +464,19 @@ fn machine(p: P) -> Option<jackpot::Event> {
             before: meters(m.before),
             after: meters(m.after),
         }),
+        P::MachineEvent(m) => E::MachineEvent(machine_event(m)?),
+        P::MachineChangeAuthorized(m) => E::ChangeAuthorized(jackpot::ChangeAuthorized {
+            authorization_id: m.authorization_id.into(),
+            machine_id: m.machine_id.into(),
+            detail: m.detail,
+        }),
+        P::ProgramApproved(m) => E::ProgramApproved(jackpot::ProgramApproved {
+            model_id: m.model_id.into(),
+            component: m.component,
+            algorithm: m.algorithm,
+            signature: m.signature,
+            approval_ref: m.approval_ref,
+        }),
         P::MachineModelApproved(m) => E::ModelApproved(jackpot::ModelApproved {
             model_id: m.model_id.into(),
             theoretical_rtp_bp: m.theoretical_rtp_bp,
@@ -503,5 +516,119 @@ fn machine(p: P) -> Option<jackpot::Event> {
             reference: m.reference,
         }),
         _ => return None,
+    })
+}
+
+/// A significant event (`None` for an unspecified enum, which ingest refuses).
+fn machine_event(m: v1::MachineEvent) -> Option<jackpot::MachineEvent> {
+    use jackpot::Significant as S;
+    use v1::machine_event::Event as K;
+    let event = match m.event? {
+        K::Door(d) => S::Door {
+            door: match v1::Door::try_from(d.door).ok()? {
+                v1::Door::Unspecified => return None,
+                v1::Door::Main => jackpot::Door::Main,
+                v1::Door::Logic => jackpot::Door::Logic,
+                v1::Door::CashBox => jackpot::Door::CashBox,
+                v1::Door::Drop => jackpot::Door::Drop,
+                v1::Door::Belly => jackpot::Door::Belly,
+                v1::Door::Stacker => jackpot::Door::Stacker,
+                v1::Door::TopBox => jackpot::Door::TopBox,
+            },
+            action: match v1::DoorAction::try_from(d.action).ok()? {
+                v1::DoorAction::Unspecified => return None,
+                v1::DoorAction::Opened => jackpot::DoorAction::Opened,
+                v1::DoorAction::Closed => jackpot::DoorAction::Closed,
+                v1::DoorAction::OpenedWhilePoweredOff => jackpot::DoorAction::OpenedWhilePoweredOff,
+            },
+        },
+        K::Power(p) => S::Power {
+            on: match v1::PowerAction::try_from(p.action).ok()? {
+                v1::PowerAction::Unspecified => return None,
+                v1::PowerAction::Off => false,
+                v1::PowerAction::On => true,
+            },
+        },
+        K::MemoryError(_) => S::MemoryError,
+        K::BatteryLow(_) => S::BatteryLow,
+        K::HandPay(h) => S::HandPay {
+            state: match v1::HandPayState::try_from(h.state).ok()? {
+                v1::HandPayState::Unspecified => return None,
+                v1::HandPayState::Pending => jackpot::HandPayState::Pending,
+                v1::HandPayState::Reset => jackpot::HandPayState::Reset,
+            },
+            pay_kind: match v1::HandPayKind::try_from(h.kind).ok()? {
+                v1::HandPayKind::Unspecified => return None,
+                v1::HandPayKind::CancelledCredits => jackpot::HandPayKind::CancelledCredits,
+                v1::HandPayKind::Jackpot => jackpot::HandPayKind::Jackpot,
+                v1::HandPayKind::Progressive => jackpot::HandPayKind::Progressive,
+            },
+            handpay_id: h.handpay_id,
+            amount_cents: h.amount_cents,
+        },
+        K::ProgressiveHit(h) => S::ProgressiveHit {
+            pool_id: h.pool_id.into(),
+            amount_cents: h.amount_cents,
+            level: h.level,
+        },
+        K::ProgressiveReset(r) => S::ProgressiveReset {
+            pool_id: r.pool_id.into(),
+        },
+        K::DeviceFault(f) => S::DeviceFault {
+            device: f.device,
+            code: f.code,
+            cleared: f.cleared,
+            disables_play: f.disables_play,
+        },
+        K::Link(l) => S::Link {
+            up: match v1::LinkAction::try_from(l.action).ok()? {
+                v1::LinkAction::Unspecified => return None,
+                v1::LinkAction::Down => false,
+                v1::LinkAction::Up => true,
+            },
+        },
+        K::EventsLost(l) => S::EventsLost {
+            reporter: match v1::EventsLostReporter::try_from(l.reporter).ok()? {
+                v1::EventsLostReporter::Unspecified => return None,
+                v1::EventsLostReporter::Machine => jackpot::LostReporter::Machine,
+                v1::EventsLostReporter::Agent => jackpot::LostReporter::Agent,
+            },
+            count: l.count,
+            from_ms: l.from_ms,
+            to_ms: l.to_ms,
+        },
+        K::SoftwareAuthenticated(a) => S::SoftwareAuthenticated {
+            component: a.component,
+            algorithm: a.algorithm,
+            signature: a.signature,
+            passed: a.passed,
+        },
+        K::ConfigurationChanged(c) => S::ConfigurationChanged {
+            changes: c
+                .changes
+                .into_iter()
+                .map(|o| jackpot::OptionChange {
+                    option: o.option,
+                    old_value: o.old_value,
+                    new_value: o.new_value,
+                })
+                .collect(),
+            authorization_id: opt_id(c.authorization_id),
+        },
+        K::GameStarted(g) => S::GameStarted {
+            game_number: g.game_number,
+            wager_cents: g.wager_cents,
+        },
+        K::GameEnded(g) => S::GameEnded {
+            game_number: g.game_number,
+            wager_cents: g.wager_cents,
+            win_cents: g.win_cents,
+        },
+    };
+    Some(jackpot::MachineEvent {
+        machine_id: m.machine_id.into(),
+        source_code: m.source_code,
+        detail: m.detail,
+        event,
     })
 }

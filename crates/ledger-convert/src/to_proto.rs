@@ -314,6 +314,19 @@ pub fn jackpot_event(e: &J) -> Option<P> {
             before: meters(&c.before),
             after: meters(&c.after),
         }),
+        J::MachineEvent(e) => P::MachineEvent(machine_event(e)),
+        J::ChangeAuthorized(a) => P::MachineChangeAuthorized(v1::MachineChangeAuthorized {
+            authorization_id: a.authorization_id.to_string(),
+            machine_id: a.machine_id.to_string(),
+            detail: a.detail.clone(),
+        }),
+        J::ProgramApproved(p) => P::ProgramApproved(v1::ProgramApproved {
+            model_id: p.model_id.to_string(),
+            component: p.component.clone(),
+            algorithm: p.algorithm.clone(),
+            signature: p.signature.clone(),
+            approval_ref: p.approval_ref.clone(),
+        }),
         J::JackpotTransfer(t) => P::JackpotTransfer(v1::JackpotTransfer {
             transfer_id: t.transfer_id.to_string(),
             from_pool_id: t.from_pool_id.to_string(),
@@ -329,4 +342,146 @@ pub fn jackpot_event(e: &J) -> Option<P> {
             reference: a.reference.clone(),
         }),
     })
+}
+
+/// A machine's significant event.
+pub fn machine_event(e: &jackpot::MachineEvent) -> v1::MachineEvent {
+    use jackpot::Significant as S;
+    use v1::machine_event::Event as K;
+    let event = match &e.event {
+        S::Door { door, action } => K::Door(v1::DoorEvent {
+            door: match door {
+                jackpot::Door::Main => v1::Door::Main,
+                jackpot::Door::Logic => v1::Door::Logic,
+                jackpot::Door::CashBox => v1::Door::CashBox,
+                jackpot::Door::Drop => v1::Door::Drop,
+                jackpot::Door::Belly => v1::Door::Belly,
+                jackpot::Door::Stacker => v1::Door::Stacker,
+                jackpot::Door::TopBox => v1::Door::TopBox,
+            } as i32,
+            action: match action {
+                jackpot::DoorAction::Opened => v1::DoorAction::Opened,
+                jackpot::DoorAction::Closed => v1::DoorAction::Closed,
+                jackpot::DoorAction::OpenedWhilePoweredOff => v1::DoorAction::OpenedWhilePoweredOff,
+            } as i32,
+        }),
+        S::Power { on } => K::Power(v1::PowerEvent {
+            action: if *on {
+                v1::PowerAction::On
+            } else {
+                v1::PowerAction::Off
+            } as i32,
+        }),
+        S::MemoryError => K::MemoryError(v1::MemoryError {}),
+        S::BatteryLow => K::BatteryLow(v1::BatteryLow {}),
+        S::HandPay {
+            state,
+            pay_kind,
+            handpay_id,
+            amount_cents,
+        } => K::HandPay(v1::HandPay {
+            state: match state {
+                jackpot::HandPayState::Pending => v1::HandPayState::Pending,
+                jackpot::HandPayState::Reset => v1::HandPayState::Reset,
+            } as i32,
+            kind: match pay_kind {
+                jackpot::HandPayKind::CancelledCredits => v1::HandPayKind::CancelledCredits,
+                jackpot::HandPayKind::Jackpot => v1::HandPayKind::Jackpot,
+                jackpot::HandPayKind::Progressive => v1::HandPayKind::Progressive,
+            } as i32,
+            handpay_id: handpay_id.clone(),
+            amount_cents: *amount_cents,
+        }),
+        S::ProgressiveHit {
+            pool_id,
+            amount_cents,
+            level,
+        } => K::ProgressiveHit(v1::ProgressiveHit {
+            pool_id: pool_id.to_string(),
+            amount_cents: *amount_cents,
+            level: *level,
+        }),
+        S::ProgressiveReset { pool_id } => K::ProgressiveReset(v1::ProgressiveReset {
+            pool_id: pool_id.to_string(),
+        }),
+        S::DeviceFault {
+            device,
+            code,
+            cleared,
+            disables_play,
+        } => K::DeviceFault(v1::DeviceFault {
+            device: device.clone(),
+            code: code.clone(),
+            cleared: *cleared,
+            disables_play: *disables_play,
+        }),
+        S::Link { up } => K::Link(v1::LinkEvent {
+            action: if *up {
+                v1::LinkAction::Up
+            } else {
+                v1::LinkAction::Down
+            } as i32,
+        }),
+        S::EventsLost {
+            reporter,
+            count,
+            from_ms,
+            to_ms,
+        } => K::EventsLost(v1::EventsLost {
+            reporter: match reporter {
+                jackpot::LostReporter::Machine => v1::EventsLostReporter::Machine,
+                jackpot::LostReporter::Agent => v1::EventsLostReporter::Agent,
+            } as i32,
+            count: *count,
+            from_ms: *from_ms,
+            to_ms: *to_ms,
+        }),
+        S::SoftwareAuthenticated {
+            component,
+            algorithm,
+            signature,
+            passed,
+        } => K::SoftwareAuthenticated(v1::SoftwareAuthenticated {
+            component: component.clone(),
+            algorithm: algorithm.clone(),
+            signature: signature.clone(),
+            passed: *passed,
+        }),
+        S::ConfigurationChanged {
+            changes,
+            authorization_id,
+        } => K::ConfigurationChanged(v1::ConfigurationChanged {
+            changes: changes
+                .iter()
+                .map(|o| v1::OptionChange {
+                    option: o.option.clone(),
+                    old_value: o.old_value.clone(),
+                    new_value: o.new_value.clone(),
+                })
+                .collect(),
+            authorization_id: id(authorization_id),
+        }),
+        S::GameStarted {
+            game_number,
+            wager_cents,
+        } => K::GameStarted(v1::GameStarted {
+            game_number: *game_number,
+            wager_cents: *wager_cents,
+        }),
+        S::GameEnded {
+            game_number,
+            wager_cents,
+            win_cents,
+        } => K::GameEnded(v1::GameEnded {
+            game_number: *game_number,
+            wager_cents: *wager_cents,
+            win_cents: *win_cents,
+        }),
+    };
+    v1::MachineEvent {
+        machine_id: e.machine_id.to_string(),
+        source_code: e.source_code.clone(),
+        detail: e.detail.clone(),
+        event: Some(event),
+    }
 }

@@ -173,3 +173,136 @@ fn an_unknown_game_is_routed_as_such() {
         other => panic!("{other:?}"),
     }
 }
+
+/// Every kind of significant event, the change authorisation and the program approval come
+/// back as they went out.
+#[test]
+fn every_significant_event_survives_the_trip() {
+    use jackpot::{
+        ChangeAuthorized, Door, DoorAction, Event, HandPayKind, HandPayState, LostReporter,
+        MachineEvent, OptionChange, ProgramApproved, Significant as S,
+    };
+    let kinds = vec![
+        S::Door {
+            door: Door::CashBox,
+            action: DoorAction::Opened,
+        },
+        S::Door {
+            door: Door::Logic,
+            action: DoorAction::OpenedWhilePoweredOff,
+        },
+        S::Door {
+            door: Door::TopBox,
+            action: DoorAction::Closed,
+        },
+        S::Power { on: false },
+        S::Power { on: true },
+        S::MemoryError,
+        S::BatteryLow,
+        S::HandPay {
+            state: HandPayState::Pending,
+            pay_kind: HandPayKind::CancelledCredits,
+            handpay_id: "hp-7".into(),
+            amount_cents: 125_000,
+        },
+        S::HandPay {
+            state: HandPayState::Reset,
+            pay_kind: HandPayKind::Progressive,
+            handpay_id: String::new(),
+            amount_cents: 1,
+        },
+        S::ProgressiveHit {
+            pool_id: "JP-1".into(),
+            amount_cents: 51_234,
+            level: 2,
+        },
+        S::ProgressiveReset {
+            pool_id: "JP-1".into(),
+        },
+        S::DeviceFault {
+            device: "printer".into(),
+            code: "paper_out".into(),
+            cleared: false,
+            disables_play: true,
+        },
+        S::Link { up: false },
+        S::Link { up: true },
+        S::EventsLost {
+            reporter: LostReporter::Agent,
+            count: 17,
+            from_ms: 1_767_225_600_000,
+            to_ms: 1_767_225_660_000,
+        },
+        S::SoftwareAuthenticated {
+            component: "game".into(),
+            algorithm: "sha256".into(),
+            signature: "00ab".into(),
+            passed: false,
+        },
+        S::ConfigurationChanged {
+            changes: vec![OptionChange {
+                option: "denomination".into(),
+                old_value: "1".into(),
+                new_value: "2".into(),
+            }],
+            authorization_id: Some("CH-1".into()),
+        },
+        S::ConfigurationChanged {
+            changes: vec![OptionChange {
+                option: "sound".into(),
+                old_value: String::new(),
+                new_value: "off".into(),
+            }],
+            authorization_id: None,
+        },
+        S::GameStarted {
+            game_number: 41,
+            wager_cents: 50,
+        },
+        S::GameEnded {
+            game_number: 41,
+            wager_cents: 50,
+            win_cents: 0,
+        },
+    ];
+    let mut events: Vec<Event> = kinds
+        .into_iter()
+        .enumerate()
+        .map(|(i, event)| {
+            Event::MachineEvent(MachineEvent {
+                machine_id: "M-1".into(),
+                source_code: if i % 2 == 0 {
+                    format!("SAS:{i:02x}")
+                } else {
+                    String::new()
+                },
+                detail: if i % 3 == 0 {
+                    "at the machine".into()
+                } else {
+                    String::new()
+                },
+                event,
+            })
+        })
+        .collect();
+    events.push(Event::ChangeAuthorized(ChangeAuthorized {
+        authorization_id: "CH-1".into(),
+        machine_id: "M-1".into(),
+        detail: "denomination".into(),
+    }));
+    events.push(Event::ProgramApproved(ProgramApproved {
+        model_id: "K".into(),
+        component: "game".into(),
+        algorithm: "sha256".into(),
+        signature: "00ab".into(),
+        approval_ref: "IGJ-9".into(),
+    }));
+    for (i, e) in events.into_iter().enumerate() {
+        let p = to_proto::jackpot_event(&e).expect("signed");
+        let index = i as u64 + 1;
+        match back(index, 1_767_225_600_000, p) {
+            Routed::Jackpot(got) => assert_eq!(got, e),
+            other => panic!("{e:?}: {other:?}"),
+        }
+    }
+}

@@ -218,6 +218,9 @@ pub fn payload_name(p: &P) -> &'static str {
         P::MachineFault(_) => "machine_fault",
         P::MachineRestored(_) => "machine_restored",
         P::RamClear(_) => "ram_clear",
+        P::MachineEvent(_) => "machine_event",
+        P::MachineChangeAuthorized(_) => "machine_change_authorized",
+        P::ProgramApproved(_) => "program_approved",
         P::MachineModelApproved(_) => "machine_model_approved",
         P::PoolConfigured(_) => "pool_configured",
         P::JackpotTransfer(_) => "jackpot_transfer",
@@ -670,7 +673,28 @@ fn check_payload(p: P) -> Result<Payload, BodyError> {
                 event: p,
             });
         }
+        P::MachineEvent(m) => {
+            machine_event(m)?;
+            return Ok(Payload::Machine {
+                machine_id: m.machine_id.clone(),
+                event: p,
+            });
+        }
         // ------------------------------------------------------------ operator / regulator
+        P::MachineChangeAuthorized(m) => {
+            id(f!("authorization_id"), &m.authorization_id)?;
+            id(f!("machine_id"), &m.machine_id)?;
+            text(f!("detail"), &m.detail)?;
+            return Ok(Payload::Operator(p));
+        }
+        P::ProgramApproved(m) => {
+            id(f!("model_id"), &m.model_id)?;
+            id(f!("component"), &m.component)?;
+            opt_id(f!("algorithm"), &m.algorithm)?;
+            signature_hex(f!("signature"), &m.signature)?;
+            text(f!("approval_ref"), &m.approval_ref)?;
+            return Ok(Payload::Operator(p));
+        }
         P::MachineModelApproved(m) => {
             id(f!("model_id"), &m.model_id)?;
             bp(f!("theoretical_rtp_bp"), m.theoretical_rtp_bp)?;
@@ -719,6 +743,132 @@ fn check_payload(p: P) -> Result<Payload, BodyError> {
         }
     };
     Ok(Payload::Table { table_id, event: p })
+}
+
+/// Longest program signature, in hex digits (a 512-bit digest is 128).
+pub const MAX_SIGNATURE_HEX: usize = 256;
+
+/// A program signature: lowercase hex, an even number of digits, at most [`MAX_SIGNATURE_HEX`].
+fn signature_hex(field: impl FieldName, v: &str) -> Result<(), BodyError> {
+    if v.is_empty() {
+        return Err(bad(field, "missing"));
+    }
+    if v.len() > MAX_SIGNATURE_HEX {
+        return Err(bad(
+            field,
+            format!("longer than {MAX_SIGNATURE_HEX} hex digits"),
+        ));
+    }
+    if !v
+        .bytes()
+        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    {
+        return Err(bad(field, "must be lowercase hex digits (0-9, a-f)"));
+    }
+    if !v.len().is_multiple_of(2) {
+        return Err(bad(field, "an odd number of hex digits"));
+    }
+    Ok(())
+}
+
+/// An enum value that must be known and not UNSPECIFIED (0).
+fn known<E: TryFrom<i32>>(field: impl FieldName, v: i32, what: &str) -> Result<E, BodyError> {
+    if v == 0 {
+        return Err(bad(field, format!("missing (the {what} is unspecified)")));
+    }
+    E::try_from(v).map_err(|_| bad(field, format!("unknown {what} {v}")))
+}
+
+/// A machine's significant event: the machine, the kind, and the kind's own fields, each error
+/// naming `machine_event.<kind>.<field>`.
+fn machine_event(m: &v1::MachineEvent) -> Result<(), BodyError> {
+    use v1::machine_event::Event as K;
+    const N: &str = "machine_event";
+    id(Of(N, "machine_id"), &m.machine_id)?;
+    opt_id(Of(N, "source_code"), &m.source_code)?;
+    text(Of(N, "detail"), &m.detail)?;
+    let Some(event) = &m.event else {
+        return Err(bad(
+            Of(N, "event"),
+            "missing (or a kind this ledger version does not know)",
+        ));
+    };
+    match event {
+        K::Door(d) => {
+            known::<v1::Door>(Of(N, "door.door"), d.door, "door")?;
+            known::<v1::DoorAction>(Of(N, "door.action"), d.action, "door action")?;
+        }
+        K::Power(p) => {
+            known::<v1::PowerAction>(Of(N, "power.action"), p.action, "power action")?;
+        }
+        K::MemoryError(_) | K::BatteryLow(_) => {}
+        K::HandPay(h) => {
+            known::<v1::HandPayState>(Of(N, "hand_pay.state"), h.state, "hand pay state")?;
+            known::<v1::HandPayKind>(Of(N, "hand_pay.kind"), h.kind, "hand pay kind")?;
+            opt_id(Of(N, "hand_pay.handpay_id"), &h.handpay_id)?;
+            stake(Of(N, "hand_pay.amount_cents"), h.amount_cents)?;
+        }
+        K::ProgressiveHit(h) => {
+            id(Of(N, "progressive_hit.pool_id"), &h.pool_id)?;
+            stake(Of(N, "progressive_hit.amount_cents"), h.amount_cents)?;
+        }
+        K::ProgressiveReset(r) => id(Of(N, "progressive_reset.pool_id"), &r.pool_id)?,
+        K::DeviceFault(f) => {
+            id(Of(N, "device_fault.device"), &f.device)?;
+            id(Of(N, "device_fault.code"), &f.code)?;
+        }
+        K::Link(l) => {
+            known::<v1::LinkAction>(Of(N, "link.action"), l.action, "link action")?;
+        }
+        K::EventsLost(l) => {
+            known::<v1::EventsLostReporter>(Of(N, "events_lost.reporter"), l.reporter, "reporter")?;
+            if l.from_ms < 0 {
+                return Err(bad(
+                    Of(N, "events_lost.from_ms"),
+                    format!("must not be negative, got {}", l.from_ms),
+                ));
+            }
+            if l.to_ms < 0 {
+                return Err(bad(
+                    Of(N, "events_lost.to_ms"),
+                    format!("must not be negative, got {}", l.to_ms),
+                ));
+            }
+            if l.from_ms > 0 && l.to_ms > 0 && l.from_ms > l.to_ms {
+                return Err(bad(
+                    Of(N, "events_lost.to_ms"),
+                    format!("{} is before from_ms {}", l.to_ms, l.from_ms),
+                ));
+            }
+        }
+        K::SoftwareAuthenticated(a) => {
+            id(Of(N, "software_authenticated.component"), &a.component)?;
+            opt_id(Of(N, "software_authenticated.algorithm"), &a.algorithm)?;
+            signature_hex(Of(N, "software_authenticated.signature"), &a.signature)?;
+        }
+        K::ConfigurationChanged(c) => {
+            const F: &str = "configuration_changed.changes";
+            if c.changes.is_empty() {
+                return Err(bad(Of(N, F), "at least one option change is required"));
+            }
+            list(Of(N, F), &c.changes)?;
+            for (i, o) in c.changes.iter().enumerate() {
+                id(Nth(N, F, i, ".option"), &o.option)?;
+                text(Nth(N, F, i, ".old_value"), &o.old_value)?;
+                text(Nth(N, F, i, ".new_value"), &o.new_value)?;
+            }
+            opt_id(
+                Of(N, "configuration_changed.authorization_id"),
+                &c.authorization_id,
+            )?;
+        }
+        K::GameStarted(g) => nonneg(Of(N, "game_started.wager_cents"), g.wager_cents)?,
+        K::GameEnded(g) => {
+            nonneg(Of(N, "game_ended.wager_cents"), g.wager_cents)?;
+            nonneg(Of(N, "game_ended.win_cents"), g.win_cents)?;
+        }
+    }
+    Ok(())
 }
 
 /// A jackpot transfer's fields, checked as ingest checks them, each named by `field`.
@@ -974,6 +1124,169 @@ mod tests {
                 .to_string()
                 .contains("bet_values_cents")
         );
+    }
+
+    fn machine_event(event: v1::machine_event::Event) -> P {
+        P::MachineEvent(v1::MachineEvent {
+            machine_id: "M-1".into(),
+            source_code: "SAS:11".into(),
+            detail: String::new(),
+            event: Some(event),
+        })
+    }
+
+    fn refusal(p: P) -> String {
+        Event::decode(&body(p)).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn machine_events_are_checked_field_by_field() {
+        use v1::machine_event::Event as K;
+        let door = |door, action| machine_event(K::Door(v1::DoorEvent { door, action }));
+        let e = Event::decode(&body(door(
+            v1::Door::Logic as i32,
+            v1::DoorAction::OpenedWhilePoweredOff as i32,
+        )))
+        .unwrap();
+        assert_eq!(e.payload_name(), "machine_event");
+        assert!(
+            matches!(e.payload, Payload::Machine { ref machine_id, .. } if machine_id == "M-1")
+        );
+        assert_eq!(
+            refusal(door(0, 1)),
+            "malformed body: machine_event.door.door: missing (the door is unspecified)"
+        );
+        assert_eq!(
+            refusal(door(1, 9)),
+            "malformed body: machine_event.door.action: unknown door action 9"
+        );
+        assert!(
+            refusal(machine_event(K::Power(v1::PowerEvent { action: 0 })))
+                .contains("machine_event.power.action")
+        );
+        let hand_pay = |amount| {
+            machine_event(K::HandPay(v1::HandPay {
+                state: v1::HandPayState::Reset as i32,
+                kind: v1::HandPayKind::Jackpot as i32,
+                handpay_id: "hp-1".into(),
+                amount_cents: amount,
+            }))
+        };
+        assert!(Event::decode(&body(hand_pay(120_000))).is_ok());
+        assert_eq!(
+            refusal(hand_pay(-1)),
+            "malformed body: machine_event.hand_pay.amount_cents: must be positive, got -1"
+        );
+        assert!(refusal(hand_pay(MAX_AMOUNT_CENTS + 1)).contains("hand_pay.amount_cents"));
+        let hit = machine_event(K::ProgressiveHit(v1::ProgressiveHit {
+            pool_id: String::new(),
+            amount_cents: 10,
+            level: 1,
+        }));
+        assert_eq!(
+            refusal(hit),
+            "malformed body: machine_event.progressive_hit.pool_id: missing"
+        );
+        let fault = machine_event(K::DeviceFault(v1::DeviceFault {
+            device: "bill validator".into(),
+            code: "jam".into(),
+            ..Default::default()
+        }));
+        assert!(refusal(fault).contains("machine_event.device_fault.device"));
+        let lost = |from_ms, to_ms| {
+            machine_event(K::EventsLost(v1::EventsLost {
+                reporter: v1::EventsLostReporter::Agent as i32,
+                count: 3,
+                from_ms,
+                to_ms,
+            }))
+        };
+        assert!(Event::decode(&body(lost(0, 0))).is_ok());
+        assert!(refusal(lost(10, 5)).contains("machine_event.events_lost.to_ms"));
+        assert!(refusal(lost(-1, 5)).contains("machine_event.events_lost.from_ms"));
+        let auth = |sig: &str| {
+            machine_event(K::SoftwareAuthenticated(v1::SoftwareAuthenticated {
+                component: "game".into(),
+                algorithm: "sha256".into(),
+                signature: sig.into(),
+                passed: true,
+            }))
+        };
+        assert!(Event::decode(&body(auth("00ff"))).is_ok());
+        assert!(refusal(auth("00FF")).contains("lowercase hex"));
+        assert!(refusal(auth("0ff")).contains("odd number"));
+        assert!(refusal(auth("")).contains("software_authenticated.signature: missing"));
+        assert!(refusal(auth(&"a".repeat(MAX_SIGNATURE_HEX + 2))).contains("longer than"));
+        let change = |changes: Vec<v1::OptionChange>| {
+            machine_event(K::ConfigurationChanged(v1::ConfigurationChanged {
+                changes,
+                authorization_id: "CH-1".into(),
+            }))
+        };
+        assert!(refusal(change(vec![])).contains("at least one option change"));
+        let opt = |o: &str, new: &str| v1::OptionChange {
+            option: o.into(),
+            old_value: "1".into(),
+            new_value: new.into(),
+        };
+        assert!(Event::decode(&body(change(vec![opt("denomination", "2")]))).is_ok());
+        assert_eq!(
+            refusal(change(vec![opt("a", "1"), opt("", "2")])),
+            "malformed body: machine_event.configuration_changed.changes[1].option: missing"
+        );
+        assert!(
+            refusal(change(vec![opt("a", "\u{7}")]))
+                .contains("configuration_changed.changes[0].new_value")
+        );
+        let game = machine_event(K::GameEnded(v1::GameEnded {
+            game_number: 1,
+            wager_cents: 100,
+            win_cents: -1,
+        }));
+        assert!(refusal(game).contains("machine_event.game_ended.win_cents"));
+        let no_kind = P::MachineEvent(v1::MachineEvent {
+            machine_id: "M-1".into(),
+            ..Default::default()
+        });
+        assert!(refusal(no_kind).contains("machine_event.event: missing"));
+        let bad_machine = P::MachineEvent(v1::MachineEvent {
+            machine_id: "M 1".into(),
+            event: Some(K::BatteryLow(v1::BatteryLow {})),
+            ..Default::default()
+        });
+        assert!(refusal(bad_machine).contains("machine_event.machine_id"));
+    }
+
+    #[test]
+    fn change_authorisations_and_program_approvals_are_operator_events() {
+        let auth = P::MachineChangeAuthorized(v1::MachineChangeAuthorized {
+            authorization_id: "CH-1".into(),
+            machine_id: "M-1".into(),
+            detail: "denomination 1 → 2".into(),
+        });
+        assert!(matches!(
+            Event::decode(&body(auth)).unwrap().payload,
+            Payload::Operator(_)
+        ));
+        let program = |sig: &str| {
+            P::ProgramApproved(v1::ProgramApproved {
+                model_id: "K".into(),
+                component: "game".into(),
+                algorithm: "sha1".into(),
+                signature: sig.into(),
+                approval_ref: "IGJ-1".into(),
+            })
+        };
+        assert!(matches!(
+            Event::decode(&body(program("ab12"))).unwrap().payload,
+            Payload::Operator(_)
+        ));
+        assert!(refusal(program("xyz")).contains("program_approved.signature"));
+        let no_machine = P::MachineChangeAuthorized(v1::MachineChangeAuthorized {
+            authorization_id: "CH-1".into(),
+            ..Default::default()
+        });
+        assert!(refusal(no_machine).contains("machine_change_authorized.machine_id: missing"));
     }
 
     #[test]

@@ -2,7 +2,8 @@
 //! gRPC service), and the two signed acts on them: a force-majeure transfer of a pool's captive
 //! value (operator, P217/2007 T.III r.6) and the inspectorate's authorisation of a target.
 //!
-//! Reading: `pools`, `pool`, `liability`, `machines`, `transfer-candidates`. Acting: `transfer`
+//! Reading: `pools`, `pool`, `liability`, `machines`, `events` (module `machine_events`),
+//! `transfer-candidates`. Acting: `transfer`
 //! validates first (Jackpots.ValidateTransfer) and refuses to submit an ineligible transfer
 //! unless `--force`; it then signs a `JackpotTransfer` with the operator key, submits it over
 //! Ingest, waits for the live audit to apply it, and says what happened: applied (the whole
@@ -40,6 +41,9 @@ pub enum Command {
     Liability(LiabilityArgs),
     /// Machines: meters, status, and return to player (theoretical vs actual, variance).
     Machines(MachinesArgs),
+    /// A machine's significant events over a period (doors, power, hand pays, progressives,
+    /// tilts, link, lost events, software, configuration, games) and what stands open.
+    Events(crate::machine_events::EventsArgs),
     /// Where the captive values of a machine's pools may be transferred (r.6), ranked.
     TransferCandidates(CandidatesArgs),
     /// Transfer a pool's captive value after force majeure (operator-signed; validated first).
@@ -240,6 +244,7 @@ pub async fn run(c: Command, json: bool) -> anyhow::Result<i32> {
         Command::Pool(a) => pool(a, json).await,
         Command::Liability(a) => liability(a, json).await,
         Command::Machines(a) => machines(a, json).await,
+        Command::Events(a) => crate::machine_events::run(a, json).await,
         Command::TransferCandidates(a) => candidates(a, json).await,
         Command::Transfer(a) => transfer(a, json).await,
         Command::Authorize(a) => authorize(a, json).await,

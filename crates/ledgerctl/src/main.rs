@@ -19,6 +19,7 @@ mod findings;
 mod ingest_stats;
 mod jackpot;
 mod keygen;
+mod machine_events;
 mod present;
 mod report;
 mod round;

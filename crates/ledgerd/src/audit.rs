@@ -682,6 +682,8 @@ fn history_limit(n: u32) -> Result<usize, Status> {
 /// Machines in a `ListMachines` page by default, and at most.
 const MACHINES_PAGE: usize = 1_000;
 const MACHINES_PAGE_MAX: usize = 10_000;
+const EVENTS_PAGE: usize = 1_000;
+const EVENTS_PAGE_MAX: usize = 10_000;
 
 fn machines_period(from_ms: Option<i64>, to_ms: Option<i64>) -> Result<jackpot::Period, Status> {
     match (from_ms, to_ms) {
@@ -844,6 +846,68 @@ impl Jackpots for JackpotService {
                 json.push('}');
                 Ok(Response::new(v1::JsonDocument { json }))
             },
+        )
+        .await
+    }
+
+    async fn get_machine_events(
+        &self,
+        req: Request<v1::MachineEventsRequest>,
+    ) -> Result<Response<v1::JsonDocument>, Status> {
+        let q = req.into_inner();
+        id_arg("machine_id", &q.machine_id)?;
+        let period = machines_period(q.from_ms, q.to_ms)?;
+        let limit = crate::service::page_limit(q.limit, EVENTS_PAGE, EVENTS_PAGE_MAX)?;
+        if let Some(k) = q
+            .kinds
+            .iter()
+            .find(|k| !jackpot::EVENT_KINDS.contains(&k.as_str()))
+        {
+            return Err(Status::invalid_argument(format!(
+                "kinds: unknown kind `{k}` (one of {})",
+                jackpot::EVENT_KINDS.join(", ")
+            )));
+        }
+        let query = jackpot::EventQuery {
+            period,
+            after_index: q.after_index,
+            kinds: q.kinds,
+        };
+        let id = q.machine_id;
+        let store = self.store.clone();
+        let mut budget = crate::reply::Budget::new(self.max_reply_bytes);
+        read_replayer(
+            Some(&self.queries),
+            &self.replayer,
+            move |r| {
+                let book = r.book();
+                let (events, more) = book
+                    .machine_events_from(&store, &id, &query, limit)
+                    .map_err(jackpot_status)?;
+                let machine = book
+                    .machine(&id)
+                    .ok_or_else(|| Status::not_found(format!("unknown machine `{id}`")))?;
+                // The machine's state goes in every page; the events take what room is left.
+                let head = jackpot::EventsReport::new(machine, Vec::new(), false);
+                let head_bytes =
+                    crate::reply::json_cost(serde_json::to_string(&head).map_err(internal)?.len());
+                if !budget.admit(head_bytes) {
+                    return Err(budget.too_large(&format!("machine {id}'s state"), head_bytes));
+                }
+                let (page, left) = crate::reply::fill(
+                    events.into_iter().map(Ok::<_, Status>),
+                    limit,
+                    &mut budget,
+                    |e| {
+                        Ok(crate::reply::json_cost(
+                            serde_json::to_string(e).map_err(internal)?.len(),
+                        ))
+                    },
+                    |e| format!("the event of entry {}", e.index),
+                )?;
+                Ok(jackpot::EventsReport::new(machine, page, more || left))
+            },
+            |report| json(&report),
         )
         .await
     }
