@@ -558,13 +558,15 @@ fn json_payload_name(body: &v1::EventBody) -> String {
         .expect("a payload")
 }
 
-/// The payloads of `EventBody`, from events.proto: (JSON name, message, field number).
-fn payloads_in_the_proto() -> Vec<(String, String, u32)> {
+/// The fields of a oneof in events.proto, the first whose block starts with `opening` after
+/// `after`: (JSON name, message, field number).
+fn oneof_in_the_proto(after: &str, opening: &str) -> Vec<(String, String, u32)> {
     let proto = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../proto/casino_ledger/v1/events.proto"),
     )
     .unwrap();
-    let start = proto.find("oneof payload {").expect("EventBody's oneof");
+    let from = proto.find(after).expect("the message");
+    let start = from + proto[from..].find(opening).expect("the oneof");
     let block = &proto[start..start + proto[start..].find('}').unwrap()];
     block
         .lines()
@@ -590,6 +592,20 @@ fn payloads_in_the_proto() -> Vec<(String, String, u32)> {
         .collect()
 }
 
+/// The payloads of `EventBody`.
+fn payloads_in_the_proto() -> Vec<(String, String, u32)> {
+    oneof_in_the_proto("message EventBody {", "oneof payload {")
+}
+
+/// The kind of a `MachineEvent` in the proto's JSON (`door`, `handPay`, ...).
+fn machine_event_kind(body: &v1::EventBody) -> Option<String> {
+    let v = serde_json::to_value(body).ok()?;
+    let e = v.get("machineEvent")?.as_object()?;
+    e.keys()
+        .find(|k| !matches!(k.as_str(), "machineId" | "sourceCode" | "detail"))
+        .cloned()
+}
+
 /// Who signs a payload, by its field number's range in events.proto.
 fn signer_of(number: u32) -> &'static str {
     match number {
@@ -600,8 +616,18 @@ fn signer_of(number: u32) -> &'static str {
     }
 }
 
-/// Examples for payloads the simulated session does not produce, in the agent's JSON.
+/// Examples for payloads the simulated session may not produce, in the agent's JSON: each fills a
+/// gap only.
 const HAND_MADE: &[&str] = &[
+    r#"{"gamePlayed":{"machineId":"M-LX-01","gameNumber":"18211","wagerCents":"100","winCents":"500"}}"#,
+    r#"{"machineEvent":{"machineId":"M-LX-01","sourceCode":"SAS:17","power":{"action":"POWER_ACTION_ON"}}}"#,
+    r#"{"machineEvent":{"machineId":"M-LX-01","sourceCode":"SAS:31","memoryError":{},"detail":"critical memory error: backup RAM checksum"}}"#,
+    r#"{"machineEvent":{"machineId":"M-LX-01","sourceCode":"SAS:32","batteryLow":{}}}"#,
+    r#"{"machineEvent":{"machineId":"M-LX-01","sourceCode":"SAS:51","progressiveHit":{"poolId":"JP-LX-01","amountCents":"125000","level":1}}}"#,
+    r#"{"machineEvent":{"machineId":"M-LX-01","progressiveReset":{"poolId":"JP-LX-01"}}}"#,
+    r#"{"machineEvent":{"machineId":"M-LX-01","link":{"action":"LINK_ACTION_DOWN"},"detail":"agent lost the SAS poll for 40 s"}}"#,
+    r#"{"machineEvent":{"machineId":"M-LX-01","configurationChanged":{"changes":[{"option":"denominations","oldValue":"100","newValue":"50,100"}],"authorizationId":"CHG-2026-0031"}}}"#,
+    r#"{"machineChangeAuthorized":{"authorizationId":"CHG-2026-0031","machineId":"M-LX-01","detail":"denomination 0.50 added, technician 114"}}"#,
     r#"{"deviceRegistered":{"deviceId":"M-07","publicKey":"1X2pqPqVtUE8e5UYeSPwTxH6rQwK0zTqlH4J8gLZAj8=","kind":"DEVICE_KIND_MACHINE","casinoId":"casino-lisboa","machineId":"M-07","modelId":"MODEL-A","betValuesCents":["50","100"],"description":"floor 2, bank 3"}}"#,
     r#"{"deviceRevoked":{"deviceId":"M-07","reason":"key exposed during maintenance"}}"#,
     r#"{"betChanged":{"tableId":"T02-roulette-french","roundId":"T02-roulette-french-00012","betId":"b3","amountCents":"1500"}}"#,
@@ -632,19 +658,25 @@ fn every_payload_has_a_json_example_that_the_agent_reads() {
     ))
     .unwrap();
     let mut examples = std::collections::BTreeMap::new();
-    for e in &session.events {
-        let b = v1::EventBody {
+    // A machine's significant events: one of every kind.
+    let mut machine_events = std::collections::BTreeMap::new();
+    let bodies = session
+        .events
+        .iter()
+        .map(|e| v1::EventBody {
             payload: Some(e.payload.clone()),
             ..Default::default()
-        };
-        examples.entry(json_payload_name(&b)).or_insert(b);
-    }
-    for line in HAND_MADE {
-        let b: v1::EventBody = serde_json::from_str(line).unwrap_or_else(|e| panic!("{line}: {e}"));
-        assert!(
-            examples.insert(json_payload_name(&b), b).is_none(),
-            "{line}"
+        })
+        .chain(
+            HAND_MADE
+                .iter()
+                .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("{line}: {e}"))),
         );
+    for b in bodies {
+        if let Some(kind) = machine_event_kind(&b) {
+            machine_events.entry(kind).or_insert_with(|| b.clone());
+        }
+        examples.entry(json_payload_name(&b)).or_insert(b);
     }
     let mut doc = String::from(
         "# One event of every payload, as `ledger-agent` reads it\n\n\
@@ -657,25 +689,39 @@ fn every_payload_has_a_json_example_that_the_agent_reads() {
     );
     let mut missing = Vec::new();
     for (i, (json, message, number)) in payloads_in_the_proto().into_iter().enumerate() {
-        let Some(mut b) = examples.remove(&json) else {
+        let Some(b) = examples.remove(&json) else {
             missing.push(json);
             continue;
         };
-        b.occurred_at_ms = AT + 60_000 * i as i64;
-        let line = serde_json::to_string(&b).unwrap();
-        // What the agent does with a line: decode it, then the ledger's checks.
-        let back: v1::EventBody = serde_json::from_str(&line).unwrap();
-        assert_eq!(back, b, "{line}");
-        ledger_core::Event::from_proto(v1::EventBody {
-            device_id: "example-device".into(),
-            sequence: 1,
-            ..back
-        })
-        .unwrap_or_else(|e| panic!("{json}: {e}: {line}"));
-        doc.push_str(&format!(
-            "\n## `{json}`\n\n`{message}` ({number}), signed by {}.\n\n```json\n{line}\n```\n",
-            signer_of(number)
-        ));
+        let mut these = vec![b];
+        let mut what = format!("`{message}` ({number}), signed by {}.", signer_of(number));
+        if json == "machineEvent" {
+            these.clear();
+            for (kind, _, _) in oneof_in_the_proto("message MachineEvent {", "oneof event {") {
+                match machine_events.remove(&kind) {
+                    Some(b) => these.push(b),
+                    None => missing.push(format!("machineEvent.{kind}")),
+                }
+            }
+            what.push_str(" One line of every kind.");
+        }
+        let mut lines = String::new();
+        for (k, mut b) in these.into_iter().enumerate() {
+            b.occurred_at_ms = AT + 60_000 * i as i64 + 1_000 * k as i64;
+            let line = serde_json::to_string(&b).unwrap();
+            // What the agent does with a line: decode it, then the ledger's checks.
+            let back: v1::EventBody = serde_json::from_str(&line).unwrap();
+            assert_eq!(back, b, "{line}");
+            ledger_core::Event::from_proto(v1::EventBody {
+                device_id: "example-device".into(),
+                sequence: 1,
+                ..back
+            })
+            .unwrap_or_else(|e| panic!("{json}: {e}: {line}"));
+            lines.push_str(&line);
+            lines.push('\n');
+        }
+        doc.push_str(&format!("\n## `{json}`\n\n{what}\n\n```json\n{lines}```\n"));
     }
     assert!(
         missing.is_empty(),

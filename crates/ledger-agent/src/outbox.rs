@@ -148,24 +148,33 @@ impl Outbox {
             dir: d.clone(),
             err,
         })?;
-        let cfg = sled::Config::new()
-            .path(dir)
-            .segment_size(8 << 20)
-            .flush_every_ms(None);
-        let db = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || cfg.open())) {
-            Ok(Ok(db)) => db,
-            Ok(Err(e)) if e.to_string().contains("could not acquire lock") => {
-                return Err(OutboxError::Refused {
-                    dir: d,
-                    msg: "in use by another process (another agent for this device?)".into(),
-                });
-            }
-            Ok(Err(err)) => return Err(OutboxError::Sled { dir: d, err }),
-            Err(_) => {
-                return Err(OutboxError::Refused {
-                    dir: d,
-                    msg: "sled panicked opening it: its files are damaged".into(),
-                });
+        // sled lets go of its file lock only when its last internal thread does, which can be a
+        // moment after the previous owner in this process dropped the Db: retry briefly.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
+        let db = loop {
+            let cfg = sled::Config::new()
+                .path(dir)
+                .segment_size(8 << 20)
+                .flush_every_ms(None);
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || cfg.open())) {
+                Ok(Ok(db)) => break db,
+                Ok(Err(e)) if e.to_string().contains("could not acquire lock") => {
+                    if std::time::Instant::now() < deadline {
+                        std::thread::sleep(std::time::Duration::from_millis(20));
+                        continue;
+                    }
+                    return Err(OutboxError::Refused {
+                        dir: d,
+                        msg: "in use by another process (another agent for this device?)".into(),
+                    });
+                }
+                Ok(Err(err)) => return Err(OutboxError::Sled { dir: d, err }),
+                Err(_) => {
+                    return Err(OutboxError::Refused {
+                        dir: d,
+                        msg: "sled panicked opening it: its files are damaged".into(),
+                    });
+                }
             }
         };
         let log = std::fs::File::open(dir.join("db")).map_err(|err| OutboxError::Io {
