@@ -430,6 +430,21 @@ pub enum Door {
     TopBox,
 }
 
+impl Door {
+    /// The door's name for a reader ("cash box").
+    pub fn name(self) -> &'static str {
+        match self {
+            Door::Main => "main",
+            Door::Logic => "logic",
+            Door::CashBox => "cash box",
+            Door::Drop => "drop",
+            Door::Belly => "belly",
+            Door::Stacker => "stacker",
+            Door::TopBox => "top box",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DoorAction {

@@ -171,7 +171,7 @@ impl EventState {
         self.doors_open.iter().next().map(|(door, since)| Why {
             since: *since,
             door: true,
-            what: format!("{} door open", door_name(*door)),
+            what: format!("{} door open", door.name()),
         })
     }
 
@@ -323,18 +323,6 @@ pub(crate) fn reading_checks(machine: &mut Machine, facts: ReadingFacts) -> Vec<
     out.into_iter()
         .map(|f| f.machine(&machine.id).casino(&machine.casino_id))
         .collect()
-}
-
-fn door_name(d: Door) -> &'static str {
-    match d {
-        Door::Main => "main",
-        Door::Logic => "logic",
-        Door::CashBox => "cash box",
-        Door::Drop => "drop",
-        Door::Belly => "belly",
-        Door::Stacker => "stacker",
-        Door::TopBox => "top box",
-    }
 }
 
 /// Field checks of a significant event (the book's own, whatever ingest did).

@@ -49,6 +49,24 @@ pub struct Args {
 }
 
 /// A time argument in ms since the epoch.
+/// `--from` and `--to` together (clap makes them go together): the period in ms, from before to.
+pub fn parse_period(
+    from: &Option<String>,
+    to: &Option<String>,
+) -> anyhow::Result<(Option<i64>, Option<i64>)> {
+    match (from, to) {
+        (Some(f), Some(t)) => {
+            let from = parse_time("from", f)?;
+            let to = parse_time("to", t)?;
+            if to <= from {
+                anyhow::bail!("--to ({t}) must be after --from ({f})");
+            }
+            Ok((Some(from), Some(to)))
+        }
+        _ => Ok((None, None)),
+    }
+}
+
 pub fn parse_time(field: &str, s: &str) -> anyhow::Result<i64> {
     if let Ok(t) = chrono::DateTime::parse_from_rfc3339(s) {
         return Ok(t.timestamp_millis());

@@ -799,17 +799,7 @@ fn meter(m: &MachineStatus, name: &str, money: bool) -> String {
 }
 
 async fn machines(a: MachinesArgs, json: bool) -> anyhow::Result<i32> {
-    let (from_ms, to_ms) = match (&a.from, &a.to) {
-        (Some(f), Some(t)) => {
-            let from = crate::findings::parse_time("from", f)?;
-            let to = crate::findings::parse_time("to", t)?;
-            if to <= from {
-                bail!("--to ({t}) must be after --from ({f})");
-            }
-            (Some(from), Some(to))
-        }
-        _ => (None, None),
-    };
+    let (from_ms, to_ms) = crate::findings::parse_period(&a.from, &a.to)?;
     // A page at a time, in id order, until a page names no next one.
     let mut jackpots = client(&a.server.server).await?;
     let mut list: Vec<MachineOverview> = Vec::new();

@@ -3,8 +3,8 @@
 
 use anyhow::{Context, bail};
 use jackpot::{
-    Door, DoorAction, EventState, EventsReport, HandPayKind, HandPayState, LoggedEvent,
-    LostReporter, Significant,
+    DoorAction, EventState, EventsReport, HandPayKind, HandPayState, LoggedEvent, LostReporter,
+    Significant,
 };
 use ledger_core::proto::{self as v1, jackpots_client::JackpotsClient};
 
@@ -55,17 +55,7 @@ pub async fn run(a: EventsArgs, json: bool) -> anyhow::Result<i32> {
             jackpot::EVENT_KINDS.join(", ")
         );
     }
-    let (from_ms, to_ms) = match (&a.from, &a.to) {
-        (Some(f), Some(t)) => {
-            let from = crate::findings::parse_time("from", f)?;
-            let to = crate::findings::parse_time("to", t)?;
-            if to <= from {
-                bail!("--to ({t}) must be after --from ({f})");
-            }
-            (Some(from), Some(to))
-        }
-        _ => (None, None),
-    };
+    let (from_ms, to_ms) = crate::findings::parse_period(&a.from, &a.to)?;
     let mut client = JackpotsClient::new(common::channel(&a.server.server).await?)
         .max_decoding_message_size(256 << 20);
     // Every page, oldest first (only the last N kept).
@@ -166,7 +156,7 @@ fn standing(s: &EventState) -> String {
         parts.push(format!("powered off since entry {i}"));
     }
     for (d, i) in &s.doors_open {
-        parts.push(format!("{} door open since entry {i}", door(*d)));
+        parts.push(format!("{} door open since entry {i}", d.name()));
     }
     for (k, f) in &s.faults {
         let how = if f.disables_play {
@@ -208,25 +198,13 @@ fn standing(s: &EventState) -> String {
     }
 }
 
-fn door(d: Door) -> &'static str {
-    match d {
-        Door::Main => "main",
-        Door::Logic => "logic",
-        Door::CashBox => "cash box",
-        Door::Drop => "drop",
-        Door::Belly => "belly",
-        Door::Stacker => "stacker",
-        Door::TopBox => "top box",
-    }
-}
-
 fn row(e: &LoggedEvent) -> Vec<String> {
     let what = match &e.event.event {
         Significant::Door { door: d, action } => match action {
-            DoorAction::Opened => format!("{} door opened", door(*d)),
-            DoorAction::Closed => format!("{} door closed", door(*d)),
+            DoorAction::Opened => format!("{} door opened", d.name()),
+            DoorAction::Closed => format!("{} door closed", d.name()),
             DoorAction::OpenedWhilePoweredOff => {
-                format!("{} door was opened while powered off", door(*d))
+                format!("{} door was opened while powered off", d.name())
             }
         },
         Significant::Power { on: true } => "power on".into(),
