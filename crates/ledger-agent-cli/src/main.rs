@@ -22,6 +22,25 @@ struct Cli {
     /// Machine-readable output: JSON lines on standard output.
     #[arg(long, global = true)]
     json: bool,
+    /// CA certificate that signed ledgerd's certificate (TLS).
+    #[arg(long = "tls-ca", global = true, env = "LEDGER_CA", value_name = "PEM")]
+    tls_ca: Option<PathBuf>,
+    /// This agent's client certificate (a device principal in ledgerd's [[clients]]).
+    #[arg(
+        long = "tls-cert",
+        global = true,
+        env = "LEDGER_CERT",
+        value_name = "PEM"
+    )]
+    tls_cert: Option<PathBuf>,
+    /// This agent's client key.
+    #[arg(
+        long = "tls-key",
+        global = true,
+        env = "LEDGER_KEY",
+        value_name = "PEM"
+    )]
+    tls_key: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -47,7 +66,7 @@ enum Command {
         #[command(flatten)]
         device: Device,
         /// The ledger's gRPC address.
-        #[arg(long, env = "LEDGER_SERVER", default_value = "http://127.0.0.1:50051")]
+        #[arg(long, env = "LEDGER_SERVER", default_value = "127.0.0.1:50051")]
         server: String,
         /// Read this JSON Lines file (a rerun takes only lines it has not taken).
         #[arg(long, conflicts_with = "spool")]
@@ -79,7 +98,7 @@ enum Command {
         #[command(flatten)]
         device: Device,
         /// The ledger's gRPC address.
-        #[arg(long, env = "LEDGER_SERVER", default_value = "http://127.0.0.1:50051")]
+        #[arg(long, env = "LEDGER_SERVER", default_value = "127.0.0.1:50051")]
         server: String,
         /// The refused event's sequence number (the oldest pending).
         #[arg(long)]
@@ -102,6 +121,20 @@ fn main() {
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let json = cli.json;
+    match ledger_agent::tls::ClientTls::from_args_or_env(
+        cli.tls_ca.as_deref(),
+        cli.tls_cert.as_deref(),
+        cli.tls_key.as_deref(),
+    ) {
+        Ok(Some(tls)) => {
+            ledger_agent::tls::set_default(tls);
+        }
+        Ok(None) => {}
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::exit(2);
+        }
+    }
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

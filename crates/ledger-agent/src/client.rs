@@ -19,6 +19,8 @@ pub enum AgentError {
     },
     #[error("bad ledger address {0:?}")]
     Url(String),
+    #[error("TLS: {0}")]
+    Tls(String),
     #[error("gRPC: {0}")]
     Status(#[from] tonic::Status),
     #[error("key: {0}")]
@@ -50,7 +52,8 @@ impl Default for ClientOptions {
 }
 
 /// A channel to ledgerd with the window sizes the server uses (the 64 KiB default stalls fast
-/// streams). `url` like `http://127.0.0.1:50051`.
+/// streams). `url` like `https://127.0.0.1:50051` (TLS with the process's identity, see
+/// [`crate::tls`]) or `http://127.0.0.1:50051` (a plaintext ledgerd on loopback).
 pub async fn connect(url: &str) -> Result<Channel, AgentError> {
     endpoint(url, Duration::from_secs(5))?
         .connect()
@@ -61,18 +64,26 @@ pub async fn connect(url: &str) -> Result<Channel, AgentError> {
         })
 }
 
-fn endpoint(url: &str, timeout: Duration) -> Result<Endpoint, AgentError> {
-    let url = if url.contains("://") {
-        url.to_string()
-    } else {
-        format!("http://{url}")
-    };
-    Ok(Endpoint::from_shared(url.clone())
-        .map_err(|_| AgentError::Url(url))?
+/// The endpoint [`connect`] uses, for callers that set more options (e.g. a lazy channel).
+pub fn endpoint(url: &str, timeout: Duration) -> Result<Endpoint, AgentError> {
+    let url = crate::tls::with_scheme(url);
+    let mut e = Endpoint::from_shared(url.clone())
+        .map_err(|_| AgentError::Url(url.clone()))?
         .connect_timeout(timeout)
         .tcp_nodelay(true)
         .initial_stream_window_size(Some(4 << 20))
-        .initial_connection_window_size(Some(8 << 20)))
+        .initial_connection_window_size(Some(8 << 20));
+    if url.starts_with("https://") {
+        let tls = crate::tls::default_tls().ok_or_else(|| {
+            AgentError::Tls(format!(
+                "{url} is TLS but no CA is given: pass --tls-ca (or set LEDGER_CA), and --tls-cert/--tls-key for a client certificate"
+            ))
+        })?;
+        e = e
+            .tls_config(tls.config())
+            .map_err(|err| AgentError::Tls(format!("{url}: {err}")))?;
+    }
+    Ok(e)
 }
 
 /// Stream `envelopes` on one stream and push the receipts, in order, onto `receipts`. Returns

@@ -15,6 +15,7 @@ pub mod keys;
 #[cfg(feature = "outbox")]
 pub mod outbox;
 pub mod signer;
+pub mod tls;
 
-pub use client::{AgentError, ClientOptions, connect, submit_all, submit_shared};
+pub use client::{AgentError, ClientOptions, connect, endpoint, submit_all, submit_shared};
 pub use signer::DeviceSigner;

@@ -36,6 +36,10 @@ use crate::stalls::{StallProbe, Stalls};
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct Args {
+    /// The embedded ledger serves TLS with client certificates (made for the run) instead of
+    /// plaintext on loopback: compare the two.
+    #[arg(long)]
+    pub tls: bool,
     /// Events in total (split evenly over the streams).
     #[arg(long, default_value_t = 200_000)]
     pub events: usize,
@@ -533,9 +537,37 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
                 role: "operator".into(),
                 public_key: hex::encode(op.verifying_key().as_bytes()),
             }];
+            let scheme = if a.tls {
+                let pki = tmp.join("pki");
+                crate::pki::create_ca(&pki, "bench CA", 1)?;
+                let (c, k) = crate::pki::issue_server(&pki, "ledgerd", &["127.0.0.1".into()], 1)?;
+                let (cc, ck) = crate::pki::issue_client(&pki, "bench-client", 1)?;
+                cfg.tls.cert_chain = Some(c);
+                cfg.tls.key = Some(k);
+                cfg.tls.client_ca = vec![pki.join("ca.pem")];
+                cfg.clients = vec![ledgerd::config::ClientEntry {
+                    name: "bench-client".into(),
+                    role: "regulator".into(),
+                    casinos: vec![],
+                    fingerprint: crate::pki::fingerprint(&cc)?,
+                }];
+                if !ledger_agent::tls::set_default(ledger_agent::tls::ClientTls::from_files(
+                    &pki.join("ca.pem"),
+                    Some(&cc),
+                    Some(&ck),
+                )?) {
+                    bail!(
+                        "bench --tls makes its own certificates: run it without --tls-ca/--tls-cert/--tls-key"
+                    );
+                }
+                "https"
+            } else {
+                cfg.tls.plaintext = true;
+                "http"
+            };
             let s = ledgerd::Server::start(cfg, tmp.clone()).await?;
             (
-                format!("http://{}", s.addr),
+                format!("{scheme}://{}", s.addr),
                 op,
                 "bench-operator".to_string(),
                 Some(s),

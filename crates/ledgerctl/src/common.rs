@@ -7,12 +7,13 @@ use indicatif::{ProgressBar, ProgressStyle};
 use ledger_core::proto as v1;
 
 /// Default ledger address.
-pub const DEFAULT_SERVER: &str = "http://127.0.0.1:50051";
+pub const DEFAULT_SERVER: &str = "127.0.0.1:50051";
 
 /// `--server`, shared by the commands that talk to ledgerd.
 #[derive(clap::Args, Debug, Clone)]
 pub struct ServerArg {
-    /// ledgerd's gRPC address.
+    /// ledgerd's gRPC address (https:// when --tls-ca is given, else http://, unless it names
+    /// its scheme).
     #[arg(long, env = "LEDGER_SERVER", default_value = DEFAULT_SERVER, value_name = "URL")]
     pub server: String,
 }

@@ -80,6 +80,9 @@ pub struct Args {
 
 const MARKER: &str = ".ledgerctl-demo";
 
+/// The demo's TLS client: a regulator principal.
+const DEMO_CLIENT: &str = "demo-regulator";
+
 fn prepare(dir: &Path) -> anyhow::Result<()> {
     if dir.exists() {
         let empty = std::fs::read_dir(dir)?.next().is_none();
@@ -443,11 +446,44 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
             public_key: hex::encode(regulator.verifying_key().as_bytes()),
         },
     ];
+    // TLS with client certificates, as a deployment runs it: a CA, ledgerd's certificate, and
+    // the demo's client, a regulator principal (it submits every device's signed events and
+    // reads everything back).
+    let pki = dir.join("pki");
+    crate::pki::create_ca(&pki, "casino-ledger demo CA", 2)?;
+    let (server_cert, server_key) = crate::pki::issue_server(
+        &pki,
+        "ledgerd",
+        &["127.0.0.1".into(), "localhost".into()],
+        2,
+    )?;
+    let (client_cert, client_key) = crate::pki::issue_client(&pki, DEMO_CLIENT, 2)?;
+    cfg.tls.cert_chain = Some(server_cert);
+    cfg.tls.key = Some(server_key);
+    cfg.tls.client_ca = vec![pki.join("ca.pem")];
+    cfg.clients = vec![ledgerd::config::ClientEntry {
+        name: DEMO_CLIENT.into(),
+        role: "regulator".into(),
+        casinos: vec![],
+        fingerprint: crate::pki::fingerprint(&client_cert)?,
+    }];
+    // The first identity set wins: `--tls-ca/--tls-cert/--tls-key` given to ledgerctl would be for another
+    // ledger, so the demo's own is set only when none was.
+    if !ledger_agent::tls::set_default(ledger_agent::tls::ClientTls::from_files(
+        &pki.join("ca.pem"),
+        Some(&client_cert),
+        Some(&client_key),
+    )?) {
+        anyhow::bail!(
+            "ledgerctl demo makes its own certificates: run it without --tls-ca/--tls-cert/--tls-key (and LEDGER_CA/LEDGER_CERT/LEDGER_KEY)"
+        );
+    }
     let ledger_dir = dir.join("ledger");
     let server = ledgerd::Server::start(cfg, ledger_dir.clone()).await?;
-    let url = format!("http://{}", server.addr);
+    let url = format!("https://{}", server.addr);
     say(format!(
-        "ledger started on {url}, data in {}, ledger key {}",
+        "ledger started on {url} (TLS, client certificates in {}), data in {}, ledger key {}",
+        pki.display(),
         ledger_dir.display(),
         server.ledger_public_key
     ));

@@ -20,6 +20,7 @@ mod ingest_stats;
 mod jackpot;
 mod keygen;
 mod machine_events;
+mod pki;
 mod present;
 mod report;
 mod round;
@@ -43,7 +44,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// the chain; the audit's findings, rounds and reports; the jackpot accounts and their transfers;
 /// the rule engines on JSON rounds; the demo and the load benchmark.
 ///
-/// Commands that talk to a running ledgerd take --server (default http://127.0.0.1:50051, or
+/// Commands that talk to a running ledgerd take --server (default 127.0.0.1:50051, or
 /// the LEDGER_SERVER environment variable); export reads LEDGER_SERVER when given neither
 /// --server nor --data-dir; bench loads a running ledgerd only with --server. verify, export --data-dir and audit --from-genesis
 /// work offline on a stopped ledger's data directory (or an export file); adjudicate needs no
@@ -61,6 +62,26 @@ struct Cli {
     /// Machine-readable JSON output.
     #[arg(long, global = true)]
     json: bool,
+    /// CA certificate that signed ledgerd's certificate (TLS); with it, addresses without a
+    /// scheme are https.
+    #[arg(long = "tls-ca", global = true, env = "LEDGER_CA", value_name = "PEM")]
+    tls_ca: Option<std::path::PathBuf>,
+    /// This client's certificate (a principal in ledgerd's [[clients]]).
+    #[arg(
+        long = "tls-cert",
+        global = true,
+        env = "LEDGER_CERT",
+        value_name = "PEM"
+    )]
+    tls_cert: Option<std::path::PathBuf>,
+    /// This client's private key.
+    #[arg(
+        long = "tls-key",
+        global = true,
+        env = "LEDGER_KEY",
+        value_name = "PEM"
+    )]
+    tls_key: Option<std::path::PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -107,6 +128,10 @@ enum Command {
     /// The table games' summary report (rounds, handle, due vs reported win, hold) for a period
     /// or a day with month and year to date, as a table, CSV or JSON.
     Report(report::Args),
+    /// A deployment's certificates: a CA, ledgerd's certificate, clients' certificates with
+    /// their [[clients]] lines.
+    #[command(subcommand)]
+    Pki(pki::Command),
     /// Jackpot accounts: pools, liabilities, machines, transfer candidates; force-majeure
     /// transfers (validated, signed, applied) and the inspectorate's authorisations.
     #[command(subcommand)]
@@ -125,7 +150,19 @@ fn main() {
         tracing::warn!(error = %e, "could not turn transparent huge pages off (latency may suffer)");
     }
     let json = cli.json;
+    match ledger_agent::tls::ClientTls::from_args_or_env(
+        cli.tls_ca.as_deref(),
+        cli.tls_cert.as_deref(),
+        cli.tls_key.as_deref(),
+    ) {
+        Ok(Some(tls)) => {
+            ledger_agent::tls::set_default(tls);
+        }
+        Ok(None) => {}
+        Err(e) => out::failed(json, &anyhow::Error::from(e)),
+    }
     let result = match cli.command {
+        Command::Pki(c) => pki::run(c, json),
         Command::Keygen(a) => keygen::run(a, json),
         Command::Verify(a) => verify::run(a, json),
         Command::Export(a) => common::runtime().and_then(|rt| rt.block_on(export::run(a, json))),

@@ -30,6 +30,10 @@ pub struct Config {
     pub listen: SocketAddr,
     /// Operator and regulator keys.
     pub principals: Vec<PrincipalEntry>,
+    /// TLS on the gRPC and metrics listeners.
+    pub tls: Tls,
+    /// Who may connect: TLS client certificates (by public key) with their role and casinos.
+    pub clients: Vec<ClientEntry>,
     pub ingest: Ingest,
     pub checkpoint: Checkpoint,
     pub store: StoreSection,
@@ -46,6 +50,54 @@ pub struct Metrics {
     /// acknowledges, ingest counters, receipt and sync latency histograms) on this address.
     /// Absent: no endpoint.
     pub listen: Option<SocketAddr>,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Tls {
+    /// Serve without TLS. Allowed only when every listener is on a loopback address; every
+    /// caller is then trusted with every role (the machine's own users).
+    pub plaintext: bool,
+    /// PEM certificate chain of ledgerd (leaf first). Relative paths are relative to the
+    /// configuration file.
+    pub cert_chain: Option<PathBuf>,
+    /// PEM private key of that certificate (PKCS#8, as `ledgerctl pki` writes it).
+    pub key: Option<PathBuf>,
+    /// PEM CA certificates that sign the clients' certificates.
+    pub client_ca: Vec<PathBuf>,
+    /// Refuse a TLS handshake without a client certificate. When false, such clients are let
+    /// in and answered only by the health service (load-balancer probes).
+    pub require_client_cert: bool,
+    /// A TLS handshake must be over within this many ms (1..=60000), or the connection is closed.
+    pub handshake_timeout_ms: u64,
+}
+
+impl Default for Tls {
+    fn default() -> Self {
+        Tls {
+            plaintext: false,
+            cert_chain: None,
+            key: None,
+            client_ca: Vec::new(),
+            require_client_cert: true,
+            handshake_timeout_ms: 10_000,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClientEntry {
+    /// A name for logs and refusals.
+    pub name: String,
+    /// "device", "operator", "compliance", "regulator" or "admin" (docs/security.md).
+    pub role: String,
+    /// Casinos it is limited to; absent or empty = every casino of the ledger.
+    #[serde(default)]
+    pub casinos: Vec<String>,
+    /// SHA-256 of its certificate's SubjectPublicKeyInfo, 64 hex digits (`ledgerctl pki
+    /// fingerprint CERT`).
+    pub fingerprint: String,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -196,6 +248,8 @@ impl Default for Config {
             data_dir: None,
             listen: "127.0.0.1:50051".parse().expect("literal"),
             principals: Vec::new(),
+            tls: Tls::default(),
+            clients: Vec::new(),
             ingest: Ingest::default(),
             checkpoint: Checkpoint::default(),
             store: StoreSection::default(),
@@ -303,14 +357,26 @@ impl Config {
             path: path.display().to_string(),
             err,
         })?;
-        Config::parse(&text).map_err(|e| match e {
+        let mut c = Config::parse(&text).map_err(|e| match e {
             ConfigError::Parse { err, .. } => ConfigError::Parse {
                 path: path.display().to_string(),
                 err,
             },
             ConfigError::Invalid(m) => ConfigError::Invalid(format!("{}: {m}", path.display())),
             other => other,
-        })
+        })?;
+        // TLS files named relative to the configuration file.
+        if let Some(base) = path.parent() {
+            let at = |p: &mut PathBuf| {
+                if p.is_relative() {
+                    *p = base.join(&*p);
+                }
+            };
+            c.tls.cert_chain.as_mut().map(at);
+            c.tls.key.as_mut().map(at);
+            c.tls.client_ca.iter_mut().for_each(at);
+        }
+        Ok(c)
     }
 
     /// Parse TOML text and check it.
@@ -503,7 +569,98 @@ impl Config {
         }
         identifier("ledger_id", &self.ledger_id)?;
         self.principals()?;
+        within(
+            "tls.handshake_timeout_ms",
+            self.tls.handshake_timeout_ms,
+            1..=60_000,
+            " (a minute)",
+        )?;
+        self.clients()?;
         Ok(())
+    }
+
+    /// How the listeners are secured: `None` for plaintext (then only on loopback), else the
+    /// TLS files. Errors name the setting. Checked when ledgerd starts (and by
+    /// `--check-config`), after `--listen` has overridden the file.
+    pub fn transport(&self) -> Result<Option<crate::tls::TlsFiles>, ConfigError> {
+        let t = &self.tls;
+        if t.plaintext {
+            let listeners = std::iter::once(("listen", self.listen))
+                .chain(self.metrics.listen.map(|a| ("metrics.listen", a)));
+            for (key, addr) in listeners {
+                if !addr.ip().is_loopback() {
+                    return Err(ConfigError::Invalid(format!(
+                        "tls.plaintext = true, but {key} = {addr} is not a loopback address: \
+                         plaintext is only for this machine's own clients; configure [tls] \
+                         cert_chain, key and client_ca (`ledgerctl pki`)"
+                    )));
+                }
+            }
+            if t.cert_chain.is_some() || t.key.is_some() {
+                return Err(ConfigError::Invalid(
+                    "tls.plaintext = true together with tls.cert_chain/tls.key: choose one".into(),
+                ));
+            }
+            return Ok(None);
+        }
+        match (&t.cert_chain, &t.key) {
+            (Some(c), Some(k)) => Ok(Some(crate::tls::TlsFiles {
+                cert_chain: c.clone(),
+                key: k.clone(),
+                client_ca: t.client_ca.clone(),
+                require_client_cert: t.require_client_cert,
+            })),
+            _ => Err(ConfigError::Invalid(
+                "no TLS: set tls.cert_chain, tls.key and tls.client_ca (`ledgerctl pki` makes \
+                 them), or tls.plaintext = true to serve on a loopback address only"
+                    .into(),
+            )),
+        }
+    }
+
+    /// The `[[clients]]` by fingerprint.
+    pub fn clients(
+        &self,
+    ) -> Result<
+        std::collections::HashMap<String, std::sync::Arc<crate::access::Principal>>,
+        ConfigError,
+    > {
+        let mut out = std::collections::HashMap::new();
+        let mut names = std::collections::HashMap::new();
+        for (i, c) in self.clients.iter().enumerate() {
+            let at = format!("clients[{i}]");
+            identifier(&format!("{at}.name"), &c.name)?;
+            let role = crate::access::Role::parse(&c.role).ok_or_else(|| {
+                ConfigError::Invalid(format!(
+                    "{at}.role = {:?} (client {}): must be one of device, operator, compliance, regulator, admin",
+                    c.role, c.name
+                ))
+            })?;
+            for casino in &c.casinos {
+                identifier(&format!("{at}.casinos"), casino)?;
+            }
+            let fp = c.fingerprint.to_ascii_lowercase();
+            if fp.len() != 64 || !fp.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(ConfigError::Invalid(format!(
+                    "{at}.fingerprint (client {}): must be 64 hex digits, the SHA-256 of the certificate's public key (`ledgerctl pki fingerprint CERT`)",
+                    c.name
+                )));
+            }
+            if let Some(j) = names.insert(c.name.clone(), i) {
+                return Err(ConfigError::Invalid(format!(
+                    "{at}.name = {:?}: the same as clients[{j}].name",
+                    c.name
+                )));
+            }
+            let p = crate::access::Principal::new(&c.name, role, c.casinos.iter().cloned());
+            if out.insert(fp, std::sync::Arc::new(p)).is_some() {
+                return Err(ConfigError::Invalid(format!(
+                    "{at}.fingerprint (client {}): another client has the same key",
+                    c.name
+                )));
+            }
+        }
+        Ok(out)
     }
 
     /// The principals, parsed.
@@ -648,12 +805,25 @@ mod tests {
                 role: "operator".into(),
                 public_key: "00".into(),
             }],
+            tls: Tls {
+                cert_chain: Some("c.pem".into()),
+                key: Some("c.key".into()),
+                client_ca: vec!["ca.pem".into()],
+                ..Tls::default()
+            },
+            clients: vec![ClientEntry {
+                name: "n".into(),
+                role: "admin".into(),
+                casinos: vec!["c".into()],
+                fingerprint: "00".into(),
+            }],
             ..Config::default()
         };
         let mut known = std::collections::BTreeSet::new();
         let all = toml::Value::try_from(&all).unwrap();
         key_paths(all.as_table().unwrap(), "", &mut known);
         assert!(known.contains("audit.enabled") && known.contains("principals.role"));
+        assert!(known.contains("tls.client_ca") && known.contains("clients.casinos"));
         let missing: Vec<_> = known.difference(&documented).collect();
         assert!(
             missing.is_empty(),
@@ -757,6 +927,87 @@ mod tests {
         // The defaults and the deploy example stay inside every range.
         Config::parse("").unwrap();
         Config::load(&deploy_example()).unwrap();
+    }
+
+    /// TLS unless plaintext is asked for, and plaintext only on loopback; the errors name the
+    /// setting. TLS paths are relative to the configuration file.
+    #[test]
+    fn transport_is_tls_unless_plaintext_on_loopback() {
+        let e = Config::parse("")
+            .unwrap()
+            .transport()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("no TLS") && e.contains("tls.plaintext"), "{e}");
+        let p = Config::parse("[tls]\nplaintext = true\n").unwrap();
+        assert!(p.transport().unwrap().is_none());
+        for text in [
+            "listen = \"0.0.0.0:50051\"\n[tls]\nplaintext = true\n",
+            "[metrics]\nlisten = \"10.0.0.1:9464\"\n[tls]\nplaintext = true\n",
+        ] {
+            let e = Config::parse(text)
+                .unwrap()
+                .transport()
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("not a loopback address"), "{e}");
+        }
+        let e = Config::parse("[tls]\nplaintext = true\nkey = \"k\"\n")
+            .unwrap()
+            .transport()
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("choose one"), "{e}");
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("l.toml");
+        std::fs::write(
+            &f,
+            "[tls]\ncert_chain = \"tls/s.pem\"\nkey = \"/abs/s.key\"\nclient_ca = [\"ca.pem\"]\n",
+        )
+        .unwrap();
+        let t = Config::load(&f).unwrap().transport().unwrap().unwrap();
+        assert_eq!(t.cert_chain, dir.path().join("tls/s.pem"));
+        assert_eq!(t.key, PathBuf::from("/abs/s.key"));
+        assert_eq!(t.client_ca, vec![dir.path().join("ca.pem")]);
+        assert!(t.require_client_cert);
+    }
+
+    #[test]
+    fn clients_are_checked_and_named() {
+        let fp = "ab".repeat(32);
+        let c = |name: &str, role: &str, fp: &str| {
+            format!("[[clients]]\nname = \"{name}\"\nrole = \"{role}\"\nfingerprint = \"{fp}\"\n")
+        };
+        let ok = Config::parse(&c("insp", "regulator", &fp.to_uppercase())).unwrap();
+        let map = ok.clients().unwrap();
+        assert_eq!(
+            map[&fp].name, "insp",
+            "fingerprints are matched in lower case"
+        );
+        for (text, want) in [
+            (c("x", "root", &fp), "clients[0].role = \"root\""),
+            (c("x", "admin", "abc"), "clients[0].fingerprint (client x)"),
+            (c("a b", "admin", &fp), "clients[0].name"),
+            (
+                format!("{}{}", c("x", "admin", &fp), c("y", "admin", &fp)),
+                "another client has the same key",
+            ),
+            (
+                format!(
+                    "{}{}",
+                    c("x", "admin", &fp),
+                    c("x", "admin", &"cd".repeat(32))
+                ),
+                "clients[1].name = \"x\": the same as clients[0].name",
+            ),
+        ] {
+            let e = Config::parse(&text).unwrap_err().to_string();
+            assert!(e.contains(want), "{want}: {e}");
+        }
+        let e = Config::parse("[tls]\nhandshake_timeout_ms = 0\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("tls.handshake_timeout_ms"), "{e}");
     }
 
     #[test]

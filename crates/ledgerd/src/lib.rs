@@ -8,6 +8,7 @@
 //! The binary (`main.rs`) only parses arguments and calls [`run`]; `ledgerctl demo` embeds the same
 //! server through [`Server::start`].
 
+pub mod access;
 pub mod allocator;
 pub mod audit;
 pub mod config;
@@ -21,6 +22,7 @@ pub mod queries;
 pub mod reply;
 pub mod service;
 pub mod stats;
+pub mod tls;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -45,6 +47,9 @@ pub struct Server {
     pub metrics_addr: Option<SocketAddr>,
     /// Hex of the ledger's public key.
     pub ledger_public_key: String,
+    /// The TLS files and the clients, reloaded by [`Server::reload`].
+    tls: Option<tls::Reloadable>,
+    clients: access::Clients,
     shutdown: Option<oneshot::Sender<()>>,
     task: tokio::task::JoinHandle<anyhow::Result<()>>,
 }
@@ -54,6 +59,16 @@ impl Server {
     /// [`Server::stop`] (or a fatal storage error).
     pub async fn start(cfg: Config, data_dir: PathBuf) -> anyhow::Result<Server> {
         let open = cfg.open_config()?;
+        // The TLS files and the clients before anything is bound or opened: a bad file is
+        // reported naming its setting, and nothing else happens.
+        let transport = cfg.transport()?;
+        let clients = access::Clients::new(cfg.clients()?);
+        let tls = transport.map(tls::Reloadable::load).transpose()?;
+        if tls.is_none() {
+            tracing::warn!(
+                "tls.plaintext: serving without TLS on loopback; every local caller has every role"
+            );
+        }
         // Before anything is created or opened in the data directory: the listeners (an address
         // in use leaves the directory as it was; connections wait in the backlog until the
         // ledger serves), then the filesystem's check.
@@ -106,6 +121,7 @@ impl Server {
             data_dir.clone(),
             ledger,
             (listener, metrics),
+            (tls.clone(), clients.clone()),
             shutdown_rx,
         ));
         tracing::info!(%addr, data_dir = %data_dir.display(), ledger_key = %ledger_public_key, "ledgerd serving");
@@ -113,6 +129,8 @@ impl Server {
             addr,
             metrics_addr,
             ledger_public_key,
+            tls,
+            clients,
             shutdown: Some(shutdown),
             task,
         })
@@ -126,6 +144,20 @@ impl Server {
         self.task.await?
     }
 
+    /// Read the TLS certificate, key and client CA files again, and take `clients` (the
+    /// `[[clients]]` of a configuration read again) when given. New connections and calls use
+    /// them; established connections stay. On an error nothing changes.
+    pub fn reload(&self, clients: Option<&Config>) -> anyhow::Result<()> {
+        let map = clients.map(|c| c.clients()).transpose()?;
+        if let Some(t) = &self.tls {
+            t.reload()?;
+        }
+        if let Some(m) = map {
+            self.clients.replace(m);
+        }
+        Ok(())
+    }
+
     /// Wait until the server ends by itself (only after a fatal storage error).
     pub async fn wait(&mut self) -> anyhow::Result<()> {
         (&mut self.task).await?
@@ -137,6 +169,7 @@ async fn serve(
     data_dir: PathBuf,
     ledger: Ledger,
     (listener, metrics): (tokio::net::TcpListener, Option<tokio::net::TcpListener>),
+    (tls, clients): (Option<tls::Reloadable>, access::Clients),
     shutdown: oneshot::Receiver<()>,
 ) -> anyhow::Result<()> {
     let (health, health_service) = tonic_health::server::health_reporter();
@@ -195,7 +228,12 @@ async fn serve(
         committed: a.committed.clone(),
         halted: a.halted.clone(),
     });
-    let metrics = metrics.map(|l| tokio::spawn(metrics::serve(l, ledger.clone(), gauges)));
+    let metrics_tls = tls.clone().map(|tls| metrics::MetricsTls {
+        tls,
+        clients: clients.clone(),
+    });
+    let metrics =
+        metrics.map(|l| tokio::spawn(metrics::serve(l, ledger.clone(), gauges, metrics_tls)));
     let (audit_service, jackpot_service) = match &live {
         Some(a) => {
             health
@@ -257,22 +295,40 @@ async fn serve(
     );
     let keepalive =
         (cfg.grpc.keepalive_secs > 0).then(|| Duration::from_secs(cfg.grpc.keepalive_secs));
-    let server = tonic::transport::Server::builder()
+    let identify = match &tls {
+        Some(_) => access::Identify::Certificates(clients),
+        None => access::Identify::Local,
+    };
+    let router = tonic::transport::Server::builder()
         .initial_stream_window_size(Some(cfg.grpc.stream_window_bytes))
         .initial_connection_window_size(Some(cfg.grpc.connection_window_bytes))
         .max_concurrent_streams(Some(cfg.grpc.max_streams_per_connection))
         .http2_keepalive_interval(keepalive)
         .http2_keepalive_timeout(keepalive.map(|_| Duration::from_secs(20)))
+        .layer(access::Access { identify })
         .add_service(health_service)
         .add_service(reflection)
         .add_service(ingest)
         .add_service(query)
         .add_service(checkpoints)
         .add_optional_service(audit_service)
-        .add_optional_service(jackpot_service)
-        .serve_with_incoming_shutdown(incoming, async {
-            let _ = stop_rx.await;
-        });
+        .add_optional_service(jackpot_service);
+    let stopped = async {
+        let _ = stop_rx.await;
+    };
+    type Serving =
+        std::pin::Pin<Box<dyn Future<Output = Result<(), tonic::transport::Error>> + Send>>;
+    let server: Serving = match tls {
+        Some(t) => Box::pin(router.serve_with_incoming_shutdown(
+            tls::handshakes(
+                incoming,
+                t,
+                Duration::from_millis(cfg.tls.handshake_timeout_ms),
+            ),
+            stopped,
+        )),
+        None => Box::pin(router.serve_with_incoming_shutdown(incoming, stopped)),
+    };
     let mut server = tokio::spawn(server);
     let mut fatal = ledger.fatal();
     let fatal_msg = tokio::select! {
@@ -319,24 +375,38 @@ async fn serve(
 }
 
 /// Run ledgerd until SIGINT/SIGTERM (clean stop, exit 0) or a fatal storage error (exit 1).
-pub async fn run(cfg: Config, data_dir: &Path) -> anyhow::Result<()> {
+/// SIGHUP reads the TLS files again and, from `config` (the file it was started with), the
+/// `[[clients]]`; other settings need a restart.
+pub async fn run(cfg: Config, data_dir: &Path, config: Option<&Path>) -> anyhow::Result<()> {
     use tokio::signal::unix::{SignalKind, signal};
     let mut server = Server::start(cfg, data_dir.to_path_buf()).await?;
     // Handlers first: a SIGTERM sent as soon as the line below is read must stop ledgerd
     // cleanly (shutdown checkpoint, sync), not kill it by the signal's default action.
-    let (mut int, mut term) = (
+    let (mut int, mut term, mut hup) = (
         signal(SignalKind::interrupt())?,
         signal(SignalKind::terminate())?,
+        signal(SignalKind::hangup())?,
     );
     // One machine-readable line on stdout: tests and scripts read the bound address from it.
     println!(
         "ledgerd listening on {} ledger_key {}",
         server.addr, server.ledger_public_key
     );
-    tokio::select! {
-        _ = int.recv() => tracing::info!("SIGINT: stopping"),
-        _ = term.recv() => tracing::info!("SIGTERM: stopping"),
-        r = server.wait() => return r,
+    loop {
+        tokio::select! {
+            _ = int.recv() => tracing::info!("SIGINT: stopping"),
+            _ = term.recv() => tracing::info!("SIGTERM: stopping"),
+            _ = hup.recv() => {
+                let fresh = config.map(Config::load).transpose();
+                match fresh.map_err(anyhow::Error::from).and_then(|c| server.reload(c.as_ref())) {
+                    Ok(()) => tracing::info!("SIGHUP: TLS files and clients reloaded"),
+                    Err(e) => tracing::error!(error = %format!("{e:#}"), "SIGHUP: reload failed; nothing changed"),
+                }
+                continue;
+            }
+            r = server.wait() => return r,
+        }
+        break;
     }
     server.stop().await
 }

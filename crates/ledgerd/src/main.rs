@@ -69,7 +69,7 @@ fn run() -> anyhow::Result<()> {
         Some(p) => Config::load(p)?,
         None => Config::default(),
     };
-    if let Some(d) = args.data_dir {
+    if let Some(d) = args.data_dir.clone() {
         cfg.data_dir = Some(d);
     }
     if let Some(l) = args.listen {
@@ -111,6 +111,11 @@ fn run() -> anyhow::Result<()> {
         {
             ledgerd::filesystem::check(d, true)?;
         }
+        // ledgerd would refuse to start without TLS (or plaintext on loopback), or with TLS
+        // files it cannot use.
+        if let Some(files) = cfg.transport()? {
+            ledgerd::tls::server_config(&files)?;
+        }
         return Ok(());
     }
     let data_dir = cfg
@@ -120,5 +125,5 @@ fn run() -> anyhow::Result<()> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?
-        .block_on(ledgerd::run(cfg, &data_dir))
+        .block_on(ledgerd::run(cfg, &data_dir, args.config.as_deref()))
 }

@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use ledger_core::proto as v1;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 use crate::Ledger;
@@ -89,8 +89,56 @@ impl AuditGauges {
     }
 }
 
-/// Serve `GET /metrics` on `listener` until the task is aborted.
-pub async fn serve(listener: TcpListener, ledger: Ledger, audit: Option<AuditGauges>) {
+/// TLS on the metrics listener: the gRPC listener's certificate and client CAs, and its
+/// clients; only an `admin` or `regulator` principal is answered (a scraper gets an admin
+/// certificate).
+#[derive(Clone)]
+pub struct MetricsTls {
+    pub tls: crate::tls::Reloadable,
+    pub clients: crate::access::Clients,
+}
+
+/// Who the TLS peer is, or the HTTP status that refuses it.
+fn admitted(
+    tls: &MetricsTls,
+    conn: &tokio_rustls::server::TlsStream<TcpStream>,
+) -> Result<(), (&'static str, String)> {
+    use crate::access::Role;
+    let Some(leaf) = conn.get_ref().1.peer_certificates().and_then(|c| c.first()) else {
+        return Err((
+            "401 Unauthorized",
+            "no client certificate: scrape with an admin principal's certificate\n".into(),
+        ));
+    };
+    let p = crate::access::spki_fingerprint(leaf)
+        .ok()
+        .and_then(|fp| tls.clients.get(&fp))
+        .ok_or_else(|| {
+            (
+                "401 Unauthorized",
+                "unknown client: its key is not in ledgerd's [[clients]]\n".to_string(),
+            )
+        })?;
+    if p.roles.contains(&Role::Admin) || p.roles.contains(&Role::Regulator) {
+        Ok(())
+    } else {
+        Err((
+            "403 Forbidden",
+            format!(
+                "/metrics needs the role admin or regulator; {} is not\n",
+                p.name
+            ),
+        ))
+    }
+}
+
+/// Serve `GET /metrics` on `listener` until the task is aborted; over TLS when `tls` is given.
+pub async fn serve(
+    listener: TcpListener,
+    ledger: Ledger,
+    audit: Option<AuditGauges>,
+    tls: Option<MetricsTls>,
+) {
     let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
     let peers = Arc::default();
     loop {
@@ -106,9 +154,23 @@ pub async fn serve(listener: TcpListener, ledger: Ledger, audit: Option<AuditGau
         let Ok(slot) = slots.clone().try_acquire_owned() else {
             continue;
         };
-        let (ledger, audit) = (ledger.clone(), audit.clone());
+        let (ledger, audit, tls) = (ledger.clone(), audit.clone(), tls.clone());
         tokio::spawn(async move {
-            if let Err(e) = answer(sock, &ledger, audit.as_ref()).await {
+            let r = match tls {
+                None => answer(sock, &ledger, audit.as_ref(), Ok(())).await,
+                Some(tls) => {
+                    let acceptor = tls.tls.acceptor();
+                    match tokio::time::timeout(READ_TIMEOUT, acceptor.accept(sock)).await {
+                        Ok(Ok(conn)) => {
+                            let gate = admitted(&tls, &conn);
+                            answer(conn, &ledger, audit.as_ref(), gate).await
+                        }
+                        Ok(Err(e)) => Err(e),
+                        Err(_) => Err(std::io::ErrorKind::TimedOut.into()),
+                    }
+                }
+            };
+            if let Err(e) = r {
                 tracing::debug!(%peer, error = %e, "metrics request");
             }
             drop((slot, place));
@@ -116,30 +178,33 @@ pub async fn serve(listener: TcpListener, ledger: Ledger, audit: Option<AuditGau
     }
 }
 
-async fn answer(
-    mut sock: TcpStream,
+async fn answer<S: AsyncRead + AsyncWrite + Unpin>(
+    mut sock: S,
     ledger: &Ledger,
     audit: Option<&AuditGauges>,
+    gate: Result<(), (&'static str, String)>,
 ) -> std::io::Result<()> {
     let head = match tokio::time::timeout(READ_TIMEOUT, read_head(&mut sock)).await {
         Ok(r) => r?,
         Err(_) => Head::Incomplete,
     };
-    let (status, body) = match head {
-        Head::Complete(h) => route(&h, || render(ledger, audit)),
-        Head::TooLarge => (
+    let (status, body) = match (head, gate) {
+        (Head::Complete(_), Err((status, why))) => (status, Body::Refused(why)),
+        (Head::Complete(h), Ok(())) => route(&h, || render(ledger, audit)),
+        (Head::TooLarge, _) => (
             "431 Request Header Fields Too Large",
             Body::Text("request head too large\n"),
         ),
-        Head::Incomplete => ("400 Bad Request", Body::Text("incomplete request\n")),
+        (Head::Incomplete, _) => ("400 Bad Request", Body::Text("incomplete request\n")),
     };
     let (text, send_body) = match &body {
         Body::Text(t) => (t.to_string(), true),
+        Body::Refused(t) => (t.clone(), true),
         Body::Metrics(t) => (t.clone(), true),
         Body::HeadOnly(t) => (t.clone(), false),
     };
     let content_type = match body {
-        Body::Text(_) => "text/plain; charset=utf-8",
+        Body::Text(_) | Body::Refused(_) => "text/plain; charset=utf-8",
         Body::Metrics(_) | Body::HeadOnly(_) => "text/plain; version=0.0.4; charset=utf-8",
     };
     let allow = if status.starts_with("405") {
@@ -180,7 +245,7 @@ enum Head {
     Incomplete,
 }
 
-async fn read_head(sock: &mut TcpStream) -> std::io::Result<Head> {
+async fn read_head<S: AsyncRead + Unpin>(sock: &mut S) -> std::io::Result<Head> {
     let mut buf = Vec::with_capacity(1024);
     let mut chunk = [0u8; 1024];
     loop {
@@ -201,6 +266,8 @@ async fn read_head(sock: &mut TcpStream) -> std::io::Result<Head> {
 
 enum Body {
     Text(&'static str),
+    /// The caller may not read the metrics (TLS): why.
+    Refused(String),
     Metrics(String),
     /// The metrics' length is sent, not the metrics (a `HEAD` request).
     HeadOnly(String),

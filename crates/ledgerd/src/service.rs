@@ -466,8 +466,24 @@ impl Query for QueryService {
         &self,
         req: Request<v1::ListDeviceEntriesRequest>,
     ) -> Result<Response<Self::ListDeviceEntriesStream>, Status> {
+        let caller = crate::access::Caller::of(&req);
         let r = req.into_inner();
         id_arg("device_id", &r.device_id)?;
+        if !caller.casinos.is_empty() {
+            // A principal limited to some casinos reads only their devices' entries, and learns
+            // nothing of others (the same answer as for a device that does not exist).
+            let seen = self
+                .ledger
+                .store()
+                .signer(&r.device_id)
+                .map_err(store_err)?;
+            if !seen.is_some_and(|s| visible(&caller, &s.to_proto())) {
+                return Err(Status::not_found(format!(
+                    "no device {} in the casinos {} may read",
+                    r.device_id, caller.name
+                )));
+            }
+        }
         let head = self.durable_index();
         let room = self.entry_stream()?;
         let (tx, rx) = mpsc::channel(256);
@@ -536,11 +552,16 @@ impl Query for QueryService {
         &self,
         req: Request<v1::GetDeviceRequest>,
     ) -> Result<Response<v1::DeviceInfo>, Status> {
+        let caller = crate::access::Caller::of(&req);
         let id = req.into_inner().device_id;
         id_arg("device_id", &id)?;
         match self.ledger.store().signer(&id).map_err(store_err)? {
-            Some(s) => Ok(Response::new(s.to_proto())),
-            None => Err(Status::not_found(format!("no device or principal {id}"))),
+            Some(s) if visible(&caller, &s.to_proto()) => Ok(Response::new(s.to_proto())),
+            _ if !caller.casinos.is_empty() => Err(Status::not_found(format!(
+                "no device {id} in the casinos {} may read",
+                caller.name
+            ))),
+            _ => Err(Status::not_found(format!("no device or principal {id}"))),
         }
     }
 
@@ -548,6 +569,7 @@ impl Query for QueryService {
         &self,
         req: Request<v1::ListDevicesRequest>,
     ) -> Result<Response<v1::DeviceList>, Status> {
+        let caller = crate::access::Caller::of(&req);
         let q = req.into_inner();
         let limit = page_limit(q.limit, DEVICES_PAGE, DEVICES_PAGE_MAX)?;
         if !q.after_device_id.is_empty() {
@@ -560,7 +582,8 @@ impl Query for QueryService {
                 let after = (!q.after_device_id.is_empty()).then_some(q.after_device_id.as_str());
                 let signers = store
                     .signers_after(after)
-                    .map(|s| s.map(|s| s.to_proto()).map_err(store_err));
+                    .map(|s| s.map(|s| s.to_proto()).map_err(store_err))
+                    .filter(|d| d.as_ref().map_or(true, |d| visible(&caller, d)));
                 let (devices, more) = crate::reply::fill(
                     signers,
                     limit,
@@ -704,4 +727,11 @@ impl Checkpoints for CheckpointService {
         });
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
     }
+}
+
+/// Whether `caller` may see the registry entry `d`: every entry when it is not limited to some
+/// casinos; otherwise only devices of its casinos (not the principals' keys).
+fn visible(caller: &crate::access::Principal, d: &v1::DeviceInfo) -> bool {
+    caller.casinos.is_empty()
+        || (matches!(d.kind.as_str(), "table" | "machine") && caller.casinos.contains(&d.casino_id))
 }
