@@ -78,8 +78,11 @@ fn agent_args(sub: &str, url: &str, key: &Path, outbox: &Path, extra: &[&str]) -
 }
 
 fn spawn_agent(args: &[String], stdin: Stdio) -> Child {
+    // A device principal: what a machine's agent is given (ingest, its device's registration
+    // and entries).
     Command::new(bin("ledger-agent"))
         .args(args)
+        .envs(tls_env("e2e-device"))
         .env("RUST_LOG", "warn")
         .stdin(stdin)
         .stdout(Stdio::piped())

@@ -21,6 +21,7 @@ fn ledgerctl_into_closed_pipe(args: &[&str], env: &[(&str, &str)]) -> (Option<i3
     drop(reader);
     let mut child = Command::new(bin("ledgerctl"))
         .args(args)
+        .envs(tls_env(DEFAULT_CLIENT))
         .envs(env.iter().copied())
         .current_dir(root())
         .stdout(writer)
@@ -146,6 +147,7 @@ async fn ledger_server_names_the_ledger_for_every_command() {
     let run = |args: &[&str]| {
         let out = Command::new(bin("ledgerctl"))
             .args(args)
+            .envs(tls_env(DEFAULT_CLIENT))
             .env("LEDGER_SERVER", &url)
             .output()
             .expect("run ledgerctl");

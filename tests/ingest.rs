@@ -436,15 +436,19 @@ async fn reflection_lists_the_services() {
     l.stop();
 }
 
-/// One HTTP/1.1 exchange with a raw request: the whole answer.
+/// One HTTP/1.1 exchange over TLS as the admin principal, with a raw request: the whole answer.
 fn http(addr: &str, request: &[u8]) -> String {
+    http_as("e2e-admin", addr, request)
+}
+
+fn http_as(client: &str, addr: &str, request: &[u8]) -> String {
     use std::io::{Read, Write};
-    let mut s = std::net::TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(std::time::Duration::from_secs(10)))
-        .unwrap();
+    let mut s = tls_stream(addr.parse().unwrap(), client);
     s.write_all(request).unwrap();
     let mut out = Vec::new();
-    s.read_to_end(&mut out).unwrap();
+    // The server closes without a TLS close_notify after `Connection: close` at worst: what was
+    // read is the answer.
+    let _ = s.read_to_end(&mut out);
     String::from_utf8(out).unwrap()
 }
 
@@ -479,6 +483,22 @@ async fn the_metrics_endpoint_serves_prometheus_text() {
     let a = http(&at, &[b'A'; 20_000]);
     assert!(a.starts_with("HTTP/1.1 431"), "{a}");
 
+    // Metrics are for admin and regulator principals; others are refused, naming the role.
+    for client in ["e2e-device", "e2e-compliance", "e2e-operator"] {
+        let a = http_as(client, &at, b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+        assert!(
+            a.starts_with("HTTP/1.1 403")
+                && a.contains("admin or regulator")
+                && !a.contains("ledger_"),
+            "{client}: {a}"
+        );
+    }
+    let a = http_as(
+        "e2e-regulator",
+        &at,
+        b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n",
+    );
+    assert!(a.starts_with("HTTP/1.1 200 OK\r\n"), "{a}");
     let a = http(&at, b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
     assert!(a.starts_with("HTTP/1.1 200 OK\r\n"), "{a}");
     assert!(a.contains("Content-Type: text/plain; version=0.0.4"), "{a}");
@@ -748,7 +768,7 @@ async fn clients_that_never_read_their_receipts_are_ended_and_the_others_go_on()
         signature: vec![7; 64],
     };
     // HTTP/2's smallest windows: ledgerd can send this client little before it must wait.
-    let silent = tonic::transport::Endpoint::from_shared(url.clone())
+    let silent = ledger_agent::endpoint(&url, std::time::Duration::from_secs(5))
         .unwrap()
         .initial_stream_window_size(65_535)
         .initial_connection_window_size(65_535)

@@ -20,6 +20,159 @@ use ed25519_dalek::SigningKey;
 use ledger_agent::DeviceSigner;
 use ledger_core::proto::{self as v1, event_body::Payload as P};
 
+/// The test deployment's certificates, made once per test process with `ledgerctl pki` (the
+/// real tool): a CA, ledgerd's certificate for 127.0.0.1 and localhost, and one client per
+/// principal of [`CLIENTS`]. Every test ledger serves TLS with them; in-process clients use
+/// [`DEFAULT_CLIENT`] (a regulator: it may submit and read everything), child processes get it
+/// through LEDGER_CA/LEDGER_CERT/LEDGER_KEY ([`tls_env`]).
+pub struct Pki {
+    pub dir: PathBuf,
+    fingerprints: Vec<(&'static str, String)>,
+}
+
+/// The principals every test ledger knows: (name, role, casinos).
+pub const CLIENTS: &[(&str, &str, &[&str])] = &[
+    ("e2e-regulator", "regulator", &[]),
+    ("e2e-admin", "admin", &[]),
+    ("e2e-operator", "operator", &[]),
+    ("e2e-compliance", "compliance", &[]),
+    ("e2e-device", "device", &[]),
+    ("lisboa-compliance", "compliance", &["lisboa"]),
+    ("lisboa-device", "device", &["lisboa"]),
+    ("porto-compliance", "compliance", &["porto"]),
+];
+
+/// The identity of in-process clients and of child processes by default.
+pub const DEFAULT_CLIENT: &str = "e2e-regulator";
+
+impl Pki {
+    pub fn ca(&self) -> PathBuf {
+        self.dir.join("ca.pem")
+    }
+    pub fn cert(&self, client: &str) -> PathBuf {
+        self.dir.join(format!("{client}.pem"))
+    }
+    pub fn key(&self, client: &str) -> PathBuf {
+        self.dir.join(format!("{client}.key"))
+    }
+    /// A client's TLS material, for in-process gRPC clients.
+    pub fn identity(&self, client: &str) -> ledger_agent::tls::ClientTls {
+        ledger_agent::tls::ClientTls::from_files(
+            &self.ca(),
+            Some(&self.cert(client)),
+            Some(&self.key(client)),
+        )
+        .expect("test client certificate")
+    }
+    pub fn fingerprint(&self, client: &str) -> &str {
+        &self
+            .fingerprints
+            .iter()
+            .find(|(n, _)| *n == client)
+            .expect("a test client")
+            .1
+    }
+
+    /// The `[tls]` section and `[[clients]]` of a test ledger's configuration.
+    pub fn config(&self) -> String {
+        let mut t = format!(
+            "[tls]\ncert_chain = {:?}\nkey = {:?}\nclient_ca = [{:?}]\n",
+            self.dir.join("ledgerd.pem"),
+            self.dir.join("ledgerd.key"),
+            self.ca()
+        );
+        for (name, role, casinos) in CLIENTS {
+            t += &format!(
+                "[[clients]]\nname = \"{name}\"\nrole = \"{role}\"\ncasinos = {casinos:?}\nfingerprint = \"{}\"\n",
+                self.fingerprint(name)
+            );
+        }
+        t
+    }
+}
+
+/// The test process's certificates (made on first use).
+pub fn pki() -> &'static Pki {
+    static PKI: std::sync::OnceLock<Pki> = std::sync::OnceLock::new();
+    PKI.get_or_init(|| {
+        let dir = tempdir().keep();
+        let ctl = |args: &[&str]| {
+            let out = Command::new(bin("ledgerctl"))
+                .args(args)
+                .arg("--dir")
+                .arg(&dir)
+                .env_remove("LEDGER_CA")
+                .env_remove("LEDGER_CERT")
+                .env_remove("LEDGER_KEY")
+                .output()
+                .expect("run ledgerctl pki");
+            assert!(out.status.success(), "ledgerctl {args:?}: {out:?}");
+            String::from_utf8(out.stdout).expect("utf-8")
+        };
+        ctl(&["pki", "ca", "--name", "e2e CA"]);
+        ctl(&[
+            "pki",
+            "server",
+            "--host",
+            "127.0.0.1",
+            "--host",
+            "localhost",
+        ]);
+        let mut fingerprints = Vec::new();
+        for (name, role, _) in CLIENTS {
+            let out = ctl(&["--json", "pki", "client", "--name", name, "--role", role]);
+            let v: serde_json::Value = serde_json::from_str(&out).expect("pki client --json");
+            fingerprints.push((
+                *name,
+                v["fingerprint"].as_str().expect("fingerprint").to_string(),
+            ));
+        }
+        let pki = Pki { dir, fingerprints };
+        ledger_agent::tls::set_default(pki.identity(DEFAULT_CLIENT));
+        pki
+    })
+}
+
+/// LEDGER_CA, LEDGER_CERT and LEDGER_KEY for a child process acting as `client`.
+pub fn tls_env(client: &str) -> Vec<(&'static str, PathBuf)> {
+    let p = pki();
+    vec![
+        ("LEDGER_CA", p.ca()),
+        ("LEDGER_CERT", p.cert(client)),
+        ("LEDGER_KEY", p.key(client)),
+    ]
+}
+
+/// A TLS connection as `client` to a plain TLS (HTTP/1.1) listener, e.g. the metrics endpoint.
+pub fn tls_stream(
+    addr: std::net::SocketAddr,
+    client: &str,
+) -> rustls::StreamOwned<rustls::ClientConnection, std::net::TcpStream> {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let p = pki();
+    let mut roots = rustls::RootCertStore::empty();
+    roots
+        .add(CertificateDer::from_pem_file(p.ca()).expect("ca.pem"))
+        .expect("a CA");
+    let chain = vec![CertificateDer::from_pem_file(p.cert(client)).expect("client cert")];
+    let key = PrivateKeyDer::from_pem_file(p.key(client)).expect("client key");
+    let cfg = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .expect("TLS versions")
+    .with_root_certificates(roots)
+    .with_client_auth_cert(chain, key)
+    .expect("client certificate");
+    let name = rustls::pki_types::ServerName::try_from(addr.ip().to_string()).expect("an IP");
+    let conn = rustls::ClientConnection::new(std::sync::Arc::new(cfg), name).expect("TLS client");
+    let tcp = std::net::TcpStream::connect(addr).expect("connect");
+    tcp.set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("timeout");
+    rustls::StreamOwned::new(conn, tcp)
+}
+
 /// The operator key every test ledger trusts.
 pub fn operator_key() -> SigningKey {
     SigningKey::from_bytes(&[0x11; 32])
@@ -107,8 +260,14 @@ impl StderrTail {
     }
 }
 
-/// Write a config with the test operator and extra TOML.
+/// Write a config with the test operator, TLS with the test certificates ([`pki`]) and extra
+/// TOML (which may not have a `[tls]` section of its own: see [`write_config_without_tls`]).
 pub fn write_config(dir: &Path, extra: &str) -> PathBuf {
+    write_config_without_tls(dir, &format!("{extra}\n{}", pki().config()))
+}
+
+/// Write a config with the test operator and `extra` TOML only.
+pub fn write_config_without_tls(dir: &Path, extra: &str) -> PathBuf {
     let p = dir.join("ledgerd.toml");
     let text = format!(
         "ledger_id = \"e2e\"\n[[principals]]\nid = \"operator-1\"\nrole = \"operator\"\npublic_key = \"{}\"\n{extra}\n",
@@ -127,6 +286,7 @@ impl Ledgerd {
 
     /// Start, or return what ledgerd said when it refused to.
     pub fn try_start(data_dir: &Path, config: &Path, listen: &str) -> Result<Ledgerd, String> {
+        pki();
         let mut child = Command::new(bin("ledgerd"))
             .args([
                 "--config",
@@ -181,7 +341,7 @@ impl Ledgerd {
     }
 
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        format!("https://{}", self.addr)
     }
 
     /// SIGTERM and wait for a clean exit.
@@ -244,8 +404,14 @@ impl Drop for Ledgerd {
 
 /// Run ledgerctl; returns (exit code, stdout, stderr).
 pub fn ledgerctl(args: &[&str]) -> (i32, String, String) {
+    ledgerctl_as(DEFAULT_CLIENT, args)
+}
+
+/// Run ledgerctl with `client`'s certificate; returns (exit code, stdout, stderr).
+pub fn ledgerctl_as(client: &str, args: &[&str]) -> (i32, String, String) {
     let out = Command::new(bin("ledgerctl"))
         .args(args)
+        .envs(tls_env(client))
         .output()
         .expect("run ledgerctl");
     (

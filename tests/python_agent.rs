@@ -14,7 +14,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use e2e::slots::write_key_file;
-use e2e::{Ledgerd, ledgerctl, operator_key, tempdir, write_config};
+use e2e::{Ledgerd, ledgerctl, operator_key, tempdir, tls_env, write_config};
 use ledger_core::proto::{self as v1, event_body::Payload, query_client::QueryClient};
 use prost::Message as _;
 
@@ -102,6 +102,7 @@ fn spawn_agent(dir: &Path, addr: &str, device: &str, extra: &[&str]) -> (Child, 
     let key = dir.join(format!("{device}.key"));
     let child = Command::new(python())
         .arg(repo().join("examples/python/agent.py"))
+        .envs(tls_env("e2e-device"))
         .args(["--server", addr, "--device-id", device])
         .arg("--key")
         .arg(&key)

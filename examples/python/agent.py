@@ -399,6 +399,22 @@ def build_batch(args, key, info, games, first_sequence):
     return envelopes
 
 
+def open_channel(args, target):
+    """TLS with a client certificate when --tls-ca is given (ledgerd maps the certificate's key
+    to a device principal), else plaintext (a ledgerd serving plaintext on loopback)."""
+    if not args.tls_ca:
+        return grpc.insecure_channel(target)
+    def read(path):
+        with open(path, "rb") as f:
+            return f.read()
+    creds = grpc.ssl_channel_credentials(
+        root_certificates=read(args.tls_ca),
+        private_key=read(args.tls_key) if args.tls_key else None,
+        certificate_chain=read(args.tls_cert) if args.tls_cert else None,
+    )
+    return grpc.secure_channel(target, creds)
+
+
 def run(args):
     load_stubs(args.stubs)
     key = read_key(args.key)
@@ -406,7 +422,7 @@ def run(args):
     target = args.server.split("://", 1)[-1]
     backoff = Backoff(args.backoff, args.backoff_max, args.max_attempts)
     receipts_out = open(args.receipts, "a") if args.receipts else None
-    with grpc.insecure_channel(target) as channel:
+    with open_channel(args, target) as channel:
         ingest = pb.grpc.IngestStub(channel)
         query = pb.grpc.QueryStub(channel)
         # 1. What a previous run left unanswered, resent as it was signed.
@@ -446,6 +462,12 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--server", default="127.0.0.1:50051", help="ledgerd's gRPC address (host:port)")
     p.add_argument("--key", required=True, help="the device's NAME.key file (hex ed25519 seed)")
+    p.add_argument("--tls-ca", default=os.environ.get("LEDGER_CA"),
+                   help="CA certificate of ledgerd's TLS certificate (default: $LEDGER_CA)")
+    p.add_argument("--tls-cert", default=os.environ.get("LEDGER_CERT"),
+                   help="this agent's client certificate (default: $LEDGER_CERT)")
+    p.add_argument("--tls-key", default=os.environ.get("LEDGER_KEY"),
+                   help="this agent's client key (default: $LEDGER_KEY)")
     p.add_argument("--device-id", required=True)
     p.add_argument("--games", type=int, default=20, help="games in this batch (then one meter reading)")
     p.add_argument("--outbox", help="where signed envelopes wait for receipts (default: NAME.outbox)")

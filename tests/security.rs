@@ -1,0 +1,565 @@
+//! Transport security and access control, against the real ledgerd over real TLS: the whole
+//! role x RPC matrix from ledgerd's own rule table, casino scoping with two casinos, unknown,
+//! foreign and expired certificates, plaintext refused, and reloading on SIGHUP.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use e2e::*;
+use ledger_core::proto::{self as v1, query_client::QueryClient};
+use ledgerd::access::{Admits, RULES, Role};
+use tonic::Code;
+use tonic::transport::Channel;
+
+/// Any message: sent empty, and any answer decodes into it (prost skips unknown fields).
+#[derive(Clone, PartialEq, prost::Message)]
+struct Nothing {}
+
+/// The methods whose requests are streams.
+const CLIENT_STREAMING: &[&str] = &[
+    "/casino_ledger.v1.Ingest/Submit",
+    "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+];
+
+/// A channel as `client` (with its certificate), trusting `ca`.
+async fn channel_as(url: &str, ca: &Path, client: Option<&str>) -> Result<Channel, String> {
+    let p = pki();
+    let mut tls = tonic::transport::ClientTlsConfig::new().ca_certificate(
+        tonic::transport::Certificate::from_pem(std::fs::read(ca).unwrap()),
+    );
+    if let Some(c) = client {
+        tls = tls.identity(tonic::transport::Identity::from_pem(
+            std::fs::read(p.cert(c)).unwrap(),
+            std::fs::read(p.key(c)).unwrap(),
+        ));
+    }
+    tonic::transport::Endpoint::from_shared(url.to_string())
+        .unwrap()
+        .tls_config(tls)
+        .unwrap()
+        .connect_timeout(Duration::from_secs(5))
+        .connect()
+        .await
+        .map_err(|e| format!("{e:?}"))
+}
+
+/// Call `path` with one empty message, whatever its kind (a streaming call carries a unary one
+/// the same way); the status it ends with, or OK once it answers.
+async fn call(ch: Channel, path: &str) -> tonic::Status {
+    let mut g = tonic::client::Grpc::new(ch);
+    if let Err(e) = g.ready().await {
+        return tonic::Status::unavailable(format!("not ready: {e}"));
+    }
+    let codec = tonic_prost::ProstCodec::<Nothing, Nothing>::default();
+    // One message. A client-streaming call's request then stays open: a refusal that comes
+    // before the server reads it is reported as the status it is, not as a cancelled upload (a
+    // unary call's server waits for the end of the request, so it gets one).
+    use tokio_stream::StreamExt as _;
+    let one = tokio_stream::iter([Nothing {}]);
+    let req = if CLIENT_STREAMING.contains(&path) {
+        tonic::Request::new(Box::pin(one.chain(tokio_stream::pending()))
+            as std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Nothing> + Send>>)
+    } else {
+        tonic::Request::new(Box::pin(one) as _)
+    };
+    let path = http::uri::PathAndQuery::from_maybe_shared(path.to_string()).unwrap();
+    match tokio::time::timeout(Duration::from_secs(10), g.streaming(req, path, codec)).await {
+        Err(_) => tonic::Status::ok("still streaming"),
+        Ok(Err(s)) => s,
+        Ok(Ok(mut r)) => {
+            match tokio::time::timeout(Duration::from_millis(500), r.get_mut().message()).await {
+                Ok(Err(s)) => s,
+                _ => tonic::Status::ok("answered"),
+            }
+        }
+    }
+}
+
+fn role_of(client: &str) -> Role {
+    let (_, role, _) = CLIENTS.iter().find(|(n, _, _)| *n == client).unwrap();
+    Role::parse(role).unwrap()
+}
+
+/// Every principal of every role against every method of the rule table: a method admits
+/// exactly the roles the table names (others get PERMISSION_DENIED naming the role they lack),
+/// a caller without a certificate only the health service, and one limited to a casino only
+/// the methods that narrow their answers to it.
+#[tokio::test]
+async fn every_role_against_every_method() {
+    let dir = tempdir();
+    // Clients without a certificate get through the handshake here, to show what they may call.
+    let cfg = write_config_without_tls(
+        dir.path(),
+        &pki()
+            .config()
+            .replace("[tls]\n", "[tls]\nrequire_client_cert = false\n"),
+    );
+    let l = Ledgerd::start(&dir.path().join("data"), &cfg, "127.0.0.1:0");
+    let url = l.url();
+    let ca = pki().ca();
+    let mut checked = 0;
+    for who in CLIENTS
+        .iter()
+        .map(|(n, _, _)| Some(*n))
+        .chain([None::<&str>])
+    {
+        let ch = channel_as(&url, &ca, who).await.expect("connect");
+        for (path, admits) in RULES {
+            let s = call(ch.clone(), path).await;
+            let scoped =
+                who.is_some_and(|w| CLIENTS.iter().any(|(n, _, c)| *n == w && !c.is_empty()));
+            let expected_ok = match (who, admits) {
+                (_, Admits::Anyone) => true,
+                (None, _) => false,
+                (Some(_), Admits::Authenticated) => true,
+                (Some(w), Admits::Roles(rs)) => rs.contains(&role_of(w)),
+            };
+            let label = format!("{who:?} -> {path}: {:?} {}", s.code(), s.message());
+            match (who, expected_ok) {
+                (None, false) => {
+                    assert_eq!(s.code(), Code::Unauthenticated, "{label}");
+                    assert!(s.message().contains("no client certificate"), "{label}");
+                }
+                (Some(_), false) => {
+                    assert_eq!(s.code(), Code::PermissionDenied, "{label}");
+                    assert!(s.message().contains("needs the role"), "{label}");
+                }
+                (Some(_), true)
+                    if scoped
+                        && !ledgerd::access::CASINO_SCOPED.contains(path)
+                        && *admits != Admits::Anyone =>
+                {
+                    assert_eq!(s.code(), Code::PermissionDenied, "{label}");
+                    assert!(s.message().contains("is limited to"), "{label}");
+                }
+                // Admitted: the service answered (OK, or its own error for an empty request).
+                _ => assert!(
+                    !matches!(
+                        s.code(),
+                        Code::PermissionDenied
+                            | Code::Unauthenticated
+                            | Code::Unknown
+                            | Code::Unavailable
+                            | Code::Cancelled
+                    ),
+                    "{label}"
+                ),
+            }
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, (CLIENTS.len() + 1) * RULES.len());
+    l.stop();
+}
+
+/// Two casinos on one ledger: a principal limited to one reads its devices, their registration
+/// and their entries, and of the other casino learns nothing, not even that a device exists.
+#[tokio::test]
+async fn a_principal_limited_to_a_casino_sees_only_that_casino() {
+    let dir = tempdir();
+    let cfg = write_config(dir.path(), "");
+    let l = Ledgerd::start(&dir.path().join("data"), &cfg, "127.0.0.1:0");
+    let url = l.url();
+    let mut lisboa = table("L-T1", "L1");
+    lisboa.casino_id = "lisboa".into();
+    let mut porto = table("P-T1", "P1");
+    porto.casino_id = "porto".into();
+    let mut signers = register(&url, 1, &[lisboa, porto]).await;
+    let envs: Vec<_> = signers
+        .iter_mut()
+        .zip(["L1", "P1"])
+        .map(|(s, t)| s.sign(now_ms(), bet(t, "r1", 1)))
+        .collect();
+    assert!(
+        submit(&url, &envs)
+            .await
+            .iter()
+            .all(|r| st(r) == v1::ReceiptStatus::Accepted)
+    );
+    let ca = pki().ca();
+    for (who, mine, theirs) in [
+        ("lisboa-compliance", "L-T1", "P-T1"),
+        ("lisboa-device", "L-T1", "P-T1"),
+        ("porto-compliance", "P-T1", "L-T1"),
+    ] {
+        let mut q = QueryClient::new(channel_as(&url, &ca, Some(who)).await.unwrap());
+        let d = q
+            .get_device(v1::GetDeviceRequest {
+                device_id: mine.into(),
+            })
+            .await
+            .unwrap_or_else(|e| panic!("{who} reads {mine}: {e}"))
+            .into_inner();
+        assert_eq!(d.device_id, mine);
+        let e = q
+            .get_device(v1::GetDeviceRequest {
+                device_id: theirs.into(),
+            })
+            .await
+            .unwrap_err();
+        let e2 = q
+            .get_device(v1::GetDeviceRequest {
+                device_id: "no-such-device".into(),
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(
+            (e.code(), e2.code()),
+            (Code::NotFound, Code::NotFound),
+            "{who}"
+        );
+        assert_eq!(
+            e.message().replace(theirs, "X"),
+            e2.message().replace("no-such-device", "X"),
+            "{who}: another casino's device is answered as one that does not exist"
+        );
+        // The operator's key is not a device of any casino.
+        assert_eq!(
+            q.get_device(v1::GetDeviceRequest {
+                device_id: "operator-1".into(),
+            })
+            .await
+            .unwrap_err()
+            .code(),
+            Code::NotFound
+        );
+        let mut entries = q
+            .list_device_entries(v1::ListDeviceEntriesRequest {
+                device_id: mine.into(),
+                from_sequence: 0,
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert!(
+            entries.message().await.unwrap().is_some(),
+            "{who}: own entries"
+        );
+        let e = q
+            .list_device_entries(v1::ListDeviceEntriesRequest {
+                device_id: theirs.into(),
+                from_sequence: 0,
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(e.code(), Code::NotFound, "{who}");
+        if role_of(who) == Role::Compliance {
+            let list = q
+                .list_devices(v1::ListDevicesRequest::default())
+                .await
+                .unwrap()
+                .into_inner();
+            let ids: Vec<_> = list.devices.iter().map(|d| d.device_id.as_str()).collect();
+            assert_eq!(ids, [mine], "{who}");
+        }
+    }
+    // A principal of every casino sees both, and the principals.
+    let mut q = QueryClient::new(channel_as(&url, &ca, Some("e2e-compliance")).await.unwrap());
+    let list = q
+        .list_devices(v1::ListDevicesRequest::default())
+        .await
+        .unwrap()
+        .into_inner();
+    let ids: Vec<_> = list.devices.iter().map(|d| d.device_id.as_str()).collect();
+    assert!(
+        ["L-T1", "P-T1", "operator-1"]
+            .iter()
+            .all(|d| ids.contains(d)),
+        "{ids:?}"
+    );
+    l.stop();
+}
+
+/// The CA's certificate and key are enough to issue: the same name, the same key.
+fn issue_with_the_test_ca(name: &str, not_after: time::OffsetDateTime) -> (String, String) {
+    let p = pki();
+    let ca_name = std::fs::read_to_string(p.dir.join("ca.name")).unwrap();
+    let ca_key =
+        rcgen::KeyPair::from_pem(&std::fs::read_to_string(p.dir.join("ca.key")).unwrap()).unwrap();
+    let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca.distinguished_name = rcgen::DistinguishedName::new();
+    ca.distinguished_name
+        .push(rcgen::DnType::CommonName, ca_name.trim());
+    ca.distinguished_name
+        .push(rcgen::DnType::OrganizationName, "casino-ledger");
+    ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Constrained(0));
+    ca.key_usages = vec![
+        rcgen::KeyUsagePurpose::KeyCertSign,
+        rcgen::KeyUsagePurpose::CrlSign,
+        rcgen::KeyUsagePurpose::DigitalSignature,
+    ];
+    let issuer = rcgen::Issuer::new(ca, ca_key);
+    let key = rcgen::KeyPair::generate().unwrap();
+    let mut c = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    c.distinguished_name = rcgen::DistinguishedName::new();
+    c.distinguished_name.push(rcgen::DnType::CommonName, name);
+    c.extended_key_usages = vec![rcgen::ExtendedKeyUsagePurpose::ClientAuth];
+    c.use_authority_key_identifier_extension = true;
+    c.not_before = not_after - time::Duration::days(30);
+    c.not_after = not_after;
+    let cert = c.signed_by(&key, &issuer).unwrap();
+    (cert.pem(), key.serialize_pem())
+}
+
+async fn connect_with(url: &str, cert: &str, key: &str) -> Result<Channel, String> {
+    let tls = tonic::transport::ClientTlsConfig::new()
+        .ca_certificate(tonic::transport::Certificate::from_pem(
+            std::fs::read(pki().ca()).unwrap(),
+        ))
+        .identity(tonic::transport::Identity::from_pem(cert, key));
+    tonic::transport::Endpoint::from_shared(url.to_string())
+        .unwrap()
+        .tls_config(tls)
+        .unwrap()
+        .connect()
+        .await
+        .map_err(|e| format!("{e:?}"))
+}
+
+async fn head(ch: Channel) -> Result<v1::Head, tonic::Status> {
+    QueryClient::new(ch)
+        .get_head(v1::GetHeadRequest {})
+        .await
+        .map(|r| r.into_inner())
+}
+
+/// A certificate the CA signed whose key is not a client: UNAUTHENTICATED naming its
+/// fingerprint. An expired one, one from another CA, and a plaintext client do not get
+/// through the handshake; ledgerd serves the others meanwhile.
+#[tokio::test]
+async fn unknown_expired_and_foreign_certificates_and_plaintext_are_refused() {
+    let dir = tempdir();
+    let cfg = write_config(dir.path(), "");
+    let l = Ledgerd::start(&dir.path().join("data"), &cfg, "127.0.0.1:0");
+    let url = l.url();
+    let now = time::OffsetDateTime::now_utc();
+    // Known to the CA, unknown to ledgerd.
+    let (cert, key) = issue_with_the_test_ca("stranger", now + time::Duration::days(1));
+    let s = head(connect_with(&url, &cert, &key).await.unwrap())
+        .await
+        .unwrap_err();
+    assert_eq!(s.code(), Code::Unauthenticated, "{s:?}");
+    assert!(
+        s.message().contains("unknown client") && s.message().contains("fingerprint"),
+        "{s:?}"
+    );
+    // Expired: the handshake fails (or the first call on it).
+    let (cert, key) = issue_with_the_test_ca("expired", now - time::Duration::days(1));
+    // (Not UNAUTHENTICATED: that would be the access layer answering a certificate that passed
+    // the handshake.)
+    if let Ok(ch) = connect_with(&url, &cert, &key).await {
+        let s = head(ch)
+            .await
+            .expect_err("an expired certificate got through");
+        assert!(
+            !matches!(s.code(), Code::Unauthenticated | Code::PermissionDenied),
+            "an expired certificate passed the handshake: {s:?}"
+        );
+    }
+    // Another CA's client certificate.
+    let other = dir.path().join("other-ca");
+    for args in [
+        vec!["pki", "ca", "--name", "other CA"],
+        vec![
+            "pki",
+            "client",
+            "--name",
+            "e2e-regulator",
+            "--role",
+            "regulator",
+        ],
+    ] {
+        let (code, out, err) =
+            ledgerctl(&[&args[..], &["--dir", other.to_str().unwrap()]].concat());
+        assert_eq!(code, 0, "{out}{err}");
+    }
+    if let Ok(ch) = connect_with(
+        &url,
+        &std::fs::read_to_string(other.join("e2e-regulator.pem")).unwrap(),
+        &std::fs::read_to_string(other.join("e2e-regulator.key")).unwrap(),
+    )
+    .await
+    {
+        let s = head(ch)
+            .await
+            .expect_err("a certificate of another CA got through");
+        assert!(
+            !matches!(s.code(), Code::Unauthenticated | Code::PermissionDenied),
+            "a certificate of another CA passed the handshake: {s:?}"
+        );
+    }
+    // No certificate at all: the handshake is refused (tls.require_client_cert by default).
+    let bare = tonic::transport::Endpoint::from_shared(url.clone())
+        .unwrap()
+        .tls_config(tonic::transport::ClientTlsConfig::new().ca_certificate(
+            tonic::transport::Certificate::from_pem(std::fs::read(pki().ca()).unwrap()),
+        ))
+        .unwrap()
+        .connect()
+        .await;
+    if let Ok(ch) = bare {
+        let s = head(ch)
+            .await
+            .expect_err("a client without a certificate got through");
+        assert!(
+            !matches!(s.code(), Code::Unauthenticated | Code::PermissionDenied),
+            "a client without a certificate passed the handshake: {s:?}"
+        );
+    }
+    // Plaintext to a TLS listener.
+    let plain = tonic::transport::Endpoint::from_shared(format!("http://{}", l.addr))
+        .unwrap()
+        .connect()
+        .await;
+    if let Ok(ch) = plain {
+        assert!(head(ch).await.is_err(), "plaintext was answered");
+    }
+    // The known clients are served all along.
+    head(
+        channel_as(&url, &pki().ca(), Some("e2e-admin"))
+            .await
+            .unwrap(),
+    )
+    .await
+    .unwrap();
+    l.stop();
+}
+
+/// Without TLS, ledgerd starts only when told to serve plaintext, and then only on loopback:
+/// otherwise it refuses, naming the setting, before it creates anything.
+#[test]
+fn plaintext_is_refused_unless_asked_for_on_loopback() {
+    let dir = tempdir();
+    let data = dir.path().join("data");
+    for (extra, listen, says) in [
+        ("", "127.0.0.1:0", "no TLS: set tls.cert_chain"),
+        (
+            "[tls]\nplaintext = true\n",
+            "0.0.0.0:0",
+            "tls.plaintext = true, but listen = 0.0.0.0:0 is not a loopback address",
+        ),
+    ] {
+        let cfg = write_config_without_tls(dir.path(), extra);
+        let e = Ledgerd::try_start(&data, &cfg, listen)
+            .err()
+            .expect("refused");
+        assert!(e.contains(says), "{e}");
+        assert!(!data.exists(), "created {}", data.display());
+    }
+    // Asked for, on loopback: served, to every local caller.
+    let cfg = write_config_without_tls(dir.path(), "[tls]\nplaintext = true\n");
+    let l = Ledgerd::start(&data, &cfg, "127.0.0.1:0");
+    let (code, out, err) = ledgerctl(&["status", "--server", &format!("http://{}", l.addr)]);
+    assert_eq!(code, 0, "{out}{err}");
+    l.stop();
+}
+
+/// SIGHUP: a client removed from [[clients]] is refused on its next call, a new server
+/// certificate is presented to new connections, and a stream opened before goes on.
+#[tokio::test]
+async fn sighup_reloads_clients_and_certificates_without_dropping_streams() {
+    let dir = tempdir();
+    let p = pki();
+    // ledgerd's certificate in files of its own, to be replaced.
+    let (cert, key) = (dir.path().join("server.pem"), dir.path().join("server.key"));
+    std::fs::copy(p.dir.join("ledgerd.pem"), &cert).unwrap();
+    std::fs::copy(p.dir.join("ledgerd.key"), &key).unwrap();
+    let config = |clients: &[&str]| {
+        let mut t = format!(
+            "[tls]\ncert_chain = {cert:?}\nkey = {key:?}\nclient_ca = [{:?}]\n",
+            p.ca()
+        );
+        for c in clients {
+            t += &format!(
+                "[[clients]]\nname = \"{c}\"\nrole = \"{}\"\nfingerprint = \"{}\"\n",
+                role_of(c),
+                p.fingerprint(c)
+            );
+        }
+        write_config_without_tls(dir.path(), &t)
+    };
+    let cfg = config(&["e2e-regulator", "e2e-compliance"]);
+    let l = Ledgerd::start(&dir.path().join("data"), &cfg, "127.0.0.1:0");
+    let url = l.url();
+    let regulator = channel_as(&url, &p.ca(), Some("e2e-regulator"))
+        .await
+        .unwrap();
+    let compliance = channel_as(&url, &p.ca(), Some("e2e-compliance"))
+        .await
+        .unwrap();
+    head(compliance.clone()).await.unwrap();
+    let mut tail = QueryClient::new(regulator.clone())
+        .tail(v1::TailRequest { from_index: 0 })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(tail.message().await.unwrap().unwrap().index, 0);
+
+    // New server certificate from another CA; e2e-compliance removed.
+    let other = dir.path().join("other-ca");
+    for args in [
+        vec!["pki", "ca", "--name", "next CA"],
+        vec!["pki", "server", "--host", "127.0.0.1"],
+    ] {
+        let (code, out, err) =
+            ledgerctl(&[&args[..], &["--dir", other.to_str().unwrap()]].concat());
+        assert_eq!(code, 0, "{out}{err}");
+    }
+    std::fs::copy(other.join("ledgerd.pem"), &cert).unwrap();
+    std::fs::copy(other.join("ledgerd.key"), &key).unwrap();
+    config(&["e2e-regulator"]);
+    let hup = Command::new("kill")
+        .args(["-HUP", &l.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(hup.success());
+    // The removed client is refused on its established connection's next call.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        match head(compliance.clone()).await {
+            Err(s) if s.code() == Code::Unauthenticated => break,
+            r => assert!(std::time::Instant::now() < deadline, "still served: {r:?}"),
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // New connections get the new certificate: trusting only the old CA fails, the new works.
+    assert!(
+        match channel_as(&url, &p.ca(), Some("e2e-regulator")).await {
+            Err(_) => true,
+            Ok(ch) => head(ch).await.is_err(),
+        },
+        "the old certificate is still presented"
+    );
+    head(
+        channel_as(&url, &other.join("ca.pem"), Some("e2e-regulator"))
+            .await
+            .unwrap(),
+    )
+    .await
+    .unwrap();
+    // The stream opened before the reload still follows the chain: an entry appended now (over
+    // a new connection that trusts the new CA) reaches it.
+    let fresh = channel_as(&url, &other.join("ca.pem"), Some("e2e-regulator"))
+        .await
+        .unwrap();
+    let key = ed25519_dalek::SigningKey::from_bytes(&[0x77; 32]);
+    let env = ledger_agent::DeviceSigner::new("operator-1", operator_key(), 1).sign(
+        now_ms(),
+        casino_play::registration(&table("T-after", "T9"), &key.verifying_key()),
+    );
+    let mut receipts = v1::ingest_client::IngestClient::new(fresh)
+        .submit(tokio_stream::iter([env]))
+        .await
+        .unwrap()
+        .into_inner();
+    let r = receipts.message().await.unwrap().unwrap();
+    assert_eq!(st(&r), v1::ReceiptStatus::Accepted, "{r:?}");
+    let e = tokio::time::timeout(Duration::from_secs(10), tail.message())
+        .await
+        .expect("the tail stream still delivers")
+        .unwrap()
+        .unwrap();
+    assert!(e.index >= 1);
+    l.stop();
+}
