@@ -687,6 +687,22 @@ impl Appender {
                 if let Err(why) = check_registration(self.signers.get(&reg.device_id), reg) {
                     return Ok(reject(Why::RegistrationRefused, dev, seq, why));
                 }
+                // A table device is authorised for the tables it is registered for: without
+                // them it could sign for every table (docs/security.md). Refused at ingest only:
+                // chains written before this rule may hold such registrations, and `verify`
+                // (and `signers::authorize`, which reads an empty list as "any table") accepts
+                // them as they were.
+                if reg.kind == ledger_core::DeviceKind::Table && reg.table_ids.is_empty() {
+                    return Ok(reject(
+                        Why::RegistrationRefused,
+                        dev,
+                        seq,
+                        format!(
+                            "table device {} has no table_ids: register it with the tables it reports for",
+                            reg.device_id
+                        ),
+                    ));
+                }
             }
             Payload::DeviceRevoked { device_id, .. } => {
                 if let Err(why) = check_revocation(self.signers.get(device_id), device_id) {

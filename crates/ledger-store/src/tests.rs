@@ -387,6 +387,33 @@ fn duplicates_return_the_original_receipt_and_equivocation_is_recorded_once() {
     verify_all(&store);
 }
 
+/// A table device registered without its tables is refused at ingest (it could otherwise sign
+/// for every table); registered with them, it signs for those tables only.
+#[test]
+fn a_table_device_needs_its_tables_and_signs_only_for_them() {
+    let (_d, mut op, store, mut a) = setup();
+    let mut t = Dev::new("table-1", 2);
+    let P::DeviceRegistered(mut bare) = register(&t) else {
+        unreachable!()
+    };
+    bare.table_ids.clear();
+    let r = submit(&mut a, vec![op.env(P::DeviceRegistered(bare))]);
+    assert_eq!(status(&r[0]), (St::Rejected, Why::RegistrationRefused));
+    assert!(r[0].detail.contains("no table_ids"), "{:?}", r[0].detail);
+    assert!(store.signer("table-1").unwrap().is_none());
+    op.seq -= 1; // the refused event took no sequence number
+    let r = submit(&mut a, vec![op.env(register(&t)), t.env(bet(1))]);
+    assert_eq!(status(&r[0]).0, St::Accepted);
+    assert_eq!(status(&r[1]).0, St::Accepted);
+    let P::BetPlaced(mut elsewhere) = bet(2) else {
+        unreachable!()
+    };
+    elsewhere.table_id = "t2".into();
+    let r = submit(&mut a, vec![t.env(P::BetPlaced(elsewhere))]);
+    assert_eq!(status(&r[0]), (St::Rejected, Why::Unauthorized));
+    verify_all(&store);
+}
+
 /// A conflicting envelope sent again later (after a reconnect) gets the receipt it got the first
 /// time: the finding's entry, with that entry's received time.
 #[test]

@@ -111,6 +111,11 @@ pub async fn run(c: Command, json: bool) -> anyhow::Result<i32> {
                 "machine" => v1::DeviceKind::Machine,
                 other => bail!("--kind {other:?}: must be \"table\" or \"machine\""),
             };
+            if kind == v1::DeviceKind::Table && r.tables.is_empty() {
+                bail!(
+                    "--table: a table device is registered with the tables it reports for (repeat --table); ledgerd refuses it without"
+                );
+            }
             let key = ledger_agent::keys::read_public(&r.public_key).context("--public-key")?;
             let payload = Payload::DeviceRegistered(v1::DeviceRegistered {
                 device_id: r.device_id,
