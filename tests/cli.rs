@@ -192,7 +192,13 @@ fn ledgerd_stderr(extra: &str) -> String {
     let dir = tempdir();
     let cfg = write_config(dir.path(), extra);
     let mut child = Command::new(bin("ledgerd"))
-        .args(["--config", cfg.to_str().unwrap(), "--listen", "127.0.0.1:0"])
+        .args([
+            "--init",
+            "--config",
+            cfg.to_str().unwrap(),
+            "--listen",
+            "127.0.0.1:0",
+        ])
         .arg("--data-dir")
         .arg(dir.path().join("data"))
         .env("RUST_LOG", "info")

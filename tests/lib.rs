@@ -223,6 +223,8 @@ pub fn tempdir() -> tempfile::TempDir {
 pub struct Ledgerd {
     pub child: Child,
     pub addr: String,
+    /// The ledger's public key, hex, as ledgerd printed it.
+    pub ledger_key: String,
     pub data_dir: PathBuf,
     pub config: PathBuf,
     stderr: StderrTail,
@@ -287,7 +289,10 @@ impl Ledgerd {
     /// Start, or return what ledgerd said when it refused to.
     pub fn try_start(data_dir: &Path, config: &Path, listen: &str) -> Result<Ledgerd, String> {
         pki();
+        // A new ledger is created only when asked for: the first start in a directory.
+        let init = !data_dir.join("db").exists();
         let mut child = Command::new(bin("ledgerd"))
+            .args(init.then_some("--init"))
             .args([
                 "--config",
                 config.to_str().unwrap(),
@@ -313,14 +318,16 @@ impl Ledgerd {
         });
         match rx.recv_timeout(Duration::from_secs(60)) {
             Ok(line) => {
-                let addr = line
-                    .split_whitespace()
-                    .nth(3)
-                    .expect("ledgerd listening on ADDR")
-                    .to_string();
+                let word = |n: usize| {
+                    line.split_whitespace()
+                        .nth(n)
+                        .expect("ledgerd listening on ADDR ledger_key KEY")
+                        .to_string()
+                };
                 Ok(Ledgerd {
                     child,
-                    addr,
+                    addr: word(3),
+                    ledger_key: word(5),
                     data_dir: data_dir.to_path_buf(),
                     config: config.to_path_buf(),
                     stderr,

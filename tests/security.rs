@@ -563,3 +563,67 @@ async fn sighup_reloads_clients_and_certificates_without_dropping_streams() {
     assert!(e.index >= 1);
     l.stop();
 }
+
+/// The ledger's identity: ledgerd creates a ledger only with --init, refuses a data directory
+/// that lost its ledger, and with ledger_public_key pinned refuses one that holds another
+/// ledger; nothing is created in a refused directory.
+#[test]
+fn a_lost_or_replaced_data_directory_is_refused() {
+    let dir = tempdir();
+    let data = dir.path().join("data");
+    let start = |cfg: &Path, init: bool| {
+        let out = Command::new(bin("ledgerd"))
+            .args(init.then_some("--init"))
+            .args(["--config", cfg.to_str().unwrap(), "--listen", "127.0.0.1:0"])
+            .arg("--data-dir")
+            .arg(&data)
+            .env("RUST_LOG", "warn")
+            .stdout(std::process::Stdio::null())
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let cfg = write_config(dir.path(), "");
+    let (code, err) = start(&cfg, false);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("no ledger in") && err.contains("--init"),
+        "{err}"
+    );
+    assert!(!data.exists(), "created {}", data.display());
+    // Created with --init (by the harness), served, stopped.
+    let l = Ledgerd::start(&data, &cfg, "127.0.0.1:0");
+    let key = l.ledger_key.clone();
+    assert_eq!(key.len(), 64);
+    l.stop();
+    // --init again: refused, the ledger is there.
+    let (code, err) = start(&cfg, true);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("already holds a ledger"), "{err}");
+    // Pinned to its key: served. Pinned to another: refused, naming both.
+    // A top-level key: before the configuration's tables.
+    let pinned = |k: &str| {
+        let p = write_config(dir.path(), "");
+        let text = std::fs::read_to_string(&p).unwrap();
+        std::fs::write(&p, format!("ledger_public_key = \"{k}\"\n{text}")).unwrap();
+        p
+    };
+    Ledgerd::start(&data, &pinned(&key), "127.0.0.1:0").stop();
+    let other = "11".repeat(32);
+    let e = Ledgerd::try_start(&data, &pinned(&other), "127.0.0.1:0")
+        .err()
+        .expect("refused");
+    assert!(
+        e.contains(&key) && e.contains(&other) && e.contains("pins"),
+        "{e}"
+    );
+    // The directory lost: refused, not a new ledger.
+    std::fs::remove_dir_all(&data).unwrap();
+    let (code, err) = start(&pinned(&key), false);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("no ledger in"), "{err}");
+    assert!(!data.exists());
+}

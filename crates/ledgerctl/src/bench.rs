@@ -565,7 +565,7 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
                 cfg.tls.plaintext = true;
                 "http"
             };
-            let s = ledgerd::Server::start(cfg, tmp.clone()).await?;
+            let s = ledgerd::Server::start(cfg, tmp.clone(), ledgerd::Init::Create).await?;
             (
                 format!("{scheme}://{}", s.addr),
                 op,

@@ -479,7 +479,7 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
         );
     }
     let ledger_dir = dir.join("ledger");
-    let server = ledgerd::Server::start(cfg, ledger_dir.clone()).await?;
+    let server = ledgerd::Server::start(cfg, ledger_dir.clone(), ledgerd::Init::Create).await?;
     let url = format!("https://{}", server.addr);
     say(format!(
         "ledger started on {url} (TLS, client certificates in {}), data in {}, ledger key {}",

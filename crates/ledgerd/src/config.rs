@@ -26,6 +26,9 @@ pub struct Config {
     pub ledger_id: String,
     /// Where the ledger lives (sled store, ledger.key, checkpoints.log). `--data-dir` overrides.
     pub data_dir: Option<PathBuf>,
+    /// The ledger's public key (64 hex digits), pinned: a data directory holding a ledger with
+    /// another key is refused. `ledgerd --init` prints it for a new ledger.
+    pub ledger_public_key: Option<String>,
     /// gRPC listen address. `--listen` overrides.
     pub listen: SocketAddr,
     /// Operator and regulator keys.
@@ -246,6 +249,7 @@ impl Default for Config {
         Config {
             ledger_id: "casino-ledger".into(),
             data_dir: None,
+            ledger_public_key: None,
             listen: "127.0.0.1:50051".parse().expect("literal"),
             principals: Vec::new(),
             tls: Tls::default(),
@@ -568,6 +572,10 @@ impl Config {
             ));
         }
         identifier("ledger_id", &self.ledger_id)?;
+        if let Some(k) = &self.ledger_public_key {
+            ledger_core::signing::parse_public_key_hex(k)
+                .map_err(|e| ConfigError::Invalid(format!("ledger_public_key: {e}")))?;
+        }
         self.principals()?;
         within(
             "tls.handshake_timeout_ms",
@@ -797,6 +805,7 @@ mod tests {
         // Every key, the optional ones set, so that they are serialised too.
         let all = Config {
             data_dir: Some("/var/lib/x".into()),
+            ledger_public_key: Some("00".into()),
             metrics: Metrics {
                 listen: Some("127.0.0.1:9464".parse().unwrap()),
             },

@@ -54,10 +54,38 @@ pub struct Server {
     task: tokio::task::JoinHandle<anyhow::Result<()>>,
 }
 
+/// Whether [`Server::start`] may create a ledger.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Init {
+    /// Serve the ledger the data directory holds; a directory without one is refused (it was
+    /// lost or replaced, or this is a new deployment that has not said so).
+    Existing,
+    /// Create a new ledger (new key, genesis); a directory that already holds one is refused.
+    Create,
+}
+
+/// Is there a ledger in `dir`, and may this start create or open it?
+fn check_init(dir: &Path, init: Init) -> anyhow::Result<()> {
+    let holds_a_ledger = dir.join("db").exists();
+    match (init, holds_a_ledger) {
+        (Init::Existing, false) => anyhow::bail!(
+            "no ledger in {}: if this is a new ledger, start once with --init to create it; if \
+             a ledger was there, its data directory was lost or replaced: restore it (ledgerd \
+             never starts a new ledger silently)",
+            dir.display()
+        ),
+        (Init::Create, true) => anyhow::bail!(
+            "--init: {} already holds a ledger; start without --init to serve it",
+            dir.display()
+        ),
+        _ => Ok(()),
+    }
+}
+
 impl Server {
-    /// Bind `cfg.listen` (and `metrics.listen`), open the ledger in `data_dir` and serve until
-    /// [`Server::stop`] (or a fatal storage error).
-    pub async fn start(cfg: Config, data_dir: PathBuf) -> anyhow::Result<Server> {
+    /// Bind `cfg.listen` (and `metrics.listen`), open the ledger in `data_dir` (or create it,
+    /// with [`Init::Create`]) and serve until [`Server::stop`] (or a fatal storage error).
+    pub async fn start(cfg: Config, data_dir: PathBuf, init: Init) -> anyhow::Result<Server> {
         let open = cfg.open_config()?;
         // The TLS files and the clients before anything is bound or opened: a bad file is
         // reported naming its setting, and nothing else happens.
@@ -87,6 +115,7 @@ impl Server {
             }
             None => None,
         };
+        check_init(&data_dir, init)?;
         filesystem::check(&data_dir, cfg.store.require_safe_filesystem)?;
         let dir = data_dir.clone();
         let (store, appender) =
@@ -99,6 +128,23 @@ impl Server {
                 .map(|k| k.to_bytes())
                 .unwrap_or_default(),
         );
+        // The ledger's identity: a data directory holding another ledger (replaced, or another
+        // ledger's restored by mistake) is refused before anything is served.
+        match &cfg.ledger_public_key {
+            Some(pinned) if !pinned.eq_ignore_ascii_case(&ledger_public_key) => anyhow::bail!(
+                "the ledger in {} has key {ledger_public_key}, but ledger_public_key in the \
+                 configuration pins {pinned}: this is not the ledger this configuration serves",
+                data_dir.display()
+            ),
+            Some(_) => {}
+            None if init == Init::Create => tracing::warn!(
+                "new ledger created; pin its identity in the configuration: ledger_public_key = \"{ledger_public_key}\""
+            ),
+            None => tracing::warn!(
+                "ledger_public_key is not set: a replaced data directory holding another ledger \
+                 would be served; pin it: ledger_public_key = \"{ledger_public_key}\""
+            ),
+        }
         let ledger = Ledger::start(
             appender,
             PipelineConfig {
@@ -377,9 +423,14 @@ async fn serve(
 /// Run ledgerd until SIGINT/SIGTERM (clean stop, exit 0) or a fatal storage error (exit 1).
 /// SIGHUP reads the TLS files again and, from `config` (the file it was started with), the
 /// `[[clients]]`; other settings need a restart.
-pub async fn run(cfg: Config, data_dir: &Path, config: Option<&Path>) -> anyhow::Result<()> {
+pub async fn run(
+    cfg: Config,
+    data_dir: &Path,
+    config: Option<&Path>,
+    init: Init,
+) -> anyhow::Result<()> {
     use tokio::signal::unix::{SignalKind, signal};
-    let mut server = Server::start(cfg, data_dir.to_path_buf()).await?;
+    let mut server = Server::start(cfg, data_dir.to_path_buf(), init).await?;
     // Handlers first: a SIGTERM sent as soon as the line below is read must stop ledgerd
     // cleanly (shutdown checkpoint, sync), not kill it by the signal's default action.
     let (mut int, mut term, mut hup) = (

@@ -51,6 +51,10 @@ struct Args {
     /// (`store.require_safe_filesystem`).
     #[arg(long)]
     check_config: bool,
+    /// Create a new ledger in the data directory (a new key and genesis). Without it, ledgerd
+    /// serves only a ledger that exists, so a lost or replaced data directory is noticed.
+    #[arg(long, conflicts_with = "check_config")]
+    init: bool,
 }
 
 fn main() {
@@ -125,5 +129,14 @@ fn run() -> anyhow::Result<()> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?
-        .block_on(ledgerd::run(cfg, &data_dir, args.config.as_deref()))
+        .block_on(ledgerd::run(
+            cfg,
+            &data_dir,
+            args.config.as_deref(),
+            if args.init {
+                ledgerd::Init::Create
+            } else {
+                ledgerd::Init::Existing
+            },
+        ))
 }
