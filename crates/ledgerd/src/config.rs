@@ -799,7 +799,11 @@ mod tests {
             } else if let Some((k, _)) = line.strip_prefix("# ").and_then(|l| l.split_once(" = "))
                 && k.chars().all(|c| c.is_ascii_lowercase() || c == '_')
             {
-                documented.insert(format!("{section}.{k}"));
+                documented.insert(if section.is_empty() {
+                    k.to_string()
+                } else {
+                    format!("{section}.{k}")
+                });
             }
         }
         // Every key, the optional ones set, so that they are serialised too.
