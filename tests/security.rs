@@ -627,3 +627,134 @@ fn a_lost_or_replaced_data_directory_is_refused() {
     assert!(err.contains("no ledger in"), "{err}");
     assert!(!data.exists());
 }
+
+/// A device over its rate: the envelopes past its burst are not stored, its stream ends with
+/// RESOURCE_EXHAUSTED saying when to retry, and an agent that retries gets everything in at
+/// the rate. Another device is not slowed.
+#[tokio::test]
+async fn a_device_over_its_rate_is_told_to_wait_and_nothing_past_it_is_stored() {
+    let dir = tempdir();
+    let cfg = write_config(
+        dir.path(),
+        "[ingest]\ndevice_rate_per_sec = 100\ndevice_burst = 50\n",
+    );
+    let l = Ledgerd::start(&dir.path().join("data"), &cfg, "127.0.0.1:0");
+    let url = l.url();
+    let mut devs = register(&url, 1, &[table("fast", "T1"), table("calm", "T2")]).await;
+    let envs: Vec<_> = (1..=300)
+        .map(|n| devs[0].sign(now_ms(), bet("T1", "r1", n)))
+        .collect();
+    // One stream, no retry: the burst is accepted, then the stream ends.
+    let ch = ledger_agent::connect(&url).await.unwrap();
+    let mut receipts = v1::ingest_client::IngestClient::new(ch)
+        .submit(tokio_stream::iter(envs.clone()))
+        .await
+        .unwrap()
+        .into_inner();
+    let mut accepted = 0;
+    let status = loop {
+        match receipts.message().await {
+            Ok(Some(r)) => {
+                assert_eq!(st(&r), v1::ReceiptStatus::Accepted, "{r:?}");
+                accepted += 1;
+            }
+            Ok(None) => panic!("the stream ended without a status after {accepted}"),
+            Err(s) => break s,
+        }
+    };
+    assert_eq!(status.code(), Code::ResourceExhausted, "{status:?}");
+    assert!(
+        status.message().contains("device fast is over its rate"),
+        "{status:?}"
+    );
+    let retry: u64 = status
+        .metadata()
+        .get("retry-after-ms")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse().ok())
+        .expect("retry-after-ms");
+    assert!((1..=1000).contains(&retry), "{retry}");
+    assert!((50..300).contains(&accepted), "{accepted} accepted");
+    let mut q = QueryClient::new(ledger_agent::connect(&url).await.unwrap());
+    let info = q
+        .get_device(v1::GetDeviceRequest {
+            device_id: "fast".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(
+        info.last_sequence, accepted,
+        "exactly what was receipted is stored"
+    );
+    // Another device is not slowed by it.
+    let calm: Vec<_> = (1..=20)
+        .map(|n| devs[1].sign(now_ms(), bet("T2", "r1", n)))
+        .collect();
+    assert!(
+        submit(&url, &calm)
+            .await
+            .iter()
+            .all(|r| st(r) == v1::ReceiptStatus::Accepted)
+    );
+    // An agent that retries gets the rest in, at the rate.
+    let rest = ledger_agent::submit_all(
+        &url,
+        &envs[accepted as usize..],
+        &ledger_agent::ClientOptions {
+            max_attempts: 1000,
+            backoff: Duration::from_millis(50),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    assert!(rest.iter().all(|r| st(r) == v1::ReceiptStatus::Accepted));
+    l.stop();
+}
+
+/// A thousand idle connections from one address hold at most grpc.max_connections_per_peer
+/// places (each for the handshake deadline at most); a device from another address still
+/// connects and streams meanwhile.
+#[tokio::test]
+async fn a_thousand_idle_connections_from_one_host_do_not_lock_out_devices() {
+    let dir = tempdir();
+    let cfg = write_config(
+        dir.path(),
+        "[grpc]\nmax_connections = 300\nmax_connections_per_peer = 100\n",
+    );
+    let l = Ledgerd::start(&dir.path().join("data"), &cfg, "127.0.0.1:0");
+    let url = l.url();
+    let to: std::net::SocketAddr = l.addr.parse().unwrap();
+    let mut idle = Vec::new();
+    for _ in 0..1000 {
+        let s = tokio::net::TcpSocket::new_v4().unwrap();
+        s.bind("127.0.0.2:0".parse().unwrap()).unwrap();
+        if let Ok(c) = s.connect(to).await {
+            idle.push(c);
+        }
+    }
+    // Half-open too: a TLS ClientHello's first bytes and nothing more.
+    for c in idle.iter_mut().take(50) {
+        use tokio::io::AsyncWriteExt;
+        let _ = c.write_all(&[0x16, 0x03, 0x01, 0x02, 0x00, 0x01]).await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let t = std::time::Instant::now();
+    let mut d = register(&url, 1, &[table("honest", "T1")]).await;
+    let envs: Vec<_> = (1..=200)
+        .map(|n| d[0].sign(now_ms(), bet("T1", "r1", n)))
+        .collect();
+    assert!(
+        submit(&url, &envs)
+            .await
+            .iter()
+            .all(|r| st(r) == v1::ReceiptStatus::Accepted)
+    );
+    eprintln!(
+        "with 1000 idle connections from one host: a device registered and streamed 200 events in {:?}",
+        t.elapsed()
+    );
+    drop(idle);
+    l.stop();
+}

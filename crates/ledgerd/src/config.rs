@@ -154,6 +154,13 @@ pub struct Ingest {
     pub unread_receipts_secs: u64,
     /// Capacity of the queue from all streams to the writer (1..=16,777,216).
     pub queue_capacity: usize,
+    /// Events a second one device may send, on average (a token bucket per device id); past
+    /// it, its stream ends with RESOURCE_EXHAUSTED and a retry delay, nothing stored. 0 = no
+    /// limit.
+    pub device_rate_per_sec: u64,
+    /// Events one device may send at once above its rate (the bucket's size, 1..=100,000,000):
+    /// an agent resending after an outage sends its backlog in a burst.
+    pub device_burst: u64,
     /// Most bytes of envelopes (body and signature) in that queue at once, MiB. With the
     /// largest bodies, `queue_capacity` alone would let the streams queue 4 GiB (any client can
     /// send envelopes, which are refused only in order); past this, streams wait (1..=65536).
@@ -202,6 +209,10 @@ pub struct Grpc {
     /// Client connections open at once; one more is closed as soon as it is accepted, with a
     /// warning in the log (1..=65536).
     pub max_connections: usize,
+    /// Client connections open at once from one IP address (1..=65536; at most
+    /// `max_connections` in effect); one more is closed as soon as it is accepted. One host cannot take every place; a casino floor
+    /// behind one NAT address needs one per agent process.
+    pub max_connections_per_peer: usize,
     /// HTTP/2 streams (calls) open at once on one connection; hyper refuses more (1..=65536).
     pub max_streams_per_connection: u32,
     /// Send an HTTP/2 ping on a connection idle this long, seconds, and close it if no answer
@@ -282,6 +293,8 @@ impl Default for Ingest {
             unread_receipts_secs: 30,
             queue_capacity: 65536,
             queue_mib: 256,
+            device_rate_per_sec: 10_000,
+            device_burst: 200_000,
         }
     }
 }
@@ -313,6 +326,7 @@ impl Default for Grpc {
             shutdown_grace_secs: 5,
             max_entry_streams: 64,
             max_connections: 1024,
+            max_connections_per_peer: 256,
             max_streams_per_connection: 1024,
             keepalive_secs: 60,
             query_threads: 1,
@@ -577,6 +591,24 @@ impl Config {
                 .map_err(|e| ConfigError::Invalid(format!("ledger_public_key: {e}")))?;
         }
         self.principals()?;
+        within(
+            "ingest.device_burst",
+            self.ingest.device_burst,
+            1..=100_000_000,
+            "",
+        )?;
+        within(
+            "ingest.device_rate_per_sec",
+            self.ingest.device_rate_per_sec,
+            0..=100_000_000,
+            " (0: no limit)",
+        )?;
+        within(
+            "grpc.max_connections_per_peer",
+            self.grpc.max_connections_per_peer as u64,
+            1..=65_536,
+            "",
+        )?;
         within(
             "tls.handshake_timeout_ms",
             self.tls.handshake_timeout_ms,

@@ -22,28 +22,68 @@ use tonic::transport::server::{Connected, TcpConnectInfo};
 /// How often the log may say that connections were refused.
 const WARN_EVERY: Duration = Duration::from_secs(10);
 
-/// Accepted connections, at most `max` open at once.
+/// Connections open per peer address.
+type Peers = Arc<std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, usize>>>;
+
+/// A connection's place among its address's, given back when dropped.
+struct PeerPlace {
+    peers: Peers,
+    ip: std::net::IpAddr,
+}
+
+impl PeerPlace {
+    fn take(peers: &Peers, ip: std::net::IpAddr, max: usize) -> Option<PeerPlace> {
+        let mut open = peers.lock().unwrap_or_else(|e| e.into_inner());
+        let n = open.entry(ip).or_default();
+        if *n >= max {
+            return None;
+        }
+        *n += 1;
+        Some(PeerPlace {
+            peers: peers.clone(),
+            ip,
+        })
+    }
+}
+
+impl Drop for PeerPlace {
+    fn drop(&mut self) {
+        let mut open = self.peers.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = open.get_mut(&self.ip) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                open.remove(&self.ip);
+            }
+        }
+    }
+}
+
+/// Accepted connections, at most `max` open at once and `per_peer` from one address.
 pub struct Limited<S> {
     inner: S,
     room: Arc<Semaphore>,
     max: usize,
+    peers: Peers,
+    per_peer: usize,
     /// Refused since the last warning.
     refused: u64,
     last_warning: Option<Instant>,
 }
 
 impl<S> Limited<S> {
-    pub fn new(inner: S, max: usize) -> Self {
+    pub fn new(inner: S, max: usize, per_peer: usize) -> Self {
         Limited {
             inner,
             room: Arc::new(Semaphore::new(max)),
             max,
+            peers: Arc::default(),
+            per_peer,
             refused: 0,
             last_warning: None,
         }
     }
 
-    fn refuse(&mut self, tcp: TcpStream) {
+    fn refuse(&mut self, tcp: TcpStream, why: &'static str) {
         self.refused += 1;
         let now = Instant::now();
         if self
@@ -54,7 +94,8 @@ impl<S> Limited<S> {
                 peer = ?tcp.peer_addr().ok(),
                 refused = self.refused,
                 max = self.max,
-                "connections refused: grpc.max_connections are open"
+                per_peer = self.per_peer,
+                "connections refused: {why}"
             );
             self.refused = 0;
             self.last_warning = Some(now);
@@ -74,10 +115,31 @@ where
             match ready!(Pin::new(&mut self.inner).poll_next(cx)) {
                 None => return Poll::Ready(None),
                 Some(Err(e)) => return Poll::Ready(Some(Err(e))),
-                Some(Ok(tcp)) => match self.room.clone().try_acquire_owned() {
-                    Ok(room) => return Poll::Ready(Some(Ok(Counted { tcp, _room: room }))),
-                    Err(_) => self.refuse(tcp),
-                },
+                Some(Ok(tcp)) => {
+                    // Its address's place first, so connections refused there take no place
+                    // of all: one host cannot hold every place.
+                    let place = match tcp.peer_addr() {
+                        Ok(a) => PeerPlace::take(&self.peers, a.ip(), self.per_peer),
+                        Err(_) => None, // already gone
+                    };
+                    let Some(place) = place else {
+                        self.refuse(
+                            tcp,
+                            "grpc.max_connections_per_peer are open from its address",
+                        );
+                        continue;
+                    };
+                    match self.room.clone().try_acquire_owned() {
+                        Ok(room) => {
+                            return Poll::Ready(Some(Ok(Counted {
+                                tcp,
+                                _room: room,
+                                _place: place,
+                            })));
+                        }
+                        Err(_) => self.refuse(tcp, "grpc.max_connections are open"),
+                    }
+                }
             }
         }
     }
@@ -87,6 +149,7 @@ where
 pub struct Counted {
     tcp: TcpStream,
     _room: OwnedSemaphorePermit,
+    _place: PeerPlace,
 }
 
 impl Connected for Counted {
@@ -150,7 +213,7 @@ mod tests {
     async fn connections_past_the_bound_are_closed_and_room_comes_back() {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        let mut limited = Limited::new(TcpListenerStream::new(listener), 2);
+        let mut limited = Limited::new(TcpListenerStream::new(listener), 2, 2);
         // The server: echo one byte on every connection it keeps.
         let (kept_tx, mut kept_rx) = tokio::sync::mpsc::unbounded_channel();
         tokio::spawn(async move {
@@ -195,5 +258,55 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         assert!(echoes(&mut b).await, "the kept connection still works");
+    }
+
+    /// One address may hold `per_peer` places; another address still gets one, and the first
+    /// gets its place back when one of its connections closes.
+    #[tokio::test]
+    async fn one_address_cannot_take_every_place() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let mut limited = Limited::new(TcpListenerStream::new(listener), 100, 2);
+        tokio::spawn(async move {
+            while let Some(Ok(mut c)) = limited.next().await {
+                tokio::spawn(async move {
+                    let mut b = [0u8; 1];
+                    while c.read_exact(&mut b).await.is_ok() {
+                        if c.write_all(&b).await.is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+        });
+        async fn echoes(c: &mut TcpStream) -> bool {
+            let mut b = [7u8];
+            c.write_all(&b).await.is_ok() && c.read_exact(&mut b).await.is_ok() && b == [7]
+        }
+        async fn from(ip: &str, to: std::net::SocketAddr) -> TcpStream {
+            let s = tokio::net::TcpSocket::new_v4().unwrap();
+            s.bind(format!("{ip}:0").parse().unwrap()).unwrap();
+            s.connect(to).await.unwrap()
+        }
+        let mut a1 = from("127.0.0.2", addr).await;
+        let mut a2 = from("127.0.0.2", addr).await;
+        assert!(echoes(&mut a1).await && echoes(&mut a2).await);
+        let mut a3 = from("127.0.0.2", addr).await;
+        assert!(!echoes(&mut a3).await, "a third from one address is closed");
+        let mut b = from("127.0.0.3", addr).await;
+        assert!(echoes(&mut b).await, "another address is served");
+        drop(a1);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let mut c = from("127.0.0.2", addr).await;
+            if echoes(&mut c).await {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the address's place never came back"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
 }

@@ -14,6 +14,7 @@ pub mod audit;
 pub mod config;
 pub mod connections;
 pub mod filesystem;
+pub mod limits;
 pub mod load;
 pub mod logging;
 pub mod metrics;
@@ -240,6 +241,11 @@ async fn serve(
             cfg.ingest.max_in_flight_total,
         )),
         unread_limit: Duration::from_secs(cfg.ingest.unread_receipts_secs),
+        device_rates: limits::DeviceRates::new(
+            cfg.ingest.device_rate_per_sec,
+            cfg.ingest.device_burst,
+        )
+        .map(std::sync::Arc::new),
     })
     .max_decoding_message_size(max);
     let entry_streams =
@@ -338,6 +344,7 @@ async fn serve(
     let incoming = connections::Limited::new(
         tonic::transport::server::TcpIncoming::from(listener).with_nodelay(Some(true)),
         cfg.grpc.max_connections,
+        cfg.grpc.max_connections_per_peer,
     );
     let keepalive =
         (cfg.grpc.keepalive_secs > 0).then(|| Duration::from_secs(cfg.grpc.keepalive_secs));

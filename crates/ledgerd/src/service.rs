@@ -49,6 +49,8 @@ pub struct IngestService {
     /// How long a stream may leave receipts waiting without taking any before it is ended
     /// (`ingest.unread_receipts_secs`).
     pub unread_limit: Duration,
+    /// Each device's rate (`ingest.device_rate_per_sec`, `ingest.device_burst`); `None`: none.
+    pub device_rates: Option<Arc<crate::limits::DeviceRates>>,
 }
 
 #[tonic::async_trait]
@@ -75,11 +77,37 @@ impl Ingest for IngestService {
         let ledger = self.ledger.clone();
         let reader = budget.clone();
         let to = out_tx.clone();
+        let rates = self.device_rates.clone();
         tokio::spawn(async move {
             let mut position = 0u64;
             while let Some(msg) = inbound.next().await {
                 match msg {
                     Ok(env) => {
+                        if let Some(r) = &rates
+                            && let Err(wait) = r.take(
+                                crate::limits::device_id(&env.body),
+                                std::time::Instant::now(),
+                            )
+                        {
+                            // Nothing of this envelope is stored: the receipts of those before
+                            // it go out, then the stream ends saying when to come back.
+                            let device =
+                                String::from_utf8_lossy(crate::limits::device_id(&env.body))
+                                    .into_owned();
+                            tracing::debug!(?peer, %device, ?wait, "device over its rate");
+                            let mut s = Status::resource_exhausted(format!(
+                                "device {device} is over its rate (ingest.device_rate_per_sec): \
+                                 retry in {} ms; nothing after its last receipt was stored",
+                                wait.as_millis().max(1)
+                            ));
+                            if let Ok(v) = wait.as_millis().max(1).to_string().parse() {
+                                s.metadata_mut().insert("retry-after-ms", v);
+                            }
+                            if reader.own.acquire_many(in_flight as u32).await.is_ok() {
+                                to.send(vec![Err(s)]);
+                            }
+                            return;
+                        }
                         if !reader.take().await {
                             return;
                         }

@@ -1,0 +1,189 @@
+//! A rate limit per device (`ingest.device_rate_per_sec`, `ingest.device_burst`): a token bucket
+//! per device id, taken by the ingest stream's reader for each envelope before anything else is
+//! done with it. An envelope over the limit is not submitted (nothing is stored); the stream
+//! ends with `RESOURCE_EXHAUSTED` after the receipts it owes, saying how long to wait, and the
+//! agent resends from its first envelope without a receipt (docs/agents.md).
+//!
+//! The device id is read from the body's first field without decoding the body (the pipeline
+//! decodes and checks it, signature and all, later): a body that does not start with it is
+//! counted under the empty id, and is refused by the pipeline anyway.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Tokens are counted in millionths, so that the refill of a microsecond is exact.
+const UNIT: u64 = 1_000_000;
+/// Shards of the map, so that streams of different devices seldom wait for one lock.
+const SHARDS: usize = 16;
+/// A shard holding more devices than this forgets those whose bucket is full again (idle).
+const PRUNE_AT: usize = 4096;
+
+struct Bucket {
+    /// Millionths of a token.
+    tokens: u64,
+    at: Instant,
+}
+
+#[derive(Default)]
+struct Shard {
+    buckets: HashMap<Box<[u8]>, Bucket>,
+    /// Prune when this many buckets are held: twice what a prune left (at least [`PRUNE_AT`]),
+    /// so that pruning costs O(1) per new device however many are active.
+    prune_at: usize,
+}
+
+/// The devices' buckets.
+pub struct DeviceRates {
+    rate: u64,
+    burst: u64,
+    shards: Vec<Mutex<Shard>>,
+}
+
+impl DeviceRates {
+    /// `rate` events a second, `burst` at once; `None` when `rate` is 0 (no limit).
+    pub fn new(rate: u64, burst: u64) -> Option<DeviceRates> {
+        (rate > 0).then(|| DeviceRates {
+            rate,
+            burst: burst.max(1),
+            shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
+        })
+    }
+
+    fn refilled(&self, b: &Bucket, now: Instant) -> u64 {
+        let us = now.saturating_duration_since(b.at).as_micros();
+        let add = us.saturating_mul(u128::from(self.rate));
+        (u128::from(b.tokens) + add).min(u128::from(self.burst) * u128::from(UNIT)) as u64
+    }
+
+    /// Take one event of `device`'s; when it has none left, how long until it has one.
+    pub fn take(&self, device: &[u8], now: Instant) -> Result<(), Duration> {
+        let h = device.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+            (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3)
+        });
+        let mut shard = self.shards[(h as usize) % SHARDS]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let full = self.burst * UNIT;
+        if shard.buckets.len() >= shard.prune_at.max(PRUNE_AT)
+            && !shard.buckets.contains_key(device)
+        {
+            shard.buckets.retain(|_, b| self.refilled(b, now) < full);
+            shard.prune_at = (shard.buckets.len() * 2).max(PRUNE_AT);
+        }
+        let b = shard.buckets.entry(device.into()).or_insert(Bucket {
+            tokens: full,
+            at: now,
+        });
+        b.tokens = self.refilled(b, now);
+        b.at = now;
+        if b.tokens >= UNIT {
+            b.tokens -= UNIT;
+            Ok(())
+        } else {
+            Err(Duration::from_micros((UNIT - b.tokens).div_ceil(self.rate)))
+        }
+    }
+}
+
+/// The device id of an encoded `EventBody`: its field 1 when the body starts with it (as every
+/// encoder writes it), else empty.
+pub fn device_id(body: &[u8]) -> &[u8] {
+    // Field 1, wire type 2 (length-delimited): tag byte 0x0a, then a varint length.
+    if body.first() != Some(&0x0a) {
+        return &[];
+    }
+    let (mut len, mut shift, mut i) = (0usize, 0u32, 1usize);
+    while let Some(&b) = body.get(i) {
+        if shift > 28 {
+            return &[];
+        }
+        len |= usize::from(b & 0x7f) << shift;
+        i += 1;
+        if b & 0x80 == 0 {
+            return body.get(i..i.saturating_add(len)).unwrap_or(&[]);
+        }
+        shift += 7;
+    }
+    &[]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prost::Message;
+
+    #[test]
+    fn the_device_id_is_read_from_an_encoded_body() {
+        for id in ["t1", "", &"m".repeat(300)] {
+            let body = ledger_core::proto::EventBody {
+                device_id: id.into(),
+                sequence: 7,
+                ..Default::default()
+            }
+            .encode_to_vec();
+            assert_eq!(device_id(&body), id.as_bytes());
+        }
+        for junk in [
+            &[][..],
+            &[0x0a],
+            &[0x0a, 0x05, b'a'],
+            &[0x10, 0x01],
+            &[0x0a, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01],
+        ] {
+            assert!(device_id(junk).is_empty(), "{junk:?}");
+        }
+    }
+
+    /// A burst, then the rate: what the bucket lets through over time, per device.
+    #[test]
+    fn a_device_gets_its_burst_then_its_rate_and_others_are_not_touched() {
+        let r = DeviceRates::new(100, 5).unwrap();
+        let t0 = Instant::now();
+        for _ in 0..5 {
+            r.take(b"a", t0).unwrap();
+        }
+        let wait = r.take(b"a", t0).unwrap_err();
+        assert_eq!(
+            wait,
+            Duration::from_millis(10),
+            "one token every 10 ms at 100/s"
+        );
+        r.take(b"b", t0).expect("another device has its own bucket");
+        assert!(r.take(b"a", t0 + Duration::from_millis(9)).is_err());
+        r.take(b"a", t0 + Duration::from_millis(10)).unwrap();
+        // A long pause refills up to the burst only.
+        let later = t0 + Duration::from_secs(60);
+        for _ in 0..5 {
+            r.take(b"a", later).unwrap();
+        }
+        assert!(r.take(b"a", later).is_err());
+        assert!(DeviceRates::new(0, 5).is_none(), "0 = no limit");
+    }
+
+    #[test]
+    fn idle_devices_are_forgotten_when_many_come() {
+        let r = DeviceRates::new(1000, 10).unwrap();
+        let n = SHARDS * PRUNE_AT * 2;
+        let t0 = Instant::now();
+        for i in 0..n {
+            r.take(format!("d{i}").as_bytes(), t0).unwrap();
+        }
+        // A second later the first ones are full again (idle); as new ones come, they go.
+        let later = t0 + Duration::from_secs(1);
+        for i in 0..n {
+            r.take(format!("e{i}").as_bytes(), later).unwrap();
+        }
+        let held: usize = r
+            .shards
+            .iter()
+            .map(|s| s.lock().unwrap().buckets.len())
+            .sum();
+        assert!(held < 2 * n, "{held} buckets kept of {}", 2 * n);
+        // The active ones kept their state: e0 has 9 tokens left, not a fresh 10.
+        for _ in 0..9 {
+            r.take(b"e0", later).unwrap();
+        }
+        assert!(r.take(b"e0", later).is_err());
+    }
+}
