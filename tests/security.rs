@@ -63,7 +63,7 @@ async fn call(ch: Channel, path: &str) -> tonic::Status {
     } else {
         tonic::Request::new(Box::pin(one) as _)
     };
-    let path = http::uri::PathAndQuery::from_maybe_shared(path.to_string()).unwrap();
+    let path = http::uri::PathAndQuery::try_from(path).unwrap();
     match tokio::time::timeout(Duration::from_secs(10), g.streaming(req, path, codec)).await {
         Err(_) => tonic::Status::ok("still streaming"),
         Ok(Err(s)) => s,

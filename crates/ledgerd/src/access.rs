@@ -274,16 +274,19 @@ pub fn spki_fingerprint(cert_der: &[u8]) -> Result<String, String> {
     )))
 }
 
+/// Principals by the fingerprint of their certificate's key.
+pub type ByFingerprint = HashMap<String, Arc<Principal>>;
+
 /// The configured clients by fingerprint, replaced as a whole on reload.
 #[derive(Clone, Default)]
-pub struct Clients(Arc<RwLock<Arc<HashMap<String, Arc<Principal>>>>>);
+pub struct Clients(Arc<RwLock<Arc<ByFingerprint>>>);
 
 impl Clients {
-    pub fn new(map: HashMap<String, Arc<Principal>>) -> Clients {
+    pub fn new(map: ByFingerprint) -> Clients {
         Clients(Arc::new(RwLock::new(Arc::new(map))))
     }
 
-    pub fn replace(&self, map: HashMap<String, Arc<Principal>>) {
+    pub fn replace(&self, map: ByFingerprint) {
         *self.0.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(map);
     }
 

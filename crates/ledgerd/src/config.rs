@@ -659,12 +659,7 @@ impl Config {
     }
 
     /// The `[[clients]]` by fingerprint.
-    pub fn clients(
-        &self,
-    ) -> Result<
-        std::collections::HashMap<String, std::sync::Arc<crate::access::Principal>>,
-        ConfigError,
-    > {
+    pub fn clients(&self) -> Result<crate::access::ByFingerprint, ConfigError> {
         let mut out = std::collections::HashMap::new();
         let mut names = std::collections::HashMap::new();
         for (i, c) in self.clients.iter().enumerate() {
