@@ -758,3 +758,60 @@ async fn a_thousand_idle_connections_from_one_host_do_not_lock_out_devices() {
     drop(idle);
     l.stop();
 }
+
+/// One principal cannot take every stream of entries, nor make calls without bound: past its
+/// share it gets RESOURCE_EXHAUSTED naming the setting, and other principals are served.
+#[tokio::test]
+async fn one_principal_cannot_take_every_stream_or_call_without_bound() {
+    let dir = tempdir();
+    let cfg = write_config(
+        dir.path(),
+        "[grpc]\nmax_entry_streams = 8\nmax_entry_streams_per_principal = 3\nprincipal_calls_per_sec = 2\nprincipal_call_burst = 20\n",
+    );
+    let l = Ledgerd::start(&dir.path().join("data"), &cfg, "127.0.0.1:0");
+    let url = l.url();
+    let ca = pki().ca();
+    let tail = |ch: Channel| async move {
+        QueryClient::new(ch)
+            .tail(v1::TailRequest { from_index: 0 })
+            .await
+    };
+    let reg = channel_as(&url, &ca, Some("e2e-regulator")).await.unwrap();
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        held.push(tail(reg.clone()).await.unwrap());
+    }
+    let s = tail(reg.clone()).await.unwrap_err();
+    assert_eq!(s.code(), Code::ResourceExhausted, "{s:?}");
+    assert!(
+        s.message().contains("e2e-regulator")
+            && s.message().contains("max_entry_streams_per_principal"),
+        "{s:?}"
+    );
+    let admin = channel_as(&url, &ca, Some("e2e-admin")).await.unwrap();
+    held.push(
+        tail(admin.clone())
+            .await
+            .expect("another principal still gets one"),
+    );
+    drop(held);
+    // Calls: a burst of 20, then 2 a second.
+    let comp = channel_as(&url, &ca, Some("e2e-compliance")).await.unwrap();
+    let mut refused = None;
+    for i in 0..40 {
+        if let Err(s) = head(comp.clone()).await {
+            refused = Some((i, s));
+            break;
+        }
+    }
+    let (i, s) = refused.expect("the call rate was never reached");
+    assert!((15..=25).contains(&i), "refused after {i} calls");
+    assert_eq!(s.code(), Code::ResourceExhausted, "{s:?}");
+    assert!(
+        s.message().contains("grpc.principal_calls_per_sec"),
+        "{s:?}"
+    );
+    assert!(s.metadata().get("retry-after-ms").is_some());
+    head(admin).await.expect("another principal is not slowed");
+    l.stop();
+}

@@ -391,10 +391,13 @@ impl Identify {
     }
 }
 
-/// The tower layer that applies [`RULES`] to every call.
+/// The tower layer that applies [`RULES`] to every call, and each principal's call rate
+/// (`grpc.principal_calls_per_sec`: every call but ingest streams, which devices' rates bound,
+/// and health checks).
 #[derive(Clone)]
 pub struct Access {
     pub identify: Identify,
+    pub calls: Option<Arc<crate::limits::TokenBuckets>>,
 }
 
 impl<S> tower::Layer<S> for Access {
@@ -403,6 +406,7 @@ impl<S> tower::Layer<S> for Access {
         AccessService {
             inner,
             identify: self.identify.clone(),
+            calls: self.calls.clone(),
         }
     }
 }
@@ -411,7 +415,11 @@ impl<S> tower::Layer<S> for Access {
 pub struct AccessService<S> {
     inner: S,
     identify: Identify,
+    calls: Option<Arc<crate::limits::TokenBuckets>>,
 }
+
+/// The method whose calls a principal's rate does not count (devices' rates bound it).
+const INGEST: &str = "/casino_ledger.v1.Ingest/Submit";
 
 impl<S> tower::Service<Request<Body>> for AccessService<S>
 where
@@ -430,6 +438,21 @@ where
         match self.identify.check(req.uri().path(), &req) {
             Ok(p) => {
                 if let Some(p) = p {
+                    if let Some(calls) = &self.calls
+                        && req.uri().path() != INGEST
+                        && let Err(wait) = calls.take(p.name.as_bytes(), std::time::Instant::now())
+                    {
+                        let ms = wait.as_millis().max(1);
+                        let mut s = tonic::Status::resource_exhausted(format!(
+                            "{} is over its call rate (grpc.principal_calls_per_sec): retry in {ms} ms",
+                            p.name
+                        ));
+                        if let Ok(v) = ms.to_string().parse() {
+                            s.metadata_mut().insert("retry-after-ms", v);
+                        }
+                        let resp = s.into_http();
+                        return Box::pin(async move { Ok(resp) });
+                    }
                     req.extensions_mut().insert(Caller(p));
                 }
                 // The clone that was made ready is the one that serves (tower's contract).

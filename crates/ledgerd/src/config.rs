@@ -206,6 +206,15 @@ pub struct Grpc {
     /// or follows the head while its client keeps it open (1..=256). `Checkpoints.List` counts
     /// as one too.
     pub max_entry_streams: usize,
+    /// Streams of entries one principal may have open at once (1..=256; at most
+    /// `max_entry_streams` in effect): one client cannot take them all.
+    pub max_entry_streams_per_principal: usize,
+    /// Calls a second one principal may make on average, ingest streams and health checks
+    /// aside (a token bucket per principal); past it, RESOURCE_EXHAUSTED with retry-after-ms.
+    /// 0 = no limit.
+    pub principal_calls_per_sec: u64,
+    /// Calls one principal may make at once above that rate (1..=1,000,000).
+    pub principal_call_burst: u64,
     /// Client connections open at once; one more is closed as soon as it is accepted, with a
     /// warning in the log (1..=65536).
     pub max_connections: usize,
@@ -325,6 +334,9 @@ impl Default for Grpc {
             connection_window_bytes: 8 << 20,
             shutdown_grace_secs: 5,
             max_entry_streams: 64,
+            max_entry_streams_per_principal: 16,
+            principal_calls_per_sec: 1_000,
+            principal_call_burst: 10_000,
             max_connections: 1024,
             max_connections_per_peer: 256,
             max_streams_per_connection: 1024,
@@ -591,6 +603,24 @@ impl Config {
                 .map_err(|e| ConfigError::Invalid(format!("ledger_public_key: {e}")))?;
         }
         self.principals()?;
+        within(
+            "grpc.max_entry_streams_per_principal",
+            self.grpc.max_entry_streams_per_principal as u64,
+            1..=256,
+            "",
+        )?;
+        within(
+            "grpc.principal_calls_per_sec",
+            self.grpc.principal_calls_per_sec,
+            0..=1_000_000,
+            " (0: no limit)",
+        )?;
+        within(
+            "grpc.principal_call_burst",
+            self.grpc.principal_call_burst,
+            1..=1_000_000,
+            "",
+        )?;
         within(
             "ingest.device_burst",
             self.ingest.device_burst,

@@ -241,15 +241,17 @@ async fn serve(
             cfg.ingest.max_in_flight_total,
         )),
         unread_limit: Duration::from_secs(cfg.ingest.unread_receipts_secs),
-        device_rates: limits::DeviceRates::new(
+        device_rates: limits::TokenBuckets::new(
             cfg.ingest.device_rate_per_sec,
             cfg.ingest.device_burst,
         )
         .map(std::sync::Arc::new),
     })
     .max_decoding_message_size(max);
-    let entry_streams =
-        std::sync::Arc::new(tokio::sync::Semaphore::new(cfg.grpc.max_entry_streams));
+    let entry_streams = std::sync::Arc::new(limits::EntryStreams::new(
+        cfg.grpc.max_entry_streams,
+        cfg.grpc.max_entry_streams_per_principal,
+    ));
     let queries = queries::QueryPool::start(cfg.grpc.query_threads)
         .context("cannot start the query threads")?;
     let query = QueryServer::new(service::QueryService {
@@ -358,7 +360,14 @@ async fn serve(
         .max_concurrent_streams(Some(cfg.grpc.max_streams_per_connection))
         .http2_keepalive_interval(keepalive)
         .http2_keepalive_timeout(keepalive.map(|_| Duration::from_secs(20)))
-        .layer(access::Access { identify })
+        .layer(access::Access {
+            identify,
+            calls: limits::TokenBuckets::new(
+                cfg.grpc.principal_calls_per_sec,
+                cfg.grpc.principal_call_burst,
+            )
+            .map(std::sync::Arc::new),
+        })
         .add_service(health_service)
         .add_service(reflection)
         .add_service(ingest)

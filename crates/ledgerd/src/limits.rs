@@ -33,17 +33,17 @@ struct Shard {
     prune_at: usize,
 }
 
-/// The devices' buckets.
-pub struct DeviceRates {
+/// Token buckets by key: the devices' (by device id) and the principals' (by name).
+pub struct TokenBuckets {
     rate: u64,
     burst: u64,
     shards: Vec<Mutex<Shard>>,
 }
 
-impl DeviceRates {
+impl TokenBuckets {
     /// `rate` events a second, `burst` at once; `None` when `rate` is 0 (no limit).
-    pub fn new(rate: u64, burst: u64) -> Option<DeviceRates> {
-        (rate > 0).then(|| DeviceRates {
+    pub fn new(rate: u64, burst: u64) -> Option<TokenBuckets> {
+        (rate > 0).then(|| TokenBuckets {
             rate,
             burst: burst.max(1),
             shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
@@ -83,6 +83,68 @@ impl DeviceRates {
         } else {
             Err(Duration::from_micros((UNIT - b.tokens).div_ceil(self.rate)))
         }
+    }
+}
+
+/// Streams of entries (`Tail`, `ListEntries`, `ListDeviceEntries`, `Checkpoints.List`): at
+/// most `grpc.max_entry_streams` open at once over all clients (each holds a blocking thread or
+/// follows the head for as long as its client keeps it), and at most
+/// `grpc.max_entry_streams_per_principal` of one principal, so that one client cannot take
+/// them all from the others.
+pub struct EntryStreams {
+    all: std::sync::Arc<tokio::sync::Semaphore>,
+    per_principal: usize,
+    open: std::sync::Arc<Mutex<HashMap<String, usize>>>,
+}
+
+/// One open stream's places, given back when the stream ends.
+pub struct StreamRoom {
+    _all: tokio::sync::OwnedSemaphorePermit,
+    who: String,
+    open: std::sync::Arc<Mutex<HashMap<String, usize>>>,
+}
+
+impl Drop for StreamRoom {
+    fn drop(&mut self) {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = open.get_mut(&self.who) {
+            *n -= 1;
+            if *n == 0 {
+                open.remove(&self.who);
+            }
+        }
+    }
+}
+
+impl EntryStreams {
+    pub fn new(all: usize, per_principal: usize) -> EntryStreams {
+        EntryStreams {
+            all: std::sync::Arc::new(tokio::sync::Semaphore::new(all)),
+            per_principal: per_principal.max(1),
+            open: Default::default(),
+        }
+    }
+
+    /// Room for one more stream of `who`'s, or `RESOURCE_EXHAUSTED` naming the bound.
+    pub fn open(&self, who: &str) -> Result<StreamRoom, tonic::Status> {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        let n = open.get(who).copied().unwrap_or(0);
+        if n >= self.per_principal {
+            return Err(tonic::Status::resource_exhausted(format!(
+                "{who} has {n} streams of entries open (grpc.max_entry_streams_per_principal); close one or retry later"
+            )));
+        }
+        let all = self.all.clone().try_acquire_owned().map_err(|_| {
+            tonic::Status::resource_exhausted(
+                "every stream of entries ledgerd allows is open (grpc.max_entry_streams); close one or retry later",
+            )
+        })?;
+        open.insert(who.to_string(), n + 1);
+        Ok(StreamRoom {
+            _all: all,
+            who: who.to_string(),
+            open: self.open.clone(),
+        })
     }
 }
 
@@ -138,7 +200,7 @@ mod tests {
     /// A burst, then the rate: what the bucket lets through over time, per device.
     #[test]
     fn a_device_gets_its_burst_then_its_rate_and_others_are_not_touched() {
-        let r = DeviceRates::new(100, 5).unwrap();
+        let r = TokenBuckets::new(100, 5).unwrap();
         let t0 = Instant::now();
         for _ in 0..5 {
             r.take(b"a", t0).unwrap();
@@ -158,12 +220,31 @@ mod tests {
             r.take(b"a", later).unwrap();
         }
         assert!(r.take(b"a", later).is_err());
-        assert!(DeviceRates::new(0, 5).is_none(), "0 = no limit");
+        assert!(TokenBuckets::new(0, 5).is_none(), "0 = no limit");
+    }
+
+    #[test]
+    fn one_principal_cannot_take_every_entry_stream() {
+        let e = EntryStreams::new(3, 2);
+        let a1 = e.open("a").unwrap();
+        let _a2 = e.open("a").unwrap();
+        let s = e.open("a").err().unwrap();
+        assert!(
+            s.message().contains("max_entry_streams_per_principal"),
+            "{s:?}"
+        );
+        let b1 = e.open("b").unwrap();
+        let s = e.open("b").err().unwrap();
+        assert!(s.message().contains("(grpc.max_entry_streams)"), "{s:?}");
+        drop(a1);
+        let _b2 = e.open("b").expect("a's place came back");
+        drop(b1);
+        assert_eq!(e.open.lock().unwrap().get("b"), Some(&1));
     }
 
     #[test]
     fn idle_devices_are_forgotten_when_many_come() {
-        let r = DeviceRates::new(1000, 10).unwrap();
+        let r = TokenBuckets::new(1000, 10).unwrap();
         let n = SHARDS * PRUNE_AT * 2;
         let t0 = Instant::now();
         for i in 0..n {

@@ -50,7 +50,7 @@ pub struct IngestService {
     /// (`ingest.unread_receipts_secs`).
     pub unread_limit: Duration,
     /// Each device's rate (`ingest.device_rate_per_sec`, `ingest.device_burst`); `None`: none.
-    pub device_rates: Option<Arc<crate::limits::DeviceRates>>,
+    pub device_rates: Option<Arc<crate::limits::TokenBuckets>>,
 }
 
 #[tonic::async_trait]
@@ -352,9 +352,8 @@ impl Stream for Receipts {
 pub struct QueryService {
     pub ledger: Ledger,
     pub ledger_id: String,
-    /// Streams of entries open at once (`grpc.max_entry_streams`): each reads the store on a
-    /// blocking thread, or follows the head, for as long as its client keeps it open.
-    pub entry_streams: Arc<tokio::sync::Semaphore>,
+    /// Streams of entries open at once, in all and per principal ([`crate::limits::EntryStreams`]).
+    pub entry_streams: Arc<crate::limits::EntryStreams>,
     /// The largest reply (`grpc.max_message_bytes`): a page of devices stops short of it.
     pub max_reply_bytes: usize,
     /// Where the device registry is paged ([`crate::queries::QueryPool`]).
@@ -378,22 +377,19 @@ pub(crate) fn page_limit(limit: u32, default: usize, max: usize) -> Result<usize
 }
 
 /// Room for one stream of entries, held while the stream lasts.
-type StreamRoom = tokio::sync::OwnedSemaphorePermit;
+type StreamRoom = crate::limits::StreamRoom;
 
 impl QueryService {
     fn durable_index(&self) -> u64 {
         self.ledger.durable().borrow().0
     }
 
-    /// Room for one more stream of entries, or `RESOURCE_EXHAUSTED`: without a bound, streams
-    /// their clients leave open would take every thread of the blocking pool, which the other
-    /// queries share.
-    fn entry_stream(&self) -> Result<StreamRoom, Status> {
-        self.entry_streams.clone().try_acquire_owned().map_err(|_| {
-            Status::resource_exhausted(
-                "every stream of entries ledgerd allows is open (grpc.max_entry_streams); close one or retry later",
-            )
-        })
+    /// Room for one more stream of entries of `req`'s caller, or `RESOURCE_EXHAUSTED`: without
+    /// a bound, streams their clients leave open would take every thread of the blocking pool,
+    /// which the other queries share.
+    fn entry_stream<T>(&self, req: &Request<T>) -> Result<StreamRoom, Status> {
+        self.entry_streams
+            .open(&crate::access::Caller::of(req).name)
     }
 }
 
@@ -464,6 +460,7 @@ impl Query for QueryService {
         &self,
         req: Request<v1::ListEntriesRequest>,
     ) -> Result<Response<Self::ListEntriesStream>, Status> {
+        let room = self.entry_stream(&req)?;
         let r = req.into_inner();
         let head = self.durable_index();
         let to = if r.to_index == 0 {
@@ -481,7 +478,6 @@ impl Query for QueryService {
                 format!("from_index {} is after to_index {to}", r.from_index)
             }));
         }
-        let room = self.entry_stream()?;
         Ok(Response::new(stream_entries(
             &self.ledger,
             r.from_index,
@@ -495,6 +491,7 @@ impl Query for QueryService {
         req: Request<v1::ListDeviceEntriesRequest>,
     ) -> Result<Response<Self::ListDeviceEntriesStream>, Status> {
         let caller = crate::access::Caller::of(&req);
+        let room = self.entry_stream(&req)?;
         let r = req.into_inner();
         id_arg("device_id", &r.device_id)?;
         if !caller.casinos.is_empty() {
@@ -513,7 +510,6 @@ impl Query for QueryService {
             }
         }
         let head = self.durable_index();
-        let room = self.entry_stream()?;
         let (tx, rx) = mpsc::channel(256);
         let store = self.ledger.store().clone();
         tokio::task::spawn_blocking(move || {
@@ -536,6 +532,7 @@ impl Query for QueryService {
         &self,
         req: Request<v1::TailRequest>,
     ) -> Result<Response<Self::TailStream>, Status> {
+        let room = self.entry_stream(&req)?;
         let mut next = req.into_inner().from_index;
         // Entries are contiguous and the head only grows: a tail may start at any entry up to
         // the next one. One further ahead is a mistake, and would hold a place among
@@ -548,7 +545,6 @@ impl Query for QueryService {
             )));
         }
         let ledger = self.ledger.clone();
-        let room = self.entry_stream()?;
         let (tx, rx) = mpsc::channel(1024);
         tokio::spawn(async move {
             let _room = room;
@@ -645,7 +641,7 @@ impl Query for QueryService {
 pub struct CheckpointService {
     pub ledger: Ledger,
     /// Shared with [`QueryService::entry_streams`]: a `List` stream holds a blocking thread.
-    pub entry_streams: Arc<tokio::sync::Semaphore>,
+    pub entry_streams: Arc<crate::limits::EntryStreams>,
     /// Least time between two checkpoints signed on request (`checkpoint.request_interval_ms`).
     pub request_interval: std::time::Duration,
     /// The last checkpoint signed on request, and when it was asked of the pipeline. Held while
@@ -657,7 +653,7 @@ impl CheckpointService {
     /// A checkpoint service with no checkpoint requested yet.
     pub fn new(
         ledger: Ledger,
-        entry_streams: Arc<tokio::sync::Semaphore>,
+        entry_streams: Arc<crate::limits::EntryStreams>,
         request_interval: std::time::Duration,
     ) -> Self {
         CheckpointService {
@@ -735,12 +731,10 @@ impl Checkpoints for CheckpointService {
         &self,
         req: Request<v1::ListCheckpointsRequest>,
     ) -> Result<Response<Self::ListStream>, Status> {
+        let room = self
+            .entry_streams
+            .open(&crate::access::Caller::of(&req).name)?;
         let after = req.into_inner().after_number;
-        let room = self.entry_streams.clone().try_acquire_owned().map_err(|_| {
-            Status::resource_exhausted(
-                "every stream ledgerd allows is open (grpc.max_entry_streams); close one or retry later",
-            )
-        })?;
         let (tx, rx) = mpsc::channel(64);
         let store = self.ledger.store().clone();
         tokio::task::spawn_blocking(move || {
