@@ -210,9 +210,7 @@ fn block_on<F: std::future::Future>(f: F) -> F::Output {
 /// The device's entries in the chain, in sequence order, each with its decoded body.
 fn device_entries(url: &str, device: &str) -> Vec<(v1::ChainEntry, v1::EventBody)> {
     block_on(async {
-        let mut q = QueryClient::connect(url.to_string())
-            .await
-            .expect("connect");
+        let mut q = QueryClient::new(ledger_agent::connect(url).await.expect("connect"));
         let mut s = q
             .list_device_entries(v1::ListDeviceEntriesRequest {
                 device_id: device.into(),
@@ -232,9 +230,7 @@ fn device_entries(url: &str, device: &str) -> Vec<(v1::ChainEntry, v1::EventBody
 
 fn get_device(url: &str, device: &str) -> Result<v1::DeviceInfo, tonic::Status> {
     block_on(async {
-        let mut q = QueryClient::connect(url.to_string())
-            .await
-            .expect("connect");
+        let mut q = QueryClient::new(ledger_agent::connect(url).await.expect("connect"));
         q.get_device(v1::GetDeviceRequest {
             device_id: device.into(),
         })
