@@ -254,6 +254,34 @@ async fn a_principal_limited_to_a_casino_sees_only_that_casino() {
             assert_eq!(ids, [mine], "{who}");
         }
     }
+    // Findings and reports: its casino's only.
+    let mut a = ledger_core::proto::audit_client::AuditClient::new(
+        channel_as(&url, &ca, Some("lisboa-compliance"))
+            .await
+            .unwrap(),
+    );
+    let e = a
+        .list_findings(v1::ListFindingsRequest {
+            casino_id: "porto".into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    a.list_findings(v1::ListFindingsRequest::default())
+        .await
+        .expect("its own casino's findings");
+    let report = a
+        .get_report(v1::ReportRequest {
+            day: chrono::Utc::now().format("%Y-%m-%d").to_string(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    for p in &report.periods {
+        assert!(p.rows.iter().all(|r| r.casino_id == "lisboa"), "{p:?}");
+    }
     // A principal of every casino sees both, and the principals.
     let mut q = QueryClient::new(channel_as(&url, &ca, Some("e2e-compliance")).await.unwrap());
     let list = q

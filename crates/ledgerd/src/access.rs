@@ -249,6 +249,8 @@ pub const RULES: &[(&str, Admits)] = &[
 /// (`PERMISSION_DENIED`), so that nothing of another casino leaks through a method that does not
 /// narrow its answer yet.
 pub const CASINO_SCOPED: &[&str] = &[
+    "/casino_ledger.v1.Audit/ListFindings",
+    "/casino_ledger.v1.Audit/GetReport",
     "/casino_ledger.v1.Query/GetHead",
     "/casino_ledger.v1.Query/GetDevice",
     "/casino_ledger.v1.Query/ListDevices",

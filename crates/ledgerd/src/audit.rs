@@ -457,7 +457,9 @@ impl Audit for AuditService {
         &self,
         req: Request<v1::ListFindingsRequest>,
     ) -> Result<Response<v1::ListFindingsResponse>, Status> {
-        let r = req.into_inner();
+        let caller = crate::access::Caller::of(&req);
+        let mut r = req.into_inner();
+        scope_casino(&caller, &mut r.casino_id)?;
         let after_seq = r.after_seq;
         let (filter, limit) = finding_query(r)?;
         let store = self.store.clone();
@@ -514,6 +516,7 @@ impl Audit for AuditService {
         &self,
         req: Request<v1::ReportRequest>,
     ) -> Result<Response<v1::Report>, Status> {
+        let caller = crate::access::Caller::of(&req);
         let r = req.into_inner();
         let period = report_period(r.from_ms, r.to_ms)?;
         let day = match non_empty(r.day) {
@@ -545,10 +548,56 @@ impl Audit for AuditService {
                     name,
                     from_ms: p.from_ms,
                     to_ms: p.to_ms,
-                    rows: rows.into_iter().map(report_row).collect(),
+                    // A principal limited to casinos gets their rows only: not the other
+                    // casinos', nor the grand total ("*"), which includes them.
+                    rows: rows
+                        .into_iter()
+                        .map(report_row)
+                        .filter(|row| {
+                            caller.casinos.is_empty() || caller.casinos.contains(&row.casino_id)
+                        })
+                        .collect(),
                 })
                 .collect(),
         }))
+    }
+}
+
+/// A request's `casino_id` for a caller limited to some casinos: one of them (named, or its only
+/// one when the request names none), or `PERMISSION_DENIED`. Unchanged for other callers.
+fn scope_casino(caller: &crate::access::Principal, casino_id: &mut String) -> Result<(), Status> {
+    if caller.casinos.is_empty() {
+        return Ok(());
+    }
+    if casino_id.is_empty() {
+        if caller.casinos.len() == 1 {
+            *casino_id = caller.casinos.iter().next().cloned().unwrap_or_default();
+            return Ok(());
+        }
+        return Err(Status::invalid_argument(format!(
+            "casino_id: {} reads the findings of one casino at a time: name one of {}",
+            caller.name,
+            caller
+                .casinos
+                .iter()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    if caller.casinos.contains(casino_id.as_str()) {
+        Ok(())
+    } else {
+        Err(Status::permission_denied(format!(
+            "casino_id: {} may read {} only",
+            caller.name,
+            caller
+                .casinos
+                .iter()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
+        )))
     }
 }
 
@@ -993,6 +1042,31 @@ impl Jackpots for JackpotService {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_principal_limited_to_casinos_reads_their_findings_only() {
+        use crate::access::{Principal, Role};
+        let one = Principal::new("lx", Role::Compliance, ["lisboa".to_string()]);
+        let two = Principal::new("both", Role::Compliance, ["lisboa".into(), "porto".into()]);
+        let all = Principal::new("insp", Role::Regulator, []);
+        let mut c = String::new();
+        super::scope_casino(&one, &mut c).unwrap();
+        assert_eq!(c, "lisboa", "its only casino, when the request names none");
+        let mut c = "porto".to_string();
+        let e = super::scope_casino(&one, &mut c).unwrap_err();
+        assert_eq!(e.code(), tonic::Code::PermissionDenied);
+        let mut c = String::new();
+        assert_eq!(
+            super::scope_casino(&two, &mut c).unwrap_err().code(),
+            tonic::Code::InvalidArgument
+        );
+        let mut c = "porto".to_string();
+        super::scope_casino(&two, &mut c).unwrap();
+        assert_eq!(c, "porto");
+        let mut c = String::new();
+        super::scope_casino(&all, &mut c).unwrap();
+        assert_eq!(c, "", "a principal of every casino reads every casino");
+    }
+
     use super::*;
 
     /// The next page is after the last finding returned when the page overflowed, where the
