@@ -843,3 +843,30 @@ async fn one_principal_cannot_take_every_stream_or_call_without_bound() {
     head(admin).await.expect("another principal is not slowed");
     l.stop();
 }
+
+/// The ledger's key in a PKCS#8 PEM file outside the data directory, made beforehand with
+/// `ledgerctl keygen`: `--init` uses it, the data directory holds no key, and the ledger signs
+/// with it.
+#[test]
+fn the_ledger_key_may_live_outside_the_data_directory_in_pkcs8() {
+    let dir = tempdir();
+    let base = dir.path().join("ledger");
+    let (code, out, err) = ledgerctl(&["keygen", "--out", base.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let key_file = dir.path().join("ledger.key");
+    let text = std::fs::read_to_string(&key_file).unwrap();
+    assert!(text.starts_with("-----BEGIN PRIVATE KEY-----"), "{text}");
+    let public = std::fs::read_to_string(dir.path().join("ledger.pub")).unwrap();
+    let cfg = write_config(dir.path(), "");
+    let t = std::fs::read_to_string(&cfg).unwrap();
+    std::fs::write(&cfg, format!("ledger_key_file = {key_file:?}\n{t}")).unwrap();
+    let data = dir.path().join("data");
+    let l = Ledgerd::start(&data, &cfg, "127.0.0.1:0");
+    assert_eq!(l.ledger_key, public.trim());
+    assert!(
+        !data.join("ledger.key").exists(),
+        "no key in the data directory"
+    );
+    l.stop();
+    Ledgerd::start(&data, &cfg, "127.0.0.1:0").stop();
+}

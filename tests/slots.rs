@@ -41,10 +41,11 @@ pub fn write_config_with_regulator_and(dir: &Path, extra: &str) -> std::path::Pa
     )
 }
 
-/// Write a secret key file as `ledgerctl keygen` does (hex seed, mode 0600).
+/// Write a secret key file as `ledgerctl keygen` does (PKCS#8 PEM, mode 0600).
 pub fn write_key_file(path: &Path, key: &SigningKey) {
     use std::os::unix::fs::PermissionsExt;
-    std::fs::write(path, format!("{}\n", hex::encode(key.to_bytes()))).expect("write key");
+    // PKCS#8 PEM, as `ledgerctl keygen` writes it.
+    std::fs::write(path, ledger_core::signing::secret_key_pem(key)).expect("write key");
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600)).expect("chmod key");
 }
 

@@ -24,6 +24,7 @@ import time
 
 import grpc
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 import gen_stubs
@@ -88,11 +89,24 @@ def load_stubs(stubs_dir):
 
 
 def read_key(path):
-    """A NAME.key file (`ledgerctl keygen`): the 32-byte ed25519 seed as 64 hex digits."""
+    """A NAME.key file (`ledgerctl keygen`): the ed25519 key in PKCS#8 PEM, or its 32-byte seed
+    as 64 hex digits (older key files)."""
     try:
-        with open(path) as f:
-            seed = binascii.unhexlify(f.read().strip())
-    except (OSError, binascii.Error, ValueError) as e:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise Fatal(2, "%s: %s" % (path, e))
+    if data.lstrip().startswith(b"-----BEGIN"):
+        try:
+            key = serialization.load_pem_private_key(data, password=None)
+        except (ValueError, TypeError) as e:
+            raise Fatal(2, "%s: not a PKCS#8 PEM key: %s" % (path, e))
+        if not isinstance(key, Ed25519PrivateKey):
+            raise Fatal(2, "%s: not an ed25519 key" % path)
+        return key
+    try:
+        seed = binascii.unhexlify(data.strip())
+    except (binascii.Error, ValueError) as e:
         raise Fatal(2, "%s: %s" % (path, e))
     if len(seed) != 32:
         raise Fatal(2, "%s: the seed must be 32 bytes (64 hex digits), got %d" % (path, len(seed)))

@@ -50,7 +50,7 @@ struct Device {
     /// The device's id, as registered at the ledger.
     #[arg(long, env = "LEDGER_DEVICE_ID")]
     device_id: String,
-    /// The device's secret key file (64 hex digits: `ledgerctl keygen` writes one).
+    /// The device's secret key file (PKCS#8 PEM, or a hex seed: `ledgerctl keygen` writes one).
     #[arg(long, env = "LEDGER_DEVICE_KEY")]
     key: PathBuf,
     /// The outbox directory: one per device, on a disk that survives a power loss.

@@ -1,5 +1,7 @@
-//! Key files: `NAME.key` holds the 32-byte ed25519 seed in hex (mode 0600), `NAME.pub` the
-//! 32-byte public key in hex.
+//! Key files: `NAME.key` holds the ed25519 key in PKCS#8 PEM (mode 0600; a 32-byte seed in hex,
+//! as older versions wrote it, is read too), `NAME.pub` the 32-byte public key in hex (what
+//! ledgerd's configuration and `device register --public-key` take; a PEM public key is read
+//! too).
 
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
@@ -36,7 +38,7 @@ pub fn write_pair(base: &Path, key: &SigningKey) -> Result<(PathBuf, PathBuf), A
         .mode(0o600)
         .open(&kp)
         .map_err(|e| io(&kp, e))?;
-    f.write_all(format!("{}\n", hex::encode(key.to_bytes())).as_bytes())
+    f.write_all(ledger_core::signing::secret_key_pem(key).as_bytes())
         .map_err(|e| io(&kp, e))?;
     std::fs::write(
         &pp,
@@ -50,7 +52,7 @@ pub fn write_pair(base: &Path, key: &SigningKey) -> Result<(PathBuf, PathBuf), A
 pub fn read_secret(path: &Path) -> Result<SigningKey, AgentError> {
     let t = std::fs::read_to_string(path)
         .map_err(|e| AgentError::Key(format!("{}: {e}", path.display())))?;
-    ledger_core::signing::parse_secret_key_hex(&t)
+    ledger_core::signing::parse_secret_key_text(&t)
         .map_err(|e| AgentError::Key(format!("{}: {e}", path.display())))
 }
 
@@ -62,7 +64,7 @@ pub fn read_public(path_or_hex: &str) -> Result<VerifyingKey, AgentError> {
     } else {
         path_or_hex.to_string()
     };
-    ledger_core::signing::parse_public_key_hex(&text)
+    ledger_core::signing::parse_public_key_text(&text)
         .map_err(|e| AgentError::Key(format!("{path_or_hex}: {e}")))
 }
 

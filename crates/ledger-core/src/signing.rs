@@ -38,6 +38,8 @@ pub enum KeyError {
     SecretKeyLength(usize),
     #[error("not hex: {0}")]
     NotHex(String),
+    #[error("not a PEM ed25519 key: {0}")]
+    Pem(String),
 }
 
 /// `domain || body`: the message an ed25519 signature covers.
@@ -80,6 +82,44 @@ pub fn parse_secret_key_hex(s: &str) -> Result<SigningKey, KeyError> {
         .try_into()
         .map_err(|_| KeyError::SecretKeyLength(b.len()))?;
     Ok(SigningKey::from_bytes(&arr))
+}
+
+/// A secret key from a key file's text: PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`, what
+/// `ledgerctl keygen` writes) or the 32-byte seed in hex (what it wrote before).
+pub fn parse_secret_key_text(s: &str) -> Result<SigningKey, KeyError> {
+    use ed25519_dalek::pkcs8::DecodePrivateKey;
+    if s.trim_start().starts_with("-----BEGIN") {
+        SigningKey::from_pkcs8_pem(s.trim()).map_err(|e| KeyError::Pem(e.to_string()))
+    } else {
+        parse_secret_key_hex(s)
+    }
+}
+
+/// A public key from a file's or a setting's text: SubjectPublicKeyInfo PEM
+/// (`-----BEGIN PUBLIC KEY-----`) or 32 bytes in hex.
+pub fn parse_public_key_text(s: &str) -> Result<VerifyingKey, KeyError> {
+    use ed25519_dalek::pkcs8::DecodePublicKey;
+    if s.trim_start().starts_with("-----BEGIN") {
+        let k = VerifyingKey::from_public_key_pem(s.trim())
+            .map_err(|e| KeyError::Pem(e.to_string()))?;
+        parse_public_key(k.as_bytes())
+    } else {
+        parse_public_key_hex(s)
+    }
+}
+
+/// A secret key as PKCS#8 PEM (v1: the seed only), for a key file.
+pub fn secret_key_pem(key: &SigningKey) -> String {
+    use ed25519_dalek::pkcs8::EncodePrivateKey;
+    // v1 (RFC 8410: the seed only), which every PKCS#8 reader takes; the v2 form with the
+    // public key appended is refused by some (OpenSSL-based ones among them).
+    ed25519_dalek::pkcs8::KeypairBytes {
+        secret_key: key.to_bytes(),
+        public_key: None,
+    }
+    .to_pkcs8_pem(ed25519_dalek::pkcs8::spki::der::pem::LineEnding::LF)
+    .map(|z| z.to_string())
+    .expect("an ed25519 seed always encodes")
 }
 
 /// A signature from bytes (64).
@@ -321,6 +361,37 @@ fn batch_ok(items: &[&PreparedSignature]) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn key_files_read_pkcs8_pem_and_hex_alike() {
+        let k = SigningKey::from_bytes(&[9; 32]);
+        let pem = secret_key_pem(&k);
+        assert!(pem.starts_with("-----BEGIN PRIVATE KEY-----"), "{pem}");
+        assert_eq!(
+            parse_secret_key_text(&pem).unwrap().to_bytes(),
+            k.to_bytes()
+        );
+        assert_eq!(
+            parse_secret_key_text(&format!("{}\n", hex::encode(k.to_bytes())))
+                .unwrap()
+                .to_bytes(),
+            k.to_bytes()
+        );
+        assert!(matches!(
+            parse_secret_key_text("-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----"),
+            Err(KeyError::Pem(_))
+        ));
+        use ed25519_dalek::pkcs8::EncodePublicKey;
+        let pub_pem = k
+            .verifying_key()
+            .to_public_key_pem(ed25519_dalek::pkcs8::spki::der::pem::LineEnding::LF)
+            .unwrap();
+        assert_eq!(parse_public_key_text(&pub_pem).unwrap(), k.verifying_key());
+        assert_eq!(
+            parse_public_key_text(&hex::encode(k.verifying_key().as_bytes())).unwrap(),
+            k.verifying_key()
+        );
+    }
+
     use super::*;
 
     fn key(n: u8) -> SigningKey {

@@ -1,5 +1,7 @@
-//! The ledger's own ed25519 key, kept in the data directory as `ledger.key` (the 32-byte seed in
-//! hex), created on first start with mode 0600 and refused if anyone but the owner can read it.
+//! The ledger's own ed25519 key: `ledger.key` in the data directory, or a file the
+//! configuration names outside it (`ledger_key_file`), in PKCS#8 PEM (a seed in hex, as older
+//! ledgers wrote it, is read too); created for a new ledger with mode 0600 and refused if anyone
+//! but the owner can read it.
 
 use std::io::Write;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
@@ -21,7 +23,13 @@ pub fn generate_key() -> SigningKey {
 
 /// Load `dir/ledger.key`, or create it if `create` and it does not exist.
 pub fn load_or_create(dir: &Path, create: bool) -> Result<SigningKey, StoreError> {
-    let path = dir.join(LEDGER_KEY_FILE);
+    load_or_create_at(&dir.join(LEDGER_KEY_FILE), create)
+}
+
+/// Load the key file at `path`, or create it if `create` and it does not exist.
+pub fn load_or_create_at(path: &Path, create: bool) -> Result<SigningKey, StoreError> {
+    let path = path.to_path_buf();
+    let dir = path.parent().unwrap_or(Path::new("."));
     if !path.exists() {
         if !create {
             return Err(StoreError::Key(format!(
@@ -36,7 +44,7 @@ pub fn load_or_create(dir: &Path, create: bool) -> Result<SigningKey, StoreError
             .mode(0o600)
             .open(&path)
             .map_err(|e| StoreError::Key(format!("cannot create {}: {e}", path.display())))?;
-        f.write_all(format!("{}\n", hex::encode(key.to_bytes())).as_bytes())
+        f.write_all(ledger_core::signing::secret_key_pem(&key).as_bytes())
             .and_then(|_| f.sync_all())
             .map_err(|e| StoreError::Key(format!("cannot write {}: {e}", path.display())))?;
         std::fs::File::open(dir)
@@ -55,6 +63,6 @@ pub fn load_or_create(dir: &Path, create: bool) -> Result<SigningKey, StoreError
     }
     let text = std::fs::read_to_string(&path)
         .map_err(|e| StoreError::Key(format!("{}: {e}", path.display())))?;
-    ledger_core::signing::parse_secret_key_hex(&text)
+    ledger_core::signing::parse_secret_key_text(&text)
         .map_err(|e| StoreError::Key(format!("{}: {e}", path.display())))
 }

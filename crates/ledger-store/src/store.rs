@@ -585,6 +585,16 @@ impl Store {
         dir: &Path,
         cfg: &OpenConfig,
     ) -> Result<(std::sync::Arc<Store>, Appender), StoreError> {
+        Store::open_writer_with_key(dir, cfg, None)
+    }
+
+    /// [`Store::open_writer`] with the ledger's key in `key_file` (outside the data directory)
+    /// instead of `dir/ledger.key`; created there for a new ledger only.
+    pub fn open_writer_with_key(
+        dir: &Path,
+        cfg: &OpenConfig,
+        key_file: Option<&Path>,
+    ) -> Result<(std::sync::Arc<Store>, Appender), StoreError> {
         std::fs::create_dir_all(dir).map_err(|e| StoreError::io(dir, e))?;
         {
             use std::os::unix::fs::PermissionsExt;
@@ -594,10 +604,11 @@ impl Store {
         // A new key only for a new ledger. A ledger whose key file is gone needs that key back:
         // another one cannot sign for its chain, and creating it would leave a stray key.
         let holds_a_ledger = dir.join("db").exists();
-        let key = match keyfile::load_or_create(dir, !holds_a_ledger) {
-            Err(StoreError::Key(m))
-                if holds_a_ledger && !dir.join(keyfile::LEDGER_KEY_FILE).exists() =>
-            {
+        let key_path = key_file
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| dir.join(keyfile::LEDGER_KEY_FILE));
+        let key = match keyfile::load_or_create_at(&key_path, !holds_a_ledger) {
+            Err(StoreError::Key(m)) if holds_a_ledger && !key_path.exists() => {
                 return Err(StoreError::Key(format!(
                     "{m}, but this data directory holds a ledger: restore its key from your backup"
                 )));

@@ -88,7 +88,7 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Create an ed25519 key pair: OUT.key (secret, mode 0600) and OUT.pub (public, hex).
+    /// Create an ed25519 key pair: OUT.key (secret, PKCS#8 PEM, mode 0600) and OUT.pub (public, hex).
     Keygen(keygen::Args),
     /// Register, revoke or list devices (register/revoke are signed with an operator key).
     #[command(subcommand)]

@@ -26,6 +26,10 @@ pub struct Config {
     pub ledger_id: String,
     /// Where the ledger lives (sled store, ledger.key, checkpoints.log). `--data-dir` overrides.
     pub data_dir: Option<PathBuf>,
+    /// The ledger's signing key in a file outside the data directory (PKCS#8 PEM, mode 0600),
+    /// instead of `<data_dir>/ledger.key`. `--init` creates it there unless it exists (a key
+    /// provisioned beforehand, e.g. by `ledgerctl keygen`); relative to the configuration file.
+    pub ledger_key_file: Option<PathBuf>,
     /// The ledger's public key (64 hex digits), pinned: a data directory holding a ledger with
     /// another key is refused. `ledgerd --init` prints it for a new ledger.
     pub ledger_public_key: Option<String>,
@@ -269,6 +273,7 @@ impl Default for Config {
         Config {
             ledger_id: "casino-ledger".into(),
             data_dir: None,
+            ledger_key_file: None,
             ledger_public_key: None,
             listen: "127.0.0.1:50051".parse().expect("literal"),
             principals: Vec::new(),
@@ -402,6 +407,7 @@ impl Config {
                     *p = base.join(&*p);
                 }
             };
+            c.ledger_key_file.as_mut().map(at);
             c.tls.cert_chain.as_mut().map(at);
             c.tls.key.as_mut().map(at);
             c.tls.client_ca.iter_mut().for_each(at);
@@ -866,6 +872,7 @@ mod tests {
         // Every key, the optional ones set, so that they are serialised too.
         let all = Config {
             data_dir: Some("/var/lib/x".into()),
+            ledger_key_file: Some("/etc/x.key".into()),
             ledger_public_key: Some("00".into()),
             metrics: Metrics {
                 listen: Some("127.0.0.1:9464".parse().unwrap()),

@@ -119,10 +119,12 @@ impl Server {
         check_init(&data_dir, init)?;
         filesystem::check(&data_dir, cfg.store.require_safe_filesystem)?;
         let dir = data_dir.clone();
-        let (store, appender) =
-            tokio::task::spawn_blocking(move || Store::open_writer(&dir, &open))
-                .await?
-                .with_context(|| format!("cannot open the ledger in {}", data_dir.display()))?;
+        let key_file = cfg.ledger_key_file.clone();
+        let (store, appender) = tokio::task::spawn_blocking(move || {
+            Store::open_writer_with_key(&dir, &open, key_file.as_deref())
+        })
+        .await?
+        .with_context(|| format!("cannot open the ledger in {}", data_dir.display()))?;
         let ledger_public_key = hex::encode(
             store
                 .ledger_public_key()
