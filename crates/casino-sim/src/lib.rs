@@ -4,8 +4,8 @@
 //! wheels, thrown dice, plausible decisions, honest settlements computed by the engines), a slot
 //! floor plays games at its models' approved returns with jackpots and a superjackpot across two
 //! casinos, and the plan injects chosen mistakes: a payout error at a table, a machine that
-//! fails by force majeure with its captive value transferred once to an ineligible pool (refused
-//! and flagged) and once to an eligible one, a misreported captive value, a meter that goes
+//! fails by force majeure with its captive value transferred to an ineligible pool (booked as
+//! carried out, P217/2007 T.III r.5, and flagged), a misreported captive value, a meter that goes
 //! backwards; two machines report their significant events (doors, power, tilts, link, hand
 //! pays, progressives, software, configuration, games), one of them declares events lost and
 //! the other pays credits by hand without its hand-paid meter recording it. The session says in
@@ -68,15 +68,16 @@ pub struct TablePlan {
     pub config: TableConfig,
 }
 
-/// The force-majeure story of the floor: `machine` fails; its pool's captive value is first
-/// transferred to `ineligible_pool` (refused: other model or bets, no authorisation), then to
-/// `eligible_pool` (same model and bets).
+/// The force-majeure story of the floor: `machine` fails; the casino transfers its pool's
+/// captive value to `ineligible_pool` (a group of other models, while machines of its model and
+/// bets exist, with no authorisation: `SLOT_TRANSFER_TARGET_INVALID`, P217/2007 T.III r.6). The
+/// ledger books the transfer as carried out (r.5: the source restarts at 0, the target holds the
+/// whole value), so the target's later declarations, which count it, are clean.
 #[derive(Clone, Debug)]
 pub struct TransferStory {
     pub machine: String,
     pub pool: String,
     pub ineligible_pool: String,
-    pub eligible_pool: String,
 }
 
 /// What to play.
@@ -450,16 +451,11 @@ pub fn generate(plan: &SessionPlan) -> Result<Session, SessionError> {
                         subject: s.pool.clone(),
                         round_id: None,
                         because: format!(
-                            "transfer of {}'s captive value to {}, which is not of the same model and bets",
+                            "transfer of {}'s captive value to {}, which is not of the same model and \
+                             bets (booked as carried out)",
                             s.pool, s.ineligible_pool
                         ),
                     });
-                    events.extend(floor.transfer(
-                        &format!("TR-{}-2", s.pool),
-                        &s.pool,
-                        &s.eligible_pool,
-                        None,
-                    ));
                 }
                 story_told = true;
             }
@@ -679,7 +675,6 @@ pub fn standard_plan(
             machine: "M-LX-02".into(),
             pool: "JP-LX-02".into(),
             ineligible_pool: "SJP-TEJO".into(),
-            eligible_pool: "JP-ES-02".into(),
         }),
         misreported_pool: with_mistakes.then(|| ("SJP-TEJO".to_string(), 1_500)),
         meter_backwards: with_mistakes.then(|| "M-ES-03".to_string()),

@@ -122,9 +122,15 @@ fn the_standard_session_gives_exactly_the_injected_findings() {
     );
     // The money held in trust is conserved, to the cent.
     assert!(replayer.book().conservation().holds);
-    // The ineligible transfer moved nothing; the eligible one moved everything.
+    // P217/2007 T.III r.5: the ineligible transfer the casino carried out is booked as carried
+    // out (the whole value moved, flagged), and the target's later declarations are clean.
     let t = replayer.book().transfers();
-    assert!(t.len() >= 2, "{t:?}");
+    assert_eq!(t.len(), 1, "{t:?}");
+    assert!(t[0].booked && t[0].route.is_none());
+    assert_eq!(t[0].codes, ["SLOT_TRANSFER_TARGET_INVALID"]);
+    let sjp = replayer.book().pool("SJP-TEJO").unwrap();
+    assert!(sjp.totals.transferred_in_e4 == t[0].due_e4 && t[0].due_e4 > 0);
+    assert_eq!(replayer.book().pool("JP-LX-02").unwrap().captive_e4, 0);
 }
 
 #[test]

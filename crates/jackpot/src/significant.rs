@@ -533,7 +533,7 @@ impl Book {
         if let Significant::GameEnded { wager_cents, .. } = &e.event
             && *wager_cents > 0
         {
-            crate::meters::played_check(machine, false, idx, &mut played);
+            crate::meters::played_check(machine, idx, idx, &mut played);
         }
         if matches!(e.event, Significant::MemoryError) && machine.meter_fault.is_none() {
             machine.meter_fault = Some(Mark {
@@ -1354,6 +1354,7 @@ mod tests {
         f.ok(Event::MachineRestored(MachineRestored {
             machine_id: "m1".into(),
             detail: String::new(),
+            pool_ids: vec![],
         }));
         f.play(false);
         assert_eq!(f.read(), one(SLOT_METERS_MOVED_OUT_OF_SERVICE));
