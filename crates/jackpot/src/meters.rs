@@ -36,10 +36,11 @@
 //! taken at or after it) are `SLOT_PLAYED_WITH_FAULTY_METER` (Review), once per episode: r.9
 //! forbids opening a machine to play once its meters are known to be unreliable, and the play
 //! inside the very reading that shows the fault was played before anyone could know (that
-//! reading's own finding, `SLOT_METER_MISSING` or `SLOT_METER_DECREASED`, is the breach). An
-//! increase that spans the fault (its coin_in baseline is older than the fault) cannot be told
-//! apart and is not counted. Bets while out of service for another reason are
-//! `SLOT_PLAYED_OUT_OF_SERVICE` (Review).
+//! reading's own finding, `SLOT_METER_MISSING` or `SLOT_METER_DECREASED`, is the breach). So
+//! after a fault a reading showed, an increase measured from before that reading (coin_in was
+//! missing from it) is not counted; after a fault declared by an event (`MachineFault`, a
+//! memory error), the first reading's increase is, as the event told the casino at once. Bets
+//! while out of service for another reason are `SLOT_PLAYED_OUT_OF_SERVICE` (Review).
 
 use std::collections::BTreeMap;
 
@@ -313,6 +314,7 @@ fn commit_reading(
             machine.meter_fault = Some(Mark {
                 since: idx,
                 code: "meter_missing".into(),
+                by_reading: true,
             });
         }
     }
@@ -359,6 +361,7 @@ fn commit_reading(
             machine.meter_fault = Some(Mark {
                 since: idx,
                 code: "meter_decreased".into(),
+                by_reading: true,
             });
         }
     }
@@ -533,9 +536,10 @@ pub(crate) fn played_check(
         return;
     }
     let f = if let Some(mark) = machine.meter_fault.as_ref() {
-        if played_after < mark.since {
-            // Play from before the fault was shown (P217/2007 T.III r.9 forbids opening a machine
-            // known to be faulty, not the play that revealed it): not this check's.
+        if mark.by_reading && played_after < mark.since {
+            // Play measured from before the reading that showed the fault, so including the play
+            // inside that reading (P217/2007 T.III r.9 forbids opening a machine known to be
+            // faulty, not the play that revealed it): not this check's.
             return;
         }
         Finding::new(
@@ -757,6 +761,7 @@ impl Book {
         let mark = || Mark {
             since: ctx.ledger_index,
             code: e.code.clone(),
+            by_reading: false,
         };
         if e.code.starts_with("meter") && machine.meter_fault.is_none() {
             machine.meter_fault = Some(mark());

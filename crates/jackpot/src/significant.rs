@@ -539,6 +539,7 @@ impl Book {
             machine.meter_fault = Some(Mark {
                 since: idx,
                 code: "memory_error".into(),
+                by_reading: false,
             });
         }
         let ev = machine.events.get_or_insert_with(Default::default);

@@ -61,6 +61,10 @@ pub struct MeterState {
 pub struct Mark {
     pub since: u64,
     pub code: String,
+    /// Shown by a meter reading (a mandatory meter missing, a meter that went back), not
+    /// declared by an event: the play inside that reading came before anyone could know.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_reading: bool,
 }
 
 /// Games reported since the machine's last reading.

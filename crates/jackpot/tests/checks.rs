@@ -382,6 +382,15 @@ fn r9_played_with_faulty_meter() {
         codes(&t.game("m1", 100, 0)),
         [SLOT_PLAYED_WITH_FAULTY_METER]
     );
+    // A fault declared by an event is known from the event on: the first reading after it
+    // counts (unlike a fault a reading shows, whose own play does not).
+    let mut t = w1_setup();
+    t.read("m1", 1_000, 0, 0);
+    t.fault("m1", "meter_fault", false, false);
+    assert_eq!(
+        codes(&t.read("m1", 2_000, 0, 0)),
+        [SLOT_PLAYED_WITH_FAULTY_METER]
+    );
 }
 
 /// P217/2007 T.III r.9: "played with a faulty meter" is play *after* the reading that showed the
