@@ -809,7 +809,6 @@ impl Floor {
     /// `pool_id`'s link, controller or server fails for good (force majeure of the pool, r.6):
     /// every member machine reports it for that pool only, and stays in service for the rest.
     pub fn pool_link_lost(&mut self, pool_id: &str, detail: &str) -> Vec<FloorEvent> {
-        let mut out = Vec::new();
         let members: Vec<Id> = self
             .plan
             .pools
@@ -817,21 +816,42 @@ impl Floor {
             .find(|p| &*p.pool_id == pool_id)
             .map(|p| p.member_machine_ids.clone())
             .unwrap_or_default();
+        let mut out = Vec::new();
         for m in members {
-            self.reading(&mut out, &m);
-            self.push(
-                &mut out,
-                Signer::Machine(m.clone()),
-                Event::MachineFault(MachineFault {
-                    machine_id: m.clone(),
-                    code: "link_down".to_string(),
-                    out_of_service: false,
-                    force_majeure: true,
-                    detail: detail.to_string(),
-                    pool_ids: vec![pool_id.into()],
-                }),
-            );
+            out.extend(self.pool_link(&m, pool_id, false, detail));
         }
+        out
+    }
+
+    /// `machine_id`'s link to `pool_id` is lost (`up`: false; force majeure of its part in that
+    /// pool only: the pool cannot be won there, the machine plays on) or restored (`up`: true,
+    /// a `MachineRestored` of that pool only). The machine reads its meters first.
+    pub fn pool_link(
+        &mut self,
+        machine_id: &Id,
+        pool_id: &str,
+        up: bool,
+        detail: &str,
+    ) -> Vec<FloorEvent> {
+        let mut out = Vec::new();
+        self.reading(&mut out, machine_id);
+        let event = if up {
+            Event::MachineRestored(crate::event::MachineRestored {
+                machine_id: machine_id.clone(),
+                detail: detail.to_string(),
+                pool_ids: vec![pool_id.into()],
+            })
+        } else {
+            Event::MachineFault(MachineFault {
+                machine_id: machine_id.clone(),
+                code: "link_down".to_string(),
+                out_of_service: false,
+                force_majeure: true,
+                detail: detail.to_string(),
+                pool_ids: vec![pool_id.into()],
+            })
+        };
+        self.push(&mut out, Signer::Machine(machine_id.clone()), event);
         out
     }
 
