@@ -137,9 +137,11 @@ pub struct MachinesArgs {
 #[derive(clap::Args, Debug)]
 #[command(after_long_help = "\
 For each jackpot and superjackpot the machine feeds: rank 1 = pools whose machines are all of
-the same model and bets (r.6 first route); rank 2 = pools the inspectorate authorised for it,
-eligible only when no machine of the same model and bets exists (\"na sua falta\"). A transfer
-is allowed only once every member of the source pool is under force majeure.
+the failed machine's own model and bet values (r.6 first route; the output names them); rank
+2 = pools the inspectorate authorised for it, eligible only when no machine of that model and
+bets exists (\"na sua falta\"). A transfer is allowed only once every member of the source pool
+is under force majeure for it (the whole machine, or its part in that pool: a link, controller
+or server).
 
 Examples:
   ledgerctl jackpot transfer-candidates M-LX-02")]
