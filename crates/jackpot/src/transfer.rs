@@ -36,10 +36,9 @@
 
 use std::collections::BTreeSet;
 
+use rules_core::adjudication::Text;
 use rules_core::{Cents, Id};
 use serde::{Deserialize, Serialize};
-
-use rules_core::adjudication::Text;
 
 use crate::amount::{E4, add, e4, sub, to_cents, within_tolerance};
 use crate::book::{Book, check_cents, check_id};
