@@ -1,6 +1,7 @@
 //! The real `ledgerctl` against the real ledgerd: `round --explain` on a disputed hand, `report` in
 //! its three formats, and the jackpot commands, `transfer` above all (ineligible: refused without
-//! --force; with --force: recorded, flagged, nothing moves; eligible: the whole value moves).
+//! --force; with --force: booked as carried out, P217/2007 T.III r.5, and flagged; eligible: the
+//! whole value moves).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -338,6 +339,11 @@ async fn jackpot_transfer_candidates_and_transfers() {
         "{out}"
     );
     assert!(out.contains("force majeure: yes"), "{out}");
+    // r.6: what is compared, said in the output.
+    assert!(
+        out.contains("compares (r.6 \"do mesmo modelo e apostas\"): model K, bets "),
+        "{out}"
+    );
     let jp_b1 = out
         .lines()
         .find(|l| l.contains("JP-B1"))
@@ -383,7 +389,10 @@ async fn jackpot_transfer_candidates_and_transfers() {
     );
     assert_eq!(head(&url).await, h, "nothing reached the ledger");
 
-    // --- the same with --force: recorded, flagged, nothing moves
+    // --- the same with --force: booked as carried out (P217/2007 T.III r.5: the source
+    // restarts at 0, the target holds the whole value) and flagged
+    let a2 = captive_e4(&before, "JP-A2");
+    let sjp = captive_e4(&before, "SJP");
     args.extend(["--force", "--transfer-id", "TR-forced"]);
     let (code, out, err) = ctl(&url, &args);
     assert_eq!(code, 3, "{out}{err}");
@@ -392,43 +401,23 @@ async fn jackpot_transfer_candidates_and_transfers() {
         "{err}"
     );
     assert!(out.contains("submitted: accepted operator-1#"), "{out}");
-    assert!(out.contains("refused by the audit: nothing moved"), "{out}");
+    assert!(
+        out.contains("applied and FLAGGED (booked as carried out, P217/2007 T.III r.5)"),
+        "{out}"
+    );
     assert!(out.contains("SLOT_TRANSFER_TARGET_INVALID"), "{out}");
     let f = s.findings().await;
     assert_eq!(codes(&f), ["SLOT_TRANSFER_TARGET_INVALID"], "{f:?}");
     assert_eq!(f[0].pool_id, "JP-A2");
     let mid = s.pools().await;
-    for p in ["JP-A2", "SJP"] {
-        assert_eq!(captive_e4(&mid, p), captive_e4(&before, p), "{p} moved");
-    }
+    assert_eq!(captive_e4(&mid, "JP-A2"), 0);
+    assert_eq!(captive_e4(&mid, "SJP"), sjp + a2);
+    assert!(mid.conservation_holds);
 
-    // --- the eligible target: the whole captive value moves
-    let (a2, b1) = (captive_e4(&mid, "JP-A2"), captive_e4(&mid, "JP-B1"));
-    let mut args = vec![
-        "jackpot",
-        "transfer",
-        "--from-pool",
-        "JP-A2",
-        "--to-pool",
-        "JP-B1",
-    ];
-    args.extend(op);
-    args.push("--json");
-    let (code, out, err) = ctl(&url, &args);
-    assert_eq!(code, 0, "{out}{err}");
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["outcome"], "applied");
-    assert_eq!(v["moved_e4"], a2.to_string());
-    assert_eq!(v["route"], "same_model_and_bets");
-    assert_eq!(v["transfer"]["amount_cents"], (a2 / 10_000) as i64);
-    let after = s.pools().await;
-    assert_eq!(captive_e4(&after, "JP-A2"), 0);
-    assert_eq!(captive_e4(&after, "JP-B1"), b1 + a2);
-    assert!(after.conservation_holds);
-    assert_eq!(s.findings().await.len(), 1, "no new finding");
-    // A second transfer out of the same episode is refused by the validation. Of the whole
-    // (now empty) pool it is an amount of 0, which the ledger refuses as malformed: it could
-    // not even be forced; of an amount, it is the duplicate.
+    // --- a second transfer out of the same episode, even to the eligible target: the
+    // validation refuses it. Of the whole (now empty) pool it is an amount of 0, which the
+    // ledger refuses as malformed: it could not even be forced; of an amount, it is the
+    // duplicate.
     let mut args = vec![
         "jackpot",
         "transfer",
@@ -448,6 +437,7 @@ async fn jackpot_transfer_candidates_and_transfers() {
     let (code, _, err) = ctl(&url, &args);
     assert_eq!(code, 1);
     assert!(err.contains("SLOT_TRANSFER_DUPLICATE"), "{err}");
+    assert_eq!(s.findings().await.len(), 1, "no new finding");
 
     // --- the reading commands
     let (code, out, err) = ctl(&url, &["jackpot", "pools"]);
@@ -460,13 +450,15 @@ async fn jackpot_transfer_candidates_and_transfers() {
     );
     let (code, out, _) = ctl(&url, &["jackpot", "pool", "JP-A2"]);
     assert_eq!(code, 0);
+    let line = out
+        .lines()
+        .find(|l| l.contains("TR-forced"))
+        .unwrap_or_else(|| panic!("{out}"));
     assert!(
-        out.contains("transfer REFUSED") && out.contains("TR-forced"),
-        "{out}"
-    );
-    assert!(
-        out.contains("transfer out") && out.contains("same model and bets"),
-        "{out}"
+        line.contains("transfer out FLAGGED")
+            && line.contains("no eligible route")
+            && line.contains("booked as carried out: SLOT_TRANSFER_TARGET_INVALID"),
+        "{line}"
     );
     assert!(out.contains("conservation   holds"), "{out}");
     let (code, out, _) = ctl(&url, &["jackpot", "liability", "--casino", "C2"]);

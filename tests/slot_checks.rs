@@ -3,8 +3,9 @@
 //! book adds), end to end: a simulated floor's machines, the operator and the inspectorate sign
 //! events, they go over gRPC into the real ledgerd, and the live audit's findings are read back
 //! over gRPC (Audit.ListFindings) with their code, subject and amounts. Transfers are also
-//! checked against the accounts (Jackpots.ListPools): a refused transfer moves nothing, a valid
-//! one moves the whole captive value.
+//! checked against the accounts (Jackpots.ListPools): every transfer the casino carried out is
+//! booked as carried out (P217/2007 T.III r.5: the source restarts at 0, the target holds the
+//! whole captive value), the ineligible ones flagged.
 
 use e2e::slots::*;
 use jackpot::sim::FloorEvent;
@@ -147,55 +148,70 @@ async fn a_ram_clear_without_readings_is_flagged() {
     assert_eq!(f[0].evidence.last(), Some(&r.index));
 }
 
+/// P217/2007 T.III r.9: a reading without a mandatory meter is flagged; the play inside it is
+/// not "played with a faulty meter" (nobody could know yet), the play after it is.
 #[tokio::test]
 async fn a_machine_played_with_a_meter_missing_is_flagged() {
     let mut s = start(3).await;
     // B2 reports a reading with bets on it but without its drop meter.
-    let reading: Vec<Meter> = last_meters(&s, "B2")
-        .into_iter()
-        .filter(|m| m.name != "total_drop")
-        .map(|m| {
-            let v = if m.name == "coin_in" {
-                m.value + 1_000
-            } else {
-                m.value
-            };
-            Meter::new(&m.name, v, m.rollover)
-        })
-        .collect();
+    let reading = |extra: u64, drop: bool| -> Vec<Meter> {
+        last_meters(&s, "B2")
+            .into_iter()
+            .filter(|m| drop || m.name != "total_drop")
+            .map(|m| {
+                let v = if m.name == "coin_in" {
+                    m.value + extra
+                } else {
+                    m.value
+                };
+                Meter::new(&m.name, v, m.rollover)
+            })
+            .collect()
+    };
+    let (first, second) = (reading(1_000, false), reading(3_000, true));
     let r = s
         .send_payload(
             "B2",
             P::MeterReading(v1::MeterReading {
                 machine_id: "B2".into(),
-                meters: meters_proto(&reading),
+                meters: meters_proto(&first),
             }),
         )
         .await;
     s.caught_up().await;
     let f = s.findings().await;
-    let mut c = codes(&f);
-    c.sort_unstable();
-    assert_eq!(
-        c,
-        ["SLOT_METER_MISSING", "SLOT_PLAYED_WITH_FAULTY_METER"],
-        "{f:?}"
-    );
-    for x in &f {
-        assert_eq!(x.machine_id, "B2");
-        assert_eq!(x.evidence.last(), Some(&r.index));
-        assert_eq!(x.citation, "P217/2007 T.III r.9");
-    }
-    let missing = f.iter().find(|x| x.code == "SLOT_METER_MISSING").unwrap();
+    assert_eq!(codes(&f), ["SLOT_METER_MISSING"], "{f:?}");
+    let missing = &f[0];
+    assert_eq!(missing.machine_id, "B2");
+    assert_eq!(missing.evidence.last(), Some(&r.index));
+    assert_eq!(missing.citation, "P217/2007 T.III r.9");
     assert!(
         missing.message.contains("total_drop"),
         "{}",
         missing.message
     );
-    let played = f
-        .iter()
-        .find(|x| x.code == "SLOT_PLAYED_WITH_FAULTY_METER")
-        .unwrap();
+    // Played after that reading, before a restore: now it is.
+    let r2 = s
+        .send_payload(
+            "B2",
+            P::MeterReading(v1::MeterReading {
+                machine_id: "B2".into(),
+                meters: meters_proto(&second),
+            }),
+        )
+        .await;
+    s.caught_up().await;
+    let f = s.findings().await;
+    assert_eq!(
+        codes(&f),
+        ["SLOT_METER_MISSING", "SLOT_PLAYED_WITH_FAULTY_METER"],
+        "{f:?}"
+    );
+    let played = &f[1];
+    assert_eq!(played.machine_id, "B2");
+    assert_eq!(played.citation, "P217/2007 T.III r.9");
+    assert!(played.evidence.contains(&r.index), "the faulty reading");
+    assert_eq!(played.evidence.last(), Some(&r2.index));
     assert!(played.for_review, "a reading of r.9: for review");
 }
 
@@ -211,6 +227,7 @@ async fn a_machine_played_after_a_meter_fault_is_flagged_until_restored() {
                 out_of_service: false,
                 force_majeure: false,
                 detail: "drop meter stuck".into(),
+                pool_ids: vec![],
             }),
         )
         .await;
@@ -229,6 +246,7 @@ async fn a_machine_played_after_a_meter_fault_is_flagged_until_restored() {
         P::MachineRestored(v1::MachineRestored {
             machine_id: "B2".into(),
             detail: "meters verified".into(),
+            pool_ids: vec![],
         }),
     )
     .await;
@@ -312,7 +330,7 @@ async fn an_award_on_a_machine_outside_the_pool_is_flagged() {
 }
 
 #[tokio::test]
-async fn a_transfer_without_force_majeure_is_refused_and_moves_nothing() {
+async fn a_transfer_without_force_majeure_is_flagged_and_booked_as_carried_out() {
     let mut s = start(8).await;
     let before = s.pools().await;
     let ev = s.floor.transfer("T-unforced", "JP-A2", "JP-B1", None);
@@ -323,14 +341,18 @@ async fn a_transfer_without_force_majeure_is_refused_and_moves_nothing() {
     assert_eq!(x.citation, "P217/2007 T.III r.5, r.6");
     assert_eq!(x.evidence.last(), Some(&r[0].index));
     let after = s.pools().await;
-    for p in ["JP-A2", "JP-B1"] {
-        assert_eq!(captive_e4(&after, p), captive_e4(&before, p), "{p} moved");
-    }
+    let (a2, b1) = (captive_e4(&before, "JP-A2"), captive_e4(&before, "JP-B1"));
+    assert_eq!(captive_e4(&after, "JP-A2"), 0);
+    assert_eq!(captive_e4(&after, "JP-B1"), b1 + a2);
     assert!(after.conservation_holds);
+    // The casino's later declarations of the target count the value: nothing more to flag.
+    let ev = s.floor.report_captive("JP-B1", 0);
+    let (_, f) = check(&mut s, &ev).await;
+    assert_eq!(f.len(), 1, "{f:?}");
 }
 
 #[tokio::test]
-async fn a_transfer_to_an_ineligible_target_is_refused_and_moves_nothing() {
+async fn a_transfer_to_an_ineligible_target_is_flagged_and_booked_as_carried_out() {
     let mut s = start(9).await;
     let ev = s.floor.fail(&"A2".into(), "destroyed", true);
     s.send(&ev).await;
@@ -347,14 +369,18 @@ async fn a_transfer_to_an_ineligible_target_is_refused_and_moves_nothing() {
     assert!(x.message.contains("SJP"), "{}", x.message);
     assert_eq!(x.evidence.last(), Some(&r[0].index));
     let after = s.pools().await;
-    for p in ["JP-A2", "SJP"] {
-        assert_eq!(captive_e4(&after, p), captive_e4(&before, p), "{p} moved");
-    }
+    let (a2, sjp) = (captive_e4(&before, "JP-A2"), captive_e4(&before, "SJP"));
+    assert_eq!(captive_e4(&after, "JP-A2"), 0);
+    assert_eq!(captive_e4(&after, "SJP"), sjp + a2);
     assert!(after.conservation_holds);
+    // One breach, one finding: the superjackpot's later declarations are clean.
+    let ev = s.floor.play(5);
+    let (_, f) = check(&mut s, &ev).await;
+    assert_eq!(f.len(), 1, "{f:?}");
 }
 
 #[tokio::test]
-async fn a_transfer_of_less_than_the_whole_captive_value_is_refused_with_both_amounts() {
+async fn a_transfer_of_less_than_the_whole_captive_value_is_flagged_with_both_amounts() {
     let mut s = start(10).await;
     let ev = s.floor.fail(&"A2".into(), "destroyed", true);
     s.send(&ev).await;
@@ -376,12 +402,16 @@ async fn a_transfer_of_less_than_the_whole_captive_value_is_refused_with_both_am
     );
     assert_eq!(x.citation, "P217/2007 T.III r.5, r.6");
     assert_eq!(x.evidence.last(), Some(&r.index));
+    // Booked with the whole value due (r.5), not the amount declared.
     let pools = s.pools().await;
+    assert_eq!(captive_e4(&pools, "JP-A2"), 0);
     assert_eq!(
-        captive_e4(&pools, "JP-A2"),
-        s.floor.book().pool("JP-A2").unwrap().captive_e4,
-        "nothing moved"
+        captive_e4(&pools, "JP-B1"),
+        s.floor.book().pool("JP-B1").unwrap().captive_e4
+            + s.floor.book().pool("JP-A2").unwrap().captive_e4,
+        "the target holds the whole value"
     );
+    assert!(pools.conservation_holds);
 }
 
 #[tokio::test]
@@ -430,18 +460,33 @@ async fn the_inspectorates_route_needs_its_authorisation_and_no_machine_of_the_s
     let mut s = start_with(p, 12).await;
     let ev = s.floor.fail(&"B2".into(), "destroyed", true);
     s.send(&ev).await;
-    // To JP-B1 (model K) without an authorisation: refused.
-    let ev = s.floor.transfer("T-noauth", "JP-B2", "JP-B1", None);
-    let (_, f) = check(&mut s, &ev).await;
-    assert_eq!(codes(&f), ["SLOT_TRANSFER_TARGET_INVALID"], "{f:?}");
-    assert!(f[0].message.contains("not authorised"), "{}", f[0].message);
+    s.caught_up().await;
+    // To JP-B1 (model K) without an authorisation: not eligible (Jackpots.ValidateTransfer;
+    // carried out, it would be booked and flagged).
+    let due = s.floor.captive_cents("JP-B2").unwrap();
+    let P::JackpotTransfer(noauth) = transfer("T-noauth", "JP-B2", "JP-B1", due, "") else {
+        unreachable!()
+    };
+    let v = ledger_core::proto::jackpots_client::JackpotsClient::new(s.channel().await)
+        .validate_transfer(noauth)
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!v.accepted, "{v:?}");
+    assert_eq!(v.findings.len(), 1, "{v:?}");
+    assert_eq!(v.findings[0].code, "SLOT_TRANSFER_TARGET_INVALID");
+    assert!(
+        v.findings[0].message.contains("not authorised"),
+        "{}",
+        v.findings[0].message
+    );
     // The inspectorate authorises it (regulator-signed); the same transfer is then valid.
     let ev = s.floor.authorize("IGJ-7", "JP-B2", "JP-B1");
     s.send(&ev).await;
     let before = s.pools().await;
     let ev = s.floor.transfer("T-auth", "JP-B2", "JP-B1", Some("IGJ-7"));
     let (_, f) = check(&mut s, &ev).await;
-    assert_eq!(f.len(), 1, "no new finding: {f:?}");
+    assert!(f.is_empty(), "no finding: {f:?}");
     let after = s.pools().await;
     assert_eq!(captive_e4(&after, "JP-B2"), 0);
     assert_eq!(
@@ -489,4 +534,34 @@ async fn a_pay_table_approved_below_80_percent_is_flagged() {
     .await;
     s.caught_up().await;
     assert_eq!(s.findings().await.len(), 1);
+}
+
+/// P217/2007 T.III r.6: force majeure of a pool (its link, controller or server), reported by
+/// each member for that pool only (`MachineFault.pool_ids`), through ingest and the live audit:
+/// the members stay in service, and the superjackpot may go to a pool of the same model and
+/// bets.
+#[tokio::test]
+async fn a_superjackpot_whose_link_is_lost_may_be_transferred_and_its_machines_play_on() {
+    let mut s = start(14).await;
+    let ev = s
+        .floor
+        .pool_link_lost("SJP", "superjackpot controller destroyed");
+    assert!(ev.iter().any(|e| matches!(
+        &e.event,
+        Event::MachineFault(f) if f.pool_ids.iter().map(|p| &**p).eq(["SJP"]) && !f.out_of_service
+    )));
+    let ev2 = s.floor.play(5);
+    let (_, f) = check(&mut s, &[ev, ev2].concat()).await;
+    assert!(f.is_empty(), "the members play on: {f:?}");
+    let before = s.pools().await;
+    let ev = s.floor.transfer("T-link", "SJP", "JP-A2", None);
+    let (_, f) = check(&mut s, &ev).await;
+    assert!(f.is_empty(), "{f:?}");
+    let after = s.pools().await;
+    assert_eq!(captive_e4(&after, "SJP"), 0);
+    assert_eq!(
+        captive_e4(&after, "JP-A2"),
+        captive_e4(&before, "JP-A2") + captive_e4(&before, "SJP")
+    );
+    assert!(after.conservation_holds);
 }

@@ -4,8 +4,8 @@
 //! wheels, thrown dice, plausible decisions, honest settlements computed by the engines), a slot
 //! floor plays games at its models' approved returns with jackpots and a superjackpot across two
 //! casinos, and the plan injects chosen mistakes: a payout error at a table, a machine that
-//! fails by force majeure with its captive value transferred once to an ineligible pool (refused
-//! and flagged) and once to an eligible one, a misreported captive value, a meter that goes
+//! fails by force majeure with its captive value transferred to an ineligible pool (booked as
+//! carried out, P217/2007 T.III r.5, and flagged), a misreported captive value, a meter that goes
 //! backwards; two machines report their significant events (doors, power, tilts, link, hand
 //! pays, progressives, software, configuration, games), one of them declares events lost and
 //! the other pays credits by hand without its hand-paid meter recording it. The session says in
@@ -68,15 +68,16 @@ pub struct TablePlan {
     pub config: TableConfig,
 }
 
-/// The force-majeure story of the floor: `machine` fails; its pool's captive value is first
-/// transferred to `ineligible_pool` (refused: other model or bets, no authorisation), then to
-/// `eligible_pool` (same model and bets).
+/// The force-majeure story of the floor: `machine` fails; the casino transfers its pool's
+/// captive value to `ineligible_pool` (a group of other models, while machines of its model and
+/// bets exist, with no authorisation: `SLOT_TRANSFER_TARGET_INVALID`, P217/2007 T.III r.6). The
+/// ledger books the transfer as carried out (r.5: the source restarts at 0, the target holds the
+/// whole value), so the target's later declarations, which count it, are clean.
 #[derive(Clone, Debug)]
 pub struct TransferStory {
     pub machine: String,
     pub pool: String,
     pub ineligible_pool: String,
-    pub eligible_pool: String,
 }
 
 /// What to play.
@@ -104,6 +105,10 @@ pub struct SessionPlan {
     pub misreported_pool: Option<(String, i64)>,
     /// A machine one of whose readings goes backwards.
     pub meter_backwards: Option<String>,
+    /// (machine, pool): an honest episode in which the machine's link to the pool is lost for
+    /// a while (force majeure of its part in that pool only, `MachineFault.pool_ids`; P217/2007
+    /// T.III r.6) and then restored; the machine plays on. No finding.
+    pub pool_link_episode: Option<(String, String)>,
     /// Machines that report significant events, and the mistakes planted on them.
     pub significant: SignificantPlan,
 }
@@ -381,8 +386,44 @@ pub fn generate(plan: &SessionPlan) -> Result<Session, SessionError> {
         let mut story_told = plan.transfer.is_none();
         let mut misreported = plan.misreported_pool.is_none();
         let mut backwards = plan.meter_backwards.is_none();
+        // The link episode, only for a machine and pool of this floor.
+        let link = plan.pool_link_episode.as_ref().filter(|(m, p)| {
+            plan.floor
+                .machines
+                .iter()
+                .any(|x| x.machine_id.as_ref() == m.as_str())
+                && plan
+                    .floor
+                    .pools
+                    .iter()
+                    .any(|x| x.pool_id.as_ref() == p.as_str())
+        });
+        let (link_down_at, link_up_at) = (
+            plan.start_ms + (end_ms - plan.start_ms) / 5,
+            plan.start_ms + (end_ms - plan.start_ms) / 4,
+        );
+        let mut link_state = if link.is_some() { 0 } else { 2 };
         while floor.now_ms() < end_ms {
             events.extend(floor.play(plan.games_per_step));
+            if let Some((m, p)) = link {
+                if link_state == 0 && floor.now_ms() > link_down_at {
+                    events.extend(floor.pool_link(
+                        &m.as_str().into(),
+                        p,
+                        false,
+                        "progressive link cable cut: this machine cannot win the superjackpot",
+                    ));
+                    link_state = 1;
+                } else if link_state == 1 && floor.now_ms() > link_up_at {
+                    events.extend(floor.pool_link(
+                        &m.as_str().into(),
+                        p,
+                        true,
+                        "progressive link repaired and verified",
+                    ));
+                    link_state = 2;
+                }
+            }
             if !backwards && floor.now_ms() > plan.start_ms + (end_ms - plan.start_ms) / 3 {
                 if let Some(m) = &plan.meter_backwards {
                     events.extend(floor.backwards_reading(&m.as_str().into(), 50_000));
@@ -450,16 +491,11 @@ pub fn generate(plan: &SessionPlan) -> Result<Session, SessionError> {
                         subject: s.pool.clone(),
                         round_id: None,
                         because: format!(
-                            "transfer of {}'s captive value to {}, which is not of the same model and bets",
+                            "transfer of {}'s captive value to {}, which is not of the same model and \
+                             bets (booked as carried out)",
                             s.pool, s.ineligible_pool
                         ),
                     });
-                    events.extend(floor.transfer(
-                        &format!("TR-{}-2", s.pool),
-                        &s.pool,
-                        &s.eligible_pool,
-                        None,
-                    ));
                 }
                 story_told = true;
             }
@@ -679,10 +715,10 @@ pub fn standard_plan(
             machine: "M-LX-02".into(),
             pool: "JP-LX-02".into(),
             ineligible_pool: "SJP-TEJO".into(),
-            eligible_pool: "JP-ES-02".into(),
         }),
         misreported_pool: with_mistakes.then(|| ("SJP-TEJO".to_string(), 1_500)),
         meter_backwards: with_mistakes.then(|| "M-ES-03".to_string()),
+        pool_link_episode: Some(("M-ES-04".to_string(), "SJP-TEJO".to_string())),
         significant: SignificantPlan {
             machines: vec!["M-LX-01".into(), "M-ES-02".into()],
             lost_events: with_mistakes.then(|| "M-ES-02".to_string()),

@@ -122,9 +122,31 @@ fn the_standard_session_gives_exactly_the_injected_findings() {
     );
     // The money held in trust is conserved, to the cent.
     assert!(replayer.book().conservation().holds);
-    // The ineligible transfer moved nothing; the eligible one moved everything.
+    // P217/2007 T.III r.5: the ineligible transfer the casino carried out is booked as carried
+    // out (the whole value moved, flagged), and the target's later declarations are clean.
     let t = replayer.book().transfers();
-    assert!(t.len() >= 2, "{t:?}");
+    assert_eq!(t.len(), 1, "{t:?}");
+    assert!(t[0].booked && t[0].route.is_none());
+    assert_eq!(t[0].codes, ["SLOT_TRANSFER_TARGET_INVALID"]);
+    let sjp = replayer.book().pool("SJP-TEJO").unwrap();
+    assert!(sjp.totals.transferred_in_e4 == t[0].due_e4 && t[0].due_e4 > 0);
+    assert_eq!(replayer.book().pool("JP-LX-02").unwrap().captive_e4, 0);
+    // P217/2007 T.III r.6: M-ES-04's link to the superjackpot was lost and restored (force
+    // majeure of its part in that pool only), with no finding and the machine in service.
+    let link = |restored: bool| {
+        s.events.iter().any(|e| match &e.payload {
+            P::MachineFault(f) => {
+                !restored && f.machine_id == "M-ES-04" && f.pool_ids == ["SJP-TEJO"]
+            }
+            P::MachineRestored(r) => {
+                restored && r.machine_id == "M-ES-04" && r.pool_ids == ["SJP-TEJO"]
+            }
+            _ => false,
+        })
+    };
+    assert!(link(false) && link(true));
+    let m = replayer.book().machine("M-ES-04").unwrap();
+    assert!(m.pool_force_majeure.is_empty() && m.out_of_service.is_none());
 }
 
 #[test]

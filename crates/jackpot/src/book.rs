@@ -57,8 +57,8 @@ pub struct Book {
 }
 
 /// The first ledger entry (index and receipt time) whose per-event detail a pruned [`Book`]
-/// still holds: history lines, meter increases, findings and refused transfers before it were
-/// dropped ([`Book::prune_detail`]). Totals, captive values, meters, statuses and accepted
+/// still holds: history lines, meter increases, findings and repeated (unbooked) transfers before it were
+/// dropped ([`Book::prune_detail`]). Totals, captive values, meters, statuses and booked
 /// transfers cover the whole ledger regardless.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DetailHorizon {
@@ -308,15 +308,15 @@ impl Book {
         self.authorizations.values()
     }
 
-    /// Every transfer event, accepted or refused, in ledger order.
+    /// Every transfer event, booked or repeated, in ledger order.
     pub fn transfers(&self) -> &[TransferRecord] {
         &self.transfers
     }
 
     /// Drop the per-event detail recorded before ledger index `index` — pool history lines,
-    /// machines' meter increases, findings, refused transfers — to bound memory on a long-lived
+    /// machines' meter increases, findings, repeated (unbooked) transfers — to bound memory on a long-lived
     /// ledger. Captive values, totals (so the conservation invariant), meters, statuses,
-    /// authorisations and accepted transfers (needed to detect a repeated transfer id) are kept;
+    /// authorisations and booked transfers (needed to detect a repeated transfer id) are kept;
     /// history and return-to-player queries then cover `index` onwards only. Deterministic: a
     /// daemon that prunes at the same indexes on every replay gets the same state.
     pub fn prune_before(&mut self, index: u64) {
@@ -341,7 +341,7 @@ impl Book {
         }
         self.findings
             .retain(|f| f.evidence.last().is_none_or(|i| *i >= index));
-        self.transfers.retain(|t| t.accepted || t.index >= index);
+        self.transfers.retain(|t| t.booked || t.index >= index);
     }
 
     /// [`Book::prune_before`] `horizon.index`, remembering the horizon, so that queries over
@@ -400,6 +400,7 @@ impl Book {
                         pools: BTreeSet::new(),
                         out_of_service: None,
                         force_majeure: None,
+                        pool_force_majeure: BTreeMap::new(),
                         meter_fault: None,
                         play_flagged: false,
                         games: Default::default(),
@@ -624,6 +625,7 @@ impl Book {
                         reported: BTreeMap::new(),
                         last_report: None,
                         last_transfer_out: None,
+                        transfer_shortfall_e4: 0,
                         history: vec![PoolEntry {
                             index: idx,
                             at_ms: ctx.at_ms,
@@ -654,6 +656,7 @@ impl Book {
                     pool.reported.remove(gone);
                     if let Some(m) = self.machines.get_mut(gone) {
                         m.pools.remove(&e.pool_id);
+                        m.pool_force_majeure.remove(&e.pool_id);
                     }
                 }
                 for new in machines.difference(&old) {

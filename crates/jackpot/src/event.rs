@@ -216,7 +216,8 @@ pub struct JackpotAwarded {
     pub game_number: u64,
 }
 
-/// A machine fault (proto `MachineFault`). `force_majeure` implies out of service.
+/// A machine fault (proto `MachineFault`). Without `pool_ids`, `force_majeure` concerns the whole
+/// machine and implies out of service.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MachineFault {
@@ -230,16 +231,26 @@ pub struct MachineFault {
     pub force_majeure: bool,
     #[serde(default)]
     pub detail: String,
+    /// The pools the fault concerns, when it concerns only the machine's part in them (a
+    /// superjackpot's link, controller or server): with `force_majeure`, those pools cannot be
+    /// awarded on this machine (r.6), and the machine stays in service for everything else
+    /// (unless `out_of_service` says otherwise). Empty: the whole machine. Each must be a pool
+    /// the machine feeds.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pool_ids: Vec<Id>,
 }
 
-/// The machine was repaired / verified: every fault, out-of-service and force-majeure mark ends
-/// (proto `MachineRestored`).
+/// The machine was repaired / verified (proto `MachineRestored`). Without `pool_ids` every
+/// fault, out-of-service and force-majeure mark ends (the machine's own and those of its part in
+/// any pool); with them, only the force majeure of its part in those pools.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MachineRestored {
     pub machine_id: Id,
     #[serde(default)]
     pub detail: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pool_ids: Vec<Id>,
 }
 
 /// A RAM clear with every meter before and after (proto `RamClear`): the only way meters may go

@@ -239,7 +239,8 @@ pub static TRANSFER_WITHOUT_FM: Check = check(
     Severity::High,
     C,
     "P217/2007 T.III r.5, r.6",
-    "captive values moved from a pool whose members are not all under force majeure",
+    "captive values moved from a pool whose members are not all under force majeure for it (the \
+     transfer is booked as carried out)",
 );
 pub static TRANSFER_TARGET_INVALID: Check = check(
     SLOT_TRANSFER_TARGET_INVALID,
@@ -247,30 +248,33 @@ pub static TRANSFER_TARGET_INVALID: Check = check(
     C,
     "P217/2007 T.III r.6",
     "target not of the same model and bets while such machines exist, or of another model without a \
-     prior IGJ authorisation, or not a machine pool able to award",
+     prior IGJ authorisation, or not a machine pool able to award (the transfer is booked as carried \
+     out: the target holds the whole value)",
 );
 pub static TRANSFER_AMOUNT_MISMATCH: Check = check(
     SLOT_TRANSFER_AMOUNT_MISMATCH,
     Severity::High,
     C,
     "P217/2007 T.III r.5, r.6",
-    "amount moved differs by a cent or more from the whole captive value",
+    "amount declared moved differs by a cent or more from the whole captive value (both amounts \
+     given; the book credits the target with the whole value, and the target's later declarations \
+     short by just that difference are not flagged again)",
 );
 pub static TRANSFER_DUPLICATE: Check = check(
     SLOT_TRANSFER_DUPLICATE,
     Severity::High,
     C,
     "P217/2007 T.III r.5, r.6",
-    "a transfer id already applied, or a second transfer out of a pool in the same force-majeure \
-     episode (its captive value was already moved)",
+    "a transfer id already booked (nothing more moves), or a second transfer out of a pool in the \
+     same force-majeure episode (its captive value was already moved)",
 );
 pub static PLAYED_WITH_FAULTY_METER: Check = check(
     SLOT_PLAYED_WITH_FAULTY_METER,
     Severity::Medium,
     R,
     "P217/2007 T.III r.9",
-    "bets recorded after a meter fault (fault event, missing or decreasing meter) and before a \
-     restore, or in a reading that lacks a mandatory meter",
+    "bets recorded after the fault event or reading that showed a meter fault (missing or \
+     decreasing meter) and before a restore; not the play inside that reading",
 );
 pub static PLAYED_OUT_OF_SERVICE: Check = check(
     SLOT_PLAYED_OUT_OF_SERVICE,

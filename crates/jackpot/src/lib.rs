@@ -48,9 +48,9 @@
 //!   [`Finding`]; an event the book cannot make sense of (unknown pool or machine, negative or
 //!   oversized amount, meter at or above its rollover, duplicate meter, malformed pool, ledger
 //!   index not after the last) is an [`ApplyError`] naming the field, and **changes nothing**.
-//! * [`Book::validate_transfer`]: what `apply` would say about a transfer, for a server that
-//!   must refuse ineligible transfers before appending them ([`TransferRejection`]: `Malformed`
-//!   or `Ineligible(findings)`).
+//! * [`Book::validate_transfer`]: what `apply` would say about a transfer, for a client that
+//!   must not propose an ineligible one ([`TransferRejection`]: `Malformed`, or
+//!   `Ineligible(findings)`: `apply` would book it as carried out and raise these).
 //! * Queries: [`Book::captive_values`], [`Book::pool`], [`Book::pool_history`],
 //!   [`Book::pool_history_page`] / [`Book::pool_history_page_from`] (a pool's [`PoolStatus`]
 //!   and a bounded page of its history),
@@ -85,10 +85,10 @@
 //! | `JackpotContribution` | [`JackpotContribution`] | 1:1 |
 //! | `CaptiveValueReported` | [`CaptiveValueReported`] | 1:1 |
 //! | `JackpotAwarded` | [`JackpotAwarded`] | 1:1 |
-//! | `MachineFault` | [`MachineFault`] | 1:1 |
-//! | `MachineRestored` | [`MachineRestored`] | 1:1 |
+//! | `MachineFault` | [`MachineFault`] | 1:1 (`pool_ids`: the fault concerns the machine's part in those pools only) |
+//! | `MachineRestored` | [`MachineRestored`] | 1:1 (`pool_ids`: restores only its part in those pools) |
 //! | `RamClear` | [`RamClear`] | 1:1 |
-//! | `JackpotTransfer` | [`JackpotTransfer`] | `authorization_id` `""` → `None`. Call [`Book::validate_transfer`] first and refuse on `Err`. |
+//! | `JackpotTransfer` | [`JackpotTransfer`] | `authorization_id` `""` → `None`. A client proposing one calls [`Book::validate_transfer`] first; what was carried out is booked as carried out. |
 //! | `TransferAuthorized` | [`TransferAuthorized`] | 1:1; the daemon checks the signer is a regulator key |
 //! | a table round's adjudication (`rules-*` engine) with `jackpot: Some(_)` | [`TableJackpotRound`] | `pool_id` = the table's `TableConfig.jackpot.pool_id`, `game` = `TableConfig.game`, `account` = `Adjudication.jackpot`, `wins` = `Adjudication.jackpot_wins`; applied at the index of the round's last event |
 //! | `MachineEvent` (a machine's significant event) | [`MachineEvent`] with a [`Significant`] kind | enums → Rust enums (`UNSPECIFIED` refused at ingest), power/link actions → `on`/`up`, `authorization_id` `""` → `None`; checked by [`significant`] |
@@ -139,11 +139,14 @@
 //!   separate sole and joint amounts, the system total counts each pool once, and each casino's
 //!   contributions are shown beside it. See [`report`].
 //! * **Force majeure** (r.6, M8–M13): a pool is under force majeure when every member machine
-//!   is; "same model and bets" = same model id and same bet set; the IGJ route is open only
-//!   when no such machine exists in the source's casinos, and needs a prior authorisation
-//!   naming source and target; the whole value moves; an ineligible, wrong-amount, unforced or
-//!   repeated transfer is **refused** (nothing moves) and recorded with its findings. See
-//!   [`transfer`].
+//!   is, for it: the whole machine, or only its part in that pool (`MachineFault.pool_ids`: a
+//!   superjackpot's link, controller or server; the machine stays in service); "same model and
+//!   bets" = same model id and same bet set; the IGJ route is open only when no such machine
+//!   exists in the source's casinos, and needs a prior authorisation naming source and target.
+//!   A transfer the casino carried out is **booked as carried out**: the source restarts at 0
+//!   and the target is credited with the whole captive value due (r.5), whatever was declared;
+//!   an ineligible, unforced, wrong-amount or repeated transfer is a finding (only the same
+//!   transfer id reported again moves nothing). See [`transfer`].
 //! * **Table jackpots** (blackjack r.38–50, póquer sem descarte r.3–12): the rule engine's exact
 //!   contributions are added; a reset releases the whole pool and restarts it at its start value;
 //!   smaller prizes come out of the pool (blackjack.md 13.12). The display a round starts from is

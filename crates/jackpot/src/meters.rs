@@ -31,9 +31,16 @@
 //! "Sob pena de ficar interdita a sua abertura à exploração": a machine whose mandatory meters
 //! are not in perfect working order may not be opened to play. A machine is meter-faulty from a
 //! `MachineFault` whose code starts with `meter`, a reading missing a mandatory meter, or a meter
-//! that went back, until `MachineRestored`. Bets recorded meanwhile (Δcoin_in > 0, or a game
-//! with a wager) are `SLOT_PLAYED_WITH_FAULTY_METER` (Review), once per episode; bets while out
-//! of service for another reason are `SLOT_PLAYED_OUT_OF_SERVICE` (Review).
+//! that went back, until `MachineRestored`. Bets recorded **after** the reading or event that
+//! showed the fault (a game with a wager after it, or a Δcoin_in measured from a coin_in reading
+//! taken at or after it) are `SLOT_PLAYED_WITH_FAULTY_METER` (Review), once per episode: r.9
+//! forbids opening a machine to play once its meters are known to be unreliable, and the play
+//! inside the very reading that shows the fault was played before anyone could know (that
+//! reading's own finding, `SLOT_METER_MISSING` or `SLOT_METER_DECREASED`, is the breach). So
+//! after a fault a reading showed, an increase measured from before that reading (coin_in was
+//! missing from it) is not counted; after a fault declared by an event (`MachineFault`, a
+//! memory error), the first reading's increase is, as the event told the casino at once. Bets
+//! while out of service for another reason are `SLOT_PLAYED_OUT_OF_SERVICE` (Review).
 
 use std::collections::BTreeMap;
 
@@ -277,15 +284,16 @@ fn commit_reading(
         || machine.out_of_service.is_some()
         || (!plan.missing.is_empty() && mode == Mode::Reading);
 
-    // r.9: bets recorded on a machine whose meters are not reliable (state before this reading,
-    // or a mandatory meter missing from this very reading).
+    // r.9: bets recorded on a machine whose meters were already known to be unreliable (state
+    // before this reading). A fault this reading shows is not yet known for its own play.
     if plan.delta.coin_in.is_some_and(|d| d > 0) {
-        played_check(
-            machine,
-            !plan.missing.is_empty() && mode == Mode::Reading,
-            idx,
-            &mut out,
-        );
+        let coin_in_from = plan
+            .steps
+            .iter()
+            .find_map(|(i, _, prev_at)| meters.get(*i).filter(|m| m.name == COIN_IN).and(*prev_at));
+        if let Some(from) = coin_in_from {
+            played_check(machine, from, idx, &mut out);
+        }
     }
 
     // r.9: the three mandatory meters.
@@ -306,6 +314,7 @@ fn commit_reading(
             machine.meter_fault = Some(Mark {
                 since: idx,
                 code: "meter_missing".into(),
+                by_reading: true,
             });
         }
     }
@@ -352,6 +361,7 @@ fn commit_reading(
             machine.meter_fault = Some(Mark {
                 since: idx,
                 code: "meter_decreased".into(),
+                by_reading: true,
             });
         }
     }
@@ -513,10 +523,12 @@ fn e4_of(cents: i128) -> E4 {
     cents.saturating_mul(E4_PER_CENT)
 }
 
-/// Raise `SLOT_PLAYED_WITH_FAULTY_METER` or `SLOT_PLAYED_OUT_OF_SERVICE` once per episode.
+/// Raise `SLOT_PLAYED_WITH_FAULTY_METER` or `SLOT_PLAYED_OUT_OF_SERVICE` once per episode, for
+/// bets played after ledger index `played_after` (a game's own index; for a meter increase, the
+/// index of the coin_in reading it is measured from) and recorded at `idx`.
 pub(crate) fn played_check(
     machine: &mut Machine,
-    missing_now: bool,
+    played_after: u64,
     idx: u64,
     out: &mut Vec<Finding>,
 ) {
@@ -524,22 +536,20 @@ pub(crate) fn played_check(
         return;
     }
     let f = if let Some(mark) = machine.meter_fault.as_ref() {
+        if mark.by_reading && played_after < mark.since {
+            // Play measured from before the reading that showed the fault, so including the play
+            // inside that reading (P217/2007 T.III r.9 forbids opening a machine known to be
+            // faulty, not the play that revealed it): not this check's.
+            return;
+        }
         Finding::new(
             &PLAYED_WITH_FAULTY_METER,
             format!(
-                "machine `{}` recorded bets after a meter fault (`{}`) and before a restore",
+                "machine `{}` recorded bets after a meter fault (`{}`) was shown and before a restore",
                 machine.id, mark.code
             ),
         )
         .evidence([mark.since])
-    } else if missing_now {
-        Finding::new(
-            &PLAYED_WITH_FAULTY_METER,
-            format!(
-                "machine `{}` recorded bets in a reading that lacks a mandatory meter",
-                machine.id
-            ),
-        )
     } else if let Some(mark) = machine.out_of_service.as_ref() {
         Finding::new(
             &PLAYED_OUT_OF_SERVICE,
@@ -724,7 +734,7 @@ impl Book {
         machine.games = tally;
         let mut out = Vec::new();
         if e.wager_cents > 0 {
-            played_check(machine, false, ctx.ledger_index, &mut out);
+            played_check(machine, ctx.ledger_index, ctx.ledger_index, &mut out);
         }
         if let Some(ev) = machine.events.as_mut() {
             ev.reports_games = true;
@@ -742,20 +752,36 @@ impl Book {
         check_id("code", &e.code)?;
         let machine = self
             .machines
-            .get_mut(&*e.machine_id)
+            .get(&*e.machine_id)
             .ok_or_else(|| ApplyError::unknown("machine_id", "machine", &e.machine_id))?;
+        check_machine_pools(machine, &e.pool_ids)?;
+        let Some(machine) = self.machines.get_mut(&*e.machine_id) else {
+            return Ok(Vec::new());
+        };
         let mark = || Mark {
             since: ctx.ledger_index,
             code: e.code.clone(),
+            by_reading: false,
         };
         if e.code.starts_with("meter") && machine.meter_fault.is_none() {
             machine.meter_fault = Some(mark());
         }
-        if (e.out_of_service || e.force_majeure) && machine.out_of_service.is_none() {
+        // The whole machine's force majeure takes it out of service; its part in some pools
+        // only (their link, controller or server) leaves it in service for the rest (r.6).
+        let whole_fm = e.force_majeure && e.pool_ids.is_empty();
+        if (e.out_of_service || whole_fm) && machine.out_of_service.is_none() {
             machine.out_of_service = Some(mark());
         }
-        if e.force_majeure && machine.force_majeure.is_none() {
+        if whole_fm && machine.force_majeure.is_none() {
             machine.force_majeure = Some(mark());
+        }
+        if e.force_majeure {
+            for p in &e.pool_ids {
+                machine
+                    .pool_force_majeure
+                    .entry(p.clone())
+                    .or_insert_with(mark);
+            }
         }
         Ok(Vec::new())
     }
@@ -768,17 +794,50 @@ impl Book {
         check_id("machine_id", &e.machine_id)?;
         let machine = self
             .machines
-            .get_mut(&*e.machine_id)
+            .get(&*e.machine_id)
             .ok_or_else(|| ApplyError::unknown("machine_id", "machine", &e.machine_id))?;
+        check_machine_pools(machine, &e.pool_ids)?;
+        let Some(machine) = self.machines.get_mut(&*e.machine_id) else {
+            return Ok(Vec::new());
+        };
+        if !e.pool_ids.is_empty() {
+            // Only the machine's part in these pools is restored.
+            for p in &e.pool_ids {
+                machine.pool_force_majeure.remove(p);
+            }
+            return Ok(Vec::new());
+        }
         machine.meter_fault = None;
         machine.out_of_service = None;
         machine.force_majeure = None;
+        machine.pool_force_majeure.clear();
         machine.play_flagged = false;
         if let Some(ev) = machine.events.as_mut() {
             ev.restored();
         }
         Ok(Vec::new())
     }
+}
+
+/// `pool_ids` of a fault or restore: each non-empty, once, and a pool the machine feeds.
+fn check_machine_pools(machine: &Machine, pool_ids: &[Id]) -> Result<(), ApplyError> {
+    for (i, p) in pool_ids.iter().enumerate() {
+        let field = format!("pool_ids[{i}]");
+        check_id(&field, p)?;
+        if pool_ids.iter().take(i).any(|q| q == p) {
+            return Err(ApplyError::invalid(
+                field,
+                format!("pool `{p}` is listed twice"),
+            ));
+        }
+        if !machine.pools.contains(p) {
+            return Err(ApplyError::invalid(
+                field,
+                format!("machine `{}` does not feed pool `{p}`", machine.id),
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -2,7 +2,9 @@
 //! the table jackpots fed by the table rule engines.
 //!
 //! * A **declaration** (`CaptiveValueReported`) is compared with the exact captive value with a
-//!   tolerance strictly below one cent (M7).
+//!   tolerance strictly below one cent (M7). A pool that received a transfer of the wrong amount
+//!   holds, in the book, the whole value due (r.5) and remembers the difference, already
+//!   flagged: a declaration off by just that is not flagged again (one breach, one finding).
 //! * An **award** releases the whole exact captive value ("entregues aos beneficiários no
 //!   momento da sua atribuição", r.5; M6) — that is what the award entry and the conservation
 //!   count, whatever was paid — and the pool restarts at its configured reset value (0 follows
@@ -78,6 +80,16 @@ impl Book {
         };
         let due = pool.captive_e4;
         let ok = within_tolerance(e.value_cents, due);
+        // A transfer in that moved less (or more) than the whole value due was flagged when it
+        // was booked; a declaration that shows just that is the same breach, not a new one.
+        let known_short = !ok
+            && pool.transfer_shortfall_e4 != 0
+            && due
+                .checked_sub(pool.transfer_shortfall_e4)
+                .is_some_and(|v| within_tolerance(e.value_cents, v));
+        if ok {
+            pool.transfer_shortfall_e4 = 0;
+        }
         let rec = Reconciliation {
             index: ctx.ledger_index,
             at_ms: ctx.at_ms,
@@ -95,7 +107,7 @@ impl Book {
                 ok,
             },
         });
-        if ok {
+        if ok || known_short {
             return Ok(Vec::new());
         }
         let check = if pool.kind.is_machine_pool() {
@@ -142,6 +154,8 @@ impl Book {
         };
         let ok = within_tolerance(e.amount_cents, due);
         pool.captive_e4 = reset;
+        // The whole value is released to the winner (r.5): any transfer shortfall ends here.
+        pool.transfer_shortfall_e4 = 0;
         pool.totals.awarded_e4 = awarded;
         pool.totals.seeded_e4 = seeded;
         pool.history.push(PoolEntry {

@@ -533,12 +533,13 @@ impl Book {
         if let Significant::GameEnded { wager_cents, .. } = &e.event
             && *wager_cents > 0
         {
-            crate::meters::played_check(machine, false, idx, &mut played);
+            crate::meters::played_check(machine, idx, idx, &mut played);
         }
         if matches!(e.event, Significant::MemoryError) && machine.meter_fault.is_none() {
             machine.meter_fault = Some(Mark {
                 since: idx,
                 code: "memory_error".into(),
+                by_reading: false,
             });
         }
         let ev = machine.events.get_or_insert_with(Default::default);
@@ -1354,6 +1355,7 @@ mod tests {
         f.ok(Event::MachineRestored(MachineRestored {
             machine_id: "m1".into(),
             detail: String::new(),
+            pool_ids: vec![],
         }));
         f.play(false);
         assert_eq!(f.read(), one(SLOT_METERS_MOVED_OUT_OF_SERVICE));

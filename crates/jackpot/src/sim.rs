@@ -492,11 +492,21 @@ impl Floor {
     }
 
     /// Pools `machine_id` feeds.
+    /// The pools `machine_id` feeds and can award (not those its part in is under force
+    /// majeure: a superjackpot whose link is down is not won there).
     fn pools_of(&self, machine_id: &str) -> Vec<PoolConfigured> {
+        let down = self
+            .shadow
+            .machine(machine_id)
+            .map(|m| m.pool_force_majeure.clone())
+            .unwrap_or_default();
         self.plan
             .pools
             .iter()
-            .filter(|p| p.member_machine_ids.iter().any(|m| &**m == machine_id))
+            .filter(|p| {
+                p.member_machine_ids.iter().any(|m| &**m == machine_id)
+                    && !down.contains_key(&p.pool_id)
+            })
             .cloned()
             .collect()
     }
@@ -740,6 +750,7 @@ impl Floor {
                 } else {
                     String::new()
                 },
+                pool_ids: Vec::new(),
             }),
         );
         out
@@ -795,6 +806,55 @@ impl Floor {
         out
     }
 
+    /// `pool_id`'s link, controller or server fails for good (force majeure of the pool, r.6):
+    /// every member machine reports it for that pool only, and stays in service for the rest.
+    pub fn pool_link_lost(&mut self, pool_id: &str, detail: &str) -> Vec<FloorEvent> {
+        let members: Vec<Id> = self
+            .plan
+            .pools
+            .iter()
+            .find(|p| &*p.pool_id == pool_id)
+            .map(|p| p.member_machine_ids.clone())
+            .unwrap_or_default();
+        let mut out = Vec::new();
+        for m in members {
+            out.extend(self.pool_link(&m, pool_id, false, detail));
+        }
+        out
+    }
+
+    /// `machine_id`'s link to `pool_id` is lost (`up`: false; force majeure of its part in that
+    /// pool only: the pool cannot be won there, the machine plays on) or restored (`up`: true,
+    /// a `MachineRestored` of that pool only). The machine reads its meters first.
+    pub fn pool_link(
+        &mut self,
+        machine_id: &Id,
+        pool_id: &str,
+        up: bool,
+        detail: &str,
+    ) -> Vec<FloorEvent> {
+        let mut out = Vec::new();
+        self.reading(&mut out, machine_id);
+        let event = if up {
+            Event::MachineRestored(crate::event::MachineRestored {
+                machine_id: machine_id.clone(),
+                detail: detail.to_string(),
+                pool_ids: vec![pool_id.into()],
+            })
+        } else {
+            Event::MachineFault(MachineFault {
+                machine_id: machine_id.clone(),
+                code: "link_down".to_string(),
+                out_of_service: false,
+                force_majeure: true,
+                detail: detail.to_string(),
+                pool_ids: vec![pool_id.into()],
+            })
+        };
+        self.push(&mut out, Signer::Machine(machine_id.clone()), event);
+        out
+    }
+
     /// The machine is verified and put back into service (ends every fault mark, r.9).
     pub fn restore(&mut self, machine_id: &Id, detail: &str) -> Vec<FloorEvent> {
         let mut out = Vec::new();
@@ -804,6 +864,7 @@ impl Floor {
             Event::MachineRestored(crate::event::MachineRestored {
                 machine_id: machine_id.clone(),
                 detail: detail.to_string(),
+                pool_ids: Vec::new(),
             }),
         );
         self.reading(&mut out, machine_id);
@@ -1042,30 +1103,17 @@ mod tests {
     #[test]
     fn force_majeure_and_transfers() {
         let plan = plan();
+        // To B1's jackpot, same model and bets: valid, the whole value moves.
         let mut floor = Floor::new(plan.clone(), 3, 0);
         let mut events = floor.setup();
         events.extend(floor.play(300));
         events.extend(floor.fail(&"A2".into(), "destroyed", true));
-        // To a group of mixed models while machines of A2's model and bets exist: refused, even
-        // with an authorisation (r.6: the inspectorate's route is only "na sua falta").
-        events.extend(floor.transfer("T-bad", "JP-A2", "SJP", None));
-        events.extend(floor.authorize("AUTH-1", "JP-A2", "SJP"));
-        events.extend(floor.transfer("T-bad2", "JP-A2", "SJP", Some("AUTH-1")));
-        let (_, codes) = replay(&events, &plan);
-        assert_eq!(
-            codes,
-            [
-                "SLOT_TRANSFER_TARGET_INVALID",
-                "SLOT_TRANSFER_TARGET_INVALID"
-            ]
-        );
-        // To B1's jackpot, same model and bets: valid, the whole value moves.
         let moved = floor.captive_cents("JP-A2").unwrap();
         let target_before = floor.captive_cents("JP-B1").unwrap();
         assert!(moved >= 40_000);
         events.extend(floor.transfer("T-ok", "JP-A2", "JP-B1", None));
         let (book, codes) = replay(&events, &plan);
-        assert_eq!(codes.len(), 2, "{codes:?}");
+        assert!(codes.is_empty(), "{codes:?}");
         assert!(book.conservation().holds);
         assert_eq!(floor.captive_cents("JP-A2"), Some(0));
         let after = floor.captive_cents("JP-B1").unwrap();
@@ -1073,6 +1121,44 @@ mod tests {
             (after - (target_before + moved)).abs() <= 1,
             "{after} {target_before} {moved}"
         );
+
+        // To a group of mixed models while machines of A2's model and bets exist: ineligible
+        // (r.6: the inspectorate's route is only "na sua falta"), flagged, and booked as carried
+        // out (r.5): the superjackpot now holds the value, and its declarations agree.
+        let mut floor = Floor::new(plan.clone(), 3, 0);
+        let mut events = floor.setup();
+        events.extend(floor.play(300));
+        events.extend(floor.fail(&"A2".into(), "destroyed", true));
+        let moved = floor.captive_cents("JP-A2").unwrap();
+        let target_before = floor.captive_cents("SJP").unwrap();
+        events.extend(floor.transfer("T-bad", "JP-A2", "SJP", None));
+        assert_eq!(floor.captive_cents("JP-A2"), Some(0));
+        let after = floor.captive_cents("SJP").unwrap();
+        assert!((after - (target_before + moved)).abs() <= 1);
+        events.extend(floor.play(100));
+        events.extend(floor.report_captive("SJP", 0));
+        let (book, codes) = replay(&events, &plan);
+        assert_eq!(codes, ["SLOT_TRANSFER_TARGET_INVALID"]);
+        assert!(book.conservation().holds);
+
+        // The superjackpot's link is lost (force majeure of the pool, not of its machines): its
+        // members play on, it is won nowhere, and its value goes to a pool of the same model
+        // and bets.
+        let mut floor = Floor::new(plan.clone(), 5, 0);
+        floor.set_hit_odds("SJP", 1);
+        let mut events = floor.setup();
+        events.extend(floor.play(50));
+        events.extend(floor.pool_link_lost("SJP", "superjackpot controller destroyed"));
+        let before = floor.book().machine("A1").unwrap().lifetime_coin_in_cents;
+        let awards = floor.book().pool("SJP").unwrap().totals.awarded_e4;
+        events.extend(floor.play(50));
+        assert!(floor.book().machine("A1").unwrap().lifetime_coin_in_cents > before);
+        assert_eq!(floor.book().pool("SJP").unwrap().totals.awarded_e4, awards);
+        events.extend(floor.transfer("T-link", "SJP", "JP-A2", None));
+        assert_eq!(floor.captive_cents("SJP"), Some(0));
+        let (book, codes) = replay(&events, &plan);
+        assert!(codes.is_empty(), "{codes:?}");
+        assert_eq!(book.transfers().len(), 1);
     }
 
     #[test]

@@ -61,6 +61,10 @@ pub struct MeterState {
 pub struct Mark {
     pub since: u64,
     pub code: String,
+    /// Shown by a meter reading (a mandatory meter missing, a meter that went back), not
+    /// declared by an event: the play inside that reading came before anyone could know.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_reading: bool,
 }
 
 /// Games reported since the machine's last reading.
@@ -112,6 +116,11 @@ pub struct Machine {
     pub out_of_service: Option<Mark>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub force_majeure: Option<Mark>,
+    /// Force majeure of the machine's part in some of its pools only (a superjackpot's link,
+    /// controller or server: `MachineFault.pool_ids`), by pool: those pools cannot be awarded on
+    /// this machine, which stays in service for everything else (r.6).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub pool_force_majeure: BTreeMap<Id, Mark>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub meter_fault: Option<Mark>,
     /// A "played while faulty / out of service" finding was already raised in this episode.
@@ -169,6 +178,9 @@ pub struct MachineStatus {
     pub out_of_service: Option<Mark>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub force_majeure: Option<Mark>,
+    /// Force majeure of the machine's part in these pools only (see [`Machine`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub pool_force_majeure: BTreeMap<Id, Mark>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub meter_fault: Option<Mark>,
     /// Games reported since the last reading.
@@ -194,6 +206,7 @@ impl From<&Machine> for MachineStatus {
             pools: m.pools.clone(),
             out_of_service: m.out_of_service.clone(),
             force_majeure: m.force_majeure.clone(),
+            pool_force_majeure: m.pool_force_majeure.clone(),
             meter_fault: m.meter_fault.clone(),
             games: m.games.clone(),
             credited_readings: m
@@ -214,6 +227,18 @@ impl Machine {
     /// Under force majeure and not restored since.
     pub fn is_force_majeure(&self) -> bool {
         self.force_majeure.is_some()
+    }
+
+    /// Since when `pool_id` cannot be awarded on this machine: the machine's own force majeure,
+    /// or its part in that pool's (its link, controller or server), whichever came first.
+    pub fn force_majeure_for(&self, pool_id: &str) -> Option<&Mark> {
+        match (
+            self.force_majeure.as_ref(),
+            self.pool_force_majeure.get(pool_id),
+        ) {
+            (Some(a), Some(b)) => Some(if b.since < a.since { b } else { a }),
+            (a, b) => a.or(b),
+        }
     }
 }
 
@@ -315,19 +340,28 @@ pub enum EntryKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reset_e4: Option<E4>,
     },
+    /// The source's whole captive value left for `to_pool` (r.5, r.6): what the casino holds
+    /// in trust moved with the transfer it carried out, eligible or not. `route`: how the target
+    /// qualified (absent: it did not); `codes`: the findings the transfer raised (empty: an
+    /// eligible transfer of the right amount).
     TransferOut {
         transfer_id: Id,
         to_pool: Id,
         amount_e4: E4,
         reported_cents: Cents,
-        route: Route,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        route: Option<Route>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        codes: Vec<Text>,
     },
     TransferIn {
         transfer_id: Id,
         from_pool: Id,
         amount_e4: E4,
     },
-    /// A transfer out of this pool that the book refused (nothing moved).
+    /// A transfer out of this pool that moved nothing: the same transfer id as one already
+    /// booked, reported again. (Until issue 38 every ineligible transfer was recorded so; they
+    /// are now booked as carried out: [`EntryKind::TransferOut`] with its codes.)
     TransferRejected {
         transfer_id: Id,
         to_pool: Id,
@@ -360,9 +394,16 @@ pub struct Pool {
     pub reported: BTreeMap<Id, ReportedTally>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_report: Option<Reconciliation>,
-    /// Ledger index of the last valid transfer out.
+    /// Ledger index of the last transfer out the book booked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_transfer_out: Option<u64>,
+    /// What transfers into this pool moved short of the whole value due (due − declared, exact;
+    /// negative when more was declared), already flagged `SLOT_TRANSFER_AMOUNT_MISMATCH` or
+    /// `SLOT_TRANSFER_DUPLICATE`. A declaration that is off by exactly this is that breach seen
+    /// again, not a new one (one breach, one finding); it ends when a declaration shows the whole
+    /// value, or at the award.
+    #[serde(default, skip_serializing_if = "is_zero_e4")]
+    pub transfer_shortfall_e4: E4,
     pub history: Vec<PoolEntry>,
     /// Lines no longer in `history`: dropped from its front by [`crate::Book::prune_before`] or
     /// handed out ([`crate::Book::hand_out_detail`]), so that a line's position (0 = the pool's
@@ -372,6 +413,10 @@ pub struct Pool {
 }
 
 fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+fn is_zero_e4(n: &E4) -> bool {
     *n == 0
 }
 
@@ -407,6 +452,8 @@ pub struct PoolStatus {
     pub last_report: Option<Reconciliation>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_transfer_out: Option<u64>,
+    #[serde(default, skip_serializing_if = "is_zero_e4")]
+    pub transfer_shortfall_e4: E4,
     /// Lines of history recorded since the pool was created.
     pub history_lines: u64,
 }
@@ -430,6 +477,7 @@ impl From<&Pool> for PoolStatus {
             reported: p.reported.clone(),
             last_report: p.last_report,
             last_transfer_out: p.last_transfer_out,
+            transfer_shortfall_e4: p.transfer_shortfall_e4,
             history_lines: p.history_lines(),
         }
     }
@@ -451,8 +499,12 @@ pub struct TransferRecord {
     pub index: u64,
     pub at_ms: i64,
     pub transfer: JackpotTransfer,
-    pub accepted: bool,
-    /// The source's captive value when the transfer was applied (moved when accepted).
+    /// The book moved the source's whole captive value (`due_e4`) to the target: every transfer
+    /// the casino carried out, eligible or not (r.5: what it holds in trust moved with it),
+    /// except the repeat of a transfer id already booked. Eligible: booked and no `codes`.
+    #[serde(alias = "accepted")]
+    pub booked: bool,
+    /// The source's whole captive value when the transfer was applied (what moved when booked).
     pub due_e4: E4,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub route: Option<Route>,

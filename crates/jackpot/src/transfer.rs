@@ -7,26 +7,40 @@
 //!
 //! Readings (see the crate documentation for the full list):
 //! * **Force majeure of a pool**: a pool "cannot be awarded" when *every* member machine is under
-//!   force majeure (a `MachineFault` with `force_majeure`, not restored since). A jackpot has one
+//!   force majeure for it: the machine's own (`MachineFault` with `force_majeure`), or its part
+//!   in that pool only (`MachineFault.pool_ids`: a superjackpot's link, controller or server; the
+//!   machine stays in service and keeps its other pools), not restored since. A jackpot has one
 //!   machine; a superjackpot with one member destroyed can still be awarded on the others.
 //! * **Same model and bets** (M8): same model id and the same set of bet values. The source's
 //!   signatures are those of its members; every member of the target must have one of them.
+//!   [`Book::transfer_candidates`], asked about one failed machine, compares with that machine's
+//!   own model and bets.
 //! * **"Na sua falta"** (M9, and the original's literal text): the IGJ route is open only when no
 //!   machine of the source's model and bets exists, outside the source, not under force majeure,
 //!   in the casinos the source pool spans; the authorisation must precede the transfer and name
 //!   the same source and target. An authorisation does not make a target valid while such a
 //!   machine exists (W3).
-//! * The **whole** captive value moves (r.5, r.6): the amount declared must be within one cent of
-//!   it; the exact value is what moves. The source then holds 0.
-//! * A transfer that breaks any of these is **refused**: nothing moves, the findings are
-//!   recorded, and the refusal is kept in the source's history and in [`Book::transfers`].
+//! * The **whole** captive value is due (r.5, r.6): the amount declared must be within one cent
+//!   of it.
+//! * **A transfer the casino carried out is booked as carried out**, eligible or not: the ledger
+//!   says what the casino holds in trust (r.5: "fiéis depositárias dos seus valores cativos ...
+//!   disponíveis ... no momento da sua atribuição"). The source restarts at 0 and the target is
+//!   credited with the whole captive value due, whatever amount was declared; each breach is a
+//!   finding (`SLOT_TRANSFER_WITHOUT_FORCE_MAJEURE`, `SLOT_TRANSFER_TARGET_INVALID`,
+//!   `SLOT_TRANSFER_AMOUNT_MISMATCH` with both amounts, `SLOT_TRANSFER_DUPLICATE`). A wrong amount
+//!   leaves the target short of what the book credits it with: the pool remembers it
+//!   (`transfer_shortfall_e4`), so that its later declarations showing the casino's amount are
+//!   not flagged again (one breach, one finding). Only the same transfer id reported again moves
+//!   nothing (it is one transfer). A server still refuses to *propose* an ineligible transfer:
+//!   [`Book::validate_transfer`] says what `apply` would flag.
 
 use std::collections::BTreeSet;
 
+use rules_core::adjudication::Text;
 use rules_core::{Cents, Id};
 use serde::{Deserialize, Serialize};
 
-use crate::amount::{E4, add, sub, to_cents, within_tolerance};
+use crate::amount::{E4, add, e4, sub, to_cents, within_tolerance};
 use crate::book::{Book, check_cents, check_id};
 use crate::error::{ApplyError, QueryError};
 use crate::event::{EventCtx, JackpotTransfer, PoolKind};
@@ -36,26 +50,31 @@ use crate::finding::{
 };
 use crate::state::{EntryKind, Pool, PoolEntry, Route, TransferRecord};
 
-/// Why a transfer cannot be accepted.
+/// Why a transfer cannot be proposed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum TransferRejection {
     /// The book cannot make sense of it (unknown pool, negative amount): reject as malformed.
     #[error(transparent)]
     Malformed(#[from] ApplyError),
-    /// It breaks r.5/r.6: reject with these findings.
-    #[error("transfer refused: {}", .0.iter().map(|f| f.code.as_ref()).collect::<Vec<_>>().join(", "))]
+    /// It breaks r.5/r.6: [`Book::apply`] would book it as carried out, with these findings.
+    #[error("transfer not eligible: {}", .0.iter().map(|f| f.code.as_ref()).collect::<Vec<_>>().join(", "))]
     Ineligible(Vec<Finding>),
 }
 
-/// A transfer the book would accept.
+/// What the book makes of a transfer, before anything changes.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct ValidTransfer {
+pub(crate) struct Verdict {
+    /// The source's whole captive value: what the book moves.
     pub due_e4: E4,
-    pub route: Route,
+    /// How the target qualified (absent: it did not).
+    pub route: Option<Route>,
+    pub findings: Vec<Finding>,
+    /// The same transfer id was already booked: a repeat of it, which moves nothing.
+    pub repeat: bool,
 }
 
-/// Force-majeure state of a pool: the index from which every member is under force majeure, and
-/// the fault events that show it.
+/// Force-majeure state of a pool: the index from which every member is under force majeure for
+/// it (its own, or its part in this pool), and the fault events that show it.
 fn force_majeure(book: &Book, pool: &Pool) -> Option<(u64, Vec<u64>)> {
     if !pool.kind.is_machine_pool() || pool.machines.is_empty() {
         return None;
@@ -63,7 +82,7 @@ fn force_majeure(book: &Book, pool: &Pool) -> Option<(u64, Vec<u64>)> {
     let mut start = 0u64;
     let mut evidence = Vec::new();
     for id in pool.machines.keys() {
-        let mark = book.machines.get(id)?.force_majeure.as_ref()?;
+        let mark = book.machines.get(id)?.force_majeure_for(&pool.id)?;
         start = start.max(mark.since);
         evidence.push(mark.since);
     }
@@ -79,10 +98,9 @@ fn signatures(book: &Book, pool: &Pool) -> BTreeSet<(Id, Vec<Cents>)> {
         .collect()
 }
 
-/// Machines of the source's model and bets that could receive its values: outside the source,
-/// not under force majeure, in a casino the source spans.
-fn same_model_machines(book: &Book, src: &Pool) -> Vec<Id> {
-    let sigs = signatures(book, src);
+/// Machines of one of `sigs` (model and bets) that could receive `src`'s values: outside the
+/// source, not under force majeure, in a casino the source spans.
+fn machines_of(book: &Book, src: &Pool, sigs: &BTreeSet<(Id, Vec<Cents>)>) -> Vec<Id> {
     book.machines
         .values()
         .filter(|m| {
@@ -93,6 +111,11 @@ fn same_model_machines(book: &Book, src: &Pool) -> Vec<Id> {
         })
         .map(|m| m.id.clone())
         .collect()
+}
+
+/// Machines of the source's model and bets that could receive its values.
+fn same_model_machines(book: &Book, src: &Pool) -> Vec<Id> {
+    machines_of(book, src, &signatures(book, src))
 }
 
 /// Whether `dst` qualifies as a target for `src`'s captive values under r.6. `authorization`:
@@ -120,7 +143,11 @@ fn target_check(
     let blocked: Vec<&Id> = dst
         .machines
         .keys()
-        .filter(|m| book.machines.get(*m).is_none_or(|m| m.is_force_majeure()))
+        .filter(|m| {
+            book.machines
+                .get(*m)
+                .is_none_or(|m| m.force_majeure_for(&dst.id).is_some())
+        })
         .collect();
     if !blocked.is_empty() {
         let ev = blocked
@@ -128,15 +155,15 @@ fn target_check(
             .filter_map(|m| {
                 book.machines
                     .get(*m)?
-                    .force_majeure
-                    .as_ref()
+                    .force_majeure_for(&dst.id)
                     .map(|k| k.since)
             })
             .collect();
         return Err((
             format!(
-                "target member(s) {} are themselves under force majeure and cannot award",
-                list(blocked.iter().copied())
+                "target member(s) {} are themselves under force majeure for `{}` and cannot award it",
+                list(blocked.iter().copied()),
+                dst.id
             ),
             ev,
         ));
@@ -215,20 +242,20 @@ fn list<'a>(ids: impl Iterator<Item = &'a Id>) -> String {
 }
 
 impl Book {
-    /// Would the book accept `t` now? A server calls this **before** appending a transfer, since
-    /// the ledger must refuse ineligible ones. `Ok(())` means [`Book::apply`] would move the
-    /// value with no finding.
+    /// Would `t` be an eligible transfer now? A server calls this **before** proposing a
+    /// transfer (`ledgerctl jackpot transfer` refuses an ineligible one unless forced). `Ok(())`
+    /// means [`Book::apply`] would move the value with no finding; `Ineligible` lists the
+    /// findings it would raise while booking the transfer as carried out all the same.
     pub fn validate_transfer(&self, t: &JackpotTransfer) -> Result<(), TransferRejection> {
-        match self.check_transfer(t)? {
-            Ok(_) => Ok(()),
-            Err(findings) => Err(TransferRejection::Ineligible(findings)),
+        let v = self.check_transfer(t)?;
+        if v.findings.is_empty() {
+            Ok(())
+        } else {
+            Err(TransferRejection::Ineligible(v.findings))
         }
     }
 
-    pub(crate) fn check_transfer(
-        &self,
-        t: &JackpotTransfer,
-    ) -> Result<Result<ValidTransfer, Vec<Finding>>, ApplyError> {
+    pub(crate) fn check_transfer(&self, t: &JackpotTransfer) -> Result<Verdict, ApplyError> {
         check_id("transfer_id", &t.transfer_id)?;
         check_id("from_pool_id", &t.from_pool_id)?;
         check_id("to_pool_id", &t.to_pool_id)?;
@@ -245,7 +272,6 @@ impl Book {
             .get(&*t.to_pool_id)
             .ok_or_else(|| ApplyError::unknown("to_pool_id", "pool", &t.to_pool_id))?;
 
-        let mut out = Vec::new();
         let place = |f: Finding| {
             let f = f.pool(&src.id);
             let f = match src.machines.keys().next() {
@@ -257,39 +283,51 @@ impl Book {
                 None => f,
             }
         };
-        // A second transfer of the same value: the same transfer id again, or (below) a second
-        // transfer out of the pool in the same force-majeure episode.
-        let mut duplicate = false;
+        // The same transfer id again: one transfer reported twice. Nothing more moves, and the
+        // repeat is the one finding (its amount is no longer the pool's value, by design).
         if let Some(prev) = self
             .transfers
             .iter()
             .rev()
-            .find(|r| r.accepted && r.transfer.transfer_id == t.transfer_id)
+            .find(|r| r.booked && r.transfer.transfer_id == t.transfer_id)
         {
-            out.push(place(
-                Finding::new(
-                    &TRANSFER_DUPLICATE,
-                    format!(
-                        "transfer `{}` was already applied (it moved {} e4 from `{}`)",
-                        t.transfer_id, prev.due_e4, prev.transfer.from_pool_id
-                    ),
-                )
-                .evidence([prev.index]),
-            ));
-            duplicate = true;
+            return Ok(Verdict {
+                due_e4: src.captive_e4,
+                route: None,
+                findings: vec![place(
+                    Finding::new(
+                        &TRANSFER_DUPLICATE,
+                        format!(
+                            "transfer `{}` was already booked (it moved {} e4 from `{}`); nothing more \
+                             moves",
+                            t.transfer_id, prev.due_e4, prev.transfer.from_pool_id
+                        ),
+                    )
+                    .evidence([prev.index]),
+                )],
+                repeat: true,
+            });
         }
+
+        let mut out = Vec::new();
         let fm = force_majeure(self, src);
+        let mut episode_repeat = false;
         match &fm {
             None if src.kind.is_machine_pool() => {
                 let free: Vec<&Id> = src
                     .machines
                     .keys()
-                    .filter(|m| self.machines.get(*m).is_none_or(|m| !m.is_force_majeure()))
+                    .filter(|m| {
+                        self.machines
+                            .get(*m)
+                            .is_none_or(|m| m.force_majeure_for(&src.id).is_none())
+                    })
                     .collect();
                 out.push(place(Finding::new(
                     &TRANSFER_WITHOUT_FM,
                     format!(
-                        "pool `{}` can still be awarded: member(s) {} are not under force majeure",
+                        "pool `{}` can still be awarded: member(s) {} are not under force majeure \
+                             for it; the transfer is booked as carried out",
                         src.id,
                         list(free.into_iter())
                     ),
@@ -299,29 +337,37 @@ impl Book {
             Some((start, evidence)) => {
                 if let Some(last) = src.last_transfer_out
                     && last > *start
-                    && !duplicate
                 {
+                    // A second transfer out of one force-majeure episode: the value was already
+                    // moved; what the casino declares now is beside the point (one finding).
+                    episode_repeat = true;
                     out.push(place(
                         Finding::new(
                             &TRANSFER_DUPLICATE,
                             format!(
                                 "pool `{}`'s captive value was already transferred in this force-majeure \
-                                 episode",
-                                src.id
+                                 episode; transfer `{}` declares {} cents, the pool holds {} e4",
+                                src.id, t.transfer_id, t.amount_cents, src.captive_e4
                             ),
                         )
+                        .amounts(src.captive_e4, t.amount_cents)
                         .evidence(evidence.iter().copied().chain([last])),
                     ));
                 }
             }
         }
-        if !within_tolerance(t.amount_cents, src.captive_e4) {
+        if !episode_repeat && !within_tolerance(t.amount_cents, src.captive_e4) {
             out.push(place(
                 Finding::new(
                     &TRANSFER_AMOUNT_MISMATCH,
                     format!(
-                        "transfer `{}` moves {} cents; the whole captive value of `{}` is {} e4",
-                        t.transfer_id, t.amount_cents, src.id, src.captive_e4
+                        "transfer `{}` declares {} cents moved; the whole captive value of `{}` is {} e4 \
+                         ({} cents), which the book moves (r.5)",
+                        t.transfer_id,
+                        t.amount_cents,
+                        src.id,
+                        src.captive_e4,
+                        to_cents(src.captive_e4)
                     ),
                 )
                 .amounts(src.captive_e4, t.amount_cents),
@@ -340,19 +386,16 @@ impl Book {
                 None
             }
         };
-        match route {
-            Some(route) if out.is_empty() => Ok(Ok(ValidTransfer {
-                due_e4: src.captive_e4,
-                route,
-            })),
-            _ => {
-                let ev: Vec<u64> = fm.map(|(_, e)| e).unwrap_or_default();
-                Ok(Err(out
-                    .into_iter()
-                    .map(|f| f.evidence(ev.iter().copied()))
-                    .collect()))
-            }
-        }
+        let ev: Vec<u64> = fm.map(|(_, e)| e).unwrap_or_default();
+        Ok(Verdict {
+            due_e4: src.captive_e4,
+            route,
+            findings: out
+                .into_iter()
+                .map(|f| f.evidence(ev.iter().copied()))
+                .collect(),
+            repeat: false,
+        })
     }
 
     pub(crate) fn on_transfer(
@@ -360,104 +403,116 @@ impl Book {
         t: &JackpotTransfer,
         ctx: EventCtx,
     ) -> Result<Vec<Finding>, ApplyError> {
-        let verdict = self.check_transfer(t)?;
+        let v = self.check_transfer(t)?;
         let idx = ctx.ledger_index;
-        match verdict {
-            Ok(v) => {
-                let src = self
-                    .pools
-                    .get(&*t.from_pool_id)
-                    .ok_or_else(|| ApplyError::unknown("from_pool_id", "pool", &t.from_pool_id))?;
-                let dst = self
-                    .pools
-                    .get(&*t.to_pool_id)
-                    .ok_or_else(|| ApplyError::unknown("to_pool_id", "pool", &t.to_pool_id))?;
-                let src_captive = sub(src.captive_e4, v.due_e4, "pool captive value")?;
-                let src_out = add(src.totals.transferred_out_e4, v.due_e4, "transfers out")?;
-                let dst_captive = add(dst.captive_e4, v.due_e4, "pool captive value")?;
-                let dst_in = add(dst.totals.transferred_in_e4, v.due_e4, "transfers in")?;
-                if let Some(src) = self.pools.get_mut(&*t.from_pool_id) {
-                    src.captive_e4 = src_captive;
-                    src.totals.transferred_out_e4 = src_out;
-                    src.last_transfer_out = Some(idx);
-                    src.history.push(PoolEntry {
-                        index: idx,
-                        at_ms: ctx.at_ms,
-                        kind: EntryKind::TransferOut {
-                            transfer_id: t.transfer_id.clone(),
-                            to_pool: t.to_pool_id.clone(),
-                            amount_e4: v.due_e4,
-                            reported_cents: t.amount_cents,
-                            route: v.route.clone(),
-                        },
-                    });
-                }
-                if let Some(dst) = self.pools.get_mut(&*t.to_pool_id) {
-                    dst.captive_e4 = dst_captive;
-                    dst.totals.transferred_in_e4 = dst_in;
-                    dst.history.push(PoolEntry {
-                        index: idx,
-                        at_ms: ctx.at_ms,
-                        kind: EntryKind::TransferIn {
-                            transfer_id: t.transfer_id.clone(),
-                            from_pool: t.from_pool_id.clone(),
-                            amount_e4: v.due_e4,
-                        },
-                    });
-                }
-                self.transfers.push(TransferRecord {
+        let codes: Vec<Text> = v.findings.iter().map(|f| f.code.clone()).collect();
+        if v.repeat {
+            if let Some(src) = self.pools.get_mut(&*t.from_pool_id) {
+                src.history.push(PoolEntry {
                     index: idx,
                     at_ms: ctx.at_ms,
-                    transfer: t.clone(),
-                    accepted: true,
-                    due_e4: v.due_e4,
-                    route: Some(v.route),
-                    codes: Vec::new(),
+                    kind: EntryKind::TransferRejected {
+                        transfer_id: t.transfer_id.clone(),
+                        to_pool: t.to_pool_id.clone(),
+                        reported_cents: t.amount_cents,
+                        codes: codes.clone(),
+                    },
                 });
-                Ok(Vec::new())
             }
-            Err(findings) => {
-                let due = self
-                    .pools
-                    .get(&*t.from_pool_id)
-                    .map(|p| p.captive_e4)
-                    .unwrap_or(0);
-                let codes: Vec<_> = findings.iter().map(|f| f.code.clone()).collect();
-                if let Some(src) = self.pools.get_mut(&*t.from_pool_id) {
-                    src.history.push(PoolEntry {
-                        index: idx,
-                        at_ms: ctx.at_ms,
-                        kind: EntryKind::TransferRejected {
-                            transfer_id: t.transfer_id.clone(),
-                            to_pool: t.to_pool_id.clone(),
-                            reported_cents: t.amount_cents,
-                            codes: codes.clone(),
-                        },
-                    });
-                }
-                self.transfers.push(TransferRecord {
-                    index: idx,
-                    at_ms: ctx.at_ms,
-                    transfer: t.clone(),
-                    accepted: false,
-                    due_e4: due,
-                    route: None,
-                    codes,
-                });
-                Ok(findings)
-            }
+            self.transfers.push(TransferRecord {
+                index: idx,
+                at_ms: ctx.at_ms,
+                transfer: t.clone(),
+                booked: false,
+                due_e4: v.due_e4,
+                route: None,
+                codes,
+            });
+            return Ok(v.findings);
         }
+
+        // ---- compute (checked), then commit: the source restarts at 0, the target receives
+        // the whole value due (r.5), whatever was declared.
+        let src = self
+            .pools
+            .get(&*t.from_pool_id)
+            .ok_or_else(|| ApplyError::unknown("from_pool_id", "pool", &t.from_pool_id))?;
+        let dst = self
+            .pools
+            .get(&*t.to_pool_id)
+            .ok_or_else(|| ApplyError::unknown("to_pool_id", "pool", &t.to_pool_id))?;
+        let due = v.due_e4;
+        let same = src.id == dst.id;
+        let src_out = add(src.totals.transferred_out_e4, due, "transfers out")?;
+        let dst_base = if same { 0 } else { dst.captive_e4 };
+        let dst_captive = add(dst_base, due, "pool captive value")?;
+        let dst_in = add(dst.totals.transferred_in_e4, due, "transfers in")?;
+        // What the casino says it moved, short of the value due: already flagged.
+        let short = if within_tolerance(t.amount_cents, due) {
+            0
+        } else {
+            sub(due, e4(t.amount_cents), "transfer shortfall")?
+        };
+        let dst_short = add(dst.transfer_shortfall_e4, short, "transfer shortfall")?;
+        if let Some(src) = self.pools.get_mut(&*t.from_pool_id) {
+            src.captive_e4 = 0;
+            src.totals.transferred_out_e4 = src_out;
+            src.last_transfer_out = Some(idx);
+            src.history.push(PoolEntry {
+                index: idx,
+                at_ms: ctx.at_ms,
+                kind: EntryKind::TransferOut {
+                    transfer_id: t.transfer_id.clone(),
+                    to_pool: t.to_pool_id.clone(),
+                    amount_e4: due,
+                    reported_cents: t.amount_cents,
+                    route: v.route.clone(),
+                    codes: codes.clone(),
+                },
+            });
+        }
+        if let Some(dst) = self.pools.get_mut(&*t.to_pool_id) {
+            dst.captive_e4 = dst_captive;
+            dst.totals.transferred_in_e4 = dst_in;
+            dst.transfer_shortfall_e4 = dst_short;
+            dst.history.push(PoolEntry {
+                index: idx,
+                at_ms: ctx.at_ms,
+                kind: EntryKind::TransferIn {
+                    transfer_id: t.transfer_id.clone(),
+                    from_pool: t.from_pool_id.clone(),
+                    amount_e4: due,
+                },
+            });
+        }
+        self.transfers.push(TransferRecord {
+            index: idx,
+            at_ms: ctx.at_ms,
+            transfer: t.clone(),
+            booked: true,
+            due_e4: due,
+            route: v.route,
+            codes,
+        });
+        Ok(v.findings)
     }
 
-    /// The eligible targets for the captive values of every jackpot and superjackpot machine
-    /// `machine_id` feeds, ranked: pools of the same model and bets first (r.6), then the pools
-    /// the IGJ authorised for the source (eligible only while no machine of the same model and
-    /// bets exists). For `ledgerctl jackpot transfer-candidates <machine>`.
+    /// The eligible targets for the captive values of every jackpot and superjackpot
+    /// `machine_id` feeds, ranked: pools of the machine's model and bets first (r.6: "outra
+    /// máquina ou grupo de máquinas do mesmo modelo e apostas": every member of the target of
+    /// that model and with exactly those bet values), then the pools the IGJ authorised for the
+    /// source (eligible only while no machine of the same model and bets exists). What is
+    /// compared is in the answer ([`PoolCandidates::model_id`], `bet_values_cents`). For
+    /// `ledgerctl jackpot transfer-candidates <machine>`.
     pub fn transfer_candidates(&self, machine_id: &str) -> Result<Vec<PoolCandidates>, QueryError> {
         let machine = self
             .machines
             .get(machine_id)
             .ok_or_else(|| QueryError::unknown("machine", machine_id))?;
+        // The failed machine's own model and bets: a superjackpot's other members may be of
+        // other models (r.4 allows it), and those are not "the same model and bets" as this one.
+        let sig = machine.signature();
+        let own: BTreeSet<(Id, Vec<Cents>)> = BTreeSet::from([sig.clone()]);
         let mut out = Vec::new();
         for pid in &machine.pools {
             let Some(src) = self.pools.get(pid) else {
@@ -471,7 +526,11 @@ impl Book {
                 if dst.id == src.id || !dst.kind.is_machine_pool() {
                     continue;
                 }
-                if let Ok(Route::SameModelAndBets) = target_check(self, src, dst, None) {
+                let all_own = dst
+                    .machines
+                    .keys()
+                    .all(|m| self.machines.get(m).is_some_and(|m| m.signature() == sig));
+                if all_own && let Ok(Route::SameModelAndBets) = target_check(self, src, dst, None) {
                     candidates.push(Candidate {
                         rank: 1,
                         pool_id: dst.id.clone(),
@@ -528,7 +587,9 @@ impl Book {
                     (Some((start, _)), Some(last)) => last > *start,
                     _ => false,
                 },
-                same_model_machines: same_model_machines(self, src),
+                model_id: sig.0.clone(),
+                bet_values_cents: sig.1.clone(),
+                same_model_machines: machines_of(self, src, &own),
                 candidates,
             });
         }
@@ -547,11 +608,18 @@ pub struct PoolCandidates {
     pub force_majeure: bool,
     /// The value was already moved in this force-majeure episode.
     pub already_transferred: bool,
-    /// Machines of the same model and bets (outside the pool, not under force majeure, in its
-    /// casinos), whether or not they have a pool yet: while this is not empty, only rank-1
+    /// What r.6 compares ("do mesmo modelo e apostas"): the failed machine's model ...
+    #[serde(default)]
+    pub model_id: Id,
+    /// ... and its set of bet values (cents, sorted).
+    #[serde(default)]
+    pub bet_values_cents: Vec<Cents>,
+    /// Machines of that model and those bets (outside the pool, not under force majeure, in
+    /// its casinos), whether or not they have a pool yet: while this is not empty, only rank-1
     /// targets are eligible.
     pub same_model_machines: Vec<Id>,
-    /// Ranked candidates: rank 1 = same model and bets, rank 2 = IGJ-authorised.
+    /// Ranked candidates: rank 1 = every member of the failed machine's model and bets, rank 2 =
+    /// IGJ-authorised.
     pub candidates: Vec<Candidate>,
 }
 

@@ -147,13 +147,14 @@ fn w3_force_majeure_igj_fallback_r6() {
         Some(Route::Authorized { .. })
     ));
 
-    // Without the authorisation: invalid, nothing moves.
+    // Without the authorisation: invalid, and booked as carried out (r.5: the value is where
+    // the casino put it, held in trust there).
     let mut t = setup(false);
     let f = t.transfer("t1", "jk1", "jl1", 88_000, None);
     assert_eq!(codes(&f), [SLOT_TRANSFER_TARGET_INVALID]);
     assert_eq!(f[0].citation, "P217/2007 T.III r.6");
-    assert_eq!(t.captive("jk1"), e4c(88_000));
-    assert_eq!(t.captive("jl1"), e4c(10_000));
+    assert_eq!(t.captive("jk1"), 0);
+    assert_eq!(t.captive("jl1"), e4c(98_000));
 
     // While a model-K 1.00 machine exists: invalid even with the authorisation ("na sua falta").
     let mut t = setup(true);
@@ -161,7 +162,8 @@ fn w3_force_majeure_igj_fallback_r6() {
     let f = t.transfer("t1", "jk1", "jl1", 88_000, Some("igj-1"));
     assert_eq!(codes(&f), [SLOT_TRANSFER_TARGET_INVALID]);
     assert!(f[0].message.contains("k2"), "{}", f[0].message);
-    assert_eq!(t.captive("jk1"), e4c(88_000));
+    assert_eq!(t.captive("jk1"), 0);
+    assert_eq!(t.captive("jl1"), e4c(98_000));
 }
 
 /// W4 – Meters (r.9, r.14): bets and prizes went back → one finding.
@@ -380,9 +382,21 @@ fn r9_played_with_faulty_meter() {
         codes(&t.game("m1", 100, 0)),
         [SLOT_PLAYED_WITH_FAULTY_METER]
     );
+    // A fault declared by an event is known from the event on: the first reading after it
+    // counts (unlike a fault a reading shows, whose own play does not).
+    let mut t = w1_setup();
+    t.read("m1", 1_000, 0, 0);
+    t.fault("m1", "meter_fault", false, false);
+    assert_eq!(
+        codes(&t.read("m1", 2_000, 0, 0)),
+        [SLOT_PLAYED_WITH_FAULTY_METER]
+    );
 }
 
-/// r.9: bets recorded in a reading that lacks a mandatory meter, and after a meter went back.
+/// P217/2007 T.III r.9: "played with a faulty meter" is play *after* the reading that showed the
+/// fault (a mandatory meter missing, a meter that went back), never the play inside that same
+/// reading: that play happened before anyone could know, and the reading's own finding is the
+/// breach.
 #[test]
 fn r9_played_with_missing_or_decreased_meter() {
     let mut t = w1_setup();
@@ -393,7 +407,38 @@ fn r9_played_with_missing_or_decreased_meter() {
     );
     assert_eq!(
         codes(&f),
-        [SLOT_PLAYED_WITH_FAULTY_METER, SLOT_METER_MISSING]
+        [SLOT_METER_MISSING],
+        "the play inside the reading"
+    );
+    // Played after it, before a restore: now it is.
+    let f = t.read("m1", 3_000, 0, 0);
+    assert_eq!(codes(&f), [SLOT_PLAYED_WITH_FAULTY_METER]);
+    assert_eq!(f[0].evidence, vec![5, 6], "the faulty reading and this one");
+
+    // coin_in itself missing: the next increase spans the fault and cannot be told apart; the
+    // one after it can.
+    let mut t = w1_setup();
+    t.read("m1", 1_000, 0, 0);
+    let f = t.meters(
+        "m1",
+        vec![Meter::new(COIN_OUT, 0, 0), Meter::new(TOTAL_DROP, 0, 0)],
+    );
+    assert_eq!(codes(&f), [SLOT_METER_MISSING]);
+    assert!(t.read("m1", 2_000, 0, 0).is_empty());
+    assert_eq!(
+        codes(&t.read("m1", 3_000, 0, 0)),
+        [SLOT_PLAYED_WITH_FAULTY_METER]
+    );
+    // A game with a wager after the faulty reading is play after it.
+    let mut t = w1_setup();
+    t.read("m1", 1_000, 0, 0);
+    t.meters(
+        "m1",
+        vec![Meter::new(COIN_IN, 2_000, 0), Meter::new(COIN_OUT, 0, 0)],
+    );
+    assert_eq!(
+        codes(&t.game("m1", 100, 0)),
+        [SLOT_PLAYED_WITH_FAULTY_METER]
     );
 
     let mut t = w1_setup();
@@ -723,15 +768,26 @@ fn r6_same_model_and_bets_transfer() {
     );
 }
 
-/// r.5, r.6: no force majeure, no transfer.
+/// P217/2007 T.III r.5, r.6: no force majeure, no transfer; one the casino carried out all the
+/// same is booked as carried out (the source restarts at 0, the target holds the whole value).
 #[test]
 fn r5_r6_transfer_without_force_majeure() {
     let mut t = transfer_setup();
     t.fault("k1", "door_open", true, false);
     let f = t.transfer("t1", "jk1", "jk2", 50_000, None);
     assert_eq!(codes(&f), [SLOT_TRANSFER_WITHOUT_FORCE_MAJEURE]);
-    assert_eq!(t.captive("jk1"), e4c(50_000));
+    assert_eq!(f[0].citation, "P217/2007 T.III r.5, r.6");
+    assert_eq!(t.captive("jk1"), 0);
+    assert_eq!(t.captive("jk2"), e4c(70_000));
+    let rec = &t.book.transfers()[0];
+    assert!(rec.booked);
+    assert_eq!(rec.route, Some(Route::SameModelAndBets));
+    assert_eq!(rec.codes, [SLOT_TRANSFER_WITHOUT_FORCE_MAJEURE]);
+    // The casino's declarations of both pools now agree with the book: nothing more to flag.
+    assert!(t.report("jk1", 0).is_empty());
+    assert!(t.report("jk2", 70_000).is_empty());
     // Force majeure ended by a restore: no longer transferable.
+    let mut t = transfer_setup();
     t.fault("k1", "destroyed", true, true);
     t.restore("k1");
     assert_eq!(
@@ -746,7 +802,10 @@ fn r5_r6_transfer_without_force_majeure() {
     assert!(f[0].message.contains("`k2`"));
 }
 
-/// r.5, r.6: the whole captive value moves (within one cent).
+/// P217/2007 T.III r.5, r.6: the whole captive value is due (within one cent). A transfer of
+/// another amount is booked with the whole value ("disponíveis ... por forma a serem entregues
+/// aos beneficiários", r.5), the finding names both amounts, and the target's later
+/// declarations showing the casino's amount are not flagged again (one breach, one finding).
 #[test]
 fn r5_r6_transfer_amount_mismatch() {
     let mut t = transfer_setup();
@@ -755,25 +814,122 @@ fn r5_r6_transfer_amount_mismatch() {
     assert_eq!(codes(&f), [SLOT_TRANSFER_AMOUNT_MISMATCH]);
     let a = f[0].amounts.unwrap();
     assert_eq!((a.due_cents, a.reported_cents), (50_000, 40_000));
-    assert_eq!(t.captive("jk2"), e4c(20_000), "refused: nothing moved");
-    assert!(!t.book.transfers()[0].accepted);
+    assert!(f[0].message.contains("40000") && f[0].message.contains("50000"));
+    assert_eq!(t.captive("jk1"), 0);
+    assert_eq!(t.captive("jk2"), e4c(70_000), "the whole value due");
+    assert!(t.book.transfers()[0].booked);
+    let p = t.book.pool("jk2").unwrap();
+    assert_eq!(p.transfer_shortfall_e4, e4c(10_000));
+    // The target shows what the casino moved (60,000): the same breach, not a new finding.
+    assert!(t.report("jk2", 60_000).is_empty());
+    // Another difference is a new one.
+    assert_eq!(
+        codes(&t.report("jk2", 59_000)),
+        [SLOT_JACKPOT_CAPTIVE_MISMATCH]
+    );
+    // Made good: the whole value shown ends the shortfall.
+    assert!(t.report("jk2", 70_000).is_empty());
+    assert_eq!(t.book.pool("jk2").unwrap().transfer_shortfall_e4, 0);
+    assert_eq!(
+        codes(&t.report("jk2", 60_000)),
+        [SLOT_JACKPOT_CAPTIVE_MISMATCH]
+    );
 }
 
-/// r.5, r.6: the same value cannot be transferred twice (SLOT_TRANSFER_DUPLICATE).
+/// P217/2007 T.III r.5, r.6: an ineligible transfer the casino carried out (target of another
+/// model, no force majeure, wrong amount: all at once) is booked as carried out, one finding per
+/// breach, and every later declaration of both pools that follows the casino's books is clean.
+#[test]
+fn r5_r6_ineligible_transfer_booked_as_carried_out() {
+    let mut t = transfer_setup();
+    t.read("k1", 1_000_000, 0, 0);
+    t.read("k1", 1_500_000, 0, 0); // + 1% of 500,000 = 5,000
+    assert_eq!(t.captive("jk1"), e4c(55_000));
+    let f = t.transfer("t1", "jk1", "jl1", 55_000, None);
+    assert_eq!(
+        codes(&f),
+        [
+            SLOT_TRANSFER_WITHOUT_FORCE_MAJEURE,
+            SLOT_TRANSFER_TARGET_INVALID
+        ]
+    );
+    assert!(
+        f.iter()
+            .all(|f| f.citation.starts_with("P217/2007 T.III r."))
+    );
+    assert_eq!(t.captive("jk1"), 0, "the source restarts at 0");
+    assert_eq!(
+        t.captive("jl1"),
+        e4c(75_000),
+        "the target holds the whole value"
+    );
+    let rec = &t.book.transfers()[0];
+    assert!(rec.booked && rec.route.is_none());
+    assert_eq!(rec.due_e4, e4c(55_000));
+    // The history says what moved and why it was flagged.
+    let h = t.book.pool_history("jk1", Period::All).unwrap();
+    match &h.last().unwrap().kind {
+        EntryKind::TransferOut {
+            amount_e4,
+            route,
+            codes,
+            ..
+        } => {
+            assert_eq!(*amount_e4, e4c(55_000));
+            assert!(route.is_none());
+            assert_eq!(codes.len(), 2);
+        }
+        other => panic!("{other:?}"),
+    }
+    // Later declarations on the target (and the source) are what the casino holds: clean.
+    assert!(t.report("jl1", 75_000).is_empty());
+    assert!(t.report("jk1", 0).is_empty());
+    t.read("l1", 100_000, 0, 0);
+    t.read("l1", 200_000, 0, 0); // + 1,000
+    assert!(t.report("jl1", 76_000).is_empty());
+    assert!(t.award("jl1", "l1", 76_000).is_empty());
+    assert!(t.book.conservation().holds);
+    // validate_transfer said so beforehand (what `ledgerctl jackpot transfer` refuses to
+    // propose without --force).
+    let t = transfer_setup();
+    let ev = T::transfer_ev("t1", "jk1", "jl1", 50_000, None);
+    let Err(TransferRejection::Ineligible(pre)) = t.book.validate_transfer(&ev) else {
+        panic!()
+    };
+    assert_eq!(
+        codes(&pre),
+        [
+            SLOT_TRANSFER_WITHOUT_FORCE_MAJEURE,
+            SLOT_TRANSFER_TARGET_INVALID
+        ]
+    );
+    assert_eq!(t.captive("jk1"), e4c(50_000), "validation moves nothing");
+}
+
+/// P217/2007 T.III r.5, r.6: the same value cannot be transferred twice
+/// (SLOT_TRANSFER_DUPLICATE, one finding per repeat).
 #[test]
 fn r5_r6_double_transfer() {
     let mut t = transfer_setup();
     t.fault("k1", "destroyed", true, true);
     assert!(t.transfer("t1", "jk1", "jk2", 50_000, None).is_empty());
-    // The same transfer again.
+    // The same transfer reported again: one transfer, nothing more moves, one finding.
     let f = t.transfer("t1", "jk1", "jk2", 50_000, None);
-    let c = codes(&f);
-    assert!(c.contains(&SLOT_TRANSFER_DUPLICATE), "{c:?}");
-    assert!(c.contains(&SLOT_TRANSFER_AMOUNT_MISMATCH), "{c:?}");
-    // Another id, same episode, even for the (now zero) right amount.
-    let f = t.transfer("t2", "jk1", "jk2", 0, None);
     assert_eq!(codes(&f), [SLOT_TRANSFER_DUPLICATE]);
+    assert!(!t.book.transfers()[1].booked);
     assert_eq!(t.captive("jk2"), e4c(70_000));
+    // Another id, same episode: the pool holds nothing more to move; the duplicate is the one
+    // finding (it names both amounts), and the target's declarations that count the casino's
+    // second amount are that breach, not new ones.
+    let f = t.transfer("t2", "jk1", "jk2", 50_000, None);
+    assert_eq!(codes(&f), [SLOT_TRANSFER_DUPLICATE]);
+    let a = f[0].amounts.unwrap();
+    assert_eq!((a.due_cents, a.reported_cents), (0, 50_000));
+    assert!(t.book.transfers()[2].booked);
+    assert_eq!(t.captive("jk2"), e4c(70_000));
+    assert!(t.report("jk2", 120_000).is_empty());
+    let f = t.transfer("t3", "jk1", "jk2", 0, None);
+    assert_eq!(codes(&f), [SLOT_TRANSFER_DUPLICATE]);
 }
 
 /// r.6: a target that cannot award, the source itself, a table jackpot.
@@ -782,14 +938,17 @@ fn r6_target_must_be_able_to_award() {
     let mut t = transfer_setup();
     t.fault("k1", "destroyed", true, true);
     t.fault("k2", "destroyed", true, true);
+    let to_self = T::transfer_ev("t2", "jk1", "jk1", 50_000, None);
+    assert!(matches!(
+        t.book.validate_transfer(&to_self),
+        Err(TransferRejection::Ineligible(f)) if codes(&f) == [SLOT_TRANSFER_TARGET_INVALID]
+    ));
     assert_eq!(
         codes(&t.transfer("t1", "jk1", "jk2", 50_000, None)),
         [SLOT_TRANSFER_TARGET_INVALID]
     );
-    assert_eq!(
-        codes(&t.transfer("t2", "jk1", "jk1", 50_000, None)),
-        [SLOT_TRANSFER_TARGET_INVALID]
-    );
+    // Booked all the same: the target holds it, even though it cannot award it until restored.
+    assert_eq!(t.captive("jk2"), e4c(70_000));
 }
 
 /// r.6: an authorisation must name this source and target.
@@ -806,10 +965,14 @@ fn r6_authorisation_for_another_pool() {
     t.pool("jl2", PoolKind::Jackpot, &["l2"], 0, 0, 0);
     t.auth("a1", "jk1", "jl1");
     t.fault("k1", "destroyed", true, true);
-    let f = t.transfer("t1", "jk1", "jl2", 1_000, Some("a1"));
+    let ineligible = |t: &T, tr: JackpotTransfer| match t.book.validate_transfer(&tr) {
+        Err(TransferRejection::Ineligible(f)) => f,
+        other => panic!("{other:?}"),
+    };
+    let f = ineligible(&t, T::transfer_ev("t1", "jk1", "jl2", 1_000, Some("a1")));
     assert_eq!(codes(&f), [SLOT_TRANSFER_TARGET_INVALID]);
     assert!(f[0].message.contains("is for `jk1` → `jl1`"));
-    let f = t.transfer("t2", "jk1", "jl2", 1_000, Some("nope"));
+    let f = ineligible(&t, T::transfer_ev("t2", "jk1", "jl2", 1_000, Some("nope")));
     assert_eq!(codes(&f), [SLOT_TRANSFER_TARGET_INVALID]);
     // Candidates: jl1 authorised and eligible; no same-model machine.
     let c = t.book.transfer_candidates("k1").unwrap();
@@ -840,6 +1003,7 @@ fn r6_transfer_candidates_ranked() {
     let pc = &c[0];
     assert_eq!(pc.captive_cents, 50_000);
     assert!(pc.force_majeure && !pc.already_transferred);
+    assert_eq!((&*pc.model_id, &pc.bet_values_cents[..]), ("K", &[100][..]));
     assert_eq!(pc.same_model_machines, vec![id("k2")]);
     let got: Vec<(u8, &str, bool)> = pc
         .candidates
@@ -858,6 +1022,136 @@ fn r6_transfer_candidates_ranked() {
             .contains("na sua falta")
     );
     assert!(t.book.transfer_candidates("nope").is_err());
+}
+
+/// P217/2007 T.III r.6 ("do mesmo modelo e apostas"): the candidates of a failed machine are
+/// compared with *its* model and bets. A superjackpot may group machines of several models
+/// (r.4); a machine of another model outside it is not "of the same model and bets" as the
+/// failed one, and the answer says what it compared.
+#[test]
+fn r6_candidates_compare_the_failed_machines_model_and_bets() {
+    let mut t = T::new();
+    t.model("K", 9_000, &[100]);
+    t.model("L", 9_000, &[100]);
+    t.machine("k1", "A", "K", &[100]);
+    t.machine("l1", "A", "L", &[100]);
+    t.machine("l2", "A", "L", &[100]);
+    t.machine("k2", "A", "K", &[100, 200]);
+    t.pool("sj", PoolKind::Superjackpot, &["k1", "l1"], 50, 10_000, 0);
+    t.pool("jl2", PoolKind::Jackpot, &["l2"], 100, 1_000, 0);
+    t.pool("jk2", PoolKind::Jackpot, &["k2"], 100, 1_000, 0);
+    t.pool_fault("k1", "link_down", &["sj"]);
+    t.pool_fault("l1", "link_down", &["sj"]);
+    let c = t.book.transfer_candidates("k1").unwrap();
+    assert_eq!(c.len(), 1);
+    let pc = &c[0];
+    assert!(pc.force_majeure);
+    assert_eq!((&*pc.model_id, &pc.bet_values_cents[..]), ("K", &[100][..]));
+    // l2 is of model L (like the superjackpot's other member), k2 of model K with other bets:
+    // neither is of k1's model and bets.
+    assert!(
+        pc.same_model_machines.is_empty(),
+        "{:?}",
+        pc.same_model_machines
+    );
+    assert!(
+        pc.candidates.iter().all(|c| c.rank != 1),
+        "{:?}",
+        pc.candidates
+    );
+    // Asked about l1, the L machine l2 is of its model and bets.
+    let c = t.book.transfer_candidates("l1").unwrap();
+    assert_eq!(&*c[0].model_id, "L");
+    assert_eq!(c[0].same_model_machines, vec![id("l2")]);
+    assert_eq!(
+        c[0].candidates
+            .iter()
+            .map(|c| (c.rank, &*c.pool_id))
+            .collect::<Vec<_>>(),
+        [(1, "jl2")]
+    );
+}
+
+/// P217/2007 T.III r.6: force majeure can concern a pool (a superjackpot's link, controller or
+/// server), not only a whole machine. A machine that feeds a jackpot and a superjackpot may lose
+/// the superjackpot only: it stays in service, its jackpot stays its own, and the superjackpot,
+/// under force majeure on every member, may be transferred.
+#[test]
+fn r6_force_majeure_of_a_pool() {
+    let mut t = T::new();
+    t.model("K", 9_000, &[100]);
+    for m in ["k1", "k2", "k3", "k4"] {
+        t.machine(m, "A", "K", &[100]);
+    }
+    t.pool("jk1", PoolKind::Jackpot, &["k1"], 100, 5_000, 0);
+    t.pool("sj", PoolKind::Superjackpot, &["k1", "k2"], 50, 30_000, 0);
+    t.pool("sj2", PoolKind::Superjackpot, &["k3", "k4"], 50, 1_000, 0);
+    t.read("k1", 10_000, 0, 0);
+    // The link of `sj` is lost on k1 only: sj can still be won on k2.
+    assert!(t.pool_fault("k1", "link_down", &["sj"]).is_empty());
+    assert_eq!(
+        codes(
+            &t.book
+                .clone()
+                .apply(
+                    &Event::JackpotTransfer(T::transfer_ev("t0", "sj", "sj2", 30_000, None)),
+                    EventCtx {
+                        ledger_index: 1_000,
+                        at_ms: 0
+                    }
+                )
+                .unwrap()
+        ),
+        [SLOT_TRANSFER_WITHOUT_FORCE_MAJEURE]
+    );
+    t.pool_fault("k2", "controller_destroyed", &["sj"]);
+    let m = t.book.machine("k1").unwrap();
+    assert!(m.out_of_service.is_none() && m.force_majeure.is_none());
+    assert!(m.pool_force_majeure.contains_key("sj"));
+    // k1 still plays, with no out-of-service finding, and still feeds its own jackpot.
+    assert!(t.read("k1", 20_000, 0, 0).is_empty());
+    assert_eq!(t.captive("jk1"), e4c(5_100));
+    // Its jackpot cannot be transferred: it can still be awarded.
+    let f = t.transfer("t1", "jk1", "sj2", 5_100, None);
+    assert!(
+        codes(&f).contains(&SLOT_TRANSFER_WITHOUT_FORCE_MAJEURE),
+        "{f:?}"
+    );
+    // The superjackpot can: every member is under force majeure for it.
+    let sj = t.book.transfer_candidates("k2").unwrap();
+    assert!(sj[0].force_majeure);
+    // Rank 1: k1's jackpot (k1 lost only sj's link) and sj2.
+    assert_eq!(
+        sj[0]
+            .candidates
+            .iter()
+            .map(|c| (c.rank, &*c.pool_id, c.eligible))
+            .collect::<Vec<_>>(),
+        [(1, "jk1", true), (1, "sj2", true)]
+    );
+    let due = t.captive("sj");
+    let f = t.transfer("t2", "sj", "sj2", (due / E4_PER_CENT) as i64, None);
+    assert!(f.is_empty(), "{f:?}");
+    assert_eq!(t.captive("sj"), 0);
+    // A target whose members lost its link cannot award it.
+    t.pool_fault("k3", "link_down", &["sj2"]);
+    let f = t.transfer("t3", "jk1", "sj2", 0, None);
+    assert!(codes(&f).contains(&SLOT_TRANSFER_TARGET_INVALID), "{f:?}");
+    // Restoring the link of one pool leaves the machine's other marks alone.
+    t.fault("k1", "door_open", true, false);
+    t.restore_pools("k1", &["sj"]);
+    let m = t.book.machine("k1").unwrap();
+    assert!(m.pool_force_majeure.is_empty() && m.out_of_service.is_some());
+    // A pool the machine does not feed is malformed.
+    let e = t.err(Event::MachineFault(MachineFault {
+        machine_id: id("k1"),
+        code: "link_down".into(),
+        out_of_service: false,
+        force_majeure: true,
+        detail: String::new(),
+        pool_ids: vec![id("sj2")],
+    }));
+    assert!(e.to_string().contains("pool_ids[0]"), "{e}");
 }
 
 /// validate_transfer says exactly what apply will do.
@@ -1080,6 +1374,7 @@ fn apply_errors_name_the_field_and_change_nothing() {
         &Event::MachineRestored(MachineRestored {
             machine_id: id("m1"),
             detail: String::new(),
+            pool_ids: vec![],
         }),
         ctx,
     );

@@ -454,10 +454,12 @@ fn machine(p: P) -> Option<jackpot::Event> {
             out_of_service: m.out_of_service,
             force_majeure: m.force_majeure,
             detail: m.detail,
+            pool_ids: m.pool_ids.into_iter().map(Into::into).collect(),
         }),
         P::MachineRestored(m) => E::MachineRestored(jackpot::MachineRestored {
             machine_id: m.machine_id.into(),
             detail: m.detail,
+            pool_ids: m.pool_ids.into_iter().map(Into::into).collect(),
         }),
         P::RamClear(m) => E::RamClear(jackpot::RamClear {
             machine_id: m.machine_id.into(),

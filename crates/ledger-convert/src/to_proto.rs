@@ -304,10 +304,12 @@ pub fn jackpot_event(e: &J) -> Option<P> {
             out_of_service: f.out_of_service,
             force_majeure: f.force_majeure,
             detail: f.detail.clone(),
+            pool_ids: f.pool_ids.iter().map(|p| p.to_string()).collect(),
         }),
         J::MachineRestored(m) => P::MachineRestored(v1::MachineRestored {
             machine_id: m.machine_id.to_string(),
             detail: m.detail.clone(),
+            pool_ids: m.pool_ids.iter().map(|p| p.to_string()).collect(),
         }),
         J::RamClear(c) => P::RamClear(v1::RamClear {
             machine_id: c.machine_id.to_string(),

@@ -263,6 +263,24 @@ fn text(field: impl FieldName, v: &str) -> Result<(), BodyError> {
     Ok(())
 }
 
+/// The pools a machine fault or restore concerns (`MachineFault.pool_ids`): each a pool id,
+/// none twice, at most [`MAX_LIST_LEN`]. Whether the machine feeds them is the audit's to judge.
+fn pool_ids<F: FieldName>(nth: impl Fn(usize) -> F, v: &[String]) -> Result<(), BodyError> {
+    if v.len() > MAX_LIST_LEN {
+        return Err(bad(
+            nth(MAX_LIST_LEN),
+            format!("more than {MAX_LIST_LEN} elements"),
+        ));
+    }
+    for (i, x) in v.iter().enumerate() {
+        id(nth(i), x)?;
+        if v.iter().take(i).any(|y| y == x) {
+            return Err(bad(nth(i), format!("pool `{x}` is listed twice")));
+        }
+    }
+    Ok(())
+}
+
 fn list<T>(field: impl FieldName, v: &[T]) -> Result<(), BodyError> {
     if v.len() > MAX_LIST_LEN {
         return Err(bad(field, format!("more than {MAX_LIST_LEN} elements")));
@@ -651,6 +669,7 @@ fn check_payload(p: P) -> Result<Payload, BodyError> {
             id(f!("machine_id"), &m.machine_id)?;
             id(f!("code"), &m.code)?;
             text(f!("detail"), &m.detail)?;
+            pool_ids(|i| f!("pool_ids", i, ""), &m.pool_ids)?;
             return Ok(Payload::Machine {
                 machine_id: m.machine_id.clone(),
                 event: p,
@@ -659,6 +678,7 @@ fn check_payload(p: P) -> Result<Payload, BodyError> {
         P::MachineRestored(m) => {
             id(f!("machine_id"), &m.machine_id)?;
             text(f!("detail"), &m.detail)?;
+            pool_ids(|i| f!("pool_ids", i, ""), &m.pool_ids)?;
             return Ok(Payload::Machine {
                 machine_id: m.machine_id.clone(),
                 event: p,
@@ -1089,6 +1109,39 @@ mod tests {
                 .unwrap_err()
                 .to_string()
                 .contains("sequence")
+        );
+    }
+
+    /// P217/2007 T.III r.6: force majeure of a machine's part in some pools (`pool_ids`) is a
+    /// machine event; the pools it names are ids, each once.
+    #[test]
+    fn a_machine_fault_may_name_its_pools() {
+        let fault = |pools: &[&str]| {
+            P::MachineFault(v1::MachineFault {
+                machine_id: "M-1".into(),
+                code: "link_down".into(),
+                force_majeure: true,
+                pool_ids: pools.iter().map(|p| p.to_string()).collect(),
+                ..Default::default()
+            })
+        };
+        let e = Event::decode(&body(fault(&["SJP-1"]))).unwrap();
+        assert!(
+            matches!(e.payload, Payload::Machine { ref machine_id, .. } if machine_id == "M-1")
+        );
+        let e = Event::decode(&body(fault(&["SJP-1", ""]))).unwrap_err();
+        assert!(e.to_string().contains("machine_fault.pool_ids[1]"), "{e}");
+        let e = Event::decode(&body(fault(&["SJP-1", "SJP-1"]))).unwrap_err();
+        assert!(e.to_string().contains("listed twice"), "{e}");
+        let restored = P::MachineRestored(v1::MachineRestored {
+            machine_id: "M-1".into(),
+            detail: String::new(),
+            pool_ids: vec!["".into()],
+        });
+        let e = Event::decode(&body(restored)).unwrap_err();
+        assert!(
+            e.to_string().contains("machine_restored.pool_ids[0]"),
+            "{e}"
         );
     }
 

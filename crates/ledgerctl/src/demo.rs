@@ -3,9 +3,9 @@
 //! 1. Starts a ledger (the real ledgerd, embedded) on a local data directory, with the live audit.
 //! 2. Generates the standard casino session (`casino-sim`): one table of every game over two
 //!    casinos, a slot floor with two jackpots and a superjackpot across both casinos, a machine
-//!    that fails with its captive value transferred once to an ineligible pool (refused and
-//!    flagged) and once to an eligible one, and the injected mistakes with the exact findings they
-//!    must produce.
+//!    that fails with its captive value transferred to an ineligible pool (booked as carried
+//!    out, P217/2007 T.III r.5, and flagged), and the injected mistakes with the exact findings
+//!    they must produce.
 //! 3. Registers every device (operator-signed, real keys), signs every event on its device (on
 //!    every core, before streaming), and streams the session over real gRPC: one agent per device
 //!    group, concurrently, each resending from its last receipt after a failure.
@@ -889,20 +889,17 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
             t.transfer.transfer_id,
             t.transfer.from_pool_id,
             t.transfer.to_pool_id,
-            if t.accepted {
-                format!(
-                    "accepted, {} moved",
+            match (t.booked, t.codes.is_empty()) {
+                (true, true) => format!(
+                    "eligible, {} moved",
                     eur(jackpot::amount::to_cents(t.due_e4))
-                )
-            } else {
-                format!(
-                    "refused ({}), nothing moved",
-                    t.codes
-                        .iter()
-                        .map(|c| c.to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )
+                ),
+                (true, false) => format!(
+                    "booked as carried out, {} moved, flagged ({})",
+                    eur(jackpot::amount::to_cents(t.due_e4)),
+                    codes_text(&t.codes)
+                ),
+                (false, _) => format!("not booked ({}), nothing moved", codes_text(&t.codes)),
             }
         );
     }
@@ -917,6 +914,14 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
         d = ledger_dir.display()
     );
     Ok(if ok { 0 } else { 1 })
+}
+
+fn codes_text(codes: &[rules_core::adjudication::Text]) -> String {
+    codes
+        .iter()
+        .map(|c| c.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]

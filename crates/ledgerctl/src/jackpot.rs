@@ -7,8 +7,10 @@
 //! validates first (Jackpots.ValidateTransfer) and refuses to submit an ineligible transfer
 //! unless `--force`; it then signs a `JackpotTransfer` with the operator key, submits it over
 //! Ingest, waits for the live audit to apply it, and says what happened: applied (the whole
-//! captive value moved) or refused (nothing moved, the findings recorded). `authorize` signs a
-//! regulator's `TransferAuthorized`.
+//! captive value moved), applied and flagged (a forced ineligible transfer is booked as carried
+//! out, P217/2007 T.III r.5: the whole value moved, the findings recorded), or not booked (the
+//! repeat of a transfer id already booked). `authorize` signs a regulator's
+//! `TransferAuthorized`.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -135,9 +137,11 @@ pub struct MachinesArgs {
 #[derive(clap::Args, Debug)]
 #[command(after_long_help = "\
 For each jackpot and superjackpot the machine feeds: rank 1 = pools whose machines are all of
-the same model and bets (r.6 first route); rank 2 = pools the inspectorate authorised for it,
-eligible only when no machine of the same model and bets exists (\"na sua falta\"). A transfer
-is allowed only once every member of the source pool is under force majeure.
+the failed machine's own model and bet values (r.6 first route; the output names them); rank
+2 = pools the inspectorate authorised for it, eligible only when no machine of that model and
+bets exists (\"na sua falta\"). A transfer is allowed only once every member of the source pool
+is under force majeure for it (the whole machine, or its part in that pool: a link, controller
+or server).
 
 Examples:
   ledgerctl jackpot transfer-candidates M-LX-02")]
@@ -155,15 +159,16 @@ The transfer is checked first against the live accounts (Jackpots.ValidateTransf
 majeure on every member of the source, the whole captive value, an eligible target (same model
 and bets, or an inspectorate authorisation when no such machine exists), not already moved. An
 ineligible transfer is not submitted, and the reasons are printed with the rules they cite.
-With --force it is signed and submitted anyway: the ledger records every signed transfer, and
-an ineligible one moves nothing and is recorded as a finding.
+With --force it is signed and submitted anyway: the ledger records every signed transfer as
+carried out (P217/2007 T.III r.5: the source restarts at 0, the target holds the whole captive
+value due, whatever amount was declared) and flags each breach.
 
 The command then signs a JackpotTransfer with the operator key (the operator's next sequence
 number comes from the ledger), submits it, waits until the live audit has applied it, and
 reports the outcome.
 
 Exit status: 0 applied; 1 not submitted (ineligible without --force) or an error; 3 submitted
-and recorded, but refused by the audit (nothing moved).
+and booked but flagged by the audit (or, for a transfer id already booked, nothing moved).
 
 Examples:
   ledgerctl jackpot transfer-candidates M-LX-02
@@ -535,13 +540,25 @@ fn history_line(p: &PoolStatus, e: &PoolEntry) -> (String, String, String) {
             amount_e4,
             reported_cents,
             route,
+            codes,
         } => (
-            "transfer out".into(),
+            if codes.is_empty() {
+                "transfer out".into()
+            } else {
+                "transfer out FLAGGED".into()
+            },
             format!("-{}", eur_e4(*amount_e4)),
             format!(
-                "{transfer_id} to {to_pool} ({}), {} € declared",
-                route_text(route),
-                eur(*reported_cents)
+                "{transfer_id} to {to_pool} ({}), {} € declared{}",
+                route
+                    .as_ref()
+                    .map_or_else(|| "no eligible route".to_string(), route_text),
+                eur(*reported_cents),
+                if codes.is_empty() {
+                    String::new()
+                } else {
+                    format!("; booked as carried out: {}", ids(codes))
+                }
             ),
         ),
         EntryKind::TransferIn {
@@ -559,7 +576,7 @@ fn history_line(p: &PoolStatus, e: &PoolEntry) -> (String, String, String) {
             reported_cents,
             codes,
         } => (
-            "transfer REFUSED".into(),
+            "transfer NOT BOOKED".into(),
             String::new(),
             format!(
                 "{transfer_id} to {to_pool}, {} € declared; nothing moved: {}",
@@ -968,9 +985,28 @@ async fn candidates(a: CandidatesArgs, json: bool) -> anyhow::Result<i32> {
             eur_e4(p.captive_e4)
         );
         println!(
+            "  compares (r.6 \"do mesmo modelo e apostas\"): model {}, bets {} (machine {}'s own; \
+             rank 1 = every member of that model with exactly those bets)",
+            if p.model_id.is_empty() {
+                "?"
+            } else {
+                &p.model_id
+            },
+            if p.bet_values_cents.is_empty() {
+                "?".to_string()
+            } else {
+                p.bet_values_cents
+                    .iter()
+                    .map(|b| format!("{} €", eur(*b)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            },
+            a.machine_id
+        );
+        println!(
             "  force majeure: {}",
             if p.force_majeure {
-                "yes, on every member machine: a transfer is allowed (r.6)"
+                "yes, on every member machine for this pool: a transfer is allowed (r.6)"
             } else {
                 "no: some member can still award it; a transfer now would be \
                  SLOT_TRANSFER_WITHOUT_FORCE_MAJEURE"
@@ -982,7 +1018,7 @@ async fn candidates(a: CandidatesArgs, json: bool) -> anyhow::Result<i32> {
             );
         }
         println!(
-            "  machines of the same model and bets: {}",
+            "  machines of that model and bets: {}",
             if p.same_model_machines.is_empty() {
                 "none (the inspectorate's route is open: \"na sua falta\")".to_string()
             } else {
@@ -1230,15 +1266,16 @@ async fn transfer(a: TransferArgs, json: bool) -> anyhow::Result<i32> {
             eprint!("{}", validation_lines(&validation));
             eprintln!(
                 "`ledgerctl jackpot transfer-candidates <machine>` lists the eligible targets. \
-                 --force submits it anyway: the ledger records it, flags it, and moves nothing."
+                 --force submits it anyway: the ledger books it as carried out (the whole captive \
+                 value moves) and flags it."
             );
         }
         return Ok(1);
     }
     if !validation.accepted && !json {
         eprintln!(
-            "warning: submitting an ineligible transfer (--force): it will be recorded and \
-             flagged, and nothing will move:"
+            "warning: submitting an ineligible transfer (--force): it will be booked as carried \
+             out (the whole captive value moves, r.5) and flagged:"
         );
         eprint!("{}", validation_lines(&validation));
     }
@@ -1307,86 +1344,118 @@ async fn transfer(a: TransferArgs, json: bool) -> anyhow::Result<i32> {
             eur_e4(e4_of(dst_after))
         )
     };
-    match line {
+    let booked = match &line {
         Some(EntryKind::TransferOut {
-            amount_e4, route, ..
-        }) => {
+            amount_e4,
+            route,
+            codes,
+            ..
+        }) => Some((*amount_e4, route.clone(), !codes.is_empty())),
+        _ => None,
+    };
+    // The findings the transfer raised (a forced ineligible one, or one the book did not book).
+    let findings = if matches!(booked, Some((_, _, false))) {
+        Vec::new()
+    } else {
+        let mut findings = findings_of(
+            &server,
+            v1::ListFindingsRequest {
+                pool_id: a.from_pool.clone(),
+                ..Default::default()
+            },
+            receipt.index,
+        )
+        .await?;
+        if line.is_none() {
+            // The accounts could not even read it (JACKPOT_EVENT_REFUSED, no pool set).
+            findings.extend(
+                findings_of(
+                    &server,
+                    v1::ListFindingsRequest {
+                        code: "JACKPOT_EVENT_REFUSED".into(),
+                        ..Default::default()
+                    },
+                    receipt.index,
+                )
+                .await?,
+            );
+        }
+        findings
+    };
+    let finding_lines = |findings: &[v1::Finding]| {
+        for f in findings {
+            for l in crate::findings::proto_line(f).lines() {
+                println!("  {l}");
+            }
+        }
+    };
+    let findings_json = findings
+        .iter()
+        .map(crate::findings::finding_json)
+        .collect::<Vec<_>>();
+    match booked {
+        Some((amount_e4, route, flagged)) => {
             if json {
                 println!(
                     "{}",
                     serde_json::to_string_pretty(&serde_json::json!({
-                        "outcome": "applied",
+                        "outcome": if flagged { "applied_flagged" } else { "applied" },
                         "transfer": transfer_json,
                         "validation": validation_json(&validation),
                         "receipt": common::receipt_json(&receipt),
                         "moved_e4": amount_e4.to_string(),
                         "route": route,
+                        "findings": findings_json,
                         "pools": pools_json,
                     }))?
                 );
             } else {
                 println!(
-                    "applied: {} € (exact {} €, the whole captive value) moved from {} to {} at \
+                    "{}: {} € (exact {} €, the whole captive value) moved from {} to {} at \
                      entry {}, route: {}",
+                    if flagged {
+                        "applied and FLAGGED (booked as carried out, P217/2007 T.III r.5)"
+                    } else {
+                        "applied"
+                    },
                     eur_i128(amount_e4.div_euclid(10_000)),
                     eur_e4(amount_e4),
                     a.from_pool,
                     a.to_pool,
                     receipt.index,
-                    route_text(&route)
+                    route
+                        .as_ref()
+                        .map_or_else(|| "none eligible".to_string(), route_text)
                 );
+                if flagged {
+                    println!("{} finding(s):", findings.len());
+                    finding_lines(&findings);
+                }
                 println!("{}", pool_lines());
             }
-            Ok(0)
+            Ok(if flagged { 3 } else { 0 })
         }
-        other => {
-            let mut findings = findings_of(
-                &server,
-                v1::ListFindingsRequest {
-                    pool_id: a.from_pool.clone(),
-                    ..Default::default()
-                },
-                receipt.index,
-            )
-            .await?;
-            if other.is_none() {
-                // The accounts could not even read it (JACKPOT_EVENT_REFUSED, no pool set).
-                findings.extend(
-                    findings_of(
-                        &server,
-                        v1::ListFindingsRequest {
-                            code: "JACKPOT_EVENT_REFUSED".into(),
-                            ..Default::default()
-                        },
-                        receipt.index,
-                    )
-                    .await?,
-                );
-            }
+        None => {
             if json {
                 println!(
                     "{}",
                     serde_json::to_string_pretty(&serde_json::json!({
-                        "outcome": "refused",
+                        "outcome": "not_booked",
                         "transfer": transfer_json,
                         "validation": validation_json(&validation),
                         "receipt": common::receipt_json(&receipt),
-                        "findings": findings.iter().map(crate::findings::finding_json).collect::<Vec<_>>(),
+                        "findings": findings_json,
                         "pools": pools_json,
                     }))?
                 );
             } else {
                 println!(
-                    "refused by the audit: nothing moved; the transfer is recorded at entry {} with \
-                     {} finding(s):",
+                    "not booked: nothing moved; the transfer is recorded at entry {} with {} \
+                     finding(s):",
                     receipt.index,
                     findings.len()
                 );
-                for f in &findings {
-                    for l in crate::findings::proto_line(f).lines() {
-                        println!("  {l}");
-                    }
-                }
+                finding_lines(&findings);
                 println!("{}", pool_lines());
             }
             Ok(3)

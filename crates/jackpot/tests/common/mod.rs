@@ -156,6 +156,19 @@ impl T {
             out_of_service: oos,
             force_majeure: fm,
             detail: String::new(),
+            pool_ids: vec![],
+        }))
+    }
+
+    /// Force majeure of `m`'s part in `pools` only (their link, controller or server).
+    pub fn pool_fault(&mut self, m: &str, code: &str, pools: &[&str]) -> Vec<Finding> {
+        self.ev(Event::MachineFault(MachineFault {
+            machine_id: id(m),
+            code: code.into(),
+            out_of_service: false,
+            force_majeure: true,
+            detail: String::new(),
+            pool_ids: pools.iter().map(|p| id(p)).collect(),
         }))
     }
 
@@ -163,6 +176,16 @@ impl T {
         self.ev(Event::MachineRestored(MachineRestored {
             machine_id: id(m),
             detail: String::new(),
+            pool_ids: vec![],
+        }))
+    }
+
+    /// Restore `m`'s part in `pools` only.
+    pub fn restore_pools(&mut self, m: &str, pools: &[&str]) -> Vec<Finding> {
+        self.ev(Event::MachineRestored(MachineRestored {
+            machine_id: id(m),
+            detail: String::new(),
+            pool_ids: pools.iter().map(|p| id(p)).collect(),
         }))
     }
 
