@@ -125,7 +125,8 @@ pub struct Caller(pub Arc<Principal>);
 
 impl Caller {
     /// The caller of a request that went through [`Access`]; in-process callers (unit tests of
-    /// the services) are [`Principal::local`].
+    /// the services) are [`Principal::local`]. Only methods that admit principals get a
+    /// caller: a method open to anyone (health) must not read it.
     pub fn of<T>(req: &tonic::Request<T>) -> Arc<Principal> {
         req.extensions()
             .get::<Caller>()
@@ -292,12 +293,28 @@ impl Clients {
         *self.0.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(map);
     }
 
-    pub(crate) fn get(&self, fingerprint: &str) -> Option<Arc<Principal>> {
+    fn get(&self, fingerprint: &str) -> Option<Arc<Principal>> {
         self.0
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .get(fingerprint)
             .cloned()
+    }
+
+    /// The principal of a connection's client certificate (its leaf), or why there is none.
+    pub fn of_certificate(&self, leaf: Option<&[u8]>) -> Result<Arc<Principal>, Refusal> {
+        let Some(leaf) = leaf else {
+            return Err(Refusal::Unauthenticated(
+                "no client certificate: connect with the certificate and key of a principal in ledgerd's [[clients]]".into(),
+            ));
+        };
+        let fp = spki_fingerprint(leaf)
+            .map_err(|e| Refusal::Unauthenticated(format!("unreadable client certificate: {e}")))?;
+        self.get(&fp).ok_or_else(|| {
+            Refusal::Unauthenticated(format!(
+                "unknown client: the certificate's key (fingerprint {fp}) is not in ledgerd's [[clients]]"
+            ))
+        })
     }
 }
 
@@ -336,19 +353,7 @@ impl Identify {
                     .extensions()
                     .get::<TlsConnectInfo<TcpConnectInfo>>()
                     .and_then(|t| t.peer_certs());
-                let Some(leaf) = certs.as_ref().and_then(|c| c.first()) else {
-                    return Err(Refusal::Unauthenticated(
-                        "no client certificate: connect with the certificate and key of a principal in ledgerd's [[clients]]".into(),
-                    ));
-                };
-                let fp = spki_fingerprint(leaf).map_err(|e| {
-                    Refusal::Unauthenticated(format!("unreadable client certificate: {e}"))
-                })?;
-                clients.get(&fp).ok_or_else(|| {
-                    Refusal::Unauthenticated(format!(
-                        "unknown client: the certificate's key (fingerprint {fp}) is not in ledgerd's [[clients]]"
-                    ))
-                })
+                clients.of_certificate(certs.as_ref().and_then(|c| c.first()).map(|c| c.as_ref()))
             }
         }
     }

@@ -104,21 +104,16 @@ fn admitted(
     conn: &tokio_rustls::server::TlsStream<TcpStream>,
 ) -> Result<(), (&'static str, String)> {
     use crate::access::Role;
-    let Some(leaf) = conn.get_ref().1.peer_certificates().and_then(|c| c.first()) else {
-        return Err((
-            "401 Unauthorized",
-            "no client certificate: scrape with an admin principal's certificate\n".into(),
-        ));
-    };
-    let p = crate::access::spki_fingerprint(leaf)
-        .ok()
-        .and_then(|fp| tls.clients.get(&fp))
-        .ok_or_else(|| {
-            (
-                "401 Unauthorized",
-                "unknown client: its key is not in ledgerd's [[clients]]\n".to_string(),
-            )
-        })?;
+    let leaf = conn
+        .get_ref()
+        .1
+        .peer_certificates()
+        .and_then(|c| c.first())
+        .map(|c| c.as_ref());
+    let p = tls
+        .clients
+        .of_certificate(leaf)
+        .map_err(|r| ("401 Unauthorized", format!("{}\n", r.status().message())))?;
     if p.roles.contains(&Role::Admin) || p.roles.contains(&Role::Regulator) {
         Ok(())
     } else {
