@@ -121,19 +121,13 @@ fn main() {
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let json = cli.json;
-    match ledger_agent::tls::ClientTls::from_args_or_env(
+    if let Err(e) = ledger_agent::tls::init_from_args_or_env(
         cli.tls_ca.as_deref(),
         cli.tls_cert.as_deref(),
         cli.tls_key.as_deref(),
     ) {
-        Ok(Some(tls)) => {
-            ledger_agent::tls::set_default(tls);
-        }
-        Ok(None) => {}
-        Err(e) => {
-            eprintln!("error: {e}");
-            std::process::exit(2);
-        }
+        eprintln!("error: {e}");
+        std::process::exit(2);
     }
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

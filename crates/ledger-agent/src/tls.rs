@@ -107,6 +107,19 @@ impl ClientTls {
 
 static DEFAULT: OnceLock<ClientTls> = OnceLock::new();
 
+/// What a binary does at start-up with `--tls-ca/--tls-cert/--tls-key`: read them (or their
+/// environment variables) and make them the process's identity ([`set_default`]).
+pub fn init_from_args_or_env(
+    ca: Option<&Path>,
+    cert: Option<&Path>,
+    key: Option<&Path>,
+) -> Result<(), TlsError> {
+    if let Some(tls) = ClientTls::from_args_or_env(ca, cert, key)? {
+        set_default(tls);
+    }
+    Ok(())
+}
+
 /// Set the identity every `https://` connection of this process uses. The first call wins;
 /// returns whether this one did.
 pub fn set_default(tls: ClientTls) -> bool {

@@ -150,16 +150,12 @@ fn main() {
         tracing::warn!(error = %e, "could not turn transparent huge pages off (latency may suffer)");
     }
     let json = cli.json;
-    match ledger_agent::tls::ClientTls::from_args_or_env(
+    if let Err(e) = ledger_agent::tls::init_from_args_or_env(
         cli.tls_ca.as_deref(),
         cli.tls_cert.as_deref(),
         cli.tls_key.as_deref(),
     ) {
-        Ok(Some(tls)) => {
-            ledger_agent::tls::set_default(tls);
-        }
-        Ok(None) => {}
-        Err(e) => out::failed(json, &anyhow::Error::from(e)),
+        out::failed(json, &anyhow::Error::from(e));
     }
     let result = match cli.command {
         Command::Pki(c) => pki::run(c, json),

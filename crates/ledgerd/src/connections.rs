@@ -23,16 +23,17 @@ use tonic::transport::server::{Connected, TcpConnectInfo};
 const WARN_EVERY: Duration = Duration::from_secs(10);
 
 /// Connections open per peer address.
-type Peers = Arc<std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, usize>>>;
+pub(crate) type Peers = Arc<std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, usize>>>;
 
-/// A connection's place among its address's, given back when dropped.
-struct PeerPlace {
+/// A connection's place among its address's, given back when dropped (here and on the metrics
+/// listener).
+pub(crate) struct PeerPlace {
     peers: Peers,
     ip: std::net::IpAddr,
 }
 
 impl PeerPlace {
-    fn take(peers: &Peers, ip: std::net::IpAddr, max: usize) -> Option<PeerPlace> {
+    pub(crate) fn take(peers: &Peers, ip: std::net::IpAddr, max: usize) -> Option<PeerPlace> {
         let mut open = peers.lock().unwrap_or_else(|e| e.into_inner());
         let n = open.entry(ip).or_default();
         if *n >= max {

@@ -31,42 +31,6 @@ pub const MAX_CONNECTIONS: usize = 32;
 /// Connections answered at once from one IP address (a scraper needs one).
 pub const MAX_PER_PEER: usize = 4;
 
-/// A connection's place among those of its address, given back when dropped.
-struct PeerPlace {
-    peers: Arc<std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, usize>>>,
-    ip: std::net::IpAddr,
-}
-
-impl PeerPlace {
-    fn take(
-        peers: &Arc<std::sync::Mutex<std::collections::HashMap<std::net::IpAddr, usize>>>,
-        ip: std::net::IpAddr,
-    ) -> Option<PeerPlace> {
-        let mut open = peers.lock().unwrap_or_else(|e| e.into_inner());
-        let n = open.entry(ip).or_default();
-        if *n >= MAX_PER_PEER {
-            return None;
-        }
-        *n += 1;
-        Some(PeerPlace {
-            peers: peers.clone(),
-            ip,
-        })
-    }
-}
-
-impl Drop for PeerPlace {
-    fn drop(&mut self) {
-        let mut open = self.peers.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(n) = open.get_mut(&self.ip) {
-            *n = n.saturating_sub(1);
-            if *n == 0 {
-                open.remove(&self.ip);
-            }
-        }
-    }
-}
-
 /// What the metrics read of the live audit (see [`crate::audit::LiveAudit`]).
 #[derive(Clone)]
 pub struct AuditGauges {
@@ -135,7 +99,7 @@ pub async fn serve(
     tls: Option<MetricsTls>,
 ) {
     let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
-    let peers = Arc::default();
+    let peers = crate::connections::Peers::default();
     loop {
         let Ok((sock, peer)) = listener.accept().await else {
             // Out of file descriptors and the like: wait, rather than spin.
@@ -143,7 +107,8 @@ pub async fn serve(
             continue;
         };
         // Its address's place first, so connections refused there take no place of all.
-        let Some(place) = PeerPlace::take(&peers, peer.ip()) else {
+        let Some(place) = crate::connections::PeerPlace::take(&peers, peer.ip(), MAX_PER_PEER)
+        else {
             continue; // dropping the socket closes it
         };
         let Ok(slot) = slots.clone().try_acquire_owned() else {
