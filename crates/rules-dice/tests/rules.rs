@@ -375,6 +375,89 @@ fn bf_r12_r15_collection() {
     assert!(a.has_violation("BF_PAID_BEFORE_COLLECTING"));
 }
 
+/// P217/2007 T.I C.II S.I r.17(a), (b): each chance's maximum against its own factor (aces 6 ×
+/// the minimum, small and big 200 ×), at the bound and one past it, with the paragraph cited.
+#[test]
+fn bf_r17_limit_ratio_per_chance() {
+    let ratio = |chance: &str, min: i64, max: i64| {
+        let mut t = table(GameId::BancaFrancesa, &[]);
+        t.limits = vec![ChanceLimit {
+            chance: chance.into(),
+            min_cents: Some(min),
+            max_cents: Some(max),
+        }];
+        DiceEngine::configure(&t)
+            .unwrap()
+            .violations
+            .into_iter()
+            .map(|v| (v.code.to_string(), v.citation.to_string()))
+            .collect::<Vec<_>>()
+    };
+    let breach = |paragraph: &str| {
+        vec![(
+            "BF_LIMIT_RATIO".to_string(),
+            format!("P217/2007 T.I C.II S.I r.17({paragraph})"),
+        )]
+    };
+    assert!(ratio("aces", 500, 3000).is_empty());
+    assert_eq!(ratio("aces", 500, 3001), breach("a"));
+    for chance in ["small", "big"] {
+        assert!(ratio(chance, 500, 100_000).is_empty(), "{chance}");
+        assert_eq!(ratio(chance, 500, 100_001), breach("b"), "{chance}");
+    }
+}
+
+/// A bet changed before its decision is decided on its new amount (a line bet on half of it,
+/// r.11); a bet withdrawn is not decided at all; a change or withdrawal of a bet that is not
+/// open is an error naming it.
+#[test]
+fn bf_bets_changed_and_withdrawn_before_the_throw() {
+    let changed = |id: &str, amount: i64| -> RoundEvent {
+        EventKind::BetChanged {
+            bet_id: id.into(),
+            amount_cents: amount,
+        }
+        .into()
+    };
+    let withdrawn =
+        |id: &str| -> RoundEvent { EventKind::BetWithdrawn { bet_id: id.into() }.into() };
+    let a = run(
+        &banca(),
+        vec![
+            bet("s", "small", &[], 5000),
+            bet("b", "big", &[], 2000),
+            bet("l", "small_line", &[], 4000),
+            bet("w", "small", &[], 3000),
+            changed("s", 7000),
+            changed("b", 1000),
+            changed("l", 6000),
+            withdrawn("w"),
+            dice(&[1, 2, 3]),
+        ],
+    );
+    assert_eq!(
+        (net(&a, "s"), net(&a, "b"), net(&a, "l"), net(&a, "w")),
+        (7000, -1000, 3000, 0)
+    );
+    assert_eq!(a.bet("s").unwrap().stake_cents, 7000);
+    assert_eq!(a.bet("l").unwrap().stake_cents, 3000);
+    assert_eq!(outcome(&a, "w"), Outcome::Withdrawn);
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
+    // After its decision a bet can no longer be changed or withdrawn.
+    let late = |e: RoundEvent| {
+        DiceEngine::adjudicate(
+            &banca(),
+            &mut DiceState::default(),
+            &round(vec![bet("s", "small", &[], 5000), dice(&[1, 2, 3]), e]),
+            &Options::default(),
+        )
+        .unwrap_err()
+        .to_string()
+    };
+    assert!(late(changed("s", 100)).contains("bet_changed names unknown or decided bet `s`"));
+    assert!(late(withdrawn("s")).contains("bet_withdrawn names unknown or decided bet `s`"));
+}
+
 #[test]
 fn bf_illegal_bet() {
     let a = run(
