@@ -1308,6 +1308,14 @@ mod tests {
             ..p
         };
         assert!(strict.check(now - 1001, now).unwrap_err().contains("past"));
+        // Each bound is inside the window.
+        assert!(strict.check(now - 1000, now).is_ok());
+        assert!(p.check(p.earliest_ms, p.earliest_ms).is_ok());
+        assert!(
+            p.check(p.earliest_ms - 1, p.earliest_ms)
+                .unwrap_err()
+                .contains("earliest")
+        );
     }
 
     /// Times at the ends of `i64`, against any policy, are refused or accepted, never an
