@@ -325,6 +325,28 @@ fn rejections_store_nothing() {
         ]
     );
     assert_eq!(r[2].expected_sequence, 1);
+    // Each names the envelope it answers, when its body could be read, and says why.
+    let named: Vec<(&str, u64)> = r
+        .iter()
+        .map(|r| (r.device_id.as_str(), r.sequence))
+        .collect();
+    let t1 = ("table-1", 1);
+    assert_eq!(
+        named,
+        [
+            t1,
+            ("stranger", 1),
+            ("table-1", 2),
+            ("", 0),
+            ("", 0),
+            t1,
+            t1,
+            t1,
+            t1
+        ],
+        "the malformed and the oversized body name nothing"
+    );
+    assert!(r.iter().all(|r| !r.detail.is_empty()), "{r:?}");
     assert_eq!(store.head().unwrap(), head, "nothing stored");
 }
 
