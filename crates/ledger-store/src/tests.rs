@@ -403,6 +403,38 @@ fn duplicates_return_the_original_receipt_and_equivocation_is_recorded_once() {
     );
     assert_eq!(status(&rv[0]).0, St::Accepted);
     assert_eq!(status(&rv[1]), (St::Rejected, Why::RevokedDevice));
+
+    // Every receipt names the envelope it answers; one for a stored entry (accepted, duplicate,
+    // equivocation) carries that entry's index, hash and received time; a duplicate and an
+    // equivocation say what they are.
+    let names = |rs: &[v1::Receipt]| -> Vec<(String, u64)> {
+        rs.iter()
+            .map(|r| (r.device_id.clone(), r.sequence))
+            .collect()
+    };
+    let n = |d: &str, s: u64| (d.to_string(), s);
+    assert_eq!(
+        names(&r),
+        [n("operator-1", 1), n("table-1", 1), n("table-1", 1)]
+    );
+    assert_eq!(names(&again), [n("table-1", 1)]);
+    assert_eq!(names(&q), [n("table-1", 1), n("table-1", 1)]);
+    assert_eq!(names(&rv), [n("operator-1", 2), n("table-1", 2)]);
+    for x in [&r[0], &r[1], &r[2], &again[0], &q[0], &q[1], &rv[0]] {
+        let e = store.entry(x.index).unwrap().unwrap();
+        assert_eq!(
+            (&x.entry_hash, x.received_at_ms),
+            (&e.entry_hash, e.received_at_ms),
+            "{x:?}"
+        );
+        assert_eq!(x.received_at_ms, NOW);
+    }
+    assert!(
+        r[2].detail.contains("original receipt"),
+        "{:?}",
+        r[2].detail
+    );
+    assert!(q[0].detail.contains("equivocation"), "{:?}", q[0].detail);
     // Re-registering a revoked id is refused.
     let rr = submit(&mut a, vec![op.env(register(&t))]);
     assert_eq!(status(&rr[0]), (St::Rejected, Why::RegistrationRefused));
