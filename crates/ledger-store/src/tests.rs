@@ -2085,6 +2085,19 @@ fn a_group_past_its_undo_bound_is_split_before_the_envelope_that_could_pass_it()
         vec![(r[0].index, base + op_run + new_device(&t4.id))]
     );
     assert_eq!(applied.appended, 2);
+
+    // Room for exactly two registrations counted in full: one part, whose record holds the
+    // operator's run once and both new records.
+    let (t5, t6) = (Dev::new("t-5", 15), Dev::new("t-6", 16));
+    a.undo_max = base + 2 * (op_run + new_device(&t5.id));
+    a.undo_written.clear();
+    let (r, applied) = apply_counted(&mut a, vec![op.env(register(&t5)), op.env(register(&t6))]);
+    assert!(r.iter().all(|r| status(r).0 == St::Accepted), "{r:?}");
+    assert_eq!(
+        a.undo_written,
+        vec![(r[0].index, base + op_run + 2 * new_device(&t5.id))]
+    );
+    assert_eq!(applied.appended, 2);
     store.sync().unwrap();
     verify_all(&store);
 }
