@@ -1143,6 +1143,33 @@ fn r47_cagnotte() {
     assert!(has(&a, "CF_WRONG_PAYOUT"));
 }
 
+/// P217/2007 T.II S.I r.47: a cagnotte only on what the bank wins, and only where the table
+/// takes one.
+#[test]
+fn r47_no_cagnotte_when_the_bank_loses_or_the_table_takes_none() {
+    let ponto_wins = coup(
+        ponto(100_000),
+        "p:7S b:2D p:KC b:4S",
+        call("nao"),
+        "",
+        vec![],
+    );
+    let with_cagnotte = set(t(), "cagnotte_bp", Setting::Int(500));
+    let a = run(&with_cagnotte, &ponto_wins);
+    assert_eq!(net(&a, "p"), 100_000);
+    assert!(a.house.is_empty(), "{:?}", a.house);
+    let bank_wins = coup(
+        ponto(100_000),
+        "p:7S b:9D p:KC b:KS",
+        call("nao"),
+        "",
+        vec![],
+    );
+    let a = run(&t(), &bank_wins);
+    assert_eq!(net(&a, "bank"), 100_000);
+    assert!(a.house.is_empty(), "{:?}", a.house);
+}
+
 /// P217/2007 T.II S.I r.16: at least four seated players.
 #[test]
 fn r16_too_few_seated() {
