@@ -308,6 +308,120 @@ fn bf_r4_r18_hourly() {
     assert!(a.has_violation("BF_THROWER_OVER_ONE_HOUR"));
 }
 
+/// P217/2007 T.I C.II S.I r.4, r.18: one hour exactly is still within the hour.
+#[test]
+fn bf_r4_r18_one_hour_exactly_is_allowed() {
+    let c = banca();
+    let mut st = DiceState::default();
+    let throw = |at: i64| {
+        RoundEvent::at(
+            at,
+            EventKind::Dice {
+                dice: vec![1, 2, 3],
+                chosen_from: None,
+            },
+        )
+    };
+    let role = EventKind::Role {
+        role: "thrower".into(),
+        seat: None,
+        player: Some("t1".into()),
+    };
+    let set = EventKind::Procedure {
+        name: "dice_set".into(),
+        value: Some("A".into()),
+        seat: None,
+        amount_cents: None,
+    };
+    run_st(
+        &c,
+        &mut st,
+        vec![
+            RoundEvent::at(0, role),
+            RoundEvent::at(0, set),
+            bet("s", "small", &[], 100),
+            throw(1),
+        ],
+    );
+    let a = run_st(
+        &c,
+        &mut st,
+        vec![bet("s2", "small", &[], 100), throw(3_600_000)],
+    );
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
+}
+
+/// P217/2007 T.I C.II S.I r.11: a line bet of exactly twice the maximum is in range.
+#[test]
+fn bf_r11_line_bet_at_twice_the_maximum() {
+    let mut t = table(GameId::BancaFrancesa, &[]);
+    t.min_bet_cents = Some(500);
+    t.max_bet_cents = Some(100_000);
+    let c = DiceEngine::configure(&t).unwrap().config;
+    let line = |amount: i64| {
+        run(
+            &c,
+            vec![bet("l", "small_line", &[], amount), dice(&[1, 2, 3])],
+        )
+    };
+    assert!(!line(200_000).has_violation("BF_LINE_BET_OUT_OF_RANGE"));
+    assert!(line(201_000).has_violation("BF_LINE_BET_OUT_OF_RANGE"));
+}
+
+/// P217/2007 T.I C.II S.I r.9, r.10, r.11, r.13: each winning chance with its own reason and
+/// paragraph; a line bet is paid as a line bet.
+#[test]
+fn bf_r13_each_win_with_its_reason() {
+    let reason = |a: &Adjudication, id: &str| {
+        let b = a.bet(id).unwrap();
+        (b.reason.to_string(), b.citation.to_string())
+    };
+    let r = |s: &str, c: &str| (s.to_string(), c.to_string());
+    let a = run(
+        &banca(),
+        vec![
+            bet("s", "small", &[], 1000),
+            bet("l", "small_line", &[], 2000),
+            dice(&[1, 2, 3]),
+        ],
+    );
+    assert_eq!(
+        reason(&a, "s"),
+        r(
+            "small (5, 6, 7) won at even money",
+            "P217/2007 T.I C.II S.I r.9(b), r.13(b)"
+        )
+    );
+    assert_eq!(
+        reason(&a, "l"),
+        r(
+            "small line won at even money on half the in-play value",
+            "P217/2007 T.I C.II S.I r.10(a), r.11, r.13(b)"
+        )
+    );
+    let a = run(
+        &banca(),
+        vec![
+            bet("b", "big", &[], 1000),
+            bet("l", "big_line", &[], 2000),
+            dice(&[6, 5, 4]),
+        ],
+    );
+    assert!(
+        reason(&a, "b").0.starts_with("big (14, 15, 16) won"),
+        "{:?}",
+        reason(&a, "b")
+    );
+    assert_eq!(
+        reason(&a, "l"),
+        r(
+            "big line won at even money on half the in-play value",
+            "P217/2007 T.I C.II S.I r.10(b), r.11, r.13(c)"
+        )
+    );
+    assert_eq!((net(&a, "b"), net(&a, "l")), (1000, 1000));
+}
+
 /// P217/2007 T.I C.II S.I r.11: line bet range.
 #[test]
 fn bf_r11_line_range() {
