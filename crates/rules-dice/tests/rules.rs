@@ -165,6 +165,24 @@ fn bf_r7d_dice_touched() {
     assert!(a.has_violation("BF_DICE_TOUCHED_BEFORE_ANNOUNCE"));
 }
 
+/// P217/2007 T.I C.II S.I r.8: a void recorded after the next throw voids that throw, not the
+/// earlier one, which stands.
+#[test]
+fn bf_r8_a_void_concerns_the_throw_before_it_only() {
+    let a = run(
+        &banca(),
+        vec![
+            bet("s", "small", &[], 1000),
+            dice(&[1, 2, 3]),
+            bet("t", "small", &[], 1000),
+            dice(&[2, 2, 2]),
+            void("die_off_table"),
+        ],
+    );
+    assert_eq!(net(&a, "s"), 1000, "the first throw stands");
+    assert_eq!(net(&a, "t"), 0, "the voided throw decides nothing");
+}
+
 /// P217/2007 T.I C.II S.I r.8, r.7(b): void throws decide nothing; settling them is flagged.
 #[test]
 fn bf_r8_void_throw() {
