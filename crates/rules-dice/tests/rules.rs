@@ -369,6 +369,30 @@ fn bf_r4_r18_one_hour_exactly_is_allowed() {
     assert!(a.violations.is_empty(), "{:?}", a.violations);
 }
 
+/// P217/2007 T.I C.II S.I r.18: a thrower is named by player or, failing that, by seat.
+#[test]
+fn bf_r18_a_thrower_by_seat() {
+    let thrower = |seat: Option<u8>| -> RoundEvent {
+        EventKind::Role {
+            role: "thrower".into(),
+            seat,
+            player: None,
+        }
+        .into()
+    };
+    let round_with = |e: RoundEvent| {
+        DiceEngine::adjudicate(
+            &banca(),
+            &mut DiceState::default(),
+            &round(vec![e, bet("s", "small", &[], 100), dice(&[1, 2, 3])]),
+            &Options::default(),
+        )
+    };
+    assert_eq!(net(&round_with(thrower(Some(3))).unwrap(), "s"), 100);
+    let e = round_with(thrower(None)).unwrap_err().to_string();
+    assert!(e.contains("thrower role without player or seat"), "{e}");
+}
+
 /// P217/2007 T.I C.II S.I r.11: a line bet of exactly twice the maximum is in range.
 #[test]
 fn bf_r11_line_bet_at_twice_the_maximum() {
