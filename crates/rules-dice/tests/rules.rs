@@ -181,6 +181,17 @@ fn bf_r8_a_void_concerns_the_throw_before_it_only() {
     );
     assert_eq!(net(&a, "s"), 1000, "the first throw stands");
     assert_eq!(net(&a, "t"), 0, "the voided throw decides nothing");
+    // Two throws in a row, then the void: the second is void, the first decided.
+    let a = run(
+        &banca(),
+        vec![
+            bet("s", "small", &[], 1000),
+            dice(&[1, 2, 3]),
+            dice(&[2, 2, 2]),
+            void("die_off_table"),
+        ],
+    );
+    assert_eq!(net(&a, "s"), 1000, "the first throw stands");
 }
 
 /// P217/2007 T.I C.II S.I r.8, r.7(b): void throws decide nothing; settling them is flagged.
