@@ -854,7 +854,8 @@ fn machine_event(m: &v1::MachineEvent) -> Result<(), BodyError> {
                     format!("must not be negative, got {}", l.to_ms),
                 ));
             }
-            if l.from_ms > 0 && l.to_ms > 0 && l.from_ms > l.to_ms {
+            // 0 is "not known"; both known (then from_ms > 0 too): in order.
+            if l.to_ms > 0 && l.from_ms > l.to_ms {
                 return Err(bad(
                     Of(N, "events_lost.to_ms"),
                     format!("{} is before from_ms {}", l.to_ms, l.from_ms),
@@ -1360,6 +1361,14 @@ mod tests {
             ..p
         };
         assert!(strict.check(now - 1001, now).unwrap_err().contains("past"));
+        // Each bound is inside the window.
+        assert!(strict.check(now - 1000, now).is_ok());
+        assert!(p.check(p.earliest_ms, p.earliest_ms).is_ok());
+        assert!(
+            p.check(p.earliest_ms - 1, p.earliest_ms)
+                .unwrap_err()
+                .contains("earliest")
+        );
     }
 
     /// Times at the ends of `i64`, against any policy, are refused or accepted, never an
@@ -1389,6 +1398,469 @@ mod tests {
         );
     }
 
+    fn accepted(p: P) {
+        if let Err(e) = Event::decode(&body(p.clone())) {
+            panic!("{} refused: {e}", payload_name(&p));
+        }
+    }
+
+    fn prize(amount_cents: i64) -> P {
+        P::PrizePaid(v1::PrizePaid {
+            table_id: "t1".into(),
+            round_id: "r1".into(),
+            bet_id: "b1".into(),
+            amount_cents,
+        })
+    }
+
+    fn seated_bet(seat: Option<u32>, selection: Vec<u32>) -> P {
+        P::BetPlaced(v1::BetPlaced {
+            table_id: "t1".into(),
+            round_id: "r1".into(),
+            bet_id: "b1".into(),
+            bet_type: "straight".into(),
+            seat,
+            selection,
+            amount_cents: 500,
+            ..Default::default()
+        })
+    }
+
+    fn voided(reason: &str) -> P {
+        P::ThrowVoided(v1::ThrowVoided {
+            table_id: "t1".into(),
+            round_id: "r1".into(),
+            reason: reason.into(),
+        })
+    }
+
+    fn settled(net_cents: i64) -> P {
+        P::RoundSettled(v1::RoundSettled {
+            table_id: "t1".into(),
+            round_id: "r1".into(),
+            results: vec![v1::BetResult {
+                bet_id: "b1".into(),
+                net_cents,
+            }],
+            house_cents: None,
+        })
+    }
+
+    /// Each field check takes the last value of its range and refuses the first one past it, with
+    /// the field and the value named: a check replaced by `Ok(())`, or a bound moved by one, fails
+    /// here.
+    #[test]
+    fn field_checks_take_their_bounds_and_refuse_one_past() {
+        // Non-negative amounts (a prize paid): 0 and the ledger's limit, not -1 nor one past it.
+        accepted(prize(0));
+        accepted(prize(MAX_AMOUNT_CENTS));
+        assert_eq!(
+            refusal(prize(-1)),
+            "malformed body: prize_paid.amount_cents: must not be negative, got -1"
+        );
+        assert_eq!(
+            refusal(prize(MAX_AMOUNT_CENTS + 1)),
+            "malformed body: prize_paid.amount_cents: 1000000000001 cents is beyond the \
+             ledger's limit of ±1000000000000"
+        );
+        // Any amount (a net result): the limit either way.
+        accepted(settled(MAX_AMOUNT_CENTS));
+        accepted(settled(-MAX_AMOUNT_CENTS));
+        assert!(refusal(settled(MAX_AMOUNT_CENTS + 1)).contains("results[0].net_cents"));
+        assert!(refusal(settled(-MAX_AMOUNT_CENTS - 1)).contains("results[0].net_cents"));
+
+        // Seats: 0-255, or none.
+        accepted(seated_bet(None, vec![17]));
+        accepted(seated_bet(Some(0), vec![17]));
+        accepted(seated_bet(Some(255), vec![17]));
+        assert_eq!(
+            refusal(seated_bet(Some(256), vec![17])),
+            "malformed body: bet_placed.seat: seat 256 out of range 0-255"
+        );
+
+        // Repeated fields: at most MAX_LIST_LEN elements.
+        let full: Vec<u32> = (0..MAX_LIST_LEN as u32).map(|i| i % 256).collect();
+        accepted(seated_bet(Some(1), full.clone()));
+        let mut over = full;
+        over.push(17);
+        assert_eq!(
+            refusal(seated_bet(Some(1), over)),
+            "malformed body: bet_placed.selection: more than 1024 elements"
+        );
+
+        // Free text: at most MAX_TEXT_LEN bytes, printable (any script), newlines and tabs.
+        accepted(voided(&"a".repeat(MAX_TEXT_LEN)));
+        accepted(voided(
+            "golpe nulo: a bola saltou\n\tmesa 3 — croupier Conceição",
+        ));
+        accepted(voided(""));
+        assert_eq!(
+            refusal(voided(&"a".repeat(MAX_TEXT_LEN + 1))),
+            "malformed body: throw_voided.reason: longer than 4096 bytes"
+        );
+        // "é" is two bytes: one past the limit in bytes, though fewer characters.
+        let accented = format!("{}é", "a".repeat(MAX_TEXT_LEN - 1));
+        assert!(refusal(voided(&accented)).contains("longer than 4096 bytes"));
+        for control in [
+            "\u{7}",
+            "\r",
+            "\u{0}",
+            "\u{1b}[2J",
+            "\u{7f}",
+            "\u{85}",
+            "ok\u{9b}",
+        ] {
+            assert_eq!(
+                refusal(voided(control)),
+                "malformed body: throw_voided.reason: control characters not allowed",
+                "{control:?}"
+            );
+        }
+
+        // Basis points: at most 100%.
+        let model = |theoretical_rtp_bp| {
+            P::MachineModelApproved(v1::MachineModelApproved {
+                model_id: "K".into(),
+                theoretical_rtp_bp,
+                bet_values_cents: vec![100],
+                approval_ref: "IGJ-1".into(),
+            })
+        };
+        accepted(model(10_000));
+        assert_eq!(
+            refusal(model(10_001)),
+            "malformed body: machine_model_approved.theoretical_rtp_bp: 10001 basis points is \
+             more than 100%"
+        );
+
+        // Identifiers: 1 to MAX_ID_LEN printable ASCII bytes, no spaces.
+        let with_bet_id = |bet_id: &str| prize_for(bet_id, 1);
+        accepted(with_bet_id(&"b".repeat(MAX_ID_LEN)));
+        assert_eq!(
+            refusal(with_bet_id(&"b".repeat(MAX_ID_LEN + 1))),
+            "malformed body: prize_paid.bet_id: longer than 128 bytes"
+        );
+        assert_eq!(
+            refusal(with_bet_id("b 1")),
+            "malformed body: prize_paid.bet_id: character ' ' not allowed in an identifier"
+        );
+        assert_eq!(
+            refusal(with_bet_id("")),
+            "malformed body: prize_paid.bet_id: missing"
+        );
+    }
+
+    fn table_config(f: impl FnOnce(&mut v1::TableConfigured)) -> P {
+        let mut m = v1::TableConfigured {
+            table_id: "t1".into(),
+            casino_id: "lisboa".into(),
+            game: "roulette_french".into(),
+            ..Default::default()
+        };
+        f(&mut m);
+        P::TableConfigured(m)
+    }
+
+    fn dice(dice: Vec<u32>, chosen_from: Option<u32>) -> P {
+        P::DiceThrown(v1::DiceThrown {
+            table_id: "t1".into(),
+            round_id: "r1".into(),
+            dice,
+            chosen_from,
+        })
+    }
+
+    /// The checks particular to one payload, each at its bounds (the last value taken, the first
+    /// refused) and each naming its field.
+    #[test]
+    fn payload_checks_take_their_bounds_and_refuse_one_past() {
+        use std::collections::HashMap;
+        use v1::setting_value::Value;
+        // Table limits: min = max is a table; min above max is not.
+        accepted(table_config(|m| {
+            m.min_bet_cents = Some(500);
+            m.max_bet_cents = Some(500);
+        }));
+        assert_eq!(
+            refusal(table_config(|m| {
+                m.min_bet_cents = Some(501);
+                m.max_bet_cents = Some(500);
+            })),
+            "malformed body: table_configured.min_bet_cents: 501 is above max_bet_cents 500"
+        );
+        // A jackpot is checked when it names a pool, and only then.
+        let jackpot = |pool_id: &str| v1::TableJackpot {
+            pool_id: pool_id.into(),
+            bet_amount_cents: 0,
+            ..Default::default()
+        };
+        accepted(table_config(|m| m.jackpot = Some(jackpot(""))));
+        assert_eq!(
+            refusal(table_config(|m| m.jackpot = Some(jackpot("J1")))),
+            "malformed body: table_configured.jackpot.bet_amount_cents: must be positive, got 0"
+        );
+        // Settings: at most MAX_LIST_LEN of them, their texts and lists checked.
+        let settings = |n: usize| -> HashMap<String, v1::SettingValue> {
+            (0..n)
+                .map(|i| {
+                    let v = Value::Int(i as i64);
+                    (format!("s{i}"), v1::SettingValue { value: Some(v) })
+                })
+                .collect()
+        };
+        accepted(table_config(|m| m.settings = settings(MAX_LIST_LEN)));
+        assert_eq!(
+            refusal(table_config(|m| m.settings = settings(MAX_LIST_LEN + 1))),
+            "malformed body: table_configured.settings: too many settings"
+        );
+        let one =
+            |v: Value| HashMap::from([("k".to_string(), v1::SettingValue { value: Some(v) })]);
+        assert!(
+            refusal(table_config(
+                |m| m.settings = one(Value::Text("a\u{7}".into()))
+            ))
+            .contains("table_configured.settings[k]: control characters")
+        );
+        let values = |n: usize| v1::IntList { values: vec![1; n] };
+        accepted(table_config(|m| {
+            m.settings = one(Value::List(values(MAX_LIST_LEN)))
+        }));
+        assert!(
+            refusal(table_config(
+                |m| m.settings = one(Value::List(values(MAX_LIST_LEN + 1)))
+            ))
+            .contains("table_configured.settings[k]: more than 1024 elements")
+        );
+
+        // Bets: selections 0-255, at most MAX_LIST_LEN attributes, an optional player id.
+        let bet_with = |f: &dyn Fn(&mut v1::BetPlaced)| {
+            let P::BetPlaced(mut m) = seated_bet(None, vec![17]) else {
+                unreachable!()
+            };
+            f(&mut m);
+            P::BetPlaced(m)
+        };
+        accepted(bet_with(&|m| m.selection = vec![0, 255]));
+        assert_eq!(
+            refusal(bet_with(&|m| m.selection = vec![0, 256])),
+            "malformed body: bet_placed.selection: 256 out of range 0-255"
+        );
+        let attrs = |n: usize| -> HashMap<String, String> {
+            (0..n).map(|i| (format!("a{i}"), "x".to_string())).collect()
+        };
+        accepted(bet_with(&|m| m.attrs = attrs(MAX_LIST_LEN)));
+        assert_eq!(
+            refusal(bet_with(&|m| m.attrs = attrs(MAX_LIST_LEN + 1))),
+            "malformed body: bet_placed.attrs: too many attributes"
+        );
+        accepted(bet_with(&|m| m.player_id = "p-7".into()));
+        assert_eq!(
+            refusal(bet_with(&|m| m.player_id = "p 7".into())),
+            "malformed body: bet_placed.player_id: character ' ' not allowed in an identifier"
+        );
+        assert_eq!(
+            refusal(bet_with(&|m| m.round_id = String::new())),
+            "malformed body: bet_placed.round_id: missing"
+        );
+
+        // Dice: one to five, faces 1-6, chosen from at most 255.
+        accepted(dice(vec![1], None));
+        accepted(dice(vec![1, 2, 3, 4, 6], Some(255)));
+        for (d, why) in [
+            (
+                vec![],
+                "malformed body: dice_thrown.dice: 0 dice; expected 1 to 5",
+            ),
+            (
+                vec![1; 6],
+                "malformed body: dice_thrown.dice: 6 dice; expected 1 to 5",
+            ),
+            (
+                vec![3, 0],
+                "malformed body: dice_thrown.dice: face 0 is not 1-6",
+            ),
+            (
+                vec![7],
+                "malformed body: dice_thrown.dice: face 7 is not 1-6",
+            ),
+        ] {
+            assert_eq!(refusal(dice(d, None)), why);
+        }
+        assert_eq!(
+            refusal(dice(vec![1, 1, 1], Some(256))),
+            "malformed body: dice_thrown.chosen_from: 256 out of range"
+        );
+
+        // Roulette: pockets 0-36, known directions.
+        let launched = |from_pocket, ball_direction| {
+            P::BallLaunched(v1::BallLaunched {
+                table_id: "t1".into(),
+                round_id: "r1".into(),
+                ball_direction,
+                wheel_direction: v1::Direction::Clockwise as i32,
+                from_pocket,
+                ball_id: String::new(),
+            })
+        };
+        let cw = v1::Direction::Clockwise as i32;
+        accepted(launched(Some(36), cw));
+        assert_eq!(
+            refusal(launched(Some(37), cw)),
+            "malformed body: ball_launched.from_pocket: pocket 37 is not 0-36"
+        );
+        assert_eq!(
+            refusal(launched(None, 99)),
+            "malformed body: ball_launched.ball_direction: unknown direction 99"
+        );
+        let landed = |pocket| {
+            P::BallLanded(v1::BallLanded {
+                table_id: "t1".into(),
+                round_id: "r1".into(),
+                pocket,
+            })
+        };
+        accepted(landed(36));
+        assert_eq!(
+            refusal(landed(37)),
+            "malformed body: ball_landed.pocket: pocket 37 is not 0-36"
+        );
+
+        // A player's hand number: 0-255.
+        let decision = |hand| {
+            P::PlayerDecision(v1::PlayerDecision {
+                table_id: "t1".into(),
+                round_id: "r1".into(),
+                hand,
+                action: "hit".into(),
+                ..Default::default()
+            })
+        };
+        accepted(decision(255));
+        assert_eq!(
+            refusal(decision(256)),
+            "malformed body: player_decision.hand: hand 256 out of range"
+        );
+
+        // Meters: a value below its rollover (0: none).
+        let reading = |value, rollover| {
+            P::MeterReading(v1::MeterReading {
+                machine_id: "M-1".into(),
+                meters: vec![v1::Meter {
+                    name: "coin_in".into(),
+                    value,
+                    rollover,
+                }],
+            })
+        };
+        accepted(reading(999, 1000));
+        accepted(reading(u64::MAX, 0));
+        assert_eq!(
+            refusal(reading(1000, 1000)),
+            "malformed body: meter_reading.meters[0].value: 1000 is not below the meter's \
+             rollover 1000"
+        );
+
+        // Pools: a known kind.
+        let pool = |kind| {
+            P::PoolConfigured(v1::PoolConfigured {
+                pool_id: "J1".into(),
+                kind,
+                casino_ids: vec!["lisboa".into()],
+                contribution_bp: 100,
+                ..Default::default()
+            })
+        };
+        accepted(pool(v1::PoolKind::Jackpot as i32));
+        for kind in [0, 99] {
+            assert_eq!(
+                refusal(pool(kind)),
+                format!(
+                    "malformed body: pool_configured.kind: pool kind {kind} is not a known kind"
+                )
+            );
+        }
+
+        // Program signatures: up to MAX_SIGNATURE_HEX digits.
+        let program = |sig: String| {
+            P::ProgramApproved(v1::ProgramApproved {
+                model_id: "K".into(),
+                component: "game".into(),
+                signature: sig,
+                ..Default::default()
+            })
+        };
+        accepted(program("ab".repeat(MAX_SIGNATURE_HEX / 2)));
+        assert!(refusal(program("ab".repeat(MAX_SIGNATURE_HEX / 2 + 1))).contains("longer than"));
+
+        // Lost events: times not negative; when both are known (not 0), from before to.
+        let lost = |from_ms, to_ms| {
+            machine_event(v1::machine_event::Event::EventsLost(v1::EventsLost {
+                reporter: v1::EventsLostReporter::Agent as i32,
+                count: 3,
+                from_ms,
+                to_ms,
+            }))
+        };
+        accepted(lost(0, 5));
+        accepted(lost(10, 0));
+        accepted(lost(5, 5));
+        assert_eq!(
+            refusal(lost(6, 5)),
+            "malformed body: machine_event.events_lost.to_ms: 5 is before from_ms 6"
+        );
+        assert_eq!(
+            refusal(lost(0, -1)),
+            "malformed body: machine_event.events_lost.to_ms: must not be negative, got -1"
+        );
+
+        // Jackpot transfers, in a payload and alone (`Jackpots.ValidateTransfer`).
+        let transfer = |amount_cents| v1::JackpotTransfer {
+            transfer_id: "X1".into(),
+            from_pool_id: "J1".into(),
+            to_pool_id: "J2".into(),
+            amount_cents,
+            ..Default::default()
+        };
+        accepted(P::JackpotTransfer(transfer(1)));
+        assert_eq!(check_jackpot_transfer(&transfer(1)), Ok(()));
+        assert_eq!(
+            refusal(P::JackpotTransfer(transfer(0))),
+            "malformed body: jackpot_transfer.amount_cents: must be positive, got 0"
+        );
+        assert_eq!(
+            check_jackpot_transfer(&transfer(0))
+                .unwrap_err()
+                .to_string(),
+            "malformed body: amount_cents: must be positive, got 0"
+        );
+    }
+
+    /// Every way of naming a field names it.
+    #[test]
+    fn field_names() {
+        assert_eq!("seat".field_name(), "seat");
+        assert_eq!(String::from("seat").field_name(), "seat");
+        assert_eq!((&&String::from("seat")).field_name(), "seat");
+        assert_eq!(Of("bet_placed", "seat").field_name(), "bet_placed.seat");
+        assert_eq!(
+            Nth("round_settled", "results", 3, ".bet_id").field_name(),
+            "round_settled.results[3].bet_id"
+        );
+        assert_eq!(
+            id(String::from("limits key"), "").unwrap_err().to_string(),
+            "malformed body: limits key: missing"
+        );
+    }
+
+    fn prize_for(bet_id: &str, amount_cents: i64) -> P {
+        P::PrizePaid(v1::PrizePaid {
+            table_id: "t1".into(),
+            round_id: "r1".into(),
+            bet_id: bet_id.into(),
+            amount_cents,
+        })
+    }
+
     proptest! {
         /// No input bytes make decoding panic.
         #[test]
@@ -1405,6 +1877,38 @@ mod tests {
             } else {
                 prop_assert!(r.unwrap_err().to_string().contains("amount_cents"));
             }
+        }
+
+        /// A non-negative amount is taken exactly when it is 0 to the ledger's limit.
+        #[test]
+        fn non_negative_amounts(amount in prop_oneof![
+            any::<i64>(),
+            -2i64..=2,
+            (MAX_AMOUNT_CENTS - 2)..=(MAX_AMOUNT_CENTS + 2),
+        ]) {
+            let r = Event::decode(&body(prize(amount)));
+            prop_assert_eq!(r.is_ok(), (0..=MAX_AMOUNT_CENTS).contains(&amount), "{}", amount);
+        }
+
+        /// A seat is taken exactly when it is 0-255.
+        #[test]
+        fn seats(seat in prop_oneof![any::<u32>(), 250u32..=260]) {
+            let r = Event::decode(&body(seated_bet(Some(seat), vec![1])));
+            prop_assert_eq!(r.is_ok(), seat <= 255, "{}", seat);
+        }
+
+        /// Free text is taken exactly when it fits and its only control characters are newlines
+        /// and tabs: the check against an oracle written on characters alone.
+        #[test]
+        fn free_text(text in prop_oneof![
+            any::<String>(),
+            "[ -~\\n\\t]{0,40}",
+            "[a-zà-ÿ \\n\\t\\x00-\\x1f\\x7f-\\u{9f}]{0,40}",
+        ]) {
+            let oracle = text.len() <= MAX_TEXT_LEN
+                && text.chars().all(|c| !c.is_control() || c == '\n' || c == '\t');
+            let r = Event::decode(&body(voided(&text)));
+            prop_assert_eq!(r.is_ok(), oracle, "{:?}", text);
         }
     }
 }

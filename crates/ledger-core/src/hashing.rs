@@ -107,4 +107,14 @@ mod tests {
             record_hash(RecordKind::Event, b"a", b"bc")
         );
     }
+
+    /// A stored hash is 32 bytes, exactly; anything else is not a hash.
+    #[test]
+    fn hashes_from_slices() {
+        let h: Hash32 = std::array::from_fn(|i| i as u8);
+        assert_eq!(hash_from_slice(&h), Some(h));
+        assert_eq!(hash_from_slice(&h[..31]), None);
+        assert_eq!(hash_from_slice(&[h.as_slice(), &[0]].concat()), None);
+        assert_eq!(hash_from_slice(&[]), None);
+    }
 }

@@ -236,3 +236,217 @@ pub fn principal_from_proto(p: &v1::Principal, index: u64) -> Result<Signer, Str
     let key = parse_public_key(&p.public_key).map_err(|e| format!("principal {}: {e}", p.id))?;
     Ok(Signer::principal(&p.id, role, key, index))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ed25519_dalek::SigningKey;
+
+    const ROLES: [SignerRole; 4] = [
+        SignerRole::Table,
+        SignerRole::Machine,
+        SignerRole::Operator,
+        SignerRole::Regulator,
+    ];
+
+    fn key(seed: u8) -> VerifyingKey {
+        SigningKey::from_bytes(&[seed; 32]).verifying_key()
+    }
+
+    fn signer(id: &str, role: SignerRole) -> Signer {
+        let mut s = Signer::principal(id, role, key(3), 7);
+        s.table_ids = vec!["t1".into(), "t2".into()];
+        s.machine_id = "M-1".into();
+        s
+    }
+
+    fn payloads() -> Vec<(&'static str, Payload, SignerRole)> {
+        use ledger_proto::v1::event_body::Payload as P;
+        let registration = DeviceRegistration {
+            device_id: "table-9".into(),
+            public_key: key(9),
+            kind: DeviceKind::Table,
+            casino_id: "lisboa".into(),
+            table_ids: vec![],
+            machine_id: String::new(),
+            model_id: String::new(),
+            bet_values_cents: vec![],
+            description: String::new(),
+        };
+        let table = |table_id: &str| Payload::Table {
+            table_id: table_id.into(),
+            event: P::BetsClosed(Default::default()),
+        };
+        let machine = |machine_id: &str| Payload::Machine {
+            machine_id: machine_id.into(),
+            event: P::GamePlayed(Default::default()),
+        };
+        vec![
+            (
+                "registration",
+                Payload::DeviceRegistered(registration),
+                SignerRole::Operator,
+            ),
+            (
+                "revocation",
+                Payload::DeviceRevoked {
+                    device_id: "table-9".into(),
+                    reason: String::new(),
+                },
+                SignerRole::Operator,
+            ),
+            (
+                "operator",
+                Payload::Operator(P::PoolConfigured(Default::default())),
+                SignerRole::Operator,
+            ),
+            (
+                "regulator",
+                Payload::Regulator(P::TransferAuthorized(Default::default())),
+                SignerRole::Regulator,
+            ),
+            ("table t1", table("t1"), SignerRole::Table),
+            ("table t2", table("t2"), SignerRole::Table),
+            ("machine M-1", machine("M-1"), SignerRole::Machine),
+            (
+                "captive value (no machine)",
+                machine(""),
+                SignerRole::Machine,
+            ),
+        ]
+    }
+
+    /// Who may sign what: each payload by its one role, and no other role.
+    #[test]
+    fn each_payload_is_signed_by_its_role_only() {
+        for (what, payload, role) in payloads() {
+            for r in ROLES {
+                let s = signer("s-1", r);
+                let verdict = authorize(&s, &payload);
+                if r == role {
+                    assert_eq!(verdict, Ok(()), "{what} by a {}", r.as_str());
+                } else {
+                    let e = verdict.expect_err(what);
+                    assert!(
+                        e.contains(&format!(
+                            "must be signed by a {} key; s-1 is a {}",
+                            role.as_str(),
+                            r.as_str()
+                        )),
+                        "{what} by a {}: {e}",
+                        r.as_str()
+                    );
+                }
+            }
+        }
+    }
+
+    /// A table device signs for its own tables only (all of them when it lists none); a machine's
+    /// agent for its own machine only (or for no machine at all).
+    #[test]
+    fn devices_sign_for_their_own_tables_and_machine() {
+        use ledger_proto::v1::event_body::Payload as P;
+        let table = |table_id: &str| Payload::Table {
+            table_id: table_id.into(),
+            event: P::BetsClosed(Default::default()),
+        };
+        let t = signer("table-1", SignerRole::Table);
+        assert_eq!(
+            authorize(&t, &table("t3")),
+            Err("device table-1 is not registered for table t3".into())
+        );
+        let mut any = t.clone();
+        any.table_ids.clear();
+        assert_eq!(authorize(&any, &table("t3")), Ok(()));
+
+        let machine = |machine_id: &str| Payload::Machine {
+            machine_id: machine_id.into(),
+            event: P::GamePlayed(Default::default()),
+        };
+        let m = signer("agent-1", SignerRole::Machine);
+        assert_eq!(
+            authorize(&m, &machine("M-2")),
+            Err("device agent-1 reports for machine M-1 but the event names machine M-2".into())
+        );
+    }
+
+    #[test]
+    fn roles_are_read_by_their_names_and_principals_are_operators_and_regulators() {
+        for r in ROLES {
+            assert_eq!(SignerRole::parse(r.as_str()), Some(r));
+        }
+        let names: Vec<&str> = ROLES.iter().map(|r| r.as_str()).collect();
+        assert_eq!(names, ["table", "machine", "operator", "regulator"]);
+        assert_eq!(SignerRole::parse("Table"), None);
+        assert_eq!(SignerRole::parse(""), None);
+        let principals: Vec<bool> = ROLES.iter().map(|r| r.is_principal()).collect();
+        assert_eq!(principals, [false, false, true, true]);
+    }
+
+    /// A signer survives its stored form (`DeviceInfo`), revoked or not.
+    #[test]
+    fn signers_round_trip_through_their_stored_form() {
+        let mut s = signer("table-1", SignerRole::Table);
+        s.casino_id = "lisboa".into();
+        s.model_id = "K".into();
+        s.bet_values_cents = vec![10, 20];
+        s.description = "mesa 1".into();
+        s.last_sequence = 41;
+        s.last_index = 99;
+        let p = s.to_proto();
+        assert_eq!(p.kind, "table");
+        assert!(!p.revoked);
+        assert_eq!(Signer::from_proto(&p), Ok(s.clone()));
+        s.revoked_at_index = Some(120);
+        let p = s.to_proto();
+        assert!(p.revoked);
+        assert_eq!(p.revoked_at_index, 120);
+        assert_eq!(Signer::from_proto(&p), Ok(s));
+    }
+
+    /// Ids are never reused: not a principal's, not a revoked device's, not a registered one's.
+    #[test]
+    fn registrations_and_revocations_by_what_the_id_already_is() {
+        let reg = DeviceRegistration {
+            device_id: "x".into(),
+            public_key: key(9),
+            kind: DeviceKind::Table,
+            casino_id: "lisboa".into(),
+            table_ids: vec![],
+            machine_id: String::new(),
+            model_id: String::new(),
+            bet_values_cents: vec![],
+            description: String::new(),
+        };
+        let device = signer("x", SignerRole::Table);
+        let mut revoked = device.clone();
+        revoked.revoked_at_index = Some(12);
+        let operator = signer("x", SignerRole::Operator);
+        assert_eq!(check_registration(None, &reg), Ok(()));
+        assert_eq!(
+            check_registration(Some(&operator), &reg),
+            Err("x is the id of a configured operator".into())
+        );
+        assert_eq!(
+            check_registration(Some(&revoked), &reg),
+            Err("device x was revoked at entry 12; device ids are never reused".into())
+        );
+        assert_eq!(
+            check_registration(Some(&device), &reg),
+            Err("device x is already registered (entry 7)".into())
+        );
+        assert_eq!(check_revocation(Some(&device), "x"), Ok(()));
+        assert_eq!(
+            check_revocation(None, "x"),
+            Err("device x is not registered".into())
+        );
+        assert_eq!(
+            check_revocation(Some(&operator), "x"),
+            Err("x is a configured operator; change the configuration instead".into())
+        );
+        assert_eq!(
+            check_revocation(Some(&revoked), "x"),
+            Err("device x is already revoked".into())
+        );
+    }
+}

@@ -407,6 +407,66 @@ mod tests {
         }
     }
 
+    /// Keys in hex (configuration files, `ledgerctl`): surrounding blanks are ignored; anything
+    /// but 32 bytes of a strong key is refused, saying why.
+    #[test]
+    fn keys_from_hex() {
+        let k = key(5);
+        let public = hex::encode(k.verifying_key().as_bytes());
+        assert_eq!(parse_public_key_hex(&public), Ok(k.verifying_key()));
+        assert_eq!(
+            parse_public_key_hex(&format!(" {public}\n")),
+            Ok(k.verifying_key())
+        );
+        assert!(matches!(
+            parse_public_key_hex("zz"),
+            Err(KeyError::NotHex(_))
+        ));
+        assert_eq!(
+            parse_public_key_hex(&public[..62]),
+            Err(KeyError::PublicKeyLength(31))
+        );
+        let secret = hex::encode(k.to_bytes());
+        assert_eq!(
+            parse_secret_key_hex(&secret).map(|s| s.to_bytes()),
+            Ok(k.to_bytes())
+        );
+    }
+
+    /// y ≥ p, read from the bytes with the sign bit (bit 255) either way: p = 2^255 − 19 is
+    /// `ed ff … ff 7f` little-endian; p − 1 is the largest canonical y.
+    #[test]
+    fn non_canonical_y_whatever_the_sign_bit() {
+        let enc = |low: u8, high: u8| {
+            let mut b = [0xffu8; 32];
+            b[0] = low;
+            b[31] = high;
+            b
+        };
+        for sign in [0x00, 0x80] {
+            assert!(y_at_least_p(&enc(0xed, 0x7f | sign)), "p, sign {sign:#x}");
+            assert!(
+                y_at_least_p(&enc(0xff, 0x7f | sign)),
+                "2^255 - 1, sign {sign:#x}"
+            );
+            assert!(
+                !y_at_least_p(&enc(0xec, 0x7f | sign)),
+                "p - 1, sign {sign:#x}"
+            );
+            assert!(
+                !y_at_least_p(&enc(0xff, 0x7e | sign)),
+                "below p, sign {sign:#x}"
+            );
+            assert!(
+                !y_at_least_p(&enc(0xff, sign)),
+                "far below p, sign {sign:#x}"
+            );
+        }
+        let mut hole = enc(0xff, 0x7f);
+        hole[17] = 0xfe;
+        assert!(!y_at_least_p(&hole));
+    }
+
     #[test]
     fn domains_are_distinct_and_nul_terminated() {
         assert_eq!(EVENT_DOMAIN.len(), 24);

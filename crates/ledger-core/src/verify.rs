@@ -748,6 +748,392 @@ mod tests {
         assert!(e.what.contains("bad checkpoint signature"), "{e}");
     }
 
+    /// Builds a chain entry by entry, each signed as the ledger signs it: the ledger's records
+    /// with `ledger`, events with the key given.
+    struct Chain {
+        ledger: SigningKey,
+        entries: Vec<v1::ChainEntry>,
+        prev: Hash32,
+        at_ms: i64,
+    }
+
+    impl Chain {
+        /// Genesis and the operator `op` (key seed 2) declared.
+        fn new() -> Chain {
+            let ledger = SigningKey::from_bytes(&[1; 32]);
+            let mut c = Chain {
+                ledger: ledger.clone(),
+                entries: Vec::new(),
+                prev: GENESIS_PREV_HASH,
+                at_ms: 1000,
+            };
+            c.record(Record::Genesis(v1::LedgerGenesis {
+                ledger_id: "t".into(),
+                ledger_public_key: ledger.verifying_key().as_bytes().to_vec(),
+            }));
+            c.record(principals(&[("op", 1, 2)]));
+            c
+        }
+
+        fn push(&mut self, kind: RecordKind, (body, sig): (Vec<u8>, Vec<u8>)) -> u64 {
+            let i = self.entries.len() as u64;
+            let e = make_entry(&self.prev, i, self.at_ms, kind, body, sig);
+            self.prev = e.entry_hash.as_slice().try_into().unwrap();
+            self.entries.push(e);
+            self.at_ms += 1;
+            i
+        }
+
+        fn record(&mut self, r: Record) -> u64 {
+            let signed = sign_ledger_record(&self.ledger, self.at_ms, r);
+            self.push(RecordKind::Ledger, signed)
+        }
+
+        fn event(&mut self, seed: u8, dev: &str, seq: u64, p: P) -> u64 {
+            let key = SigningKey::from_bytes(&[seed; 32]);
+            self.push(RecordKind::Event, event(&key, dev, seq, p))
+        }
+
+        fn checkpoint(&self, number: u64, index: u64, created_at_ms: i64) -> v1::Checkpoint {
+            let hash: Hash32 = self.entries[index as usize]
+                .entry_hash
+                .as_slice()
+                .try_into()
+                .unwrap();
+            sign_checkpoint(&self.ledger, number, index, &hash, created_at_ms, "test")
+        }
+
+        /// Every check, signatures included (the first failure, as `run` finds it).
+        fn verify(&self, expected_key: Option<VerifyingKey>) -> Result<Summary, VerifyError> {
+            let mut v = ChainVerifier::new(expected_key);
+            let mut pending = Vec::new();
+            for e in &self.entries {
+                pending.extend(v.check_entry(e)?);
+                assert_eq!(v.entries(), e.index + 1);
+            }
+            let checks: Vec<_> = pending.iter().map(|p| p.check.clone()).collect();
+            if let Some((p, _)) = pending.iter().zip(verify_many(&checks)).find(|(_, ok)| !ok) {
+                return Err(VerifyError::at(p.index, p.what));
+            }
+            v.finish()
+        }
+
+        fn refused(&self) -> VerifyError {
+            self.verify(None).expect_err("the chain verified")
+        }
+    }
+
+    /// `(id, role, key seed)` principals.
+    fn principals(list: &[(&str, i32, u8)]) -> Record {
+        Record::PrincipalsDeclared(v1::PrincipalsDeclared {
+            principals: list
+                .iter()
+                .map(|&(id, role, seed)| v1::Principal {
+                    id: id.into(),
+                    role,
+                    public_key: SigningKey::from_bytes(&[seed; 32])
+                        .verifying_key()
+                        .as_bytes()
+                        .to_vec(),
+                })
+                .collect(),
+        })
+    }
+
+    fn registration(dev: &str, seed: u8) -> P {
+        P::DeviceRegistered(v1::DeviceRegistered {
+            device_id: dev.into(),
+            public_key: SigningKey::from_bytes(&[seed; 32])
+                .verifying_key()
+                .as_bytes()
+                .to_vec(),
+            kind: 1,
+            casino_id: "c".into(),
+            ..Default::default()
+        })
+    }
+
+    fn bet(n: u64) -> P {
+        P::BetPlaced(v1::BetPlaced {
+            table_id: "T".into(),
+            round_id: "r".into(),
+            bet_id: format!("b{n}"),
+            bet_type: "red".into(),
+            amount_cents: 100,
+            ..Default::default()
+        })
+    }
+
+    /// A chain with a registered table `t1` (key seed 3) and `bets` of its bets.
+    fn with_table(bets: u64) -> Chain {
+        let mut c = Chain::new();
+        c.event(2, "op", 1, registration("t1", 3));
+        for n in 1..=bets {
+            c.event(3, "t1", n, bet(n));
+        }
+        c
+    }
+
+    fn finding(
+        dev: &str,
+        sequence: u64,
+        original_index: u64,
+        evidence: (Vec<u8>, Vec<u8>),
+    ) -> Record {
+        Record::SecurityFinding(v1::SecurityFinding {
+            code: "equivocation".into(),
+            device_id: dev.into(),
+            sequence,
+            original_index,
+            conflicting: Some(v1::Envelope {
+                body: evidence.0,
+                signature: evidence.1,
+            }),
+            detail: String::new(),
+        })
+    }
+
+    /// What the summary counts: entries, events by payload, ledger records, findings, signers,
+    /// revocations, the first and last received times, the genesis key and id.
+    #[test]
+    fn the_summary_counts_what_the_chain_holds() {
+        let mut c = with_table(3);
+        let t1 = SigningKey::from_bytes(&[3; 32]);
+        let f = c.record(finding("t1", 2, 4, event(&t1, "t1", 2, bet(99))));
+        c.event(
+            2,
+            "op",
+            2,
+            P::DeviceRevoked(v1::DeviceRevoked {
+                device_id: "t1".into(),
+                reason: "retired".into(),
+            }),
+        );
+        let s = c.verify(None).unwrap();
+        assert_eq!(f, 6);
+        assert_eq!(
+            (s.entries, s.events, s.ledger_records, s.security_findings),
+            (8, 5, 3, 1)
+        );
+        assert_eq!((s.signers, s.revoked), (2, 1));
+        let payloads: Vec<(&str, u64)> = s.payloads.into_iter().collect();
+        assert_eq!(
+            payloads,
+            [
+                ("bet_placed", 3),
+                ("device_registered", 1),
+                ("device_revoked", 1)
+            ]
+        );
+        assert_eq!(
+            (s.first_received_at_ms, s.last_received_at_ms),
+            (1000, 1007)
+        );
+        assert_eq!(s.ledger_id, "t");
+        assert_eq!(s.ledger_key, Some(c.ledger.verifying_key()));
+        assert_eq!(s.head_hash, Some(c.prev));
+    }
+
+    /// The genesis comes first and once, and its key must be the one the reader trusts.
+    #[test]
+    fn the_genesis_is_first_once_and_by_the_trusted_key() {
+        let c = with_table(1);
+        c.verify(Some(c.ledger.verifying_key())).unwrap();
+        let stranger = SigningKey::from_bytes(&[9; 32]).verifying_key();
+        let e = c.verify(Some(stranger)).unwrap_err();
+        assert_eq!(e.index, Some(0));
+        assert!(e.what.contains("but the trusted ledger key is"), "{e}");
+
+        let mut second = with_table(1);
+        second.record(Record::Genesis(v1::LedgerGenesis {
+            ledger_id: "t".into(),
+            ledger_public_key: second.ledger.verifying_key().as_bytes().to_vec(),
+        }));
+        assert_eq!(
+            second.refused(),
+            VerifyError::at(4, "a second genesis record")
+        );
+
+        // Entry 0 that is not a genesis: a ledger record or an event.
+        let mut headless = Chain::new();
+        headless.entries.clear();
+        headless.prev = GENESIS_PREV_HASH;
+        headless.record(principals(&[("op", 1, 2)]));
+        assert_eq!(
+            headless.refused(),
+            VerifyError::at(0, "entry 0 must be the ledger's genesis record")
+        );
+        let mut headless = Chain::new();
+        headless.entries.clear();
+        headless.prev = GENESIS_PREV_HASH;
+        headless.event(2, "op", 1, registration("t1", 3));
+        assert_eq!(
+            headless.refused(),
+            VerifyError::at(0, "entry 0 must be the ledger's genesis record")
+        );
+    }
+
+    /// Received times never go back (equal is fine: a group shares one time).
+    #[test]
+    fn received_times_may_repeat_but_never_go_back() {
+        let mut c = with_table(1);
+        c.at_ms -= 1; // the next entry has the previous one's time
+        c.event(3, "t1", 2, bet(2));
+        c.verify(None).unwrap();
+        c.at_ms -= 2;
+        c.event(3, "t1", 3, bet(3));
+        let e = c.refused();
+        assert_eq!(e.index, Some(5));
+        assert!(e.what.contains("is before the previous entry's"), "{e}");
+    }
+
+    /// Registry rules from the chain's own history: a revoked device signs nothing more, and
+    /// sequences are contiguous.
+    #[test]
+    fn a_revoked_device_signs_nothing_more_and_sequences_are_contiguous() {
+        let mut c = with_table(1);
+        c.event(
+            2,
+            "op",
+            2,
+            P::DeviceRevoked(v1::DeviceRevoked {
+                device_id: "t1".into(),
+                reason: "retired".into(),
+            }),
+        );
+        c.event(3, "t1", 2, bet(2));
+        assert_eq!(
+            c.refused(),
+            VerifyError::at(5, "signed by t1 which was revoked at entry 4")
+        );
+        let mut c = with_table(1);
+        c.event(3, "t1", 3, bet(3));
+        let e = c.refused();
+        assert_eq!(e.index, Some(4));
+        assert!(e.what.contains("sequences must be contiguous"), "{e}");
+    }
+
+    /// Principals are declared by the ledger: a new declaration replaces a key, revokes the
+    /// principals it leaves out, and may not take a registered device's id.
+    #[test]
+    fn principals_are_replaced_revoked_and_never_a_devices_id() {
+        // op's key replaced (seed 2 -> 5): op signs with the new key from then on.
+        let mut c = Chain::new();
+        c.record(principals(&[("op", 1, 5), ("igj", 2, 6)]));
+        c.event(5, "op", 1, registration("t1", 3));
+        let s = c.verify(None).unwrap();
+        assert_eq!((s.signers, s.revoked), (3, 0));
+        let mut old_key = Chain::new();
+        old_key.record(principals(&[("op", 1, 5)]));
+        old_key.event(2, "op", 1, registration("t1", 3));
+        assert_eq!(old_key.refused(), VerifyError::at(3, "device signature"));
+
+        // igj left out of the next declaration: revoked.
+        c.record(principals(&[("op", 1, 5)]));
+        let s = c.verify(None).unwrap();
+        assert_eq!((s.signers, s.revoked), (3, 1));
+
+        // A principal with a registered device's id.
+        c.record(principals(&[("op", 1, 5), ("t1", 1, 7)]));
+        assert_eq!(
+            c.refused(),
+            VerifyError::at(5, "principal t1 has the id of a registered device")
+        );
+    }
+
+    /// A security finding carries its evidence: the conflicting envelope of the device and
+    /// sequence it names, a sequence already used, an original entry before it, signed by the
+    /// device's key.
+    #[test]
+    fn a_security_finding_must_carry_its_evidence() {
+        let t1 = SigningKey::from_bytes(&[3; 32]);
+        let with = |f: Record| {
+            let mut c = with_table(2);
+            c.record(f);
+            c
+        };
+        let conflicting = |seq| event(&t1, "t1", seq, bet(99));
+        with(finding("t1", 2, 4, conflicting(2)))
+            .verify(None)
+            .unwrap();
+        with(finding("t1", 1, 3, conflicting(1)))
+            .verify(None)
+            .unwrap();
+        let not_named = "finding evidence is not the device and sequence it names";
+        assert_eq!(
+            with(finding("t1", 2, 4, conflicting(1))).refused(),
+            VerifyError::at(5, not_named)
+        );
+        let other_device = event(&t1, "t2", 2, bet(99));
+        assert_eq!(
+            with(finding("t1", 2, 4, other_device)).refused(),
+            VerifyError::at(5, not_named)
+        );
+        let unused = "finding names a sequence that was not yet used";
+        assert_eq!(
+            with(finding("t1", 3, 4, conflicting(3))).refused(),
+            VerifyError::at(5, unused)
+        );
+        assert_eq!(
+            with(finding("t1", 2, 5, conflicting(2))).refused(),
+            VerifyError::at(5, unused)
+        );
+        let forged = event(&SigningKey::from_bytes(&[8; 32]), "t1", 2, bet(99));
+        assert_eq!(
+            with(finding("t1", 2, 4, forged)).refused(),
+            VerifyError::at(5, "finding evidence signature")
+        );
+    }
+
+    /// Checkpoints come numbered 1, 2, ... and never go back in index or time (two may cover
+    /// the same entry, at the same time).
+    #[test]
+    fn checkpoints_are_numbered_and_never_go_back() {
+        let c = with_table(3);
+        let add = |cps: &[v1::Checkpoint]| -> Result<(), VerifyError> {
+            let mut v = ChainVerifier::new(None);
+            cps.iter().try_for_each(|cp| v.add_checkpoint(cp))
+        };
+        add(&[c.checkpoint(1, 3, 2000), c.checkpoint(2, 3, 2000)]).unwrap();
+        add(&[c.checkpoint(1, 3, 2000), c.checkpoint(2, 5, 2001)]).unwrap();
+        let e = add(&[c.checkpoint(1, 3, 2000), c.checkpoint(2, 2, 2001)]).unwrap_err();
+        assert!(e.what.contains("already covered entry 3"), "{e}");
+        let e = add(&[c.checkpoint(1, 3, 2000), c.checkpoint(2, 4, 1999)]).unwrap_err();
+        assert!(e.what.contains("is dated before checkpoint #1"), "{e}");
+        let e = add(&[c.checkpoint(2, 3, 2000)]).unwrap_err();
+        assert!(e.what.contains("checkpoints missing or reordered"), "{e}");
+
+        // A checkpoint of an entry whose hash is not the one it names.
+        let mut v = ChainVerifier::new(None);
+        let wrong = sign_checkpoint(&c.ledger, 1, 3, &[7; 32], 2000, "test");
+        v.add_checkpoint(&wrong).unwrap();
+        let e = c
+            .entries
+            .iter()
+            .try_for_each(|e| v.check_entry(e).map(|_| ()))
+            .unwrap_err();
+        assert_eq!(e.index, Some(3));
+        assert!(
+            e.what.contains("checkpoint #1 says entry 3 has hash"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn the_verifier_names_the_signers_it_knows() {
+        let c = with_table(1);
+        let mut v = ChainVerifier::new(None);
+        for e in &c.entries {
+            v.check_entry(e).unwrap();
+        }
+        assert_eq!(v.role_of("op"), Some(SignerRole::Operator));
+        assert_eq!(v.role_of("t1"), Some(SignerRole::Table));
+        assert_eq!(v.role_of("t2"), None);
+        let mut ids: Vec<&str> = v.signers().map(|s| s.id.as_str()).collect();
+        ids.sort();
+        assert_eq!(ids, ["op", "t1"]);
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(300))]
         /// Any single changed byte, in any field of any entry, is found at that entry's index

@@ -222,6 +222,9 @@ pub struct Appender {
     head: Option<(u64, Hash32)>,
     last_received_at_ms: i64,
     signers: HashMap<String, Signer>,
+    /// The most bytes a group's undo record may take: [`UNDO_MAX`]; tests lower it, so that a
+    /// group is split after a few envelopes instead of thousands.
+    pub(crate) undo_max: usize,
     /// Test record: (first index, undo record length) of every group committed.
     #[cfg(test)]
     pub(crate) undo_written: Vec<(u64, usize)>,
@@ -243,7 +246,7 @@ struct Pending {
     findings: Vec<(Vec<u8>, u64)>,
     /// The length of the undo record the group's commit would write now (every sequence run,
     /// device record, finding key and `@derived` it names, with their values before the group):
-    /// kept at most [`UNDO_MAX`] by [`Appender::apply`].
+    /// kept at most [`UNDO_MAX`] (`Appender::undo_max`) by [`Appender::apply`].
     undo_bytes: usize,
 }
 
@@ -254,6 +257,7 @@ impl Appender {
             head: None,
             last_received_at_ms: i64::MIN,
             signers: HashMap::new(),
+            undo_max: UNDO_MAX,
             #[cfg(test)]
             undo_written: Vec::new(),
         }
@@ -283,6 +287,7 @@ impl Appender {
             head,
             last_received_at_ms,
             signers,
+            undo_max: UNDO_MAX,
             #[cfg(test)]
             undo_written: Vec::new(),
         })
@@ -509,7 +514,9 @@ impl Appender {
             let r = match it {
                 PreOutcome::Rejected(r) => r,
                 PreOutcome::Ready(r) => {
-                    if !p.entries.is_empty() && p.undo_bytes + self.undo_most(&p, &r)? > UNDO_MAX {
+                    if !p.entries.is_empty()
+                        && p.undo_bytes + self.undo_most(&p, &r)? > self.undo_max
+                    {
                         let full = std::mem::replace(&mut p, self.begin());
                         appended += full.entries.len() as u64;
                         self.commit(full)?;

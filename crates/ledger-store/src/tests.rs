@@ -325,6 +325,28 @@ fn rejections_store_nothing() {
         ]
     );
     assert_eq!(r[2].expected_sequence, 1);
+    // Each names the envelope it answers, when its body could be read, and says why.
+    let named: Vec<(&str, u64)> = r
+        .iter()
+        .map(|r| (r.device_id.as_str(), r.sequence))
+        .collect();
+    let t1 = ("table-1", 1);
+    assert_eq!(
+        named,
+        [
+            t1,
+            ("stranger", 1),
+            ("table-1", 2),
+            ("", 0),
+            ("", 0),
+            t1,
+            t1,
+            t1,
+            t1
+        ],
+        "the malformed and the oversized body name nothing"
+    );
+    assert!(r.iter().all(|r| !r.detail.is_empty()), "{r:?}");
     assert_eq!(store.head().unwrap(), head, "nothing stored");
 }
 
@@ -381,6 +403,38 @@ fn duplicates_return_the_original_receipt_and_equivocation_is_recorded_once() {
     );
     assert_eq!(status(&rv[0]).0, St::Accepted);
     assert_eq!(status(&rv[1]), (St::Rejected, Why::RevokedDevice));
+
+    // Every receipt names the envelope it answers; one for a stored entry (accepted, duplicate,
+    // equivocation) carries that entry's index, hash and received time; a duplicate and an
+    // equivocation say what they are.
+    let names = |rs: &[v1::Receipt]| -> Vec<(String, u64)> {
+        rs.iter()
+            .map(|r| (r.device_id.clone(), r.sequence))
+            .collect()
+    };
+    let n = |d: &str, s: u64| (d.to_string(), s);
+    assert_eq!(
+        names(&r),
+        [n("operator-1", 1), n("table-1", 1), n("table-1", 1)]
+    );
+    assert_eq!(names(&again), [n("table-1", 1)]);
+    assert_eq!(names(&q), [n("table-1", 1), n("table-1", 1)]);
+    assert_eq!(names(&rv), [n("operator-1", 2), n("table-1", 2)]);
+    for x in [&r[0], &r[1], &r[2], &again[0], &q[0], &q[1], &rv[0]] {
+        let e = store.entry(x.index).unwrap().unwrap();
+        assert_eq!(
+            (&x.entry_hash, x.received_at_ms),
+            (&e.entry_hash, e.received_at_ms),
+            "{x:?}"
+        );
+        assert_eq!(x.received_at_ms, NOW);
+    }
+    assert!(
+        r[2].detail.contains("original receipt"),
+        "{:?}",
+        r[2].detail
+    );
+    assert!(q[0].detail.contains("equivocation"), "{:?}", q[0].detail);
     // Re-registering a revoked id is refused.
     let rr = submit(&mut a, vec![op.env(register(&t))]);
     assert_eq!(status(&rr[0]), (St::Rejected, Why::RegistrationRefused));
@@ -1983,4 +2037,240 @@ fn untrusted_signatures_are_checked_apart_from_the_others() {
     assert_eq!(got[..5], [ok; 5]);
     assert_eq!(got[5], (St::Rejected, Why::BadSignature));
     assert_eq!(got[6], ok);
+}
+
+/// Apply one group as ledgerd does (precheck, batch verification, one `apply`), without a sync;
+/// the receipts and what `apply` says it appended.
+fn apply_counted(a: &mut Appender, envs: Vec<v1::Envelope>) -> (Vec<v1::Receipt>, Applied) {
+    let store = a.store().clone();
+    let mut items: Vec<PreOutcome> = envs
+        .into_iter()
+        .map(|e| precheck(&store, e, 65536, &TimePolicy::default(), NOW))
+        .collect();
+    verify_prechecked(&mut items);
+    a.apply(items, NOW).unwrap()
+}
+
+/// A group is split exactly where its undo record could first pass the bound, counting for a
+/// registry event the record of the device it names (unless the group already writes that
+/// record): each part is written whole, and `apply` reports every entry of every part. The
+/// bound is lowered so that a few envelopes reach it; the sizes are those of `commit::Undo`.
+#[test]
+fn a_group_past_its_undo_bound_is_split_before_the_envelope_that_could_pass_it() {
+    use crate::commit::{UNDO_HEADER, undo_item_len};
+    use crate::store::{K_DERIVED, device_key, seq_key};
+    let (_d, mut op, store, mut a) = setup();
+    let base = UNDO_HEADER + undo_item_len(K_DERIVED.len(), Some(8));
+    // What one envelope of each kind adds to an undo record: the operator's sequence run (new
+    // in a part) and the record of a device not yet registered.
+    let op_run = undo_item_len(seq_key(&op.id, 1).len(), None);
+    let new_device = |id: &str| undo_item_len(device_key(id).len(), None);
+    let (t1, t2, t3) = (
+        Dev::new("t-1", 11),
+        Dev::new("t-2", 12),
+        Dev::new("t-3", 13),
+    );
+    // Room for one registration and a little more, not for a second one counted in full (the
+    // operator's run and the new record) but for a second one counted without its record.
+    a.undo_max = base + (op_run + new_device(&t1.id)) + op_run + 5;
+    assert!(base + 2 * (op_run + new_device(&t1.id)) > a.undo_max);
+    let before = store.head().unwrap().unwrap().0;
+    let envs = vec![
+        op.env(register(&t1)),
+        op.env(register(&t2)),
+        op.env(register(&t3)),
+    ];
+    a.undo_written.clear();
+    let (r, applied) = apply_counted(&mut a, envs);
+    assert!(r.iter().all(|r| status(r).0 == St::Accepted), "{r:?}");
+    let one = base + op_run + new_device(&t1.id);
+    assert_eq!(
+        a.undo_written,
+        vec![(r[0].index, one), (r[1].index, one), (r[2].index, one)],
+        "one part per registration"
+    );
+    assert_eq!(applied.appended, 3, "every part's entries");
+    assert_eq!(applied.head_index, before + 3);
+    assert_eq!(
+        (applied.head_index, applied.head_hash),
+        store.head().unwrap().unwrap()
+    );
+
+    // A device registered and revoked in one group: the revocation names a record the group
+    // already writes, so it adds no more than the operator's run, and both fit in one part.
+    let t4 = Dev::new("t-4", 14);
+    a.undo_max = base + op_run + new_device(&t4.id) + op_run;
+    a.undo_written.clear();
+    let revoke = P::DeviceRevoked(v1::DeviceRevoked {
+        device_id: t4.id.clone(),
+        reason: "retired".into(),
+    });
+    let (r, applied) = apply_counted(&mut a, vec![op.env(register(&t4)), op.env(revoke)]);
+    assert!(r.iter().all(|r| status(r).0 == St::Accepted), "{r:?}");
+    assert_eq!(
+        a.undo_written,
+        vec![(r[0].index, base + op_run + new_device(&t4.id))]
+    );
+    assert_eq!(applied.appended, 2);
+
+    // Room for exactly two registrations counted in full: one part, whose record holds the
+    // operator's run once and both new records.
+    let (t5, t6) = (Dev::new("t-5", 15), Dev::new("t-6", 16));
+    a.undo_max = base + 2 * (op_run + new_device(&t5.id));
+    a.undo_written.clear();
+    let (r, applied) = apply_counted(&mut a, vec![op.env(register(&t5)), op.env(register(&t6))]);
+    assert!(r.iter().all(|r| status(r).0 == St::Accepted), "{r:?}");
+    assert_eq!(
+        a.undo_written,
+        vec![(r[0].index, base + op_run + 2 * new_device(&t5.id))]
+    );
+    assert_eq!(applied.appended, 2);
+    store.sync().unwrap();
+    verify_all(&store);
+}
+
+/// A copy of a stopped ledger's data directory (sled's files, the key, the checkpoint list).
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
+
+/// A group split in parts by its undo bound, cut short by a crash after any one of its writes:
+/// the parts written before the crash stay whole (the head is at the end of one of them, never
+/// inside), the part being written is undone at the next start, and the same envelopes sent
+/// again get, for the parts that stayed, their original receipts as duplicates, and for the
+/// rest what a ledger that never crashed gave them; the store is then, record for record, that
+/// ledger's store. This is the all-or-nothing of a group across a crash, part by part.
+#[test]
+fn a_group_split_in_parts_and_cut_short_by_a_crash_keeps_whole_parts_only() {
+    // Small enough that the group below is written in three parts: the bets and the finding, the
+    // revocation (it names a device record written before the group), the registration with
+    // the new device's bets and the last bet.
+    const UNDO_BOUND: usize = 150;
+
+    // One ledger after a first group, stopped; every run below starts from a copy of it.
+    let template = tempfile::tempdir().unwrap();
+    let (op, envs) = {
+        let mut op = Dev::new("operator-1", 1);
+        let (_store, mut a) = Store::open_writer(template.path(), &cfg(&op)).unwrap();
+        let (mut t, mut u, mut v) = (
+            Dev::new("table-1", 2),
+            Dev::new("table-2", 3),
+            Dev::new("table-3", 4),
+        );
+        let mut first = vec![op.env(register(&t)), op.env(register(&u))];
+        first.extend((0..5).map(|n| t.env(bet(n))));
+        first.extend((0..3).map(|n| u.env(bet(n))));
+        submit(&mut a, first);
+        let mut envs: Vec<v1::Envelope> = (5..9).map(|n| t.env(bet(n))).collect();
+        envs.push(t.env_at(3, bet(99))); // equivocation: a security finding
+        envs.push(op.env(P::DeviceRevoked(v1::DeviceRevoked {
+            device_id: "table-2".into(),
+            reason: "retired".into(),
+        })));
+        envs.push(op.env(register(&v)));
+        envs.extend((0..3).map(|n| v.env(bet(n))));
+        envs.push(t.env(bet(9)));
+        (op, envs)
+    };
+    let start_from_template = || {
+        let dir = tempfile::tempdir().unwrap();
+        copy_dir(template.path(), dir.path());
+        let (store, mut a) = Store::open_writer(dir.path(), &cfg(&op)).unwrap();
+        a.undo_max = UNDO_BOUND;
+        (dir, store, a)
+    };
+    let outcome = |r: &[v1::Receipt]| -> Vec<(St, u64)> {
+        r.iter()
+            .map(|r| (St::try_from(r.status).unwrap(), r.index))
+            .collect()
+    };
+
+    // The reference: the ledger that never crashed; where its parts end.
+    let (start, expected, expected_records, part_ends) = {
+        let (_dir, store, mut a) = start_from_template();
+        let (start, _) = store.head().unwrap().unwrap();
+        a.undo_written.clear();
+        let (r, applied) = apply_counted(&mut a, envs.clone());
+        store.sync().unwrap();
+        let parts = a.undo_written.clone();
+        assert_eq!(parts.len(), 3, "{parts:?}");
+        assert!(parts.iter().all(|&(_, len)| len <= UNDO_BOUND), "{parts:?}");
+        assert_eq!(
+            applied.appended,
+            r.len() as u64,
+            "every envelope is one entry"
+        );
+        assert_eq!(status(&r[4]).0, St::Equivocation);
+        let mut ends: Vec<u64> = parts.iter().skip(1).map(|&(first, _)| first - 1).collect();
+        ends.push(applied.head_index);
+        (start, outcome(&r), records(&store), ends)
+    };
+
+    let mut heads_seen = std::collections::BTreeSet::new();
+    for stop in 0u64.. {
+        let (dir, store, mut a) = start_from_template();
+        store
+            .crash_before_write
+            .store(stop, std::sync::atomic::Ordering::SeqCst);
+        let mut items: Vec<PreOutcome> = envs
+            .iter()
+            .cloned()
+            .map(|e| precheck(&store, e, 65536, &TimePolicy::default(), NOW))
+            .collect();
+        verify_prechecked(&mut items);
+        if a.apply(items, NOW).is_ok() {
+            assert!(
+                stop as usize >= part_ends.len() * 4,
+                "a part makes at least 4 writes; the whole group only {stop}"
+            );
+            break;
+        }
+        // What sled had written reaches its file, as after a kill -9; then the process is gone.
+        store.db.flush().unwrap();
+        drop((a, store));
+
+        let reader = Store::open_existing(dir.path()).unwrap();
+        let (head, _) = reader.head().unwrap().unwrap();
+        assert!(
+            head == start || part_ends.contains(&head),
+            "stop {stop}: head {head} is inside a part (parts end at {part_ends:?})"
+        );
+        heads_seen.insert(head);
+        drop(reader);
+
+        let (store, mut a) = Store::open_writer(dir.path(), &cfg(&op)).unwrap();
+        assert_eq!(store.unfinished_group().unwrap(), None);
+        assert_eq!(store.head().unwrap().unwrap().0, head, "stop {stop}");
+        a.undo_max = UNDO_BOUND;
+        let (r, _) = apply_counted(&mut a, envs.clone());
+        store.sync().unwrap();
+        let want: Vec<(St, u64)> = expected
+            .iter()
+            .map(|&(st, index)| match st {
+                St::Accepted if index <= head => (St::Duplicate, index),
+                other => (other, index),
+            })
+            .collect();
+        assert_eq!(outcome(&r), want, "stop {stop} (head {head})");
+        assert!(
+            records(&store) == expected_records,
+            "stop {stop}: the store differs from the one of the ledger that never crashed"
+        );
+        verify_all(&store);
+    }
+    // The crashes stopped the group at every part boundary: before the first part, and after
+    // each part but the last (after the last one, the apply succeeded).
+    let mut want: std::collections::BTreeSet<u64> = part_ends.iter().copied().collect();
+    want.remove(part_ends.last().unwrap());
+    want.insert(start);
+    assert_eq!(heads_seen, want);
 }

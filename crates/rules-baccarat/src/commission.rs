@@ -122,6 +122,7 @@ pub fn banca_win_net(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     /// P217/2007 T.I C.III S.III r.20(a): 5% of the prize; exact on multiples of 20 cents.
     #[test]
@@ -186,6 +187,75 @@ mod tests {
             banca_win_net(777, Commission::None, 5, Rounding::Down),
             (777, true)
         );
+    }
+
+    /// The table values of the rounding modes and commission options: each mode is read back
+    /// from its own name, and nothing else is a mode (a misspelt setting is a configuration
+    /// error, never a silent default).
+    #[test]
+    fn rounding_modes_and_options_are_read_by_their_table_values() {
+        let modes = [
+            (Rounding::Down, "down"),
+            (Rounding::Up, "up"),
+            (Rounding::HalfUp, "half_up"),
+            (Rounding::HalfEven, "half_even"),
+        ];
+        for (mode, name) in modes {
+            assert_eq!(mode.as_str(), name);
+            assert_eq!(Rounding::parse(name), Some(mode), "{name}");
+        }
+        for other in ["", "Down", "half-up", "halfeven", "nearest", "down "] {
+            assert_eq!(Rounding::parse(other), None, "{other:?}");
+        }
+        assert_eq!(Rounding::default(), Rounding::Down);
+        assert_eq!(Commission::None.as_str(), "none");
+        assert_eq!(Commission::FivePct.as_str(), "5pct");
+        assert_eq!(Commission::HalfOn5.as_str(), "half_on_5");
+    }
+
+    /// r.20's rates, for every banca score.
+    #[test]
+    fn commission_rates_by_banca_score() {
+        for score in 0..=9u8 {
+            assert_eq!(Commission::None.rate(score), None);
+            assert_eq!(Commission::FivePct.rate(score), Some((5, 100)));
+            let half = (score == 5).then_some((1, 2));
+            assert_eq!(Commission::HalfOn5.rate(score), half, "score {score}");
+        }
+    }
+
+    proptest! {
+        /// `deduction` against its definition, with no division in the oracle: the exact value
+        /// is `amount × num / den`; down is the largest whole cent not above it, up the smallest
+        /// not below it, half_up and half_even the nearest (ties up, ties to the even cent).
+        #[test]
+        fn deduction_is_the_exact_value_rounded_by_the_mode(
+            amount in prop_oneof![0i64..=100_000, 0..=rules_core::MAX_AMOUNT_CENTS],
+            (num, den) in prop_oneof![
+                Just((5i128, 100i128)),
+                Just((1, 2)),
+                (1i128..=7, 1i128..=40).prop_filter("a rate", |(n, d)| n <= d),
+            ],
+        ) {
+            let exact = i128::from(amount) * num; // the value, times den
+            let modes = [Rounding::Down, Rounding::Up, Rounding::HalfUp, Rounding::HalfEven];
+            for mode in modes {
+                let (c, integral) = deduction(amount, num, den, mode);
+                let c = i128::from(c);
+                prop_assert_eq!(integral, exact % den == 0);
+                // Twice the distance from the rounded value to the exact one, in 1/den cents.
+                let twice_off = 2 * (c * den - exact);
+                let ok = match mode {
+                    Rounding::Down => c * den <= exact && exact < (c + 1) * den,
+                    Rounding::Up => (c - 1) * den < exact && exact <= c * den,
+                    Rounding::HalfUp => -den < twice_off && twice_off <= den,
+                    Rounding::HalfEven => {
+                        twice_off.abs() < den || (twice_off.abs() == den && c % 2 == 0)
+                    }
+                };
+                prop_assert!(ok, "{:?}: {} × {}/{} gave {}", mode, amount, num, den, c);
+            }
+        }
     }
 
     #[test]

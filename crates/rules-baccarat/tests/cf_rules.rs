@@ -520,6 +520,23 @@ fn r104g_ponto_three_cards() {
     assert_eq!(a.violations[0].confidence, Confidence::Review);
     assert_eq!(net(&a, "p"), 100_000, "as recorded");
     assert!(a.discrepancies.is_empty());
+    let as_recorded = |outcome: Outcome, stake: i64, net: i64| {
+        (
+            outcome,
+            stake,
+            net,
+            "r.104(g): settled as the casino recorded, for review".to_string(),
+            "P217/2007 T.II S.I r.104(g)".to_string(),
+        )
+    };
+    assert_eq!(
+        settled(&a, "p"),
+        as_recorded(Outcome::Won, 100_000, 100_000)
+    );
+    assert_eq!(
+        settled(&a, "bank"),
+        as_recorded(Outcome::Lost, 200_000, -100_000)
+    );
 }
 
 /// P217/2007 T.II S.I r.104(h): four ponto cards: the highest score of 3 of them.
@@ -1126,6 +1143,33 @@ fn r47_cagnotte() {
     assert!(has(&a, "CF_WRONG_PAYOUT"));
 }
 
+/// P217/2007 T.II S.I r.47: a cagnotte only on what the bank wins, and only where the table
+/// takes one.
+#[test]
+fn r47_no_cagnotte_when_the_bank_loses_or_the_table_takes_none() {
+    let ponto_wins = coup(
+        ponto(100_000),
+        "p:7S b:2D p:KC b:4S",
+        call("nao"),
+        "",
+        vec![],
+    );
+    let with_cagnotte = set(t(), "cagnotte_bp", Setting::Int(500));
+    let a = run(&with_cagnotte, &ponto_wins);
+    assert_eq!(net(&a, "p"), 100_000);
+    assert!(a.house.is_empty(), "{:?}", a.house);
+    let bank_wins = coup(
+        ponto(100_000),
+        "p:7S b:9D p:KC b:KS",
+        call("nao"),
+        "",
+        vec![],
+    );
+    let a = run(&t(), &bank_wins);
+    assert_eq!(net(&a, "bank"), 100_000);
+    assert!(a.house.is_empty(), "{:?}", a.house);
+}
+
 /// P217/2007 T.II S.I r.16: at least four seated players.
 #[test]
 fn r16_too_few_seated() {
@@ -1497,4 +1541,173 @@ fn r104b_ponto_card_turned_by_the_banker() {
         &coup(ponto(100_000), "p:2S b:4D p:3C b:AS", ev, "p:4H", vec![]),
     );
     assert!(a.violations.is_empty(), "{:?}", a.violations);
+}
+
+/// Each bet's settlement as (outcome, stake in play, due net, reason, citation).
+fn settled(a: &rules_core::Adjudication, id: &str) -> (Outcome, i64, i64, String, String) {
+    let b = a.bet(id).unwrap();
+    (
+        b.outcome,
+        b.stake_cents,
+        b.due_net_cents,
+        b.reason.to_string(),
+        b.citation.to_string(),
+    )
+}
+
+/// P217/2007 T.II S.I r.45, r.58, r.40, r.2, r.76: the bank covers the bancos first, then the
+/// pontos in the order placed, up to its capital; a bet it does not reach is not in play; a bet
+/// withdrawn before "nada mais" or placed after it is withdrawn; the covered stakes are paid or
+/// collected 1 to 1 and the bank's net is minus the punters'; equal scores are a null coup.
+#[test]
+fn r45_r58_r40_each_bet_settled_by_what_the_bank_covers() {
+    // Bank 2,000 €: a (1,500 €) covered in full, b (1,000 €) for 500 €, c (500 €) not at all;
+    // w withdrawn, l late.
+    let coup_of = |deal: &str| {
+        let mut ev = vec![
+            bet_at("bank", "bank", 200_000, 1),
+            bet_at("a", "ponto", 150_000, 3),
+            bet_at("b", "ponto", 100_000, 4),
+            bet_at("w", "ponto", 50_000, 6),
+            bet_at("c", "ponto", 50_000, 5),
+            EventKind::BetWithdrawn { bet_id: "w".into() },
+            nmb(),
+            bet_at("l", "ponto", 50_000, 7),
+        ];
+        ev.extend(cards(deal));
+        ev.push(decide(3, "nao"));
+        round(ev)
+    };
+    let won = (
+        Outcome::Won,
+        "the ponto won: paid 1 to 1",
+        "P217/2007 T.II S.I r.2",
+    );
+    let lost = (Outcome::Lost, "the banker won", "P217/2007 T.II S.I r.2");
+    let bank = "the bank pays or collects the covered stakes";
+    let uncovered = (
+        Outcome::Push,
+        0,
+        0,
+        "not covered by the bank".to_string(),
+        "P217/2007 T.II S.I r.45".to_string(),
+    );
+    let withdrawn = |reason: &str| {
+        (
+            Outcome::Withdrawn,
+            0,
+            0,
+            reason.to_string(),
+            "P217/2007 T.II S.I r.40".to_string(),
+        )
+    };
+    let full = |o: (Outcome, &str, &str), stake: i64, net: i64| {
+        (o.0, stake, net, o.1.to_string(), o.2.to_string())
+    };
+
+    // The ponto wins (7 against the banker's 6).
+    let a = run(&t(), &coup_of("p:7S b:2D p:KC b:4S"));
+    assert_eq!(settled(&a, "a"), full(won, 150_000, 150_000));
+    assert_eq!(settled(&a, "b"), full(won, 50_000, 50_000));
+    assert_eq!(settled(&a, "c"), uncovered);
+    assert_eq!(
+        settled(&a, "w"),
+        withdrawn("withdrawn before \"nada mais\"")
+    );
+    assert_eq!(
+        settled(&a, "l"),
+        withdrawn("placed after \"nada mais\": withdrawn")
+    );
+    assert_eq!(
+        settled(&a, "bank"),
+        (
+            Outcome::Lost,
+            200_000,
+            -200_000,
+            bank.to_string(),
+            "P217/2007 T.II S.I r.45".to_string()
+        )
+    );
+
+    // The banker wins (9 against 7).
+    let a = run(&t(), &coup_of("p:7S b:9D p:KC b:KS"));
+    assert_eq!(settled(&a, "a"), full(lost, 150_000, -150_000));
+    assert_eq!(settled(&a, "b"), full(lost, 50_000, -50_000));
+    assert_eq!(settled(&a, "c"), uncovered);
+    assert_eq!(settled(&a, "l").0, Outcome::Withdrawn);
+    assert_eq!(settled(&a, "bank").0, Outcome::Won);
+    assert_eq!(settled(&a, "bank").2, 200_000);
+
+    // Equal scores: a null coup, every bet in play pushed.
+    let a = run(&t(), &coup_of("p:7S b:7D p:KC b:KS"));
+    let null = |stake: i64| {
+        (
+            Outcome::Push,
+            stake,
+            0,
+            "equal scores: null coup".to_string(),
+            "P217/2007 T.II S.I r.76".to_string(),
+        )
+    };
+    assert_eq!(settled(&a, "a"), null(150_000));
+    assert_eq!(settled(&a, "b"), null(50_000));
+    assert_eq!(settled(&a, "c"), null(0));
+    assert_eq!(settled(&a, "bank"), null(200_000));
+    assert_eq!(settled(&a, "w").0, Outcome::Withdrawn);
+}
+
+/// P217/2007 T.II S.I r.45: a banco is covered before the pontos placed ahead of it.
+#[test]
+fn r45_bancos_are_covered_first() {
+    let mut ev = vec![
+        bet_at("bank", "bank", 200_000, 1),
+        bet_at("a", "ponto", 150_000, 3),
+        bet_full(Bet::new("t", "banco_avec_la_table", 100_000).seat(4)),
+        nmb(),
+    ];
+    ev.extend(cards("p:7S b:9D p:KC b:KS"));
+    let a = run(&t(), &round(ev));
+    assert_eq!(
+        (settled(&a, "t").1, settled(&a, "a").1),
+        (100_000, 100_000),
+        "the banco in full, the ponto for what is left"
+    );
+    assert_eq!(
+        (net(&a, "t"), net(&a, "a"), net(&a, "bank")),
+        (-100_000, -100_000, 200_000)
+    );
+}
+
+/// P217/2007 T.II S.I r.31: the associate's share of the bank's result is in proportion to
+/// what each put in, rounded toward zero for the associate; the bank takes the rest.
+#[test]
+fn r31_the_associate_shares_in_proportion() {
+    let coup_with = |deal: &str, call: Vec<EventKind>| {
+        let mut ev = vec![
+            bet_at("bank", "bank", 100_000, 1),
+            bet_full(Bet::new("as", "associate", 100_000).seat(4).on_bet("bank")),
+            bet_at("p", "ponto", 150_001, 3),
+            nmb(),
+        ];
+        ev.extend(cards(deal));
+        ev.extend(call);
+        round(ev)
+    };
+    // The banker wins 150,001 (the bank's and the associate's 200,000 cover it).
+    let a = run(&t(), &coup_with("p:7S b:9D p:KC b:KS", vec![]));
+    assert_eq!(
+        (net(&a, "p"), net(&a, "bank"), net(&a, "as")),
+        (-150_001, 75_001, 75_000)
+    );
+    assert_eq!(
+        settled(&a, "as").3,
+        "the associate's equal share of the bank's result"
+    );
+    assert_eq!(settled(&a, "as").4, "P217/2007 T.II S.I r.31");
+    // The ponto wins: the bank pays, the associate's share rounded toward zero.
+    let a = run(&t(), &coup_with("p:7S b:2D p:KC b:4S", call("nao")));
+    assert_eq!(
+        (net(&a, "p"), net(&a, "bank"), net(&a, "as")),
+        (150_001, -75_001, -75_000)
+    );
 }

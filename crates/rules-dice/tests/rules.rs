@@ -165,6 +165,35 @@ fn bf_r7d_dice_touched() {
     assert!(a.has_violation("BF_DICE_TOUCHED_BEFORE_ANNOUNCE"));
 }
 
+/// P217/2007 T.I C.II S.I r.8: a void recorded after the next throw voids that throw, not the
+/// earlier one, which stands.
+#[test]
+fn bf_r8_a_void_concerns_the_throw_before_it_only() {
+    let a = run(
+        &banca(),
+        vec![
+            bet("s", "small", &[], 1000),
+            dice(&[1, 2, 3]),
+            bet("t", "small", &[], 1000),
+            dice(&[2, 2, 2]),
+            void("die_off_table"),
+        ],
+    );
+    assert_eq!(net(&a, "s"), 1000, "the first throw stands");
+    assert_eq!(net(&a, "t"), 0, "the voided throw decides nothing");
+    // Two throws in a row, then the void: the second is void, the first decided.
+    let a = run(
+        &banca(),
+        vec![
+            bet("s", "small", &[], 1000),
+            dice(&[1, 2, 3]),
+            dice(&[2, 2, 2]),
+            void("die_off_table"),
+        ],
+    );
+    assert_eq!(net(&a, "s"), 1000, "the first throw stands");
+}
+
 /// P217/2007 T.I C.II S.I r.8, r.7(b): void throws decide nothing; settling them is flagged.
 #[test]
 fn bf_r8_void_throw() {
@@ -308,6 +337,144 @@ fn bf_r4_r18_hourly() {
     assert!(a.has_violation("BF_THROWER_OVER_ONE_HOUR"));
 }
 
+/// P217/2007 T.I C.II S.I r.4, r.18: one hour exactly is still within the hour.
+#[test]
+fn bf_r4_r18_one_hour_exactly_is_allowed() {
+    let c = banca();
+    let mut st = DiceState::default();
+    let throw = |at: i64| {
+        RoundEvent::at(
+            at,
+            EventKind::Dice {
+                dice: vec![1, 2, 3],
+                chosen_from: None,
+            },
+        )
+    };
+    let role = EventKind::Role {
+        role: "thrower".into(),
+        seat: None,
+        player: Some("t1".into()),
+    };
+    let set = EventKind::Procedure {
+        name: "dice_set".into(),
+        value: Some("A".into()),
+        seat: None,
+        amount_cents: None,
+    };
+    run_st(
+        &c,
+        &mut st,
+        vec![
+            RoundEvent::at(0, role),
+            RoundEvent::at(0, set),
+            bet("s", "small", &[], 100),
+            throw(1),
+        ],
+    );
+    let a = run_st(
+        &c,
+        &mut st,
+        vec![bet("s2", "small", &[], 100), throw(3_600_000)],
+    );
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
+}
+
+/// P217/2007 T.I C.II S.I r.18: a thrower is named by player or, failing that, by seat.
+#[test]
+fn bf_r18_a_thrower_by_seat() {
+    let thrower = |seat: Option<u8>| -> RoundEvent {
+        EventKind::Role {
+            role: "thrower".into(),
+            seat,
+            player: None,
+        }
+        .into()
+    };
+    let round_with = |e: RoundEvent| {
+        DiceEngine::adjudicate(
+            &banca(),
+            &mut DiceState::default(),
+            &round(vec![e, bet("s", "small", &[], 100), dice(&[1, 2, 3])]),
+            &Options::default(),
+        )
+    };
+    assert_eq!(net(&round_with(thrower(Some(3))).unwrap(), "s"), 100);
+    let e = round_with(thrower(None)).unwrap_err().to_string();
+    assert!(e.contains("thrower role without player or seat"), "{e}");
+}
+
+/// P217/2007 T.I C.II S.I r.11: a line bet of exactly twice the maximum is in range.
+#[test]
+fn bf_r11_line_bet_at_twice_the_maximum() {
+    let mut t = table(GameId::BancaFrancesa, &[]);
+    t.min_bet_cents = Some(500);
+    t.max_bet_cents = Some(100_000);
+    let c = DiceEngine::configure(&t).unwrap().config;
+    let line = |amount: i64| {
+        run(
+            &c,
+            vec![bet("l", "small_line", &[], amount), dice(&[1, 2, 3])],
+        )
+    };
+    assert!(!line(200_000).has_violation("BF_LINE_BET_OUT_OF_RANGE"));
+    assert!(line(201_000).has_violation("BF_LINE_BET_OUT_OF_RANGE"));
+}
+
+/// P217/2007 T.I C.II S.I r.9, r.10, r.11, r.13: each winning chance with its own reason and
+/// paragraph; a line bet is paid as a line bet.
+#[test]
+fn bf_r13_each_win_with_its_reason() {
+    let reason = |a: &Adjudication, id: &str| {
+        let b = a.bet(id).unwrap();
+        (b.reason.to_string(), b.citation.to_string())
+    };
+    let r = |s: &str, c: &str| (s.to_string(), c.to_string());
+    let a = run(
+        &banca(),
+        vec![
+            bet("s", "small", &[], 1000),
+            bet("l", "small_line", &[], 2000),
+            dice(&[1, 2, 3]),
+        ],
+    );
+    assert_eq!(
+        reason(&a, "s"),
+        r(
+            "small (5, 6, 7) won at even money",
+            "P217/2007 T.I C.II S.I r.9(b), r.13(b)"
+        )
+    );
+    assert_eq!(
+        reason(&a, "l"),
+        r(
+            "small line won at even money on half the in-play value",
+            "P217/2007 T.I C.II S.I r.10(a), r.11, r.13(b)"
+        )
+    );
+    let a = run(
+        &banca(),
+        vec![
+            bet("b", "big", &[], 1000),
+            bet("l", "big_line", &[], 2000),
+            dice(&[6, 5, 4]),
+        ],
+    );
+    assert!(
+        reason(&a, "b").0.starts_with("big (14, 15, 16) won"),
+        "{:?}",
+        reason(&a, "b")
+    );
+    assert_eq!(
+        reason(&a, "l"),
+        r(
+            "big line won at even money on half the in-play value",
+            "P217/2007 T.I C.II S.I r.10(b), r.11, r.13(c)"
+        )
+    );
+    assert_eq!((net(&a, "b"), net(&a, "l")), (1000, 1000));
+}
+
 /// P217/2007 T.I C.II S.I r.11: line bet range.
 #[test]
 fn bf_r11_line_range() {
@@ -373,6 +540,89 @@ fn bf_r12_r15_collection() {
     let a = run(&banca(), bad);
     assert!(a.has_violation("BF_COLLECTION_NOT_FROM_ACES"));
     assert!(a.has_violation("BF_PAID_BEFORE_COLLECTING"));
+}
+
+/// P217/2007 T.I C.II S.I r.17(a), (b): each chance's maximum against its own factor (aces 6 ×
+/// the minimum, small and big 200 ×), at the bound and one past it, with the paragraph cited.
+#[test]
+fn bf_r17_limit_ratio_per_chance() {
+    let ratio = |chance: &str, min: i64, max: i64| {
+        let mut t = table(GameId::BancaFrancesa, &[]);
+        t.limits = vec![ChanceLimit {
+            chance: chance.into(),
+            min_cents: Some(min),
+            max_cents: Some(max),
+        }];
+        DiceEngine::configure(&t)
+            .unwrap()
+            .violations
+            .into_iter()
+            .map(|v| (v.code.to_string(), v.citation.to_string()))
+            .collect::<Vec<_>>()
+    };
+    let breach = |paragraph: &str| {
+        vec![(
+            "BF_LIMIT_RATIO".to_string(),
+            format!("P217/2007 T.I C.II S.I r.17({paragraph})"),
+        )]
+    };
+    assert!(ratio("aces", 500, 3000).is_empty());
+    assert_eq!(ratio("aces", 500, 3001), breach("a"));
+    for chance in ["small", "big"] {
+        assert!(ratio(chance, 500, 100_000).is_empty(), "{chance}");
+        assert_eq!(ratio(chance, 500, 100_001), breach("b"), "{chance}");
+    }
+}
+
+/// A bet changed before its decision is decided on its new amount (a line bet on half of it,
+/// r.11); a bet withdrawn is not decided at all; a change or withdrawal of a bet that is not
+/// open is an error naming it.
+#[test]
+fn bf_bets_changed_and_withdrawn_before_the_throw() {
+    let changed = |id: &str, amount: i64| -> RoundEvent {
+        EventKind::BetChanged {
+            bet_id: id.into(),
+            amount_cents: amount,
+        }
+        .into()
+    };
+    let withdrawn =
+        |id: &str| -> RoundEvent { EventKind::BetWithdrawn { bet_id: id.into() }.into() };
+    let a = run(
+        &banca(),
+        vec![
+            bet("s", "small", &[], 5000),
+            bet("b", "big", &[], 2000),
+            bet("l", "small_line", &[], 4000),
+            bet("w", "small", &[], 3000),
+            changed("s", 7000),
+            changed("b", 1000),
+            changed("l", 6000),
+            withdrawn("w"),
+            dice(&[1, 2, 3]),
+        ],
+    );
+    assert_eq!(
+        (net(&a, "s"), net(&a, "b"), net(&a, "l"), net(&a, "w")),
+        (7000, -1000, 3000, 0)
+    );
+    assert_eq!(a.bet("s").unwrap().stake_cents, 7000);
+    assert_eq!(a.bet("l").unwrap().stake_cents, 3000);
+    assert_eq!(outcome(&a, "w"), Outcome::Withdrawn);
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
+    // After its decision a bet can no longer be changed or withdrawn.
+    let late = |e: RoundEvent| {
+        DiceEngine::adjudicate(
+            &banca(),
+            &mut DiceState::default(),
+            &round(vec![bet("s", "small", &[], 5000), dice(&[1, 2, 3]), e]),
+            &Options::default(),
+        )
+        .unwrap_err()
+        .to_string()
+    };
+    assert!(late(changed("s", 100)).contains("bet_changed names unknown or decided bet `s`"));
+    assert!(late(withdrawn("s")).contains("bet_withdrawn names unknown or decided bet `s`"));
 }
 
 #[test]
