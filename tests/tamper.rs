@@ -177,6 +177,10 @@ async fn a_tail_cut_with_its_checkpoints_is_found_by_a_checkpoint_held_out_of_ba
         &v1::Checkpoint {
             body: hex::decode(lines[1]["checkpoint"]["body"].as_str().unwrap()).unwrap(),
             signature: hex::decode(lines[1]["checkpoint"]["signature"].as_str().unwrap()).unwrap(),
+            note: lines[1]["checkpoint"]["note"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
         },
         None,
     )

@@ -2,7 +2,8 @@
 //!
 //! The event model in domain types ([`event`]), the signing domains and signature checks
 //! ([`signing`]), the chain's hash functions ([`hashing`]), chain entries, ledger records and
-//! checkpoints ([`record`]), who may sign what ([`signers`]), and the streaming offline verifier
+//! checkpoints ([`record`]), the Merkle tree over the entries and its proofs ([`merkle`]), C2SP
+//! signed notes and checkpoint texts ([`note`]), who may sign what ([`signers`]), and the streaming offline verifier
 //! ([`verify`]).
 //!
 //! No I/O: no files, no network, no clock (callers pass times in), no randomness. Proto messages
@@ -11,6 +12,8 @@
 
 pub mod event;
 pub mod hashing;
+pub mod merkle;
+pub mod note;
 pub mod record;
 pub mod signers;
 pub mod signing;

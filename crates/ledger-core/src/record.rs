@@ -6,6 +6,8 @@ use ledger_proto::v1::{self, ledger_record_body::Record};
 use prost::Message;
 
 use crate::hashing::{Hash32, entry_hash, record_hash};
+use crate::merkle::TreeHash;
+use crate::note::{CheckpointText, SignedNote};
 use crate::signing::{
     CHECKPOINT_DOMAIN, LEDGER_RECORD_DOMAIN, parse_public_key, parse_signature, sign, verify_strict,
 };
@@ -99,9 +101,61 @@ pub struct CheckpointInfo {
     pub created_at_ms: i64,
     pub ledger_public_key: VerifyingKey,
     pub reason: String,
+    /// The Merkle tree head it signs (checkpoints signed before the tree have none).
+    pub tree: Option<TreeHead>,
 }
 
-/// Sign a checkpoint.
+/// A checkpoint's Merkle tree head: entries `0..size` (`size` = the checkpoint's index + 1),
+/// their root, and the origin its C2SP note names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TreeHead {
+    pub origin: String,
+    pub size: u64,
+    pub root: TreeHash,
+}
+
+/// Sign a checkpoint with its Merkle tree head: the body (ledger domain) and the C2SP note
+/// (`crate::note`), both with the ledger's key.
+#[allow(clippy::too_many_arguments)]
+pub fn sign_checkpoint_with_tree(
+    key: &SigningKey,
+    number: u64,
+    index: u64,
+    head_hash: &Hash32,
+    created_at_ms: i64,
+    reason: &str,
+    origin: &str,
+    root: &TreeHash,
+) -> Result<v1::Checkpoint, String> {
+    let size = index + 1;
+    let body = v1::CheckpointBody {
+        number,
+        index,
+        head_hash: head_hash.to_vec(),
+        created_at_ms,
+        ledger_public_key: key.verifying_key().as_bytes().to_vec(),
+        reason: reason.to_string(),
+        tree_size: size,
+        tree_root: root.to_vec(),
+    }
+    .encode_to_vec();
+    let signature = sign(key, CHECKPOINT_DOMAIN, &body).to_bytes().to_vec();
+    let text = CheckpointText {
+        origin: origin.to_string(),
+        size,
+        root: *root,
+        chain_head: Some(*head_hash),
+    }
+    .text();
+    let note = SignedNote::sign(&text, origin, key).map_err(|e| e.to_string())?;
+    Ok(v1::Checkpoint {
+        body,
+        signature,
+        note: note.encode(),
+    })
+}
+
+/// Sign a checkpoint without a tree head (the format before the tree: tests of old ledgers).
 pub fn sign_checkpoint(
     key: &SigningKey,
     number: u64,
@@ -117,10 +171,15 @@ pub fn sign_checkpoint(
         created_at_ms,
         ledger_public_key: key.verifying_key().as_bytes().to_vec(),
         reason: reason.to_string(),
+        ..Default::default()
     }
     .encode_to_vec();
     let signature = sign(key, CHECKPOINT_DOMAIN, &body).to_bytes().to_vec();
-    v1::Checkpoint { body, signature }
+    v1::Checkpoint {
+        body,
+        signature,
+        note: String::new(),
+    }
 }
 
 /// Decode a checkpoint and check its signature against the key it names, and, when given, against
@@ -151,6 +210,7 @@ pub fn check_checkpoint(
         .as_slice()
         .try_into()
         .map_err(|_| format!("head_hash must be 32 bytes, got {}", b.head_hash.len()))?;
+    let tree = check_tree_head(cp, &b, &key, &head_hash)?;
     Ok(CheckpointInfo {
         number: b.number,
         index: b.index,
@@ -158,7 +218,66 @@ pub fn check_checkpoint(
         created_at_ms: b.created_at_ms,
         ledger_public_key: key,
         reason: b.reason,
+        tree,
     })
+}
+
+/// The tree head of a checkpoint whose signature was checked: none, or one that the note says
+/// too, under the ledger key's signature.
+fn check_tree_head(
+    cp: &v1::Checkpoint,
+    b: &v1::CheckpointBody,
+    key: &VerifyingKey,
+    head_hash: &Hash32,
+) -> Result<Option<TreeHead>, String> {
+    if b.tree_size == 0 && b.tree_root.is_empty() && cp.note.is_empty() {
+        return Ok(None);
+    }
+    if b.tree_size != b.index.wrapping_add(1) {
+        return Err(format!(
+            "tree_size {} does not cover entries 0..={}",
+            b.tree_size, b.index
+        ));
+    }
+    let root: TreeHash = b
+        .tree_root
+        .as_slice()
+        .try_into()
+        .map_err(|_| format!("tree_root must be 32 bytes, got {}", b.tree_root.len()))?;
+    if cp.note.is_empty() {
+        return Err("a checkpoint with a tree must carry its note".into());
+    }
+    let note = SignedNote::parse(&cp.note).map_err(|e| format!("note: {e}"))?;
+    let text = CheckpointText::parse(&note.text).map_err(|e| format!("note: {e}"))?;
+    if !text.origin.starts_with("casino-ledger/") {
+        return Err(format!("note: origin {:?} is not a ledger's", text.origin));
+    }
+    let want = CheckpointText {
+        origin: text.origin.clone(),
+        size: b.tree_size,
+        root,
+        chain_head: Some(*head_hash),
+    };
+    if text != want {
+        return Err(format!(
+            "note says size {} root {} chain head {}, the signed body says size {} root {} head {}",
+            text.size,
+            hex::encode(text.root),
+            text.chain_head
+                .map(hex::encode)
+                .unwrap_or_else(|| "none".into()),
+            b.tree_size,
+            hex::encode(root),
+            hex::encode(head_hash)
+        ));
+    }
+    note.verify(&text.origin, key)
+        .map_err(|e| format!("note: {e}"))?;
+    Ok(Some(TreeHead {
+        origin: text.origin,
+        size: b.tree_size,
+        root,
+    }))
 }
 
 #[cfg(test)]
@@ -179,6 +298,96 @@ mod tests {
             check_checkpoint(&cp, Some(&other))
                 .unwrap_err()
                 .contains("ledger key")
+        );
+    }
+
+    #[test]
+    fn a_checkpoint_with_a_tree_carries_the_same_head_in_its_note() {
+        let k = SigningKey::from_bytes(&[4; 32]);
+        let cp = sign_checkpoint_with_tree(
+            &k,
+            2,
+            10,
+            &[3; 32],
+            1000,
+            "request",
+            "casino-ledger/x",
+            &[8; 32],
+        )
+        .unwrap();
+        let info = check_checkpoint(&cp, Some(&k.verifying_key())).unwrap();
+        assert_eq!(
+            info.tree,
+            Some(TreeHead {
+                origin: "casino-ledger/x".into(),
+                size: 11,
+                root: [8; 32]
+            })
+        );
+        // The note of another checkpoint, a note signed by another key, no note, a note with
+        // another root: each refused, and the body's signature still holds.
+        let other = sign_checkpoint_with_tree(
+            &k,
+            3,
+            11,
+            &[3; 32],
+            1000,
+            "request",
+            "casino-ledger/x",
+            &[8; 32],
+        )
+        .unwrap();
+        let stranger = SigningKey::from_bytes(&[5; 32]);
+        let forged = sign_checkpoint_with_tree(
+            &stranger,
+            2,
+            10,
+            &[3; 32],
+            1000,
+            "request",
+            "casino-ledger/x",
+            &[8; 32],
+        )
+        .unwrap();
+        let other_root = sign_checkpoint_with_tree(
+            &k,
+            2,
+            10,
+            &[3; 32],
+            1000,
+            "request",
+            "casino-ledger/x",
+            &[9; 32],
+        )
+        .unwrap();
+        for (note, why) in [
+            (other.note.clone(), "size 12"),
+            (forged.note.clone(), "no signature"),
+            (String::new(), "must carry its note"),
+            (other_root.note.clone(), "root"),
+            (cp.note.replace("casino-ledger/x", "elsewhere/x"), "origin"),
+        ] {
+            let mut bad = cp.clone();
+            bad.note = note;
+            let e = check_checkpoint(&bad, None).unwrap_err();
+            assert!(e.contains(why), "{why}: {e}");
+        }
+        // A body with a tree size that is not index + 1.
+        let b = v1::CheckpointBody {
+            tree_size: 10,
+            ..v1::CheckpointBody::decode(cp.body.as_slice()).unwrap()
+        }
+        .encode_to_vec();
+        let sig = sign(&k, CHECKPOINT_DOMAIN, &b).to_bytes().to_vec();
+        let bad = v1::Checkpoint {
+            body: b,
+            signature: sig,
+            note: cp.note.clone(),
+        };
+        assert!(
+            check_checkpoint(&bad, None)
+                .unwrap_err()
+                .contains("tree_size")
         );
     }
 }

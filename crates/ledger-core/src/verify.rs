@@ -11,6 +11,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use ed25519_dalek::VerifyingKey;
 use ledger_proto::v1::{self, ledger_record_body::Record};
+use prost::Message;
 
 use crate::event::{Event, Payload};
 use crate::hashing::{GENESIS_PREV_HASH, Hash32, entry_hash, hex32, record_hash};
@@ -129,6 +130,10 @@ pub struct Summary {
     pub last_checkpoint: Option<CheckpointInfo>,
     /// How many of the checkpoints were also held by the caller ([`ChainVerifier::add_held_checkpoint`]).
     pub held_checkpoints: u64,
+    /// The root of the Merkle tree of all the entries (`crate::merkle`), and how many of the
+    /// checkpoints signed a tree head (each checked against the entries).
+    pub tree_root: Option<crate::merkle::TreeHash>,
+    pub tree_checkpoints: u64,
 }
 
 /// The streaming verifier.
@@ -145,6 +150,8 @@ pub struct ChainVerifier {
     last_checkpoint: Option<CheckpointInfo>,
     /// Checkpoints the caller holds out of band.
     held: u64,
+    /// The Merkle tree of the entries so far, rebuilt from their bytes (never read from a store).
+    frontier: crate::merkle::Frontier,
     summary: Summary,
 }
 
@@ -163,6 +170,7 @@ impl ChainVerifier {
             checkpoint_count: 0,
             last_checkpoint: None,
             held: 0,
+            frontier: crate::merkle::Frontier::new(),
             summary: Summary::default(),
         }
     }
@@ -181,6 +189,12 @@ impl ChainVerifier {
         }
         if let Some(last) = &self.last_checkpoint {
             let (num, idx) = (last.number, last.index);
+            if last.tree.is_some() && info.tree.is_none() {
+                return Err(VerifyError::general(format!(
+                    "checkpoint #{} has no Merkle tree head but the earlier checkpoint #{num} has one",
+                    info.number
+                )));
+            }
             if info.index < idx {
                 return Err(VerifyError::general(format!(
                     "checkpoint #{} covers entry {} but the earlier checkpoint #{num} already covered entry {idx}",
@@ -378,8 +392,34 @@ impl ChainVerifier {
             }
             None => unreachable!("check_link refuses unknown kinds"),
         }
+        self.frontier
+            .push(crate::merkle::leaf_hash(&entry.encode_to_vec()));
         if let Some(cps) = self.checkpoints.get(&i) {
             for cp in cps {
+                if let Some(tree) = &cp.tree {
+                    let origin = crate::note::origin_of(&self.summary.ledger_id);
+                    if tree.origin != origin {
+                        return Err(VerifyError::at(
+                            i,
+                            format!(
+                                "checkpoint #{}'s note names log {:?}, this ledger is {origin:?}",
+                                cp.number, tree.origin
+                            ),
+                        ));
+                    }
+                    let root = self.frontier.root();
+                    if tree.root != root {
+                        return Err(VerifyError::at(
+                            i,
+                            format!(
+                                "checkpoint #{} signs Merkle root {} for entries 0..={i}, but their root is {}",
+                                cp.number,
+                                hex::encode(tree.root),
+                                hex::encode(root)
+                            ),
+                        ));
+                    }
+                }
                 if cp.head_hash != h {
                     return Err(VerifyError::at(
                         i,
@@ -519,8 +559,15 @@ impl ChainVerifier {
             .count() as u64;
         s.head_hash = Some(self.prev_hash);
         s.ledger_key = self.ledger_key;
+        s.tree_checkpoints = self
+            .checkpoints
+            .values()
+            .flatten()
+            .filter(|c| c.tree.is_some())
+            .count() as u64;
         s.last_checkpoint = self.last_checkpoint;
         s.held_checkpoints = self.held;
+        s.tree_root = Some(self.frontier.root());
         Ok(self.summary)
     }
 
@@ -746,6 +793,101 @@ mod tests {
         bad.signature[0] ^= 1;
         let e = run_holding(&entries, &cps, &[bad]).unwrap_err();
         assert!(e.what.contains("bad checkpoint signature"), "{e}");
+    }
+
+    /// The Merkle root of the entries, by RFC 6962's definition written out here (not the
+    /// crate's tree code).
+    fn naive_root(entries: &[v1::ChainEntry]) -> [u8; 32] {
+        use sha2::{Digest, Sha256};
+        fn mth(leaves: &[[u8; 32]]) -> [u8; 32] {
+            if leaves.len() == 1 {
+                return leaves[0];
+            }
+            let mut k = 1;
+            while k * 2 < leaves.len() {
+                k *= 2;
+            }
+            let mut h = Sha256::new();
+            h.update([1u8]);
+            h.update(mth(&leaves[..k]));
+            h.update(mth(&leaves[k..]));
+            h.finalize().into()
+        }
+        let leaves: Vec<[u8; 32]> = entries
+            .iter()
+            .map(|e| {
+                let mut h = Sha256::new();
+                h.update([0u8]);
+                h.update(e.encode_to_vec());
+                h.finalize().into()
+            })
+            .collect();
+        mth(&leaves)
+    }
+
+    #[test]
+    fn checkpoints_with_a_tree_are_checked_against_the_entries() {
+        // Genesis, principals, a table and 2 bets: entries 0..=4, and 2 more bets after.
+        let c = with_table(4);
+        let tree_cp = |c: &Chain, number, index: u64, origin: &str, root: [u8; 32]| {
+            let hash: Hash32 = c.entries[index as usize]
+                .entry_hash
+                .as_slice()
+                .try_into()
+                .unwrap();
+            crate::record::sign_checkpoint_with_tree(
+                &c.ledger, number, index, &hash, 3000, "test", origin, &root,
+            )
+            .unwrap()
+        };
+        let run_with = |cps: &[v1::Checkpoint]| {
+            let mut v = ChainVerifier::new(None);
+            for cp in cps {
+                v.add_checkpoint(cp)?;
+            }
+            for e in &c.entries {
+                v.check_entry(e)?;
+            }
+            v.finish()
+        };
+        let root4 = naive_root(&c.entries[..5]);
+        let good = [
+            c.checkpoint(1, 2, 2000),
+            tree_cp(&c, 2, 4, "casino-ledger/t", root4),
+        ];
+        let s = run_with(&good).unwrap();
+        assert_eq!(s.tree_checkpoints, 1);
+        assert_eq!(s.tree_root, Some(naive_root(&c.entries)));
+        // A root that is not the entries' (the ledger's key signed it: an insider's checkpoint).
+        let mut wrong = root4;
+        wrong[0] ^= 1;
+        let e = run_with(&[
+            c.checkpoint(1, 2, 2000),
+            tree_cp(&c, 2, 4, "casino-ledger/t", wrong),
+        ])
+        .unwrap_err();
+        assert!(e.what.contains("signs Merkle root"), "{e}");
+        assert_eq!(e.index, Some(4));
+        // The root of fewer entries.
+        let e = run_with(&[tree_cp(
+            &c,
+            1,
+            4,
+            "casino-ledger/t",
+            naive_root(&c.entries[..4]),
+        )])
+        .unwrap_err();
+        assert!(e.what.contains("signs Merkle root"), "{e}");
+        // Another ledger's origin.
+        let e = run_with(&[tree_cp(&c, 1, 4, "casino-ledger/other", root4)]).unwrap_err();
+        assert!(e.what.contains("names log"), "{e}");
+        // A checkpoint without a tree after one with.
+        let e = run_with(&[
+            tree_cp(&c, 1, 3, "casino-ledger/t", naive_root(&c.entries[..4])),
+            c.checkpoint(2, 4, 4000),
+        ])
+        .unwrap_err();
+        assert!(e.what.contains("no Merkle tree head"), "{e}");
     }
 
     /// Builds a chain entry by entry, each signed as the ledger signs it: the ledger's records

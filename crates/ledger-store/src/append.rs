@@ -225,6 +225,8 @@ pub struct Appender {
     /// The most bytes a group's undo record may take: [`UNDO_MAX`]; tests lower it, so that a
     /// group is split after a few envelopes instead of thousands.
     pub(crate) undo_max: usize,
+    /// The right edge of the Merkle tree of the entries appended (`crate::tree`).
+    edge: crate::tree::Edge,
     /// Test record: (first index, undo record length) of every group committed.
     #[cfg(test)]
     pub(crate) undo_written: Vec<(u64, usize)>,
@@ -258,6 +260,7 @@ impl Appender {
             last_received_at_ms: i64::MIN,
             signers: HashMap::new(),
             undo_max: UNDO_MAX,
+            edge: crate::tree::Edge::default(),
             #[cfg(test)]
             undo_written: Vec::new(),
         }
@@ -282,12 +285,15 @@ impl Appender {
                 keys.insert(s.id.clone(), s.key);
             }
         }
+        let edge = store.load_tree()?;
+        store.publish_edge(&edge);
         Ok(Appender {
             store,
             head,
             last_received_at_ms,
             signers,
             undo_max: UNDO_MAX,
+            edge,
             #[cfg(test)]
             undo_written: Vec::new(),
         })
@@ -357,6 +363,16 @@ impl Appender {
             return Ok(());
         };
         let chunks = crate::store::encode_chunks(&p.entries);
+        // The group's leaves, from the bytes stored; the tiles they complete are written with
+        // the group (its undo record removes them if a crash cuts it short).
+        let mut leaves = Vec::with_capacity(p.entries.len());
+        for (first, chunk) in &chunks {
+            leaves.extend(crate::store::leaf_hashes_of(*first, chunk)?);
+        }
+        for (k, v) in self.edge.extend(&leaves) {
+            p.undo_bytes += undo_item_len(k.len(), None);
+            p.derived.push((k, v));
+        }
         for (dev, (first, idx)) in p.runs.drain() {
             if idx.len() / 8 <= SEQ_RUN_MAX {
                 p.derived.push((seq_key(&dev, first), idx));
@@ -383,6 +399,7 @@ impl Appender {
             "undo record of {undo_len} bytes, counted {}",
             p.undo_bytes
         );
+        self.store.publish_edge(&self.edge);
         #[cfg(test)]
         self.undo_written.push((first, undo_len));
         let mut keys = self.store.keys.write().unwrap_or_else(|e| e.into_inner());

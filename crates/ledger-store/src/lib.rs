@@ -31,6 +31,7 @@ mod append;
 mod commit;
 mod keyfile;
 mod store;
+mod tree;
 mod windowed;
 
 pub use append::{Appender, Applied, PreOutcome, Ready, now_ms, precheck, verify_prechecked};

@@ -9,7 +9,7 @@ use std::sync::RwLock;
 
 use ed25519_dalek::{SigningKey, VerifyingKey};
 use ledger_core::proto as v1;
-use ledger_core::record::{CheckpointInfo, check_checkpoint, sign_checkpoint};
+use ledger_core::record::{CheckpointInfo, check_checkpoint, sign_checkpoint_with_tree};
 use ledger_core::verify::check_link;
 use ledger_core::{ChainVerifier, GENESIS_PREV_HASH, Hash32, Signer, SignerRole, hex32};
 use prost::Message;
@@ -79,6 +79,17 @@ pub(crate) fn decode_chunk(first: u64, v: &[u8]) -> Result<Vec<v1::ChainEntry>, 
         let e =
             v1::ChainEntry::decode(bytes).map_err(|e| bad(format!("undecodable entry: {e}")))?;
         Ok((e.index, e))
+    })
+}
+
+/// The Merkle leaf hashes of the entries of a chunk whose key says it starts at `first`.
+pub(crate) fn leaf_hashes_of(
+    first: u64,
+    v: &[u8],
+) -> Result<Vec<ledger_core::merkle::TreeHash>, StoreError> {
+    each_record(first, v, |bytes, bad| {
+        let view = EntryView::parse(bytes).ok_or_else(|| bad("undecodable entry".into()))?;
+        Ok((view.index, ledger_core::merkle::leaf_hash(bytes)))
     })
 }
 
@@ -161,6 +172,11 @@ impl ChunkOrder {
     pub fn advance(&mut self, first: u64, len: usize) {
         self.expected = first + len as u64;
     }
+
+    /// The index of the entry the next chunk must start with.
+    pub fn expected(&self) -> u64 {
+        self.expected
+    }
 }
 
 /// The entries `from..=to` that `chunks` hold, decoded one chunk at a time and checked in order
@@ -209,6 +225,12 @@ impl Chunk {
     /// Its entries, decoded and checked (each claims the index its place gives it).
     pub fn decode(&self) -> Result<Vec<v1::ChainEntry>, StoreError> {
         decode_chunk(self.first, &self.bytes)
+    }
+
+    /// The Merkle leaf hashes of its entries (`ledger_core::merkle::leaf_hash` of each entry's
+    /// stored bytes), checked as [`Chunk::decode`] checks the entries' places.
+    pub fn leaf_hashes(&self) -> Result<Vec<ledger_core::merkle::TreeHash>, StoreError> {
+        leaf_hashes_of(self.first, &self.bytes)
     }
 
     /// Its encoded size in bytes.
@@ -377,10 +399,16 @@ fn checkpoint_key(number: u64) -> [u8; 9] {
 }
 
 /// A checkpoint's line in the mirror file (JSON, with its number, entry and head hash for a
-/// reader; `body` and `signature` are what counts).
+/// reader; `body`, `signature` and `note` (C2SP signed note, when the checkpoint has a tree)
+/// are what counts).
 fn checkpoint_line(cp: &v1::Checkpoint, info: &CheckpointInfo) -> String {
+    let note = if cp.note.is_empty() {
+        String::new()
+    } else {
+        format!(",\"note\":{}", serde_json::Value::String(cp.note.clone()))
+    };
     format!(
-        "{{\"number\":{},\"index\":{},\"head_hash\":\"{}\",\"body\":\"{}\",\"signature\":\"{}\"}}\n",
+        "{{\"number\":{},\"index\":{},\"head_hash\":\"{}\",\"body\":\"{}\",\"signature\":\"{}\"{note}}}\n",
         info.number,
         info.index,
         hex32(&info.head_hash),
@@ -485,6 +513,10 @@ pub struct Store {
     /// Reading it from both lists costs time and memory in proportion to every checkpoint ever
     /// made, and a checkpoint is written while a sync holds back receipts.
     latest: std::sync::Mutex<Option<LatestCheckpoint>>,
+    /// The writer's right edge of the Merkle tree, for the readers' proofs (`crate::tree`).
+    pub(crate) edge: crate::tree::SharedEdge,
+    /// The ledger's id (writer only): its checkpoints' origin is `casino-ledger/<id>`.
+    ledger_id: std::sync::OnceLock<String>,
     /// Test hook: a group's commit stops, as a crash would, before its write number n (0 = the
     /// undo record). `u64::MAX`: never.
     #[cfg(test)]
@@ -566,6 +598,8 @@ impl Store {
             keys: RwLock::new(HashMap::new()),
             checkpoint_lock: std::sync::Mutex::new(()),
             latest: std::sync::Mutex::new(None),
+            edge: Default::default(),
+            ledger_id: Default::default(),
             #[cfg(test)]
             crash_before_write: std::sync::atomic::AtomicU64::new(u64::MAX),
         })
@@ -635,9 +669,12 @@ impl Store {
             keys: RwLock::new(HashMap::new()),
             checkpoint_lock: std::sync::Mutex::new(()),
             latest: std::sync::Mutex::new(None),
+            edge: Default::default(),
+            ledger_id: Default::default(),
             #[cfg(test)]
             crash_before_write: std::sync::atomic::AtomicU64::new(u64::MAX),
         });
+        let _ = store.ledger_id.set(cfg.ledger_id.clone());
         // The head in either key layout: nothing is migrated before the checks.
         let existing = store.head()?.is_some();
         if existing {
@@ -674,7 +711,9 @@ impl Store {
                 );
                 store.rebuild_derived()?;
             }
-            Appender::load(store.clone())?
+            let a = Appender::load(store.clone())?;
+            store.check_tree_against_checkpoint()?;
+            a
         };
         appender.declare_principals(&cfg.principals)?;
         store.sync()?;
@@ -1119,9 +1158,17 @@ impl Store {
                 )
                 .map_err(|e| bad(&format!("{name}: {e}")))
             };
+            let note = match v.get("note") {
+                None => String::new(),
+                Some(n) => n
+                    .as_str()
+                    .ok_or_else(|| bad("note: not a string"))?
+                    .to_string(),
+            };
             let cp = v1::Checkpoint {
                 body: field("body")?,
                 signature: field("signature")?,
+                note,
             };
             // The line also says, for a person reading the file, which checkpoint it is and
             // what it covers. The signed body is the evidence; a line whose readable fields say
@@ -1309,7 +1356,23 @@ impl Store {
             }
             None => (1, now_ms),
         };
-        let cp = sign_checkpoint(key, number, index, hash, created_at_ms, reason);
+        let origin = ledger_core::note::origin_of(
+            self.ledger_id
+                .get()
+                .ok_or_else(|| StoreError::Refused("read-only store".into()))?,
+        );
+        let root = self.tree_root(index + 1)?;
+        let cp = sign_checkpoint_with_tree(
+            key,
+            number,
+            index,
+            hash,
+            created_at_ms,
+            reason,
+            &origin,
+            &root,
+        )
+        .map_err(|e| StoreError::Refused(format!("checkpoint: {e}")))?;
         // Until both writes succeed, the latest is read again from the two lists.
         *self.latest.lock().unwrap_or_else(|e| e.into_inner()) = None;
         self.tree

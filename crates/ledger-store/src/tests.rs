@@ -2274,3 +2274,209 @@ fn a_group_split_in_parts_and_cut_short_by_a_crash_keeps_whole_parts_only() {
     want.insert(start);
     assert_eq!(heads_seen, want);
 }
+
+/// The Merkle tree kept with the chain (`crate::tree`): its root and proofs against the entries
+/// as read back, across tiles, a restart and a reader of a stopped ledger.
+mod merkle_tree {
+    use super::*;
+    use crate::tree::tile_key;
+    use ledger_core::merkle::{
+        Frontier, TreeHash, leaf_hash, verify_consistency, verify_inclusion,
+    };
+
+    /// Bets of one table, in groups of 2,000, to 66,000 and more entries: the first full tile of
+    /// level 1 (65,536 entries) is completed inside a group.
+    fn big_ledger() -> (tempfile::TempDir, Dev, Dev, Arc<Store>, Appender) {
+        let (dir, mut op, store, mut a) = setup();
+        let mut t = Dev::new("table-1", 2);
+        submit(&mut a, vec![op.env(register(&t))]);
+        for g in 0..33u32 {
+            submit(
+                &mut a,
+                (0..2000).map(|i| t.env(bet(g * 2000 + i))).collect(),
+            );
+        }
+        (dir, op, t, store, a)
+    }
+
+    /// The roots of every size, from the entries as a reader gets them (ChainEntry encodings).
+    fn roots_from_entries(store: &Store) -> Vec<TreeHash> {
+        let mut f = Frontier::new();
+        let mut roots = vec![f.root()];
+        for e in store.entries(0, u64::MAX) {
+            f.push(leaf_hash(&e.unwrap().encode_to_vec()));
+            roots.push(f.root());
+        }
+        roots
+    }
+
+    fn check_proofs(store: &Store, roots: &[TreeHash]) {
+        let n = roots.len() as u64 - 1;
+        for m in [0, 1, 255, 256, 65_535, 65_536, 65_537, n - 1] {
+            let leaf = leaf_hash(&store.entry(m).unwrap().unwrap().encode_to_vec());
+            for size in [m + 1, 65_536.max(m + 1), n] {
+                let p = store.inclusion_proof(m, size).unwrap();
+                verify_inclusion(&leaf, m, size, &p, &roots[size as usize])
+                    .unwrap_or_else(|e| panic!("entry {m} in {size}: {e}"));
+            }
+        }
+        for from in [1, 2, 300, 65_535, 65_536, 65_537, n - 3, n] {
+            let p = store.consistency_proof(from, n).unwrap();
+            verify_consistency(from, n, &p, &roots[from as usize], &roots[n as usize])
+                .unwrap_or_else(|e| panic!("{from} to {n}: {e}"));
+        }
+        assert!(store.inclusion_proof(n, n).is_err());
+        assert!(store.inclusion_proof(0, n + 1).is_err());
+        assert!(store.consistency_proof(0, n).is_err());
+        assert!(store.consistency_proof(5, 4).is_err());
+    }
+
+    #[test]
+    fn the_tree_follows_the_groups_and_its_proofs_verify_after_a_restart_and_for_a_reader() {
+        let (dir, op, mut t, store, a) = big_ledger();
+        let roots = roots_from_entries(&store);
+        let n = roots.len() as u64 - 1;
+        assert_eq!(n, 66_003);
+        assert_eq!(store.tree_root(n).unwrap(), roots[n as usize]);
+        assert_eq!(store.tree_root(1000).unwrap(), roots[1000]);
+        assert!(store.tree.contains_key(tile_key(1, 0)).unwrap());
+        assert!(!store.tree.contains_key(tile_key(1, 1)).unwrap());
+        check_proofs(&store, &roots);
+
+        // A checkpoint signs the tree head; verify checks it against the entries.
+        let (index, hash) = store.head().unwrap().unwrap();
+        let cp = store.write_checkpoint(index, &hash, NOW, "test").unwrap();
+        let info =
+            ledger_core::record::check_checkpoint(&cp, store.ledger_public_key().as_ref()).unwrap();
+        let tree = info.tree.expect("a tree head");
+        assert_eq!((tree.size, tree.root), (n, roots[n as usize]));
+        assert_eq!(tree.origin, "casino-ledger/test");
+        let s = verify_all(&store);
+        assert_eq!(s.tree_checkpoints, 1);
+        assert_eq!(s.tree_root, Some(roots[n as usize]));
+
+        // After a restart the right edge is rebuilt from the tiles and the entries after them,
+        // and the next groups extend it.
+        drop((a, store));
+        let (store, mut a) = Store::open_writer(dir.path(), &cfg(&op)).unwrap();
+        check_proofs(&store, &roots);
+        submit(&mut a, (0..300).map(|i| t.env(bet(100_000 + i))).collect());
+        let roots = roots_from_entries(&store);
+        check_proofs(&store, &roots);
+        drop((a, store));
+
+        // A reader of the stopped ledger (no right edge in memory) gives the same.
+        let reader = Store::open_existing(dir.path()).unwrap();
+        check_proofs(&reader, &roots);
+    }
+
+    fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap() {
+            let e = e.unwrap();
+            let dest = to.join(e.file_name());
+            if e.file_type().unwrap().is_dir() {
+                copy_dir(&e.path(), &dest);
+            } else {
+                std::fs::copy(e.path(), dest).unwrap();
+            }
+        }
+    }
+
+    /// A group that completes a tile and is cut short by a crash before its head record leaves
+    /// no tile behind; written again, it stores the tile, and the root is the entries' root.
+    #[test]
+    fn a_tile_goes_with_the_group_that_completed_it_when_a_crash_cuts_it_short() {
+        let (dir, mut op, store, mut a) = setup();
+        let mut t = Dev::new("table-1", 2);
+        submit(&mut a, vec![op.env(register(&t))]);
+        for g in 0..32u32 {
+            submit(
+                &mut a,
+                (0..2040).map(|i| t.env(bet(g * 2040 + i))).collect(),
+            );
+        }
+        // 65,283 entries: the next 1,000 complete the first tile.
+        assert_eq!(store.head().unwrap().unwrap().0, 65_282);
+        drop((a, store));
+        let next: Vec<v1::Envelope> = (0..1000).map(|i| t.env(bet(900_000 + i))).collect();
+        for stop in 0u64.. {
+            let copy = tempfile::tempdir().unwrap();
+            copy_dir(dir.path(), copy.path());
+            let (store, mut a) = Store::open_writer(copy.path(), &cfg(&op)).unwrap();
+            let head = store.head().unwrap().unwrap();
+            store
+                .crash_before_write
+                .store(stop, std::sync::atomic::Ordering::SeqCst);
+            let store2 = store.clone();
+            let items: Vec<PreOutcome> = next
+                .iter()
+                .cloned()
+                .map(|e| precheck(&store2, e, 65536, &TimePolicy::default(), NOW))
+                .collect();
+            let mut items = items;
+            verify_prechecked(&mut items);
+            if a.apply(items, NOW).is_ok() {
+                assert!(store.tree.contains_key(tile_key(1, 0)).unwrap());
+                break;
+            }
+            store.db.flush().unwrap();
+            drop((a, store, store2));
+            let (store, mut a) = Store::open_writer(copy.path(), &cfg(&op)).unwrap();
+            assert_eq!(store.head().unwrap(), Some(head), "stop {stop}");
+            assert!(
+                !store.tree.contains_key(tile_key(1, 0)).unwrap(),
+                "stop {stop}: the tile outlived its group"
+            );
+            let roots = roots_from_entries(&store);
+            assert_eq!(store.tree_root(head.0 + 1).unwrap(), *roots.last().unwrap());
+            let store2 = store.clone();
+            let mut items: Vec<PreOutcome> = next
+                .iter()
+                .cloned()
+                .map(|e| precheck(&store2, e, 65536, &TimePolicy::default(), NOW))
+                .collect();
+            verify_prechecked(&mut items);
+            a.apply(items, NOW).unwrap();
+            store.sync().unwrap();
+            assert!(
+                store.tree.contains_key(tile_key(1, 0)).unwrap(),
+                "stop {stop}"
+            );
+            let roots = roots_from_entries(&store);
+            let n = roots.len() as u64 - 1;
+            assert_eq!(
+                store.tree_root(n).unwrap(),
+                roots[n as usize],
+                "stop {stop}"
+            );
+        }
+    }
+
+    /// A ledger written before the tree (no tiles) gets them at its writer's next start, with
+    /// the same root; a damaged tile is refused at start against the latest checkpoint's root.
+    #[test]
+    fn tiles_are_built_for_an_older_ledger_and_a_damaged_one_is_refused() {
+        let (dir, op, _t, store, a) = big_ledger();
+        let roots = roots_from_entries(&store);
+        let n = roots.len() as u64 - 1;
+        let (index, hash) = store.head().unwrap().unwrap();
+        store.write_checkpoint(index, &hash, NOW, "test").unwrap();
+        store.tree.remove(tile_key(1, 0)).unwrap();
+        store.sync().unwrap();
+        drop((a, store));
+        let (store, a) = Store::open_writer(dir.path(), &cfg(&op)).unwrap();
+        assert!(store.tree.contains_key(tile_key(1, 0)).unwrap());
+        assert_eq!(store.tree_root(n).unwrap(), roots[n as usize]);
+        let mut tile = store.tree.get(tile_key(1, 0)).unwrap().unwrap().to_vec();
+        tile[100] ^= 1;
+        store.tree.insert(tile_key(1, 0), tile).unwrap();
+        store.sync().unwrap();
+        drop((a, store));
+        match Store::open_writer(dir.path(), &cfg(&op)) {
+            Err(StoreError::Corrupt(m)) => assert!(m.contains("Merkle root"), "{m}"),
+            Err(e) => panic!("{e}"),
+            Ok(_) => panic!("a damaged tile was not noticed"),
+        }
+    }
+}

@@ -18,6 +18,9 @@ pub fn checkpoint_json(cp: &v1::Checkpoint) -> serde_json::Value {
             "created_at_ms": i.created_at_ms, "reason": i.reason,
             "ledger_public_key": hex::encode(i.ledger_public_key.as_bytes()),
             "body": hex::encode(&cp.body), "signature": hex::encode(&cp.signature),
+            "tree_size": i.tree.as_ref().map(|t| t.size),
+            "tree_root": i.tree.as_ref().map(|t| hex::encode(t.root)),
+            "note": (!cp.note.is_empty()).then_some(&cp.note),
         }),
         Err(e) => serde_json::json!({"error": e}),
     }

@@ -4,7 +4,8 @@
 //! Layout, one JSON object per line:
 //! 1. a header: `{"format":"casino-ledger-export","version":1,...}` naming the hash and
 //!    signature domains, the ledger key and the counts;
-//! 2. `{"checkpoint":{"body":HEX,"signature":HEX}}` for every checkpoint, oldest first;
+//! 2. `{"checkpoint":{"body":HEX,"signature":HEX[,"note":TEXT]}}` for every checkpoint, oldest
+//!    first (`note`: the C2SP signed note of a checkpoint with a Merkle tree head);
 //! 3. `{"entry":{"format","index","received_at_ms","kind","body","signature","prev_hash","entry_hash"}}`
 //!    for every entry in order (bytes in hex: `body` is exactly the signed bytes);
 //! 4. `{"end":{"entries":N,"head_hash":HEX}}`.
@@ -160,7 +161,7 @@ pub fn export_dir(dir: &std::path::Path, out: &std::path::Path) -> anyhow::Resul
     let mut w = Writer::create(out)?;
     w.line(&header(head + 1, cps.len(), &key, &id))?;
     for cp in &cps {
-        w.line(&serde_json::json!({"checkpoint": {"body": hex::encode(&cp.body), "signature": hex::encode(&cp.signature)}}))?;
+        w.line(&checkpoint_line(cp))?;
     }
     let pb = common::progress(head + 1, "exporting");
     for e in windowed_entries(dir, 0, head)? {
@@ -207,7 +208,7 @@ async fn export_server(server: &str, out: &std::path::Path) -> anyhow::Result<u6
         &head.ledger_id,
     ))?;
     for cp in &cps {
-        w.line(&serde_json::json!({"checkpoint": {"body": hex::encode(&cp.body), "signature": hex::encode(&cp.signature)}}))?;
+        w.line(&checkpoint_line(cp))?;
     }
     let mut s = q
         .list_entries(v1::ListEntriesRequest {
@@ -235,4 +236,14 @@ fn genesis_info(e: &v1::ChainEntry) -> (String, String) {
         }
         _ => (String::new(), String::new()),
     }
+}
+
+/// A checkpoint's line in an export.
+fn checkpoint_line(cp: &v1::Checkpoint) -> serde_json::Value {
+    let mut c =
+        serde_json::json!({"body": hex::encode(&cp.body), "signature": hex::encode(&cp.signature)});
+    if !cp.note.is_empty() {
+        c["note"] = serde_json::Value::String(cp.note.clone());
+    }
+    serde_json::json!({ "checkpoint": c })
 }

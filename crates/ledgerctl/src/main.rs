@@ -22,6 +22,7 @@ mod keygen;
 mod machine_events;
 mod pki;
 mod present;
+mod prove;
 mod report;
 mod round;
 mod stalls;
@@ -106,6 +107,11 @@ enum Command {
     Checkpoint(checkpoint::Args),
     /// Show the running ledger's head and latest checkpoint.
     Status(status::Args),
+    /// Write a proof over the ledger's Merkle tree: an entry's inclusion, or that it only grew.
+    #[command(subcommand)]
+    Prove(prove::Command),
+    /// Check a proof file offline against the ledger's public key.
+    VerifyProof(prove::VerifyArgs),
     /// Run a simulated casino session against an embedded ledger, then verify it.
     Demo(demo::Args),
     /// Load test: stream pre-signed events over N concurrent streams; report events/s,
@@ -168,6 +174,8 @@ fn main() {
             common::runtime().and_then(|rt| rt.block_on(checkpoint::run(a, json)))
         }
         Command::Status(a) => common::runtime().and_then(|rt| rt.block_on(status::run(a, json))),
+        Command::Prove(c) => common::runtime().and_then(|rt| rt.block_on(prove::run(c, json))),
+        Command::VerifyProof(a) => prove::verify(a, json),
         Command::Demo(a) => common::runtime().and_then(|rt| rt.block_on(demo::run(a, json))),
         Command::Bench(a) => bench::runtime(&a).and_then(|rt| rt.block_on(bench::run(a, json))),
         Command::DiskCheck(a) => disk_check::run(a, json),

@@ -186,6 +186,11 @@ pub fn read_held_checkpoint(path: &std::path::Path) -> anyhow::Result<v1::Checkp
     Ok(v1::Checkpoint {
         body: field("body")?,
         signature: field("signature")?,
+        note: c
+            .get("note")
+            .and_then(|n| n.as_str())
+            .unwrap_or_default()
+            .to_string(),
     })
 }
 
@@ -318,6 +323,11 @@ pub fn verify_file(path: &std::path::Path, trusted: &Trusted) -> Result<Summary,
         checkpoints.push(v1::Checkpoint {
             body: hexfield(c, "body", n)?,
             signature: hexfield(c, "signature", n)?,
+            note: c
+                .get("note")
+                .and_then(|x| x.as_str())
+                .unwrap_or_default()
+                .to_string(),
         });
     }
     let pb = common::progress(n_entries, "verifying");
@@ -453,6 +463,11 @@ pub fn report(
                     "   head hash {}",
                     s.head_hash.map(|h| hex32(&h)).unwrap_or_default()
                 );
+                println!(
+                    "   Merkle root {} ({} checkpoint(s) with a tree head, each matched)",
+                    s.tree_root.map(hex::encode).unwrap_or_default(),
+                    s.tree_checkpoints
+                );
                 match &s.last_checkpoint {
                     Some(c) => println!(
                         "   last checkpoint #{} covers entry {} ({}){}",
@@ -507,5 +522,7 @@ pub fn summary_json(source: &str, s: &Summary, secs: f64) -> serde_json::Value {
             "created_at_ms": c.created_at_ms,
         })),
         "held_checkpoints": s.held_checkpoints,
+        "tree_root": s.tree_root.map(hex::encode),
+        "tree_checkpoints": s.tree_checkpoints,
     })
 }

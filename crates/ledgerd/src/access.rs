@@ -197,6 +197,16 @@ pub const RULES: &[(&str, Admits)] = &[
         "/casino_ledger.v1.Checkpoints/Create",
         Admits::Roles(&[RE, AD]),
     ),
+    // Proofs: an entry's only to who may read the entry (casino-scoped); consistency proofs
+    // are hashes only, evidence for everyone who holds a checkpoint.
+    (
+        "/casino_ledger.v1.Proofs/GetInclusionProof",
+        Admits::Roles(&[OP, CO, RE, AD]),
+    ),
+    (
+        "/casino_ledger.v1.Proofs/GetConsistencyProof",
+        Admits::Authenticated,
+    ),
     // Audit.
     (
         "/casino_ledger.v1.Audit/GetStatus",
@@ -258,6 +268,8 @@ pub const CASINO_SCOPED: &[&str] = &[
     "/casino_ledger.v1.Query/ListDeviceEntries",
     "/casino_ledger.v1.Checkpoints/GetLatest",
     "/casino_ledger.v1.Checkpoints/List",
+    "/casino_ledger.v1.Proofs/GetInclusionProof",
+    "/casino_ledger.v1.Proofs/GetConsistencyProof",
     "/casino_ledger.v1.Ingest/Submit",
     "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
 ];

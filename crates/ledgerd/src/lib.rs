@@ -19,6 +19,7 @@ pub mod load;
 pub mod logging;
 pub mod metrics;
 pub mod pipeline;
+pub mod proofs;
 pub mod queries;
 pub mod reply;
 pub mod service;
@@ -264,6 +265,13 @@ async fn serve(
         queries: queries.clone(),
     })
     .max_encoding_message_size(max);
+    let proofs = ledger_proto::v1::proofs_server::ProofsServer::new(proofs::ProofService {
+        ledger: ledger.clone(),
+    })
+    .max_encoding_message_size(max);
+    health
+        .set_serving::<ledger_proto::v1::proofs_server::ProofsServer<proofs::ProofService>>()
+        .await;
     let checkpoints = CheckpointsServer::new(service::CheckpointService::new(
         ledger.clone(),
         entry_streams,
@@ -375,6 +383,7 @@ async fn serve(
         .add_service(ingest)
         .add_service(query)
         .add_service(checkpoints)
+        .add_service(proofs)
         .add_optional_service(audit_service)
         .add_optional_service(jackpot_service);
     let stopped = async {

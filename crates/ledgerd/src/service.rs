@@ -19,7 +19,7 @@ use crate::pipeline::{Ledger, ReceiptBatches, Reply, StreamReceipts};
 
 type BoxStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send + 'static>>;
 
-fn store_err(e: StoreError) -> Status {
+pub(crate) fn store_err(e: StoreError) -> Status {
     tracing::error!(error = %e, "store read failed");
     Status::data_loss(format!("store read failed: {e}"))
 }
@@ -749,6 +749,28 @@ impl Checkpoints for CheckpointService {
         });
         Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
     }
+}
+
+/// Whether a principal limited to some casinos may read `entry`: an event signed by a device of
+/// its casinos. The ledger's own records and principals' events concern every casino.
+pub(crate) fn entry_visible(
+    store: &ledger_store::Store,
+    caller: &crate::access::Principal,
+    entry: &v1::ChainEntry,
+) -> Result<bool, Status> {
+    if caller.casinos.is_empty() {
+        return Ok(true);
+    }
+    if ledger_core::RecordKind::from_proto(entry.kind) != Some(ledger_core::RecordKind::Event) {
+        return Ok(false);
+    }
+    let Ok(ev) = ledger_core::Event::decode(&entry.body) else {
+        return Ok(false);
+    };
+    Ok(store
+        .signer(&ev.device_id)
+        .map_err(store_err)?
+        .is_some_and(|s| visible(caller, &s.to_proto())))
 }
 
 /// Whether `caller` may see the registry entry `d`: every entry when it is not limited to some

@@ -1,0 +1,261 @@
+//! End-to-end: the Merkle tree over the chain, against the real ledgerd over TLS. Checkpoints
+//! carry a C2SP note; `ledgerctl prove` writes inclusion and consistency proofs that
+//! `ledgerctl verify-proof` checks offline with the ledger's key alone, and refuses once
+//! tampered; who may ask for which proof; `verify` checks every tree head against the entries.
+
+use e2e::*;
+use ledger_core::proto::{self as v1, proofs_client::ProofsClient};
+use tonic::Code;
+
+fn json_of(path: &std::path::Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[tokio::test]
+async fn proofs_are_written_checked_offline_and_refused_when_tampered() {
+    let dir = tempdir();
+    let cfg = write_config(dir.path(), "[checkpoint]\ninterval_secs = 0\n");
+    let data = dir.path().join("data");
+    let l = Ledgerd::start(&data, &cfg, "127.0.0.1:0");
+    let url = l.url();
+    let mut t = register(&url, 1, &[table("table-1", "T1")]).await.remove(0);
+    let envs: Vec<_> = (1..=300)
+        .map(|n| t.sign(now_ms(), bet("T1", "r", n)))
+        .collect();
+    let r = submit(&url, &envs).await;
+    assert!(r.iter().all(|r| st(r) == v1::ReceiptStatus::Accepted));
+    let (code, out, err) = ledgerctl_as("e2e-admin", &["checkpoint", "--server", &url, "--json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let cp: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let note = cp["note"].as_str().expect("a C2SP note");
+    assert!(note.starts_with("casino-ledger/e2e\n"), "{note}");
+    let size = cp["tree_size"].as_u64().unwrap();
+    assert_eq!(size, cp["index"].as_u64().unwrap() + 1);
+
+    // An entry by index and by device and sequence; both verify offline.
+    let p1 = dir.path().join("p1.json");
+    let p2 = dir.path().join("p2.json");
+    let seq_index = r[41].index;
+    for (args, file) in [
+        (vec!["--index", "7"], &p1),
+        (vec!["--device", "table-1", "--seq", "42"], &p2),
+    ] {
+        let mut a = vec![
+            "prove",
+            "entry",
+            "--server",
+            &url,
+            "--out",
+            file.to_str().unwrap(),
+        ];
+        a.extend(args);
+        let (code, out, err) = ledgerctl_as("e2e-compliance", &a);
+        assert_eq!(code, 0, "{out}{err}");
+    }
+    assert_eq!(json_of(&p2)["index"].as_u64(), Some(seq_index));
+    for f in [&p1, &p2] {
+        let (code, out, err) = ledgerctl(&[
+            "verify-proof",
+            f.to_str().unwrap(),
+            "--ledger-key",
+            &l.ledger_key,
+            "--ledger-id",
+            "e2e",
+        ]);
+        assert_eq!(code, 0, "{out}{err}");
+        assert!(out.starts_with("OK: entry "), "{out}");
+    }
+    let (_, out, _) = ledgerctl(&[
+        "verify-proof",
+        p2.to_str().unwrap(),
+        "--ledger-key",
+        &l.ledger_key,
+    ]);
+    assert!(out.contains("table-1 #42 bet_placed"), "{out}");
+
+    // Each kind of tampering is refused with its reason.
+    let original = json_of(&p2);
+    let stranger = ledger_core::ed25519_dalek::SigningKey::from_bytes(&[9; 32]);
+    let tampered = |name: &str, f: &dyn Fn(&mut serde_json::Value)| {
+        let mut v = original.clone();
+        f(&mut v);
+        let path = dir.path().join(format!("{name}.json"));
+        std::fs::write(&path, v.to_string()).unwrap();
+        path
+    };
+    let flip_hash = |v: &mut serde_json::Value| {
+        let h = v["hashes"][0].as_str().unwrap().to_string();
+        let c = if h.starts_with('A') { "B" } else { "A" };
+        v["hashes"][0] = serde_json::Value::String(format!("{c}{}", &h[1..]));
+    };
+    let change_entry = |v: &mut serde_json::Value| {
+        use base64::Engine as _;
+        let b64 = base64::engine::general_purpose::STANDARD;
+        let mut bytes = b64.decode(v["entry"].as_str().unwrap()).unwrap();
+        let n = bytes.len();
+        bytes[n / 2] ^= 1;
+        v["entry"] = serde_json::Value::String(b64.encode(bytes));
+    };
+    let other_size = |v: &mut serde_json::Value| {
+        v["tree_size"] = serde_json::json!(v["tree_size"].as_u64().unwrap() - 1);
+    };
+    let edit_note = |v: &mut serde_json::Value| {
+        let n = v["checkpoint"].as_str().unwrap().replacen(
+            &format!("\n{size}\n"),
+            &format!("\n{}\n", size + 1),
+            1,
+        );
+        v["checkpoint"] = serde_json::Value::String(n);
+    };
+    for (name, f, why) in [
+        (
+            "hash",
+            &flip_hash as &dyn Fn(&mut serde_json::Value),
+            "does not hold",
+        ),
+        ("entry", &change_entry, ""),
+        ("size", &other_size, "tree of"),
+        ("note", &edit_note, "not signed by the ledger key"),
+    ] {
+        let path = tampered(name, f);
+        let (code, out, err) = ledgerctl(&[
+            "verify-proof",
+            path.to_str().unwrap(),
+            "--ledger-key",
+            &l.ledger_key,
+        ]);
+        assert_eq!(code, 1, "{name}: {out}{err}");
+        assert!(err.contains(why), "{name}: {err}");
+    }
+    // Another ledger's key, or another ledger's id.
+    let other_key = hex::encode(stranger.verifying_key().as_bytes());
+    let (code, _, err) = ledgerctl(&[
+        "verify-proof",
+        p1.to_str().unwrap(),
+        "--ledger-key",
+        &other_key,
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("not signed by the ledger key"), "{err}");
+    let (code, _, err) = ledgerctl(&[
+        "verify-proof",
+        p1.to_str().unwrap(),
+        "--ledger-key",
+        &l.ledger_key,
+        "--ledger-id",
+        "porto",
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("not \"casino-ledger/porto\""), "{err}");
+
+    // The ledger grows; a consistency proof from the checkpoint held in p1 to the newest.
+    let envs: Vec<_> = (301..=700)
+        .map(|n| t.sign(now_ms(), bet("T1", "r", n)))
+        .collect();
+    submit(&url, &envs).await;
+    let (code, out, err) = ledgerctl_as("e2e-admin", &["checkpoint", "--server", &url]);
+    assert_eq!(code, 0, "{out}{err}");
+    let pc = dir.path().join("consistency.json");
+    let (code, out, err) = ledgerctl_as(
+        "e2e-compliance",
+        &[
+            "prove",
+            "consistency",
+            "--server",
+            &url,
+            "--from-note",
+            p1.to_str().unwrap(),
+            "--out",
+            pc.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let v = json_of(&pc);
+    assert_eq!(v["from_size"].as_u64(), Some(size));
+    assert!(v["to_size"].as_u64().unwrap() >= size + 400);
+    let (code, out, err) = ledgerctl(&[
+        "verify-proof",
+        pc.to_str().unwrap(),
+        "--ledger-key",
+        &l.ledger_key,
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("append only"), "{out}");
+    let mut bad = v.clone();
+    let h = bad["hashes"][0].as_str().unwrap().to_string();
+    bad["hashes"][0] = serde_json::Value::String(format!(
+        "{}{}",
+        if h.starts_with('A') { "B" } else { "A" },
+        &h[1..]
+    ));
+    let badp = dir.path().join("bad-consistency.json");
+    std::fs::write(&badp, bad.to_string()).unwrap();
+    let (code, _, err) = ledgerctl(&[
+        "verify-proof",
+        badp.to_str().unwrap(),
+        "--ledger-key",
+        &l.ledger_key,
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("history was rewritten"), "{err}");
+
+    // Who may ask: a device may not; a compliance principal of another casino learns nothing
+    // of this casino's entry (the answer for an entry that does not exist); consistency proofs
+    // are hashes, for every principal but a device.
+    let req = || v1::InclusionProofRequest {
+        entry: Some(v1::inclusion_proof_request::Entry::Index(7)),
+        tree_size: 0,
+    };
+    let as_client = |c: &str| {
+        let tls = pki().identity(c);
+        let url = url.clone();
+        async move {
+            let ch = tonic::transport::Endpoint::from_shared(url)
+                .unwrap()
+                .tls_config(tls.config())
+                .unwrap()
+                .connect()
+                .await
+                .unwrap();
+            ProofsClient::new(ch)
+        }
+    };
+    let e = as_client("e2e-device")
+        .await
+        .get_inclusion_proof(req())
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    let e = as_client("lisboa-compliance")
+        .await
+        .get_inclusion_proof(req())
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::NotFound, "{e:?}");
+    let mut absent = req();
+    absent.entry = Some(v1::inclusion_proof_request::Entry::Index(1_000_000));
+    let e = as_client("e2e-regulator")
+        .await
+        .get_inclusion_proof(absent)
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::NotFound, "{e:?}");
+    let ok = as_client("lisboa-compliance")
+        .await
+        .get_consistency_proof(v1::ConsistencyProofRequest {
+            from_size: size,
+            to_size: 0,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(!ok.hashes.is_empty());
+
+    // After a stop, verify reads the store and matches every tree head with the entries.
+    l.stop();
+    let (code, out, err) = ledgerctl(&["verify", "--data-dir", data.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let s: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert!(s["tree_checkpoints"].as_u64().unwrap() >= 2, "{s}");
+    assert_eq!(s["tree_root"].as_str().unwrap().len(), 64);
+}
