@@ -392,7 +392,7 @@ impl DecodedChunk {
 
 /// Key of the `E` chunk record whose first entry is `index`.
 /// The key of checkpoint `number` in sled.
-fn checkpoint_key(number: u64) -> [u8; 9] {
+pub(crate) fn checkpoint_key(number: u64) -> [u8; 9] {
     let mut k = [P_CHECKPOINT; 9];
     k[1..].copy_from_slice(&number.to_be_bytes());
     k
@@ -401,7 +401,7 @@ fn checkpoint_key(number: u64) -> [u8; 9] {
 /// A checkpoint's line in the mirror file (JSON, with its number, entry and head hash for a
 /// reader; `body`, `signature` and `note` (C2SP signed note, when the checkpoint has a tree)
 /// are what counts).
-fn checkpoint_line(cp: &v1::Checkpoint, info: &CheckpointInfo) -> String {
+pub(crate) fn checkpoint_line(cp: &v1::Checkpoint, info: &CheckpointInfo) -> String {
     let note = if cp.note.is_empty() {
         String::new()
     } else {

@@ -2453,21 +2453,45 @@ mod merkle_tree {
         }
     }
 
-    /// A ledger written before the tree (no tiles) gets them at its writer's next start, with
-    /// the same root; a damaged tile is refused at start against the latest checkpoint's root.
+    /// A ledger written before the tree (no tiles, checkpoints without a tree head, as main
+    /// wrote them before it) gets its tiles at its writer's next start, with the same root; its
+    /// checkpoints continue with tree heads and the whole history verifies. A damaged tile is
+    /// refused at start against the latest checkpoint's root.
     #[test]
-    fn tiles_are_built_for_an_older_ledger_and_a_damaged_one_is_refused() {
-        let (dir, op, _t, store, a) = big_ledger();
-        let roots = roots_from_entries(&store);
-        let n = roots.len() as u64 - 1;
-        let (index, hash) = store.head().unwrap().unwrap();
-        store.write_checkpoint(index, &hash, NOW, "test").unwrap();
+    fn an_older_ledger_is_upgraded_in_place_and_a_damaged_tile_is_refused() {
+        let (dir, op, mut t, store, a) = big_ledger();
+        // Make it as the code before the tree left it: no tiles, two checkpoints of the old form.
+        let key = store.key.clone().unwrap();
+        let mut lines = String::new();
+        for (number, index) in [(1u64, 1_000u64), (2, store.head().unwrap().unwrap().0)] {
+            let e = store.entry(index).unwrap().unwrap();
+            let hash: [u8; 32] = e.entry_hash.as_slice().try_into().unwrap();
+            let cp =
+                ledger_core::record::sign_checkpoint(&key, number, index, &hash, NOW, "periodic");
+            let info = ledger_core::record::check_checkpoint(&cp, None).unwrap();
+            assert!(info.tree.is_none());
+            store
+                .tree
+                .insert(crate::store::checkpoint_key(number), cp.encode_to_vec())
+                .unwrap();
+            lines.push_str(&crate::store::checkpoint_line(&cp, &info));
+        }
+        std::fs::write(dir.path().join("checkpoints.log"), lines).unwrap();
         store.tree.remove(tile_key(1, 0)).unwrap();
         store.sync().unwrap();
         drop((a, store));
-        let (store, a) = Store::open_writer(dir.path(), &cfg(&op)).unwrap();
+
+        let (store, mut a) = Store::open_writer(dir.path(), &cfg(&op)).unwrap();
         assert!(store.tree.contains_key(tile_key(1, 0)).unwrap());
+        submit(&mut a, (0..10).map(|i| t.env(bet(200_000 + i))).collect());
+        let roots = roots_from_entries(&store);
+        let n = roots.len() as u64 - 1;
         assert_eq!(store.tree_root(n).unwrap(), roots[n as usize]);
+        let (index, hash) = store.head().unwrap().unwrap();
+        let cp = store.write_checkpoint(index, &hash, NOW, "test").unwrap();
+        assert!(!cp.note.is_empty());
+        let s = verify_all(&store);
+        assert_eq!((s.checkpoints, s.tree_checkpoints), (3, 1));
         let mut tile = store.tree.get(tile_key(1, 0)).unwrap().unwrap().to_vec();
         tile[100] ^= 1;
         store.tree.insert(tile_key(1, 0), tile).unwrap();
