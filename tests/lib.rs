@@ -414,11 +414,20 @@ pub fn ledgerctl(args: &[&str]) -> (i32, String, String) {
     ledgerctl_as(DEFAULT_CLIENT, args)
 }
 
+/// Where ledgerctl keeps the checkpoints it verified (its `LEDGER_STATE_DIR`): one directory
+/// for this test process, not the user's home.
+pub fn ledgerctl_state_dir() -> &'static Path {
+    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| tempfile::tempdir().expect("a state directory"))
+        .path()
+}
+
 /// Run ledgerctl with `client`'s certificate; returns (exit code, stdout, stderr).
 pub fn ledgerctl_as(client: &str, args: &[&str]) -> (i32, String, String) {
     let out = Command::new(bin("ledgerctl"))
         .args(args)
         .envs(tls_env(client))
+        .env("LEDGER_STATE_DIR", ledgerctl_state_dir())
         .output()
         .expect("run ledgerctl");
     (

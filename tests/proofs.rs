@@ -259,3 +259,119 @@ async fn proofs_are_written_checked_offline_and_refused_when_tampered() {
     assert!(s["tree_checkpoints"].as_u64().unwrap() >= 2, "{s}");
     assert_eq!(s["tree_root"].as_str().unwrap().len(), 64);
 }
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), dest).unwrap();
+        }
+    }
+}
+
+/// ledgerctl holds the newest checkpoint it verified and trusts a newer one only with a
+/// consistency proof from it: a growing ledger passes; a fork of it (a copy of its data
+/// directory, its key included, that took other events: what an insider holding the key could
+/// show) is caught; `device entries --verified` proves each entry it shows.
+#[tokio::test]
+async fn verified_reads_follow_the_ledger_and_catch_a_fork() {
+    let dir = tempdir();
+    let state = dir.path().join("state");
+    let cfg = write_config(dir.path(), "[checkpoint]\ninterval_secs = 0\n");
+    let data = dir.path().join("data");
+    let l = Ledgerd::start(&data, &cfg, "127.0.0.1:0");
+    let url = l.url();
+    let mut t = register(&url, 1, &[table("table-1", "T1")]).await.remove(0);
+    submit(
+        &url,
+        &(1..=50)
+            .map(|n| t.sign(now_ms(), bet("T1", "r", n)))
+            .collect::<Vec<_>>(),
+    )
+    .await;
+    let checkpoint = |url: &str| {
+        let out = std::process::Command::new(bin("ledgerctl"))
+            .args(["checkpoint", "--server", url])
+            .envs(tls_env("e2e-admin"))
+            .env("LEDGER_STATE_DIR", &state)
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap(),
+            String::from_utf8_lossy(&out.stdout).to_string()
+                + &String::from_utf8_lossy(&out.stderr),
+        )
+    };
+    let (code, out) = checkpoint(&url);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("first contact"), "{out}");
+    // Stop, keep a copy of the ledger as it is, go on with the original.
+    l.stop();
+    let fork = dir.path().join("fork");
+    copy_dir(&data, &fork);
+    let l = Ledgerd::start(&data, &cfg, "127.0.0.1:0");
+    let url = l.url();
+    submit(
+        &url,
+        &(51..=120)
+            .map(|n| t.sign(now_ms(), bet("T1", "r", n)))
+            .collect::<Vec<_>>(),
+    )
+    .await;
+    let (code, out) = checkpoint(&url);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("proven to extend the tree of"), "{out}");
+
+    // Each entry shown is proven in the checkpoint just held.
+    let out = std::process::Command::new(bin("ledgerctl"))
+        .args([
+            "device",
+            "entries",
+            "--server",
+            &url,
+            "--device-id",
+            "table-1",
+            "--verified",
+            "--json",
+        ])
+        .envs(tls_env("e2e-compliance"))
+        .env("LEDGER_STATE_DIR", &state)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 120);
+    assert!(
+        lines
+            .iter()
+            .all(|l| l["proven"] == serde_json::Value::Bool(true))
+    );
+    l.stop();
+
+    // The fork: same key, same name, other events after the copy, more entries than held.
+    let f = Ledgerd::start(&fork, &cfg, "127.0.0.1:0");
+    let furl = f.url();
+    let mut t2 = ledger_agent::DeviceSigner::new("table-1", t.key().clone(), 51);
+    submit(
+        &furl,
+        &(51..=200)
+            .map(|n| t2.sign(now_ms(), bet("T1", "forked", n)))
+            .collect::<Vec<_>>(),
+    )
+    .await;
+    let (code, out) = checkpoint(&furl);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("history was rewritten"), "{out}");
+    f.stop();
+}

@@ -9,6 +9,9 @@ use crate::common::{self, ServerArg};
 pub struct Args {
     #[command(flatten)]
     pub server: ServerArg,
+    /// The ledger's public key (hex, or a PEM file); default: the key held from the last contact.
+    #[arg(long)]
+    pub ledger_key: Option<String>,
 }
 
 pub fn checkpoint_json(cp: &v1::Checkpoint) -> serde_json::Value {
@@ -27,9 +30,19 @@ pub fn checkpoint_json(cp: &v1::Checkpoint) -> serde_json::Value {
 }
 
 pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
-    let mut c = CheckpointsClient::new(common::channel(&a.server.server).await?);
+    use anyhow::Context as _;
+    let pinned = a
+        .ledger_key
+        .as_deref()
+        .map(|k| ledger_agent::keys::read_public(k).context("--ledger-key"))
+        .transpose()?;
+    let ch = common::channel(&a.server.server).await?;
+    let mut c = CheckpointsClient::new(ch.clone());
     let cp = c.create(v1::CreateCheckpointRequest {}).await?.into_inner();
-    let j = checkpoint_json(&cp);
+    // Verified against the checkpoint held from the last contact (crate::trust).
+    let adv = crate::trust::advance(ch, &cp, pinned).await?;
+    let mut j = checkpoint_json(&cp);
+    j["verified_from_size"] = serde_json::json!(adv.from);
     if json {
         println!("{j}");
     } else {
@@ -39,6 +52,19 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
             j["index"],
             j["head_hash"].as_str().unwrap_or("")
         );
+        match adv.from {
+            Some(m) if m == adv.held.text.size => {
+                println!("   the same tree of {m} entries as the checkpoint you held")
+            }
+            Some(m) => println!(
+                "   proven to extend the tree of {m} entries you held (consistency proof checked); now held"
+            ),
+            None => println!(
+                "   first contact with {}: held from now on; its key {} must be the ledger's (compare out of band, or give --ledger-key)",
+                adv.held.text.origin,
+                hex::encode(adv.held.key.as_bytes())
+            ),
+        }
     }
     Ok(0)
 }

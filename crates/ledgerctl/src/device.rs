@@ -101,6 +101,10 @@ pub struct Entries {
     /// Stop after this many entries (default: all of them, up to the durable head).
     #[arg(long, value_name = "N")]
     pub limit: Option<u64>,
+    /// Prove each entry's inclusion in the latest checkpoint (itself proven to extend the one
+    /// held from the last contact); entries after it are marked unproven.
+    #[arg(long)]
+    pub verified: bool,
 }
 
 pub async fn run(c: Command, json: bool) -> anyhow::Result<i32> {
@@ -193,7 +197,13 @@ pub async fn run(c: Command, json: bool) -> anyhow::Result<i32> {
             Ok(0)
         }
         Command::Entries(e) => {
-            let mut q = QueryClient::new(common::channel(&e.server.server).await?);
+            let ch = common::channel(&e.server.server).await?;
+            let mut q = QueryClient::new(ch.clone());
+            let held = if e.verified {
+                Some(crate::trust::latest(ch.clone(), None).await?.held)
+            } else {
+                None
+            };
             let s = q
                 .list_device_entries(v1::ListDeviceEntriesRequest {
                     device_id: e.device_id,
@@ -201,7 +211,10 @@ pub async fn run(c: Command, json: bool) -> anyhow::Result<i32> {
                 })
                 .await?
                 .into_inner();
-            common::print_entries(s, e.limit, json).await?;
+            match held {
+                None => common::print_entries(s, e.limit, json).await?,
+                Some(h) => print_verified(ch, &h, s, e.limit, json).await?,
+            }
             Ok(0)
         }
     }
@@ -249,4 +262,50 @@ async fn send_signed(
     } else {
         1
     })
+}
+
+/// Each entry with the proof of its inclusion in the held checkpoint checked first; an entry
+/// that fails stops the listing with the reason.
+async fn print_verified(
+    ch: tonic::transport::Channel,
+    held: &crate::trust::Held,
+    mut s: tonic::Streaming<v1::ChainEntry>,
+    limit: Option<u64>,
+    json: bool,
+) -> anyhow::Result<()> {
+    let (mut n, mut unproven) = (0u64, 0u64);
+    while limit.is_none_or(|l| n < l) {
+        let Some(e) = s.message().await? else {
+            break;
+        };
+        let proven = crate::trust::check_entry(ch.clone(), held, &e).await?;
+        unproven += u64::from(!proven);
+        if json {
+            let mut j = common::entry_json(&e);
+            j["proven"] = serde_json::Value::Bool(proven);
+            println!("{j}");
+        } else {
+            let mark = if proven {
+                "proven"
+            } else {
+                "after the checkpoint"
+            };
+            println!("{}  [{mark}]", common::entry_line(&e));
+        }
+        n += 1;
+    }
+    if !json {
+        eprintln!(
+            "{} entries proven in {}'s tree of {} entries{}",
+            n - unproven,
+            held.text.origin,
+            held.text.size,
+            if unproven > 0 {
+                format!("; {unproven} after it (ask for a checkpoint to prove them)")
+            } else {
+                String::new()
+            }
+        );
+    }
+    Ok(())
 }

@@ -28,6 +28,7 @@ mod round;
 mod stalls;
 mod status;
 mod tail;
+mod trust;
 mod verify;
 
 use clap::{Parser, Subcommand};
