@@ -17,6 +17,7 @@ pub mod note;
 pub mod record;
 pub mod signers;
 pub mod signing;
+pub mod tiles;
 pub mod verify;
 
 pub use event::{BodyError, DeviceKind, DeviceRegistration, Event, Payload, TimePolicy};

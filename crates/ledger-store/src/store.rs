@@ -233,6 +233,32 @@ impl Chunk {
         leaf_hashes_of(self.first, &self.bytes)
     }
 
+    /// How many entries it holds (without decoding them; 0 for a damaged chunk, which its
+    /// reading refuses).
+    pub fn record_count(&self) -> usize {
+        each_record(self.first, &self.bytes, |bytes, bad| {
+            EntryView::parse(bytes)
+                .map(|v| (v.index, ()))
+                .ok_or_else(|| bad("undecodable entry".into()))
+        })
+        .map(|v| v.len())
+        .unwrap_or(0)
+    }
+
+    /// Call `f` with each entry's index and stored bytes, checked as [`Chunk::decode`] checks
+    /// the entries' places.
+    pub fn each_entry_bytes(
+        &self,
+        mut f: impl FnMut(u64, &[u8]) -> Result<(), StoreError>,
+    ) -> Result<(), StoreError> {
+        each_record(self.first, &self.bytes, |bytes, bad| {
+            let view = EntryView::parse(bytes).ok_or_else(|| bad("undecodable entry".into()))?;
+            f(view.index, bytes)?;
+            Ok((view.index, ()))
+        })
+        .map(|_| ())
+    }
+
     /// Its encoded size in bytes.
     pub fn encoded_len(&self) -> usize {
         self.bytes.len()

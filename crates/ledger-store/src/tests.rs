@@ -2370,6 +2370,121 @@ mod merkle_tree {
         check_proofs(&reader, &roots);
     }
 
+    /// The tiles we serve, read by a third-party tlog-tiles client (`tlog_tiles::TileHashReader`,
+    /// which authenticates every tile it loads against the tree's root): proofs it builds from
+    /// them check, and the entry bundles hold the entries whose leaf hashes the tiles hold.
+    #[test]
+    fn tiles_and_entry_bundles_are_read_by_a_third_party_client() {
+        use ledger_core::tiles::TilePath;
+        struct Reader<'a>(&'a Store, u64);
+        impl tlog_tiles::TileReader for Reader<'_> {
+            fn height(&self) -> u8 {
+                8
+            }
+            fn read_tiles(
+                &self,
+                tiles: &[tlog_tiles::Tile],
+            ) -> Result<Vec<Vec<u8>>, tlog_tiles::Error> {
+                Ok(tiles
+                    .iter()
+                    .map(|t| {
+                        let p = TilePath {
+                            level: Some(t.level()),
+                            n: t.level_index(),
+                            width: t.width() as u16,
+                        };
+                        self.0.tile_data(&p, self.1).unwrap()
+                    })
+                    .collect())
+            }
+            fn save_tiles(&self, _: &[tlog_tiles::Tile], _: &[Vec<u8>]) {}
+        }
+        let (_dir, _op, _t, store, _a) = big_ledger();
+        let roots = roots_from_entries(&store);
+        for size in [70u64, 256, 257, 65_536, 66_003] {
+            let root = tlog_tiles::Hash(roots[size as usize]);
+            let tiles = Reader(&store, size);
+            let r = tlog_tiles::TileHashReader::new(size, root, &tiles);
+            assert_eq!(
+                tlog_tiles::tree_hash(size, &r).unwrap(),
+                root,
+                "size {size}"
+            );
+            for m in [0, size / 2, size - 1] {
+                let p = tlog_tiles::prove_record(size, m, &r).unwrap();
+                let leaf =
+                    tlog_tiles::record_hash(&store.entry(m).unwrap().unwrap().encode_to_vec());
+                tlog_tiles::check_record(&p, size, root, m, leaf).unwrap();
+            }
+        }
+        // An entry bundle: the entries themselves, whose hashes are the level-0 tile's.
+        let size = 66_003;
+        let bundle = store
+            .tile_data(
+                &TilePath {
+                    level: None,
+                    n: 257,
+                    width: 211,
+                },
+                size,
+            )
+            .unwrap();
+        let hashes = store
+            .tile_data(
+                &TilePath {
+                    level: Some(0),
+                    n: 257,
+                    width: 211,
+                },
+                size,
+            )
+            .unwrap();
+        let mut at = 0;
+        let mut i = 0;
+        while at < bundle.len() {
+            let len = u16::from_be_bytes([bundle[at], bundle[at + 1]]) as usize;
+            let entry = &bundle[at + 2..at + 2 + len];
+            assert_eq!(&leaf_hash(entry)[..], &hashes[i * 32..(i + 1) * 32]);
+            let e = v1::ChainEntry::decode(entry).unwrap();
+            assert_eq!(e.index, 257 * 256 + i as u64);
+            at += 2 + len;
+            i += 1;
+        }
+        assert_eq!(i, 211);
+        // Beyond the tree: a full tile not yet full, a level above, a width past the end.
+        for t in [
+            TilePath {
+                level: Some(0),
+                n: 257,
+                width: 256,
+            },
+            TilePath {
+                level: Some(2),
+                n: 0,
+                width: 2,
+            },
+            TilePath {
+                level: None,
+                n: 257,
+                width: 212,
+            },
+        ] {
+            assert!(store.tile_data(&t, size).is_err(), "{}", t.path());
+        }
+        assert!(
+            store
+                .tile_data(
+                    &TilePath {
+                        level: Some(1),
+                        n: 0,
+                        width: 256
+                    },
+                    size
+                )
+                .is_ok()
+        );
+    }
+
     fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
         std::fs::create_dir_all(to).unwrap();
         for e in std::fs::read_dir(from).unwrap() {

@@ -278,6 +278,60 @@ impl Store {
         Ok(edge)
     }
 
+    /// A C2SP tlog-tiles resource of the tree of `size` entries (`size` ≤ the head's index + 1):
+    /// a hash tile (its hashes, 32 bytes each) or an entry bundle (each entry as a big-endian
+    /// `u16` length and its stored bytes). `Refused` for a tile beyond the tree, or a bundle
+    /// holding an entry longer than a `u16` length can say.
+    pub fn tile_data(
+        &self,
+        t: &ledger_core::tiles::TilePath,
+        size: u64,
+    ) -> Result<Vec<u8>, StoreError> {
+        self.check_size(size)?;
+        let beyond =
+            || StoreError::Refused(format!("{} is beyond the tree of {size} entries", t.path()));
+        let (first, end) = (t.first().ok_or_else(beyond)?, t.end().ok_or_else(beyond)?);
+        match t.level {
+            Some(level) => {
+                let count = size
+                    .checked_shr(TILE_HEIGHT * u32::from(level))
+                    .unwrap_or(0);
+                if end > count {
+                    return Err(beyond());
+                }
+                Ok(self.hashes().hashes(u32::from(level), first, end)?.concat())
+            }
+            None => {
+                if end > size {
+                    return Err(beyond());
+                }
+                let mut out = Vec::new();
+                let (mut order, chunks) = self.chunks(first, end - 1);
+                for c in chunks {
+                    let chunk = order.accept(c, |c| Ok(c.clone()), |c| c.record_count())?;
+                    chunk.each_entry_bytes(|index, bytes| {
+                        if index < first || index >= end {
+                            return Ok(());
+                        }
+                        let len = u16::try_from(bytes.len()).map_err(|_| {
+                            StoreError::Refused(format!(
+                                "entry {index} is {} bytes, more than an entry bundle can hold (65,535)",
+                                bytes.len()
+                            ))
+                        })?;
+                        out.extend_from_slice(&len.to_be_bytes());
+                        out.extend_from_slice(bytes);
+                        Ok(())
+                    })?;
+                    if order.expected() >= end {
+                        break;
+                    }
+                }
+                Ok(out)
+            }
+        }
+    }
+
     /// At a writer's start, after the tree is loaded: the latest checkpoint's tree root must be
     /// the root of the stored tree at its size (a damaged tile would otherwise give proofs that
     /// fail only at the client).
