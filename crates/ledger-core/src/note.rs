@@ -281,6 +281,167 @@ impl SignedNote {
     }
 }
 
+/// Signature type of an ed25519 cosignature (c2sp.org/tlog-cosignature, `cosignature/v1`).
+const COSIGNATURE_TYPE: u8 = 0x04;
+
+/// The key id of a witness's ed25519 cosigning key: `SHA-256(name ‖ "\n" ‖ 0x04 ‖ key)[..4]`.
+pub fn cosigner_key_id(name: &str, key: &VerifyingKey) -> [u8; 4] {
+    let mut h = Sha256::new();
+    h.update(name.as_bytes());
+    h.update(b"\n");
+    h.update([COSIGNATURE_TYPE]);
+    h.update(key.as_bytes());
+    let d = h.finalize();
+    [d[0], d[1], d[2], d[3]]
+}
+
+/// The message a `cosignature/v1` signs: two header lines and the checkpoint's note text.
+fn cosigned_message(text: &str, timestamp: u64) -> Vec<u8> {
+    format!("cosignature/v1\ntime {timestamp}\n{text}").into_bytes()
+}
+
+/// A witness's cosignature of a checkpoint text at `timestamp` (POSIX seconds): the signature
+/// line's content (key id, then the 8-byte big-endian timestamp and the ed25519 signature).
+pub fn cosign(
+    text: &str,
+    name: &str,
+    key: &SigningKey,
+    timestamp: u64,
+) -> Result<NoteSignature, NoteError> {
+    check_text(text)?;
+    if !valid_name(name) {
+        return Err(NoteError::Malformed(format!("bad key name {name:?}")));
+    }
+    if timestamp > i64::MAX as u64 {
+        return Err(NoteError::Malformed("timestamp past 2^63 - 1".into()));
+    }
+    let sig = key.sign(&cosigned_message(text, timestamp));
+    let mut bytes = timestamp.to_be_bytes().to_vec();
+    bytes.extend_from_slice(&sig.to_bytes());
+    Ok(NoteSignature {
+        name: name.to_string(),
+        key_id: cosigner_key_id(name, &key.verifying_key()),
+        signature: bytes,
+    })
+}
+
+impl SignedNote {
+    /// The timestamp of the valid cosignature of the witness `name` with `key`, if the note
+    /// carries one (lines of other names or key ids are ignored, as the signed-note rules say).
+    pub fn cosigned_by(&self, name: &str, key: &VerifyingKey) -> Result<u64, NoteError> {
+        let id = cosigner_key_id(name, key);
+        let line = self
+            .signatures
+            .iter()
+            .find(|s| s.name == name && s.key_id == id)
+            .ok_or_else(|| NoteError::Unsigned(name.to_string()))?;
+        let bad = || NoteError::BadSignature(name.to_string());
+        if line.signature.len() != 8 + 64 {
+            return Err(bad());
+        }
+        let timestamp = u64::from_be_bytes(line.signature[..8].try_into().expect("8 bytes"));
+        if timestamp > i64::MAX as u64 {
+            return Err(bad());
+        }
+        let sig = ed25519_dalek::Signature::from_slice(&line.signature[8..]).map_err(|_| bad())?;
+        key.verify_strict(&cosigned_message(&self.text, timestamp), &sig)
+            .map_err(|_| bad())?;
+        Ok(timestamp)
+    }
+
+    /// Add signature lines (a witness's answer), replacing any line of the same name and key id.
+    pub fn add_signatures(&mut self, lines: &[NoteSignature]) {
+        for l in lines {
+            self.signatures
+                .retain(|s| !(s.name == l.name && s.key_id == l.key_id));
+            self.signatures.push(l.clone());
+        }
+    }
+}
+
+/// Parse signature lines alone (a witness's answer to add-checkpoint).
+pub fn parse_signature_lines(text: &str) -> Result<Vec<NoteSignature>, NoteError> {
+    // The same rules as the lines of a note: borrow its parser with a one-line text.
+    let n = SignedNote::parse(&format!("x\n\n{text}"))?;
+    Ok(n.signatures)
+}
+
+/// The vkey of a witness's ed25519 cosigning key (`<name>+<hex key id>+<base64(0x04 ‖ key)>`).
+pub fn cosigner_vkey(name: &str, key: &VerifyingKey) -> String {
+    let mut k = vec![COSIGNATURE_TYPE];
+    k.extend_from_slice(key.as_bytes());
+    format!(
+        "{name}+{}+{}",
+        hex::encode(cosigner_key_id(name, key)),
+        B64.encode(k)
+    )
+}
+
+/// The body of a C2SP tlog-witness `add-checkpoint` request: the size the log says the witness
+/// last cosigned, the consistency proof from it, and the checkpoint note.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AddCheckpoint {
+    pub old_size: u64,
+    pub proof: Vec<TreeHash>,
+    pub checkpoint: String,
+}
+
+/// Most consistency proof lines a request may carry (tlog-witness).
+pub const MAX_PROOF_LINES: usize = 63;
+
+impl AddCheckpoint {
+    pub fn encode(&self) -> String {
+        let mut s = format!("old {}\n", self.old_size);
+        for h in &self.proof {
+            s.push_str(&B64.encode(h));
+            s.push('\n');
+        }
+        s.push('\n');
+        s.push_str(&self.checkpoint);
+        s
+    }
+
+    pub fn parse(body: &str) -> Result<AddCheckpoint, NoteError> {
+        let bad = |w: &str| NoteError::Malformed(format!("add-checkpoint: {w}"));
+        let (head, checkpoint) = body
+            .split_once("\n\n")
+            .ok_or_else(|| bad("no empty line before the checkpoint"))?;
+        let mut lines = head.split('\n');
+        let old = lines
+            .next()
+            .and_then(|l| l.strip_prefix("old "))
+            .ok_or_else(|| bad("the first line must be \"old <size>\""))?;
+        if old.is_empty()
+            || !old.bytes().all(|b| b.is_ascii_digit())
+            || (old.len() > 1 && old.starts_with('0'))
+        {
+            return Err(bad(
+                "the old size must be a decimal number without leading zeros",
+            ));
+        }
+        let old_size: u64 = old
+            .parse()
+            .map_err(|_| bad("the old size does not fit 64 bits"))?;
+        let mut proof = Vec::new();
+        for l in lines {
+            let h: TreeHash = B64
+                .decode(l)
+                .ok()
+                .and_then(|v| v.try_into().ok())
+                .ok_or_else(|| bad("a proof line is not a 32-byte hash in base64"))?;
+            proof.push(h);
+            if proof.len() > MAX_PROOF_LINES {
+                return Err(bad("more than 63 proof lines"));
+            }
+        }
+        Ok(AddCheckpoint {
+            old_size,
+            proof,
+            checkpoint: checkpoint.to_string(),
+        })
+    }
+}
+
 fn check_text(text: &str) -> Result<(), NoteError> {
     if !text.ends_with('\n') {
         return Err(NoteError::Malformed(
@@ -393,6 +554,91 @@ mod tests {
         assert!(SignedNote::sign("no newline", &name, &k).is_err());
         assert!(SignedNote::sign("a\n", "a name", &k).is_err());
         assert!(SignedNote::sign("a\n", "a+b", &k).is_err());
+    }
+
+    /// A witness's cosignature: made over "cosignature/v1", its time and the note text; it
+    /// verifies with the witness's key and name only, and any change is refused.
+    #[test]
+    fn cosignatures_bind_the_time_and_the_text() {
+        let log = key(1);
+        let witness = key(7);
+        let name = origin_of("casino-lisboa");
+        let mut n = SignedNote::sign(&sample().text(), &name, &log).unwrap();
+        let line = cosign(&n.text, "inspectorate.pt/w1", &witness, 1_764_000_000).unwrap();
+        assert_eq!(line.signature.len(), 72);
+        let lines = parse_signature_lines(&format!(
+            "\u{2014} {} {}\n",
+            line.name,
+            B64.encode([line.key_id.to_vec(), line.signature.clone()].concat())
+        ))
+        .unwrap();
+        assert_eq!(lines, vec![line.clone()]);
+        n.add_signatures(&lines);
+        n.add_signatures(&lines);
+        assert_eq!(n.signatures.len(), 2, "one line per name and key");
+        let back = SignedNote::parse(&n.encode()).unwrap();
+        let wk = witness.verifying_key();
+        assert_eq!(
+            back.cosigned_by("inspectorate.pt/w1", &wk),
+            Ok(1_764_000_000)
+        );
+        back.verify(&name, &log.verifying_key()).unwrap();
+        // Another witness key or name; a changed time; a changed text.
+        assert!(
+            back.cosigned_by("inspectorate.pt/w1", &key(8).verifying_key())
+                .is_err()
+        );
+        assert!(back.cosigned_by("inspectorate.pt/w2", &wk).is_err());
+        let mut t = back.clone();
+        t.signatures[1].signature[7] ^= 1;
+        assert!(t.cosigned_by("inspectorate.pt/w1", &wk).is_err());
+        let mut t = back.clone();
+        t.text = t.text.replacen("1234", "1235", 1);
+        assert!(t.cosigned_by("inspectorate.pt/w1", &wk).is_err());
+        // The log's own signature is not a cosignature (another type byte, another message).
+        assert!(back.cosigned_by(&name, &log.verifying_key()).is_err());
+        let v = cosigner_vkey("w", &wk);
+        let parts: Vec<&str> = v.split('+').collect();
+        assert_eq!(parts[1], hex::encode(cosigner_key_id("w", &wk)));
+        assert_eq!(
+            B64.decode(parts[2]).unwrap(),
+            [&[4u8][..], wk.as_bytes()].concat()
+        );
+    }
+
+    #[test]
+    fn add_checkpoint_requests_round_trip_and_refuse_malformed_bodies() {
+        let note = SignedNote::sign(&sample().text(), "casino-ledger/casino-lisboa", &key(1))
+            .unwrap()
+            .encode();
+        let r = AddCheckpoint {
+            old_size: 20,
+            proof: vec![[1; 32], [2; 32]],
+            checkpoint: note.clone(),
+        };
+        let body = r.encode();
+        assert!(body.starts_with("old 20\n"));
+        assert_eq!(AddCheckpoint::parse(&body).unwrap(), r);
+        let zero = AddCheckpoint {
+            old_size: 0,
+            proof: vec![],
+            checkpoint: note.clone(),
+        };
+        assert!(zero.encode().starts_with("old 0\n\n"));
+        assert_eq!(AddCheckpoint::parse(&zero.encode()).unwrap(), zero);
+        for bad in [
+            format!("old 020\n\n{note}"),
+            format!("old -1\n\n{note}"),
+            format!("new 2\n\n{note}"),
+            format!("old 2\nAAAA\n\n{note}"),
+            format!("old 2\n{note}"),
+            format!(
+                "old 2\n{}\n{note}",
+                format!("{}\n", B64.encode([0u8; 32])).repeat(64)
+            ),
+        ] {
+            assert!(AddCheckpoint::parse(&bad).is_err(), "{bad:?}");
+        }
     }
 
     /// The key id and the vkey format follow the C2SP example computed by hand: SHA-256 over
