@@ -30,6 +30,7 @@ mod status;
 mod tail;
 mod trust;
 mod verify;
+mod witness;
 
 use clap::{Parser, Subcommand};
 
@@ -113,6 +114,9 @@ enum Command {
     Prove(prove::Command),
     /// Check a proof file offline against the ledger's public key.
     VerifyProof(prove::VerifyArgs),
+    /// Run a C2SP tlog-witness that cosigns the checkpoints of the ledgers it is given.
+    #[command(subcommand)]
+    Witness(witness::Command),
     /// Run a simulated casino session against an embedded ledger, then verify it.
     Demo(demo::Args),
     /// Load test: stream pre-signed events over N concurrent streams; report events/s,
@@ -177,6 +181,7 @@ fn main() {
         Command::Status(a) => common::runtime().and_then(|rt| rt.block_on(status::run(a, json))),
         Command::Prove(c) => common::runtime().and_then(|rt| rt.block_on(prove::run(c, json))),
         Command::VerifyProof(a) => prove::verify(a, json),
+        Command::Witness(c) => common::runtime().and_then(|rt| rt.block_on(witness::run(c))),
         Command::Demo(a) => common::runtime().and_then(|rt| rt.block_on(demo::run(a, json))),
         Command::Bench(a) => bench::runtime(&a).and_then(|rt| rt.block_on(bench::run(a, json))),
         Command::DiskCheck(a) => disk_check::run(a, json),

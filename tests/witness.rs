@@ -1,0 +1,290 @@
+//! End-to-end: `ledgerctl witness serve` (C2SP tlog-witness) cosigns a real ledger's
+//! checkpoints only along a consistent history: the first one, then each newer one with a
+//! consistency proof from the last; every refusal with the protocol's status; and the attack
+//! the witness exists for, a history rewritten by someone holding the ledger's key, refused.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, Command, Stdio};
+
+use e2e::*;
+use ledger_core::ed25519_dalek::SigningKey;
+use ledger_core::note::{self, CheckpointText, SignedNote};
+
+struct Witness {
+    child: Child,
+    addr: String,
+    key: ledger_core::ed25519_dalek::VerifyingKey,
+}
+
+impl Drop for Witness {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+const NAME: &str = "inspectorate.test/w1";
+
+fn start_witness(dir: &std::path::Path, ledger_key: &str) -> Witness {
+    let base = dir.join("witness");
+    let (code, out, err) = ledgerctl(&["keygen", "--out", base.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let key = ledger_agent::keys::read_secret(&base.with_extension("key")).unwrap();
+    let mut child = Command::new(bin("ledgerctl"))
+        .args([
+            "witness",
+            "serve",
+            "--name",
+            NAME,
+            "--key",
+            base.with_extension("key").to_str().unwrap(),
+            "--log",
+            &format!("casino-ledger/e2e={ledger_key}"),
+            "--state",
+            dir.join("witness-state").to_str().unwrap(),
+            "--listen",
+            "127.0.0.1:0",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.as_mut().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .split_whitespace()
+        .skip_while(|w| *w != "on")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_string();
+    assert!(
+        line.contains(&note::cosigner_vkey(NAME, &key.verifying_key())),
+        "{line}"
+    );
+    Witness {
+        child,
+        addr,
+        key: key.verifying_key(),
+    }
+}
+
+/// POST /add-checkpoint: (status, content type, body).
+fn post(addr: &str, body: &str) -> (u16, String, String) {
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "POST /add-checkpoint HTTP/1.1\r\nHost: {addr}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    let (head, body) = out.split_once("\r\n\r\n").unwrap();
+    let status = head.split_whitespace().nth(1).unwrap().parse().unwrap();
+    let ct = head
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("content-type: ")
+                .map(str::to_string)
+        })
+        .unwrap_or_default();
+    (status, ct, body.to_string())
+}
+
+/// A checkpoint of the ledger at `url`, asked by a client that keeps what it verified in
+/// `state` (the insider's fork below gets a client of its own: a client of the real ledger
+/// would refuse it, see tests/proofs.rs).
+fn checkpoint_note(url: &str, state: &std::path::Path) -> String {
+    let out = Command::new(bin("ledgerctl"))
+        .args(["checkpoint", "--server", url, "--json"])
+        .envs(tls_env("e2e-admin"))
+        .env("LEDGER_STATE_DIR", state)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_str(text.trim()).unwrap();
+    v["note"].as_str().unwrap().to_string()
+}
+
+fn size_of(n: &str) -> u64 {
+    CheckpointText::parse(&SignedNote::parse(n).unwrap().text)
+        .unwrap()
+        .size
+}
+
+/// The consistency proof from the tree of `from` (a note) to the ledger's latest checkpoint:
+/// (the newer note, the proof hashes in base64).
+fn consistency(dir: &std::path::Path, url: &str, from: &str) -> (String, Vec<String>) {
+    let held = dir.join("held.note");
+    std::fs::write(&held, from).unwrap();
+    let out_file = dir.join("consistency.json");
+    let (code, out, err) = ledgerctl_as(
+        "e2e-admin",
+        &[
+            "prove",
+            "consistency",
+            "--server",
+            url,
+            "--from-note",
+            held.to_str().unwrap(),
+            "--out",
+            out_file.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out_file).unwrap()).unwrap();
+    (
+        v["checkpoint"].as_str().unwrap().to_string(),
+        v["hashes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h.as_str().unwrap().to_string())
+            .collect(),
+    )
+}
+
+fn body(old: u64, proof: &[String], note: &str) -> String {
+    let mut b = format!("old {old}\n");
+    for h in proof {
+        b.push_str(h);
+        b.push('\n');
+    }
+    b.push('\n');
+    b + note
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), dest).unwrap();
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_witness_cosigns_a_consistent_history_and_refuses_a_rewritten_one() {
+    let dir = tempdir();
+    let cfg = write_config(dir.path(), "[checkpoint]\ninterval_secs = 0\n");
+    let data = dir.path().join("data");
+    let l = Ledgerd::start(&data, &cfg, "127.0.0.1:0");
+    let url = l.url();
+    let ledger_key = l.ledger_key.clone();
+    let w = start_witness(dir.path(), &ledger_key);
+    let mut t = register(&url, 1, &[table("table-1", "T1")]).await.remove(0);
+    submit(
+        &url,
+        &(1..=40)
+            .map(|n| t.sign(now_ms(), bet("T1", "r", n)))
+            .collect::<Vec<_>>(),
+    )
+    .await;
+    let state = dir.path().join("client");
+    let n1 = checkpoint_note(&url, &state);
+
+    // First contact: old 0, no proof; the answer is a cosignature over the note.
+    let (status, _, answer) = post(&w.addr, &body(0, &[], &n1));
+    assert_eq!(status, 200, "{answer}");
+    let mut cosigned = SignedNote::parse(&n1).unwrap();
+    cosigned.add_signatures(&note::parse_signature_lines(&answer).unwrap());
+    let ts = cosigned.cosigned_by(NAME, &w.key).unwrap();
+    assert!(ts > 1_700_000_000);
+    // Again from 0: the witness holds n1's size now.
+    let (status, ct, answer) = post(&w.addr, &body(0, &[], &n1));
+    assert_eq!(
+        (status, ct.as_str(), answer.clone()),
+        (409, "text/x.tlog.size", format!("{}\n", size_of(&n1)))
+    );
+    // The same checkpoint again is cosigned again (same size, same root).
+    assert_eq!(post(&w.addr, &body(size_of(&n1), &[], &n1)).0, 200);
+
+    // Stop; keep a copy (its key included) for the insider; the ledger grows.
+    l.stop();
+    let fork = dir.path().join("fork");
+    copy_dir(&data, &fork);
+    let l = Ledgerd::start(&data, &cfg, "127.0.0.1:0");
+    let url = l.url();
+    submit(
+        &url,
+        &(41..=90)
+            .map(|n| t.sign(now_ms(), bet("T1", "r", n)))
+            .collect::<Vec<_>>(),
+    )
+    .await;
+    checkpoint_note(&url, &state);
+    let (n2, proof) = consistency(dir.path(), &url, &n1);
+    assert!(size_of(&n2) > size_of(&n1));
+    // A damaged proof: 422, kept as evidence; the right one: 200.
+    let mut bad = proof.clone();
+    bad[0] = format!(
+        "{}{}",
+        if bad[0].starts_with('A') { "B" } else { "A" },
+        &bad[0][1..]
+    );
+    assert_eq!(post(&w.addr, &body(size_of(&n1), &bad, &n2)).0, 422);
+    assert!(
+        std::fs::read_dir(dir.path().join("witness-state/refused"))
+            .unwrap()
+            .count()
+            >= 1
+    );
+    let (status, _, answer) = post(&w.addr, &body(size_of(&n1), &proof, &n2));
+    assert_eq!(status, 200, "{answer}");
+    l.stop();
+
+    // The insider: the copy, its key, other events, a checkpoint past n2 with a valid proof of
+    // its own history from n1's size. The witness holds n2: the fork must prove consistency
+    // from n2's size, which it cannot.
+    let f = Ledgerd::start(&fork, &cfg, "127.0.0.1:0");
+    let furl = f.url();
+    let mut t2 = ledger_agent::DeviceSigner::new("table-1", t.key().clone(), 41);
+    submit(
+        &furl,
+        &(41..=200)
+            .map(|n| t2.sign(now_ms(), bet("T1", "forked", n)))
+            .collect::<Vec<_>>(),
+    )
+    .await;
+    checkpoint_note(&furl, &dir.path().join("insider"));
+    let (n3, _) = consistency(dir.path(), &furl, &n1);
+    let fork_note_at_n2_size = {
+        // The fork's own proof from the witness's size: valid for the fork's tree, not for n2.
+        let mut held = SignedNote::parse(&n2).unwrap();
+        held.signatures.truncate(1);
+        held.encode()
+    };
+    let (n3b, proof_from_n2) = consistency(dir.path(), &furl, &fork_note_at_n2_size);
+    assert_eq!(n3, n3b);
+    let (status, _, answer) = post(&w.addr, &body(size_of(&n2), &proof_from_n2, &n3));
+    assert_eq!(status, 422, "the rewritten history was cosigned: {answer}");
+    f.stop();
+
+    // Unknown origins, signatures by another key, malformed bodies.
+    let stranger = SigningKey::from_bytes(&[9; 32]);
+    let text = SignedNote::parse(&n2).unwrap().text;
+    let forged = SignedNote::sign(&text, "casino-ledger/e2e", &stranger)
+        .unwrap()
+        .encode();
+    assert_eq!(post(&w.addr, &body(size_of(&n2), &[], &forged)).0, 403);
+    let other_text = text.replacen("casino-ledger/e2e", "casino-ledger/porto", 1);
+    let other = SignedNote::sign(&other_text, "casino-ledger/porto", &stranger)
+        .unwrap()
+        .encode();
+    assert_eq!(post(&w.addr, &body(0, &[], &other)).0, 404);
+    assert_eq!(post(&w.addr, &format!("old 01\n\n{n2}")).0, 400);
+    assert_eq!(post(&w.addr, &body(size_of(&n2) + 1, &[], &n2)).0, 400);
+}
