@@ -113,7 +113,7 @@ async fn checkpoints_on_request_are_rate_limited_and_cover_every_caller() {
     assert_eq!(list(&mut c, u64::MAX).await, Vec::<u64>::new());
     // The latest is the shared one.
     assert_eq!(
-        c.get_latest(v1::GetCheckpointRequest {})
+        c.get_latest(v1::GetCheckpointRequest::default())
             .await
             .unwrap()
             .into_inner(),

@@ -288,3 +288,71 @@ async fn a_witness_cosigns_a_consistent_history_and_refuses_a_rewritten_one() {
     assert_eq!(post(&w.addr, &format!("old 01\n\n{n2}")).0, 400);
     assert_eq!(post(&w.addr, &body(size_of(&n2) + 1, &[], &n2)).0, 400);
 }
+
+/// ledgerd submits each checkpoint to its configured witness and serves the cosignature in the
+/// checkpoint's note; `GetLatest` with `cosigned` gives the newest checkpoint its policy counts
+/// as cosigned.
+#[tokio::test]
+async fn ledgerd_gets_its_checkpoints_cosigned() {
+    use ledger_core::proto::{self as v1, checkpoints_client::CheckpointsClient};
+    let dir = tempdir();
+    let data = dir.path().join("data");
+    let plain = write_config(dir.path(), "[checkpoint]\ninterval_secs = 0\n");
+    let l = Ledgerd::start(&data, &plain, "127.0.0.1:0");
+    let ledger_key = l.ledger_key.clone();
+    l.stop();
+    let w = start_witness(dir.path(), &ledger_key);
+    let witness_pub = hex::encode(w.key.as_bytes());
+    let cfg_dir = dir.path().join("with-witness");
+    std::fs::create_dir_all(&cfg_dir).unwrap();
+    let cfg = write_config(
+        &cfg_dir,
+        &format!(
+            "[checkpoint]\ninterval_secs = 0\nwitnesses_required = 1\n\n[[witnesses]]\nname = \"{NAME}\"\nurl = \"http://{}\"\npublic_key = \"{witness_pub}\"\n",
+            w.addr
+        ),
+    );
+    let l = Ledgerd::start(&data, &cfg, "127.0.0.1:0");
+    let url = l.url();
+    let mut t = register(&url, 1, &[table("table-1", "T1")]).await.remove(0);
+    for round in 0..2u64 {
+        submit(
+            &url,
+            &(1..=30)
+                .map(|n| t.sign(now_ms(), bet("T1", "r", round * 100 + n)))
+                .collect::<Vec<_>>(),
+        )
+        .await;
+        let n = checkpoint_note(&url, &dir.path().join("client"));
+        let size = size_of(&n);
+        let mut c = CheckpointsClient::new(ledger_agent::connect(&url).await.unwrap());
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        let cosigned = loop {
+            let cp = c
+                .get_latest(v1::GetCheckpointRequest { cosigned: true })
+                .await
+                .map(|r| r.into_inner());
+            if let Ok(cp) = cp
+                && size_of(&cp.note) == size
+            {
+                break cp;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "not cosigned in time: {}",
+                l.stderr_text()
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        };
+        let note = SignedNote::parse(&cosigned.note).unwrap();
+        note.cosigned_by(NAME, &w.key).unwrap();
+        // The same cosignature in the latest checkpoint's note.
+        let latest = c
+            .get_latest(v1::GetCheckpointRequest::default())
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(latest.note, cosigned.note);
+    }
+    l.stop();
+}

@@ -16,7 +16,9 @@
 
 use std::sync::{Arc, RwLock};
 
+use ed25519_dalek::VerifyingKey;
 use ledger_core::merkle::{self, Hashes, TILE_HEIGHT, TILE_WIDTH, TreeHash};
+use ledger_core::proto as v1;
 
 use crate::StoreError;
 use crate::store::Store;
@@ -24,6 +26,18 @@ use crate::store::Store;
 /// Key prefix of the stored tiles; after the entries (`E`) and the findings (`F`): tiles are
 /// written once per 65,536 entries, never with every group.
 pub(crate) const P_TILE: u8 = b'T';
+
+/// Key prefix of witnesses' cosignatures of checkpoints (`W` ‖ u64be number ‖ witness name →
+/// key id ‖ signature): attached to a checkpoint's note when it is read, the checkpoint itself
+/// unchanged.
+pub(crate) const P_COSIGNATURE: u8 = b'W';
+
+fn cosignature_key(number: u64, name: &str) -> Vec<u8> {
+    let mut k = vec![P_COSIGNATURE];
+    k.extend_from_slice(&number.to_be_bytes());
+    k.extend_from_slice(name.as_bytes());
+    k
+}
 
 pub(crate) fn tile_key(level: u32, n: u64) -> [u8; 10] {
     let mut k = [0u8; 10];
@@ -330,6 +344,88 @@ impl Store {
                 Ok(out)
             }
         }
+    }
+
+    /// Keep a witness's cosignature of checkpoint `number` (checked by the caller). Synced.
+    pub fn add_cosignature(
+        &self,
+        number: u64,
+        line: &ledger_core::note::NoteSignature,
+    ) -> Result<(), StoreError> {
+        let mut v = line.key_id.to_vec();
+        v.extend_from_slice(&line.signature);
+        self.tree.insert(cosignature_key(number, &line.name), v)?;
+        self.sync()
+    }
+
+    /// The cosignatures kept of checkpoint `number`.
+    pub fn cosignatures(
+        &self,
+        number: u64,
+    ) -> Result<Vec<ledger_core::note::NoteSignature>, StoreError> {
+        let prefix = cosignature_key(number, "");
+        let mut out = Vec::new();
+        for r in self.tree.scan_prefix(&prefix) {
+            let (k, v) = r?;
+            let name = String::from_utf8(k[prefix.len()..].to_vec()).map_err(|_| {
+                StoreError::Corrupt("a cosignature's witness name is not UTF-8".into())
+            })?;
+            if v.len() < 5 {
+                return Err(StoreError::Corrupt(format!(
+                    "cosignature of {name} is too short"
+                )));
+            }
+            out.push(ledger_core::note::NoteSignature {
+                name,
+                key_id: [v[0], v[1], v[2], v[3]],
+                signature: v[4..].to_vec(),
+            });
+        }
+        Ok(out)
+    }
+
+    /// `cp` with the cosignatures kept of it added to its note.
+    pub fn with_cosignatures(&self, mut cp: v1::Checkpoint) -> Result<v1::Checkpoint, StoreError> {
+        if cp.note.is_empty() {
+            return Ok(cp);
+        }
+        let info = ledger_core::record::check_checkpoint(&cp, None)
+            .map_err(|e| StoreError::Corrupt(format!("checkpoint: {e}")))?;
+        let lines = self.cosignatures(info.number)?;
+        if lines.is_empty() {
+            return Ok(cp);
+        }
+        let mut n = ledger_core::note::SignedNote::parse(&cp.note)
+            .map_err(|e| StoreError::Corrupt(format!("checkpoint note: {e}")))?;
+        n.add_signatures(&lines);
+        cp.note = n.encode();
+        Ok(cp)
+    }
+
+    /// The newest checkpoint cosigned by at least `required` of `witnesses` (name, key), with
+    /// its cosignatures.
+    pub fn latest_cosigned(
+        &self,
+        witnesses: &[(String, VerifyingKey)],
+        required: usize,
+    ) -> Result<Option<v1::Checkpoint>, StoreError> {
+        let cps = self.checkpoints()?;
+        for cp in cps.into_iter().rev() {
+            let cp = self.with_cosignatures(cp)?;
+            if cp.note.is_empty() {
+                return Ok(None);
+            }
+            let n = ledger_core::note::SignedNote::parse(&cp.note)
+                .map_err(|e| StoreError::Corrupt(format!("checkpoint note: {e}")))?;
+            let count = witnesses
+                .iter()
+                .filter(|(name, key)| n.cosigned_by(name, key).is_ok())
+                .count();
+            if count >= required {
+                return Ok(Some(cp));
+            }
+        }
+        Ok(None)
     }
 
     /// At a writer's start, after the tree is loaded: the latest checkpoint's tree root must be

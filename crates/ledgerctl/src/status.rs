@@ -23,7 +23,7 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
         .await?
         .map(|s| crate::ingest_stats::Span::since_start(&s));
     let cp = CheckpointsClient::new(ch)
-        .get_latest(v1::GetCheckpointRequest {})
+        .get_latest(v1::GetCheckpointRequest::default())
         .await
         .ok()
         .map(|r| crate::checkpoint::checkpoint_json(&r.into_inner()));

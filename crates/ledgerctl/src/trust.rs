@@ -237,7 +237,7 @@ pub async fn advance(
 /// The latest checkpoint of the ledger at `ch`, advanced to as [`advance`] does.
 pub async fn latest(ch: Channel, pinned: Option<VerifyingKey>) -> anyhow::Result<Advanced> {
     let cp = CheckpointsClient::new(ch.clone())
-        .get_latest(v1::GetCheckpointRequest {})
+        .get_latest(v1::GetCheckpointRequest::default())
         .await
         .context("asking for the latest checkpoint")?
         .into_inner();

@@ -41,6 +41,8 @@ pub struct Config {
     pub tls: Tls,
     /// Who may connect: TLS client certificates (by public key) with their role and casinos.
     pub clients: Vec<ClientEntry>,
+    /// Witnesses that cosign each checkpoint (C2SP tlog-witness); none by default.
+    pub witnesses: Vec<WitnessEntry>,
     pub ingest: Ingest,
     pub checkpoint: Checkpoint,
     pub store: StoreSection,
@@ -48,6 +50,18 @@ pub struct Config {
     pub audit: AuditSection,
     pub metrics: Metrics,
     pub log: Log,
+}
+
+/// A witness ledgerd submits its checkpoints to (`crate::witnesses`).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct WitnessEntry {
+    /// Its key name, as its cosignatures carry it (e.g. "inspectorate.example/w1").
+    pub name: String,
+    /// Its submission prefix: `http://host:port` (POST <url>/add-checkpoint).
+    pub url: String,
+    /// Its ed25519 public key (64 hex digits).
+    pub public_key: String,
 }
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -180,6 +194,11 @@ pub struct Checkpoint {
     /// client may ask; requests within it wait and share the next one, which still covers every
     /// entry acknowledged before each request. 0 = no limit (0..=3600000).
     pub request_interval_ms: u64,
+    /// How many of the [[witnesses]] must cosign a checkpoint for it to count as cosigned
+    /// (`GetLatest` with `cosigned`); 0 = all of them.
+    pub witnesses_required: usize,
+    /// How long to wait for a witness's answer, ms (1..=600000).
+    pub witness_timeout_ms: u64,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -279,6 +298,7 @@ impl Default for Config {
             principals: Vec::new(),
             tls: Tls::default(),
             clients: Vec::new(),
+            witnesses: Vec::new(),
             ingest: Ingest::default(),
             checkpoint: Checkpoint::default(),
             store: StoreSection::default(),
@@ -318,6 +338,8 @@ impl Default for Checkpoint {
         Checkpoint {
             interval_secs: 60,
             request_interval_ms: 1000,
+            witnesses_required: 0,
+            witness_timeout_ms: 5000,
         }
     }
 }
@@ -428,6 +450,33 @@ impl Config {
     /// Check values that TOML types cannot.
     pub fn validate(&self) -> Result<(), ConfigError> {
         let bad = |m: String| Err(ConfigError::Invalid(m));
+        if self.checkpoint.witnesses_required > self.witnesses.len() {
+            return bad(format!(
+                "checkpoint.witnesses_required = {}: only {} [[witnesses]] are configured",
+                self.checkpoint.witnesses_required,
+                self.witnesses.len()
+            ));
+        }
+        if !(1..=600_000).contains(&self.checkpoint.witness_timeout_ms) {
+            return bad("checkpoint.witness_timeout_ms must be 1..=600000".into());
+        }
+        for w in &self.witnesses {
+            if w.name.is_empty() || w.name.contains(char::is_whitespace) || w.name.contains('+') {
+                return bad(format!(
+                    "[[witnesses]] name {:?}: a key name has no spaces or '+'",
+                    w.name
+                ));
+            }
+            ledger_core::signing::parse_public_key_hex(&w.public_key).map_err(|e| {
+                ConfigError::Invalid(format!("[[witnesses]] {} public_key: {e}", w.name))
+            })?;
+            if !w.url.starts_with("http://") {
+                return bad(format!(
+                    "[[witnesses]] {} url {:?}: must be http://host:port (the protocol authenticates checkpoints; reach a witness behind TLS through a local proxy)",
+                    w.name, w.url
+                ));
+            }
+        }
         if self.ingest.max_body_bytes == 0 || self.ingest.max_body_bytes > 65536 {
             return bad(format!(
                 "ingest.max_body_bytes = {}: must be 1..=65536 (larger pages would go to sled blob files)",
@@ -893,6 +942,11 @@ mod tests {
                 role: "admin".into(),
                 casinos: vec!["c".into()],
                 fingerprint: "00".into(),
+            }],
+            witnesses: vec![WitnessEntry {
+                name: "w".into(),
+                url: "http://127.0.0.1:1".into(),
+                public_key: "00".into(),
             }],
             ..Config::default()
         };

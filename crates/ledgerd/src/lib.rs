@@ -25,6 +25,7 @@ pub mod reply;
 pub mod service;
 pub mod stats;
 pub mod tls;
+pub mod witnesses;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -272,11 +273,18 @@ async fn serve(
     health
         .set_serving::<ledger_proto::v1::proofs_server::ProofsServer<proofs::ProofService>>()
         .await;
-    let checkpoints = CheckpointsServer::new(service::CheckpointService::new(
+    let mut checkpoint_service = service::CheckpointService::new(
         ledger.clone(),
         entry_streams,
         Duration::from_millis(cfg.checkpoint.request_interval_ms),
-    ));
+    );
+    for w in &cfg.witnesses {
+        let key = ledger_core::signing::parse_public_key_hex(&w.public_key)
+            .map_err(|e| anyhow::anyhow!("[[witnesses]] {}: {e}", w.name))?;
+        checkpoint_service.witnesses.push((w.name.clone(), key));
+    }
+    checkpoint_service.witnesses_required = cfg.checkpoint.witnesses_required;
+    let checkpoints = CheckpointsServer::new(checkpoint_service);
 
     // The live audit and its services.
     let live = if cfg.audit.enabled {
@@ -403,6 +411,22 @@ async fn serve(
         None => Box::pin(router.serve_with_incoming_shutdown(incoming, stopped)),
     };
     let mut server = tokio::spawn(server);
+    // Each new checkpoint to the witnesses, if any are configured.
+    let witness_task = if cfg.witnesses.is_empty() {
+        None
+    } else {
+        let mut ws = Vec::new();
+        for w in &cfg.witnesses {
+            let key = ledger_core::signing::parse_public_key_hex(&w.public_key)
+                .map_err(|e| anyhow::anyhow!("[[witnesses]] {}: {e}", w.name))?;
+            ws.push(witnesses::Witness::new(&w.name, &w.url, key).map_err(|e| anyhow::anyhow!(e))?);
+        }
+        Some(tokio::spawn(witnesses::run(
+            ledger.store().clone(),
+            ws,
+            Duration::from_millis(cfg.checkpoint.witness_timeout_ms),
+        )))
+    };
     let mut fatal = ledger.fatal();
     let fatal_msg = tokio::select! {
         _ = shutdown => None,
@@ -428,6 +452,9 @@ async fn serve(
         }
     }
     for t in [periodic, metrics].into_iter().flatten() {
+        t.abort();
+    }
+    if let Some(t) = witness_task {
         t.abort();
     }
     if let Some(a) = live {

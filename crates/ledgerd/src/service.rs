@@ -647,6 +647,9 @@ pub struct CheckpointService {
     /// The last checkpoint signed on request, and when it was asked of the pipeline. Held while
     /// a request waits its turn and signs, so requests are served one after another.
     pub requested: tokio::sync::Mutex<Option<(std::time::Instant, v1::Checkpoint)>>,
+    /// The configured witnesses (name, key) and how many must cosign (`cosigned` requests).
+    pub witnesses: Vec<(String, ed25519_dalek::VerifyingKey)>,
+    pub witnesses_required: usize,
 }
 
 impl CheckpointService {
@@ -661,6 +664,8 @@ impl CheckpointService {
             entry_streams,
             request_interval,
             requested: tokio::sync::Mutex::new(None),
+            witnesses: Vec::new(),
+            witnesses_required: 0,
         }
     }
 
@@ -691,10 +696,35 @@ impl Checkpoints for CheckpointService {
 
     async fn get_latest(
         &self,
-        _: Request<v1::GetCheckpointRequest>,
+        req: Request<v1::GetCheckpointRequest>,
     ) -> Result<Response<v1::Checkpoint>, Status> {
+        let store = self.ledger.store().clone();
+        if req.into_inner().cosigned {
+            if self.witnesses.is_empty() {
+                return Err(Status::failed_precondition(
+                    "this ledger has no witnesses configured",
+                ));
+            }
+            let (ws, k) = (self.witnesses.clone(), self.witnesses_required);
+            let k = if k == 0 { ws.len() } else { k };
+            let cp = tokio::task::spawn_blocking(move || store.latest_cosigned(&ws, k))
+                .await
+                .map_err(|e| Status::internal(format!("checkpoint read failed: {e}")))?
+                .map_err(store_err)?;
+            return cp.map(Response::new).ok_or_else(|| {
+                Status::not_found(format!(
+                    "no checkpoint cosigned by {k} of the witnesses yet"
+                ))
+            });
+        }
         match self.latest().await? {
-            Some((cp, _)) => Ok(Response::new(cp)),
+            Some((cp, _)) => {
+                let cp = tokio::task::spawn_blocking(move || store.with_cosignatures(cp))
+                    .await
+                    .map_err(|e| Status::internal(format!("checkpoint read failed: {e}")))?
+                    .map_err(store_err)?;
+                Ok(Response::new(cp))
+            }
             None => Err(Status::not_found("no checkpoint yet")),
         }
     }
@@ -740,7 +770,9 @@ impl Checkpoints for CheckpointService {
         tokio::task::spawn_blocking(move || {
             let _room = room;
             for cp in store.checkpoints_after(after) {
-                let item = cp.map_err(store_err);
+                let item = cp
+                    .and_then(|cp| store.with_cosignatures(cp))
+                    .map_err(store_err);
                 let stop = item.is_err();
                 if tx.blocking_send(item).is_err() || stop {
                     return;
