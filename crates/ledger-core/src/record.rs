@@ -7,7 +7,8 @@ use prost::Message;
 
 use crate::hashing::{Hash32, entry_hash, record_hash};
 use crate::signing::{
-    CHECKPOINT_DOMAIN, LEDGER_RECORD_DOMAIN, parse_public_key, parse_signature, sign, verify_strict,
+    CHECKPOINT_DOMAIN, LEDGER_RECORD_DOMAIN, LedgerSigner, parse_public_key, parse_signature,
+    try_sign, verify_strict,
 };
 
 /// Entry format version written by this code.
@@ -69,13 +70,25 @@ pub fn sign_ledger_record(
     created_at_ms: i64,
     record: Record,
 ) -> (Vec<u8>, Vec<u8>) {
+    match try_sign_ledger_record(key, created_at_ms, record) {
+        Ok(signed) => signed,
+        Err(never) => match never {},
+    }
+}
+
+/// [`sign_ledger_record`] with any [`LedgerSigner`] (one in a hardware module may fail).
+pub fn try_sign_ledger_record<S: LedgerSigner + ?Sized>(
+    key: &S,
+    created_at_ms: i64,
+    record: Record,
+) -> Result<(Vec<u8>, Vec<u8>), S::Error> {
     let body = v1::LedgerRecordBody {
         created_at_ms,
         record: Some(record),
     }
     .encode_to_vec();
-    let sig = sign(key, LEDGER_RECORD_DOMAIN, &body);
-    (body, sig.to_bytes().to_vec())
+    let sig = try_sign(key, LEDGER_RECORD_DOMAIN, &body)?;
+    Ok((body, sig.to_bytes().to_vec()))
 }
 
 /// Decode a ledger record body.
@@ -110,17 +123,32 @@ pub fn sign_checkpoint(
     created_at_ms: i64,
     reason: &str,
 ) -> v1::Checkpoint {
+    match try_sign_checkpoint(key, number, index, head_hash, created_at_ms, reason) {
+        Ok(cp) => cp,
+        Err(never) => match never {},
+    }
+}
+
+/// [`sign_checkpoint`] with any [`LedgerSigner`] (one in a hardware module may fail).
+pub fn try_sign_checkpoint<S: LedgerSigner + ?Sized>(
+    key: &S,
+    number: u64,
+    index: u64,
+    head_hash: &Hash32,
+    created_at_ms: i64,
+    reason: &str,
+) -> Result<v1::Checkpoint, S::Error> {
     let body = v1::CheckpointBody {
         number,
         index,
         head_hash: head_hash.to_vec(),
         created_at_ms,
-        ledger_public_key: key.verifying_key().as_bytes().to_vec(),
+        ledger_public_key: key.public_key().as_bytes().to_vec(),
         reason: reason.to_string(),
     }
     .encode_to_vec();
-    let signature = sign(key, CHECKPOINT_DOMAIN, &body).to_bytes().to_vec();
-    v1::Checkpoint { body, signature }
+    let signature = try_sign(key, CHECKPOINT_DOMAIN, &body)?.to_bytes().to_vec();
+    Ok(v1::Checkpoint { body, signature })
 }
 
 /// Decode a checkpoint and check its signature against the key it names, and, when given, against

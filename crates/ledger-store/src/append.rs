@@ -11,8 +11,9 @@ use std::sync::Arc;
 use ed25519_dalek::{Signature, VerifyingKey};
 use ledger_core::event::{BodyError, Event, Payload, TimePolicy};
 use ledger_core::proto::{self as v1, ledger_record_body::Record};
-use ledger_core::record::{make_entry, sign_ledger_record};
+use ledger_core::record::{make_entry, try_sign_ledger_record};
 use ledger_core::signers::{Signer, authorize, check_registration, check_revocation};
+use ledger_core::signing::LedgerSigner;
 use ledger_core::signing::{EVENT_DOMAIN, PreparedSignature, signed_message, verify_prepared};
 use ledger_core::{GENESIS_PREV_HASH, Hash32, RecordKind};
 use prost::Message;
@@ -337,7 +338,7 @@ impl Appender {
             .key
             .as_ref()
             .ok_or_else(|| StoreError::Refused("read-only store".into()))?;
-        let (body, sig) = sign_ledger_record(key, now_ms, record);
+        let (body, sig) = try_sign_ledger_record(key, now_ms, record)?;
         Ok(self.push(p, now_ms, RecordKind::Ledger, body, sig))
     }
 
@@ -409,7 +410,7 @@ impl Appender {
             .ok_or_else(|| StoreError::Refused("read-only store".into()))?;
         let record = Record::Genesis(v1::LedgerGenesis {
             ledger_id: ledger_id.to_string(),
-            ledger_public_key: key.verifying_key().as_bytes().to_vec(),
+            ledger_public_key: key.public_key().as_bytes().to_vec(),
         });
         let mut p = self.begin();
         let now = self.clock(now_ms());

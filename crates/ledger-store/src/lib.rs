@@ -30,12 +30,14 @@
 mod append;
 mod commit;
 mod keyfile;
+mod signer;
 mod store;
 mod windowed;
 
 pub use append::{Appender, Applied, PreOutcome, Ready, now_ms, precheck, verify_prechecked};
 pub use commit::RolledBack;
 pub use keyfile::{LEDGER_KEY_FILE, generate_key, load_or_create as load_ledger_key};
+pub use signer::{KeySource, LedgerKey, Pkcs11Config, Pkcs11Signer, read_pin_file};
 pub use store::{
     CHECKPOINT_LOG, Chunk, ChunkOrder, EntryView, LatestCheckpoint, OpenConfig, PrincipalConfig,
     Store,

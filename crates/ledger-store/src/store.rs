@@ -7,9 +7,9 @@ use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::sync::RwLock;
 
-use ed25519_dalek::{SigningKey, VerifyingKey};
+use ed25519_dalek::VerifyingKey;
 use ledger_core::proto as v1;
-use ledger_core::record::{CheckpointInfo, check_checkpoint, sign_checkpoint};
+use ledger_core::record::{CheckpointInfo, check_checkpoint, try_sign_checkpoint};
 use ledger_core::verify::check_link;
 use ledger_core::{ChainVerifier, GENESIS_PREV_HASH, Hash32, Signer, SignerRole, hex32};
 use prost::Message;
@@ -17,6 +17,8 @@ use prost::Message;
 use crate::StoreError;
 use crate::append::Appender;
 use crate::keyfile;
+use crate::signer::{KeySource, LedgerKey, Pkcs11Signer};
+use ledger_core::signing::LedgerSigner;
 
 /// Mirror of the checkpoints, one JSON object per line, appended and fsynced with each checkpoint.
 pub const CHECKPOINT_LOG: &str = "checkpoints.log";
@@ -477,7 +479,7 @@ pub struct Store {
     fail_syncs: std::sync::atomic::AtomicBool,
     /// Fault injection: every later write of a group fails ([`Store::inject_write_failures_for_tests`]).
     pub(crate) fail_writes: std::sync::atomic::AtomicBool,
-    pub(crate) key: Option<SigningKey>,
+    pub(crate) key: Option<LedgerKey>,
     /// Public keys of the known signers, for signature checks ahead of the appender.
     pub(crate) keys: RwLock<HashMap<String, VerifyingKey>>,
     checkpoint_lock: std::sync::Mutex<()>,
@@ -595,6 +597,20 @@ impl Store {
         cfg: &OpenConfig,
         key_file: Option<&Path>,
     ) -> Result<(std::sync::Arc<Store>, Appender), StoreError> {
+        let source = match key_file {
+            Some(f) => KeySource::File(f.to_path_buf()),
+            None => KeySource::DataDir,
+        };
+        Store::open_writer_with_signer(dir, cfg, &source)
+    }
+
+    /// [`Store::open_writer`] with the ledger's key where `source` says: a key file (created
+    /// for a new ledger only) or a key pair in a PKCS#11 token (never created here).
+    pub fn open_writer_with_signer(
+        dir: &Path,
+        cfg: &OpenConfig,
+        source: &KeySource,
+    ) -> Result<(std::sync::Arc<Store>, Appender), StoreError> {
         std::fs::create_dir_all(dir).map_err(|e| StoreError::io(dir, e))?;
         {
             use std::os::unix::fs::PermissionsExt;
@@ -604,16 +620,22 @@ impl Store {
         // A new key only for a new ledger. A ledger whose key file is gone needs that key back:
         // another one cannot sign for its chain, and creating it would leave a stray key.
         let holds_a_ledger = dir.join("db").exists();
-        let key_path = key_file
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|| dir.join(keyfile::LEDGER_KEY_FILE));
-        let key = match keyfile::load_or_create_at(&key_path, !holds_a_ledger) {
-            Err(StoreError::Key(m)) if holds_a_ledger && !key_path.exists() => {
-                return Err(StoreError::Key(format!(
-                    "{m}, but this data directory holds a ledger: restore its key from your backup"
-                )));
+        let key = match source {
+            KeySource::Pkcs11(p) => LedgerKey::Pkcs11(Pkcs11Signer::open(p)?),
+            KeySource::DataDir | KeySource::File(_) => {
+                let key_path = match source {
+                    KeySource::File(f) => f.clone(),
+                    _ => dir.join(keyfile::LEDGER_KEY_FILE),
+                };
+                match keyfile::load_or_create_at(&key_path, !holds_a_ledger) {
+                    Err(StoreError::Key(m)) if holds_a_ledger && !key_path.exists() => {
+                        return Err(StoreError::Key(format!(
+                            "{m}, but this data directory holds a ledger: restore its key from your backup"
+                        )));
+                    }
+                    r => LedgerKey::Memory(r?),
+                }
             }
-            r => r?,
         };
         let db = open_sled(dir, cfg.cache_capacity_bytes)?;
         let tree = db.open_tree("ledger")?;
@@ -688,7 +710,7 @@ impl Store {
 
     /// The ledger's public key (writer only).
     pub fn ledger_public_key(&self) -> Option<VerifyingKey> {
-        self.key.as_ref().map(|k| k.verifying_key())
+        self.key.as_ref().map(|k| k.public_key())
     }
 
     /// Make everything applied so far durable: sled flush, then fsync of sled's `db` file.
@@ -1309,7 +1331,7 @@ impl Store {
             }
             None => (1, now_ms),
         };
-        let cp = sign_checkpoint(key, number, index, hash, created_at_ms, reason);
+        let cp = try_sign_checkpoint(key, number, index, hash, created_at_ms, reason)?;
         // Until both writes succeed, the latest is read again from the two lists.
         *self.latest.lock().unwrap_or_else(|e| e.into_inner()) = None;
         self.tree
