@@ -1,0 +1,150 @@
+//! Keys and identity end to end: the ledger's key in a PKCS#11 token (SoftHSM2), key rotation.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use e2e::*;
+use ledger_core::proto as v1;
+use v1::ReceiptStatus as St;
+
+const SOFTHSM_MODULE: &str = "/usr/lib/softhsm/libsofthsm2.so";
+
+/// A SoftHSM2 token labelled "ledger" in `dir`, with its user PIN in `dir/hsm.pin` (mode 0600):
+/// the configuration file for `SOFTHSM2_CONF` and the PIN file.
+fn softhsm_token(dir: &Path) -> (PathBuf, PathBuf) {
+    assert!(
+        Path::new(SOFTHSM_MODULE).exists(),
+        "SoftHSM2 is not installed ({SOFTHSM_MODULE}): run scripts/install-softhsm.sh"
+    );
+    let tokens = dir.join("tokens");
+    std::fs::create_dir(&tokens).unwrap();
+    let conf = dir.join("softhsm2.conf");
+    std::fs::write(
+        &conf,
+        format!(
+            "directories.tokendir = {}\nobjectstore.backend = file\nlog.level = ERROR\n",
+            tokens.display()
+        ),
+    )
+    .unwrap();
+    let out = Command::new("softhsm2-util")
+        .env("SOFTHSM2_CONF", &conf)
+        .args([
+            "--init-token",
+            "--free",
+            "--label",
+            "ledger",
+            "--so-pin",
+            "5678",
+            "--pin",
+            "1234",
+        ])
+        .output()
+        .expect("softhsm2-util");
+    assert!(out.status.success(), "softhsm2-util: {out:?}");
+    let pin = dir.join("hsm.pin");
+    {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&pin)
+            .and_then(|mut f| f.write_all(b"1234\n"))
+            .unwrap();
+    }
+    (conf, pin)
+}
+
+/// `ledgerctl hsm ARGS` against the token of `conf`: (exit code, stdout, stderr).
+fn ledgerctl_hsm(conf: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(bin("ledgerctl"))
+        .arg("hsm")
+        .args(args)
+        .env("SOFTHSM2_CONF", conf)
+        .output()
+        .expect("run ledgerctl");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+fn public_key_line(out: &str) -> String {
+    out.lines()
+        .find_map(|l| l.strip_prefix("public key: "))
+        .unwrap_or_else(|| panic!("no public key in {out}"))
+        .to_string()
+}
+
+/// The ledger's key made in SoftHSM2 by `ledgerctl hsm keygen` and pinned; ledgerd signs its
+/// genesis, records and checkpoints there while it ingests; `ledgerctl verify` accepts the chain
+/// under that key. A key label the token does not hold stops ledgerd, naming it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_ledger_whose_key_is_in_softhsm2_ingests_checkpoints_and_verifies() {
+    let dir = tempdir();
+    let (conf, pin) = softhsm_token(dir.path());
+    let pin = pin.to_str().unwrap();
+    let token = ["--token", "ledger", "--pin-file", pin];
+    let (code, out, err) = ledgerctl_hsm(&conf, &[&["keygen"][..], &token].concat());
+    assert_eq!(code, 0, "{out}{err}");
+    let public = public_key_line(&out);
+    let (code, out, err) = ledgerctl_hsm(&conf, &[&["pubkey"][..], &token].concat());
+    assert_eq!((code, public_key_line(&out)), (0, public.clone()), "{err}");
+    // Never two keys under one label.
+    let (code, _, err) = ledgerctl_hsm(&conf, &[&["keygen"][..], &token].concat());
+    assert_ne!(code, 0);
+    assert!(err.contains("already holds a key with this label"), "{err}");
+
+    // The pin first (a top-level key), the [ledger_key] section last.
+    let with_key = |text: &str, label: &str| {
+        format!(
+            "ledger_public_key = \"{public}\"\n{text}\n[ledger_key]\npkcs11_module = \"{SOFTHSM_MODULE}\"\n\
+             token_label = \"ledger\"\nkey_label = \"{label}\"\npin_file = \"{pin}\"\n"
+        )
+    };
+    let env = [("SOFTHSM2_CONF", conf.as_path())];
+    let data = dir.path().join("data");
+
+    // A label the token does not hold: refused before anything is created.
+    let cfg = write_config(dir.path(), "");
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    std::fs::write(&cfg, with_key(&text, "absent")).unwrap();
+    let err = Ledgerd::try_start_with_env(&data, &cfg, "127.0.0.1:0", &env)
+        .err()
+        .expect("ledgerd must refuse a key the token does not hold");
+    assert!(
+        err.contains("no Ed25519 private key") && err.contains("\"absent\""),
+        "{err}"
+    );
+    assert!(!data.join("db").exists(), "nothing created");
+
+    std::fs::write(&cfg, with_key(&text, "ledger-signing")).unwrap();
+    let l = Ledgerd::try_start_with_env(&data, &cfg, "127.0.0.1:0", &env)
+        .unwrap_or_else(|e| panic!("ledgerd: {e}"));
+    assert_eq!(l.ledger_key, public);
+    let url = l.url();
+    let mut t = register(&url, 1, &[table("table-1", "T1")]).await.remove(0);
+    let envs: Vec<_> = (0..20)
+        .map(|n| t.sign(now_ms(), bet("T1", "r1", n)))
+        .collect();
+    for r in submit(&url, &envs).await {
+        assert_eq!(st(&r), St::Accepted, "{r:?}");
+    }
+    let (code, out, err) = ledgerctl(&["checkpoint", "--server", &url]);
+    assert_eq!(code, 0, "{out}{err}");
+    l.stop();
+
+    let (code, out, err) = ledgerctl(&["verify", "--data-dir", data.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains(&format!("key {public}")), "{out}");
+    assert!(out.contains("21 events"), "{out}");
+
+    // Restarted on the same token: the same ledger.
+    let l = Ledgerd::try_start_with_env(&data, &cfg, "127.0.0.1:0", &env)
+        .unwrap_or_else(|e| panic!("ledgerd: {e}"));
+    assert_eq!(l.ledger_key, public);
+    l.stop();
+}
