@@ -158,9 +158,9 @@ pub fn authorize(signer: &Signer, payload: &Payload) -> Result<(), String> {
         }
     };
     match payload {
-        Payload::DeviceRegistered(_) | Payload::DeviceRevoked { .. } => {
-            need(SignerRole::Operator, "a registry event")
-        }
+        Payload::DeviceRegistered(_)
+        | Payload::DeviceRevoked { .. }
+        | Payload::DeviceKeyRotated { .. } => need(SignerRole::Operator, "a registry event"),
         Payload::Operator(_) => need(SignerRole::Operator, "a model, pool or transfer event"),
         Payload::Regulator(_) => need(SignerRole::Regulator, "an authorisation"),
         Payload::Table { table_id, .. } => {
@@ -221,6 +221,28 @@ pub fn check_revocation(existing: Option<&Signer>, device_id: &str) -> Result<()
         Some(s) if s.revoked_at_index.is_some() => {
             Err(format!("device {device_id} is already revoked"))
         }
+        Some(_) => Ok(()),
+    }
+}
+
+/// Can the key of device `device_id` be replaced by `new_key`, given what is known under that id?
+/// Only a registered device's that is not revoked, and only by another key.
+pub fn check_key_rotation(
+    existing: Option<&Signer>,
+    device_id: &str,
+    new_key: &VerifyingKey,
+) -> Result<(), String> {
+    match existing {
+        None => Err(format!("device {device_id} is not registered")),
+        Some(s) if s.role.is_principal() => Err(format!(
+            "{device_id} is a configured {}; change its key in the configuration instead",
+            s.role.as_str()
+        )),
+        Some(s) if s.revoked_at_index.is_some() => Err(format!(
+            "device {device_id} was revoked at entry {}; a revoked device's key is not rotated",
+            s.revoked_at_index.unwrap_or_default()
+        )),
+        Some(s) if s.key == *new_key => Err(format!("device {device_id} already has this key")),
         Some(_) => Ok(()),
     }
 }
@@ -291,6 +313,15 @@ mod tests {
                 "revocation",
                 Payload::DeviceRevoked {
                     device_id: "table-9".into(),
+                    reason: String::new(),
+                },
+                SignerRole::Operator,
+            ),
+            (
+                "key rotation",
+                Payload::DeviceKeyRotated {
+                    device_id: "table-9".into(),
+                    public_key: key(10),
                     reason: String::new(),
                 },
                 SignerRole::Operator,
@@ -402,6 +433,32 @@ mod tests {
         assert!(p.revoked);
         assert_eq!(p.revoked_at_index, 120);
         assert_eq!(Signer::from_proto(&p), Ok(s));
+    }
+
+    /// A key is rotated for a registered, unrevoked device only, and to another key.
+    #[test]
+    fn key_rotations_by_what_the_id_already_is() {
+        let device = signer("x", SignerRole::Table);
+        let mut revoked = device.clone();
+        revoked.revoked_at_index = Some(12);
+        let operator = signer("x", SignerRole::Operator);
+        assert_eq!(check_key_rotation(Some(&device), "x", &key(9)), Ok(()));
+        assert_eq!(
+            check_key_rotation(None, "x", &key(9)),
+            Err("device x is not registered".into())
+        );
+        assert_eq!(
+            check_key_rotation(Some(&operator), "x", &key(9)),
+            Err("x is a configured operator; change its key in the configuration instead".into())
+        );
+        assert_eq!(
+            check_key_rotation(Some(&revoked), "x", &key(9)),
+            Err("device x was revoked at entry 12; a revoked device's key is not rotated".into())
+        );
+        assert_eq!(
+            check_key_rotation(Some(&device), "x", &device.key),
+            Err("device x already has this key".into())
+        );
     }
 
     /// Ids are never reused: not a principal's, not a revoked device's, not a registered one's.

@@ -18,7 +18,8 @@ use crate::record::{
     CheckpointInfo, ENTRY_FORMAT, RecordKind, check_checkpoint, decode_ledger_record,
 };
 use crate::signers::{
-    Signer, SignerRole, authorize, check_registration, check_revocation, principal_from_proto,
+    Signer, SignerRole, authorize, check_key_rotation, check_registration, check_revocation,
+    principal_from_proto,
 };
 use crate::signing::{
     EVENT_DOMAIN, LEDGER_RECORD_DOMAIN, SignatureCheck, parse_public_key, parse_signature,
@@ -309,6 +310,18 @@ impl ChainVerifier {
                             .map_err(|e| VerifyError::at(i, e))?;
                         if let Some(s) = self.signers.get_mut(device_id) {
                             s.revoked_at_index = Some(i);
+                        }
+                    }
+                    // Entries before this one were checked with the old key as they came.
+                    Payload::DeviceKeyRotated {
+                        device_id,
+                        public_key,
+                        ..
+                    } => {
+                        check_key_rotation(self.signers.get(device_id), device_id, public_key)
+                            .map_err(|e| VerifyError::at(i, e))?;
+                        if let Some(s) = self.signers.get_mut(device_id) {
+                            s.key = *public_key;
                         }
                     }
                     _ => {}
@@ -1087,6 +1100,60 @@ mod tests {
 
     /// Checkpoints come numbered 1, 2, ... and never go back in index or time (two may cover
     /// the same entry, at the same time).
+    fn rotation(dev: &str, seed: u8) -> P {
+        P::DeviceKeyRotated(v1::DeviceKeyRotated {
+            device_id: dev.into(),
+            public_key: SigningKey::from_bytes(&[seed; 32])
+                .verifying_key()
+                .as_bytes()
+                .to_vec(),
+            reason: "lost".into(),
+        })
+    }
+
+    /// A device's key rotated by the operator: its sequence goes on under the new key, its
+    /// entries before the rotation stay valid under the old one, and the old key signs nothing
+    /// after it. Only an operator rotates, only a registered device's key, to another key.
+    #[test]
+    fn a_rotated_device_key_signs_from_the_rotation_on() {
+        let mut c = with_table(2);
+        c.event(2, "op", 2, rotation("t1", 4));
+        c.event(4, "t1", 3, bet(3));
+        let s = c.verify(None).unwrap();
+        assert_eq!(s.payloads.get("device_key_rotated"), Some(&1));
+        let mut v = ChainVerifier::new(None);
+        for e in &c.entries {
+            v.check_entry(e).unwrap();
+        }
+        let t1 = v.signers().find(|s| s.id == "t1").unwrap();
+        assert_eq!(
+            (t1.key, t1.last_sequence),
+            (SigningKey::from_bytes(&[4; 32]).verifying_key(), 3)
+        );
+
+        let mut old_key = with_table(2);
+        old_key.event(2, "op", 2, rotation("t1", 4));
+        let i = old_key.event(3, "t1", 3, bet(3));
+        let e = old_key.refused();
+        assert_eq!((e.index, e.what.as_str()), (Some(i), "device signature"));
+
+        let mut by_device = with_table(2);
+        let i = by_device.event(3, "t1", 3, rotation("t1", 4));
+        let e = by_device.refused();
+        assert_eq!(e.index, Some(i));
+        assert!(e.what.contains("must be signed by a operator key"), "{e}");
+
+        let mut same = with_table(1);
+        let i = same.event(2, "op", 2, rotation("t1", 3));
+        let e = same.refused();
+        assert_eq!(e.index, Some(i));
+        assert!(e.what.contains("already has this key"), "{e}");
+
+        let mut unknown = with_table(1);
+        let i = unknown.event(2, "op", 2, rotation("t9", 4));
+        assert_eq!(unknown.refused().index, Some(i));
+    }
+
     #[test]
     fn checkpoints_are_numbered_and_never_go_back() {
         let c = with_table(3);

@@ -12,7 +12,9 @@ use ed25519_dalek::{Signature, VerifyingKey};
 use ledger_core::event::{BodyError, Event, Payload, TimePolicy};
 use ledger_core::proto::{self as v1, ledger_record_body::Record};
 use ledger_core::record::{make_entry, try_sign_ledger_record};
-use ledger_core::signers::{Signer, authorize, check_registration, check_revocation};
+use ledger_core::signers::{
+    Signer, authorize, check_key_rotation, check_registration, check_revocation,
+};
 use ledger_core::signing::LedgerSigner;
 use ledger_core::signing::{EVENT_DOMAIN, PreparedSignature, signed_message, verify_prepared};
 use ledger_core::{GENESIS_PREV_HASH, Hash32, RecordKind};
@@ -547,7 +549,8 @@ impl Appender {
         let mut most = undo_item_len(seq_key_len(&r.event.device_id), None);
         let named = match &r.event.payload {
             Payload::DeviceRegistered(reg) => Some(reg.device_id.as_str()),
-            Payload::DeviceRevoked { device_id, .. } => Some(device_id.as_str()),
+            Payload::DeviceRevoked { device_id, .. }
+            | Payload::DeviceKeyRotated { device_id, .. } => Some(device_id.as_str()),
             _ => None,
         };
         if let Some(id) = named
@@ -717,6 +720,17 @@ impl Appender {
                     return Ok(reject(Why::RegistrationRefused, dev, seq, why));
                 }
             }
+            Payload::DeviceKeyRotated {
+                device_id,
+                public_key,
+                ..
+            } => {
+                if let Err(why) =
+                    check_key_rotation(self.signers.get(device_id), device_id, public_key)
+                {
+                    return Ok(reject(Why::RegistrationRefused, dev, seq, why));
+                }
+            }
             _ => {}
         }
         let payload = r.event.payload;
@@ -755,6 +769,19 @@ impl Appender {
             Payload::DeviceRevoked { device_id, .. } => {
                 if let Some(s) = self.signers.get_mut(&device_id) {
                     s.revoked_at_index = Some(index);
+                }
+                p.mark_dirty(&self.store, device_id)?;
+            }
+            // The device's sequence goes on under the new key; `commit` hands the key to the
+            // signature checks ahead of the appender (`Store::keys`), and until then a check
+            // made with the old key is made again (`signature_ok`).
+            Payload::DeviceKeyRotated {
+                device_id,
+                public_key,
+                ..
+            } => {
+                if let Some(s) = self.signers.get_mut(&device_id) {
+                    s.key = public_key;
                 }
                 p.mark_dirty(&self.store, device_id)?;
             }

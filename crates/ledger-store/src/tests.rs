@@ -2274,3 +2274,74 @@ fn a_group_split_in_parts_and_cut_short_by_a_crash_keeps_whole_parts_only() {
     want.insert(start);
     assert_eq!(heads_seen, want);
 }
+
+fn rotate(device: &str, to: &Dev) -> P {
+    P::DeviceKeyRotated(v1::DeviceKeyRotated {
+        device_id: device.into(),
+        public_key: to.key.verifying_key().as_bytes().to_vec(),
+        reason: "terminal replaced".into(),
+    })
+}
+
+/// A device's key rotated by the operator: in the rotation's own group the old key signs before
+/// it and the new one after it (its signature was prepared with the old key ahead of the
+/// appender, and is checked again); the old key is refused from then on; the sequence goes on;
+/// a reopened store, and one whose derived state is rebuilt, keep the new key; the chain verifies.
+#[test]
+fn a_rotated_device_key_signs_from_the_rotation_on() {
+    let (d, mut op, store, mut a) = setup();
+    let mut t = Dev::new("table-1", 2);
+    let reg = op.env(register(&t));
+    assert_eq!(status(&submit(&mut a, vec![reg])[0]).0, St::Accepted);
+    let mut new = Dev::new("table-1", 3);
+    let before = t.env(bet(1));
+    let rotation = op.env(rotate("table-1", &new));
+    new.seq = 1;
+    let after = new.env(bet(2));
+    let r = submit(&mut a, vec![before, rotation, after]);
+    for x in &r {
+        assert_eq!(status(x).0, St::Accepted, "{x:?}");
+    }
+    t.seq = 2;
+    let old = t.env(bet(3));
+    assert_eq!(
+        status(&submit(&mut a, vec![old])[0]),
+        (St::Rejected, Why::BadSignature)
+    );
+    // Refused: the key it already has, an unknown device, a device signing its own rotation.
+    let same = op.env_at(op.seq + 1, rotate("table-1", &new));
+    let unknown = op.env_at(op.seq + 1, rotate("table-9", &t));
+    let own = new.env_at(3, rotate("table-1", &t));
+    let r = submit(&mut a, vec![same, unknown, own]);
+    assert_eq!(status(&r[0]), (St::Rejected, Why::RegistrationRefused));
+    assert!(
+        r[0].detail.contains("already has this key"),
+        "{}",
+        r[0].detail
+    );
+    assert_eq!(status(&r[1]), (St::Rejected, Why::RegistrationRefused));
+    assert_eq!(status(&r[2]), (St::Rejected, Why::Unauthorized));
+    let s = store.signer("table-1").unwrap().unwrap();
+    assert_eq!((s.key, s.last_sequence), (new.key.verifying_key(), 2));
+    verify_all(&store);
+
+    drop(a);
+    drop(store);
+    let (store, mut a) = Store::open_writer(d.path(), &cfg(&op)).unwrap();
+    assert_eq!(
+        status(&submit(&mut a, vec![new.env_at(3, bet(3))])[0]).0,
+        St::Accepted
+    );
+    t.seq = 3;
+    assert_eq!(
+        status(&submit(&mut a, vec![t.env(bet(4))])[0]),
+        (St::Rejected, Why::BadSignature)
+    );
+    store.rebuild_derived().unwrap();
+    let s = store.signer("table-1").unwrap().unwrap();
+    assert_eq!((s.key, s.last_sequence), (new.key.verifying_key(), 3));
+    assert_eq!(
+        verify_all(&store).payloads.get("device_key_rotated"),
+        Some(&1)
+    );
+}
