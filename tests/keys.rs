@@ -148,3 +148,90 @@ async fn a_ledger_whose_key_is_in_softhsm2_ingests_checkpoints_and_verifies() {
     assert_eq!(l.ledger_key, public);
     l.stop();
 }
+
+/// Key rotation without losing history, end to end: a device's key replaced by the operator
+/// (`ledgerctl device rotate-key`) goes on with its sequence under the new key while the old key
+/// is refused; the operator's own key replaced in the configuration (recorded in the chain as
+/// the principals declared at the restart): the new key signs, the old one is refused; `verify`
+/// accepts the whole chain, old entries under old keys.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn device_and_operator_keys_rotate_and_the_chain_verifies() {
+    use ed25519_dalek::SigningKey;
+    use ledger_agent::DeviceSigner;
+    use v1::RejectReason as Why;
+
+    let dir = tempdir();
+    let cfg = write_config(dir.path(), "");
+    let data = dir.path().join("data");
+    let l = Ledgerd::start(&data, &cfg, "127.0.0.1:0");
+    let url = l.url();
+    let mut old = register(&url, 1, &[table("table-1", "T1")]).await.remove(0);
+    let envs: Vec<_> = (0..2)
+        .map(|n| old.sign(now_ms(), bet("T1", "r1", n)))
+        .collect();
+    for r in submit(&url, &envs).await {
+        assert_eq!(st(&r), St::Accepted, "{r:?}");
+    }
+
+    // The device's key, rotated by the operator.
+    let op_file = dir.path().join("operator-1.key");
+    std::fs::write(&op_file, hex::encode(operator_key().to_bytes())).unwrap();
+    let new_key = SigningKey::from_bytes(&[0x77; 32]);
+    let new_hex = hex::encode(new_key.verifying_key().as_bytes());
+    let (code, out, err) = ledgerctl(&[
+        "device",
+        "rotate-key",
+        "--server",
+        &url,
+        "--operator-key",
+        op_file.to_str().unwrap(),
+        "--operator-id",
+        "operator-1",
+        "--device-id",
+        "table-1",
+        "--public-key",
+        &new_hex,
+        "--reason",
+        "terminal replaced",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let stale = old.sign(now_ms(), bet("T1", "r1", 2));
+    let r = submit(&url, &[stale]).await;
+    assert_eq!((st(&r[0]), why(&r[0])), (St::Rejected, Why::BadSignature));
+    let mut new = DeviceSigner::new("table-1", new_key, 3);
+    let r = submit(&url, &[new.sign(now_ms(), bet("T1", "r1", 2))]).await;
+    assert_eq!((st(&r[0]), r[0].sequence), (St::Accepted, 3), "{r:?}");
+    let (code, out, err) = ledgerctl(&["device", "list", "--server", &url]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("table-1 ") && l.ends_with(&new_hex)),
+        "{out}"
+    );
+    l.stop();
+
+    // The operator's key, replaced in the configuration.
+    let op_new = SigningKey::from_bytes(&[0x22; 32]);
+    let text = std::fs::read_to_string(&cfg).unwrap().replace(
+        &hex::encode(operator_key().verifying_key().as_bytes()),
+        &hex::encode(op_new.verifying_key().as_bytes()),
+    );
+    std::fs::write(&cfg, text).unwrap();
+    let l = Ledgerd::start(&data, &cfg, "127.0.0.1:0");
+    let url = l.url();
+    let spec = table("table-2", "T2");
+    let reg =
+        casino_play::registration(&spec, &SigningKey::from_bytes(&[0x78; 32]).verifying_key());
+    let by_old = DeviceSigner::new("operator-1", operator_key(), 3).sign(now_ms(), reg.clone());
+    let r = submit(&url, &[by_old]).await;
+    assert_eq!((st(&r[0]), why(&r[0])), (St::Rejected, Why::BadSignature));
+    let by_new = DeviceSigner::new("operator-1", op_new, 3).sign(now_ms(), reg);
+    let r = submit(&url, &[by_new]).await;
+    assert_eq!(st(&r[0]), St::Accepted, "{r:?}");
+    l.stop();
+
+    let (code, out, err) = ledgerctl(&["verify", "--data-dir", data.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    // 1 + 1 registrations, 1 rotation, 3 bets.
+    assert!(out.contains("6 events"), "{out}");
+}
