@@ -235,3 +235,64 @@ async fn device_and_operator_keys_rotate_and_the_chain_verifies() {
     // 1 + 1 registrations, 1 rotation, 3 bets.
     assert!(out.contains("6 events"), "{out}");
 }
+
+/// Device authority over pools, end to end: a captive value for a pool is accepted from a member
+/// machine and from the operator, refused (NOT_POOL_MEMBER, nothing stored) from a machine the
+/// pool does not list; `verify` accepts the chain.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn captive_values_come_only_from_the_pools_members() {
+    use ledger_agent::DeviceSigner;
+    use v1::RejectReason as Why;
+    use v1::event_body::Payload as P;
+
+    let dir = tempdir();
+    let cfg = write_config(dir.path(), "");
+    let data = dir.path().join("data");
+    let l = Ledgerd::start(&data, &cfg, "127.0.0.1:0");
+    let url = l.url();
+    let spec = |id: &str| casino_play::sim::DeviceSpec {
+        device_id: id.into(),
+        kind: ledger_core::DeviceKind::Machine,
+        casino_id: "e2e".into(),
+        table_ids: vec![],
+        machine_id: id.into(),
+        model_id: "K".into(),
+        bet_values_cents: vec![100],
+        description: String::new(),
+    };
+    let mut machines = register(&url, 1, &[spec("slot-1"), spec("slot-2")]).await;
+    let mut op = DeviceSigner::new("operator-1", operator_key(), 3);
+    let pool = P::PoolConfigured(v1::PoolConfigured {
+        pool_id: "P1".into(),
+        kind: v1::PoolKind::Jackpot as i32,
+        casino_ids: vec!["e2e".into()],
+        member_machine_ids: vec!["slot-1".into()],
+        contribution_bp: 100,
+        start_value_cents: 10_000,
+        reset_value_cents: 10_000,
+        ..Default::default()
+    });
+    let r = submit(&url, &[op.sign(now_ms(), pool)]).await;
+    assert_eq!(st(&r[0]), St::Accepted, "{r:?}");
+    let captive = |value_cents| {
+        P::CaptiveValueReported(v1::CaptiveValueReported {
+            pool_id: "P1".into(),
+            value_cents,
+        })
+    };
+    let head_before = {
+        let r = submit(&url, &[machines[1].sign(now_ms(), captive(10_000))]).await;
+        assert_eq!((st(&r[0]), why(&r[0])), (St::Rejected, Why::NotPoolMember));
+        assert!(r[0].detail.contains("not a member of pool P1"), "{r:?}");
+        r[0].index
+    };
+    assert_eq!(head_before, 0, "nothing stored");
+    let r = submit(&url, &[machines[0].sign(now_ms(), captive(10_000))]).await;
+    assert_eq!(st(&r[0]), St::Accepted, "{r:?}");
+    let r = submit(&url, &[op.sign(now_ms(), captive(10_000))]).await;
+    assert_eq!(st(&r[0]), St::Accepted, "{r:?}");
+    l.stop();
+    let (code, out, err) = ledgerctl(&["verify", "--data-dir", data.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("5 events"), "{out}");
+}

@@ -173,6 +173,11 @@ pub fn authorize(signer: &Signer, payload: &Payload) -> Result<(), String> {
             }
             Ok(())
         }
+        // A pool's captive value may come from the operator too (a controller's or a table's).
+        Payload::Machine {
+            event: v1::event_body::Payload::CaptiveValueReported(_),
+            ..
+        } if role == SignerRole::Operator => Ok(()),
         Payload::Machine { machine_id, .. } => {
             need(SignerRole::Machine, "a slot-machine event")?;
             if !machine_id.is_empty() && machine_id != &signer.machine_id {
@@ -184,6 +189,77 @@ pub fn authorize(signer: &Signer, payload: &Payload) -> Result<(), String> {
             Ok(())
         }
     }
+}
+
+/// Who belongs to a pool: its members from the latest `PoolConfigured` of it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PoolMembers {
+    pub machine_ids: Vec<String>,
+    pub table_ids: Vec<String>,
+}
+
+impl PoolMembers {
+    pub fn of(p: &v1::PoolConfigured) -> PoolMembers {
+        PoolMembers {
+            machine_ids: p.member_machine_ids.clone(),
+            table_ids: p.member_table_ids.clone(),
+        }
+    }
+}
+
+/// The pool a payload configures (an operator's `PoolConfigured`), if it is one.
+pub fn pool_configured(payload: &Payload) -> Option<&v1::PoolConfigured> {
+    match payload {
+        Payload::Operator(v1::event_body::Payload::PoolConfigured(p)) => Some(p),
+        _ => None,
+    }
+}
+
+/// The pool a machine's payload speaks for: a captive value or a contribution, which only a
+/// member may report. An award or a fault naming a pool the machine does not feed is a thing that
+/// happened on the floor: it is recorded, and the audit makes it a finding (refusing it would
+/// lose the evidence).
+pub fn pools_named(payload: &Payload) -> Vec<&str> {
+    use v1::event_body::Payload as P;
+    let Payload::Machine { event, .. } = payload else {
+        return Vec::new();
+    };
+    match event {
+        P::CaptiveValueReported(m) => vec![m.pool_id.as_str()],
+        P::JackpotContribution(m) => vec![m.pool_id.as_str()],
+        _ => Vec::new(),
+    }
+}
+
+/// A machine speaks only for the pools it is a member of (by its machine id, as registered):
+/// each pool its payload names must be configured and list the machine. Operators (who may
+/// report captive values) and other payloads pass.
+pub fn check_pool_authority<'a>(
+    signer: &Signer,
+    payload: &Payload,
+    members: impl Fn(&str) -> Option<&'a PoolMembers>,
+) -> Result<(), String> {
+    if signer.role != SignerRole::Machine {
+        return Ok(());
+    }
+    let machine = if signer.machine_id.is_empty() {
+        signer.id.as_str()
+    } else {
+        signer.machine_id.as_str()
+    };
+    for pool in pools_named(payload) {
+        match members(pool) {
+            None => return Err(format!("pool {pool} is not configured")),
+            Some(m) if !m.machine_ids.iter().any(|x| x == machine) => {
+                return Err(format!(
+                    "machine {machine} (device {}) is not a member of pool {pool}",
+                    signer.id
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
 }
 
 /// Can `reg` be registered, given the signer already known under its id (if any)?

@@ -18,8 +18,8 @@ use crate::record::{
     CheckpointInfo, ENTRY_FORMAT, RecordKind, check_checkpoint, decode_ledger_record,
 };
 use crate::signers::{
-    Signer, SignerRole, authorize, check_key_rotation, check_registration, check_revocation,
-    principal_from_proto,
+    PoolMembers, Signer, SignerRole, authorize, check_key_rotation, check_pool_authority,
+    check_registration, check_revocation, pool_configured, principal_from_proto,
 };
 use crate::signing::{
     EVENT_DOMAIN, LEDGER_RECORD_DOMAIN, SignatureCheck, parse_public_key, parse_signature,
@@ -140,6 +140,8 @@ pub struct ChainVerifier {
     prev_hash: Hash32,
     last_received_at_ms: i64,
     signers: HashMap<String, Signer>,
+    /// Each pool's members, from its latest `PoolConfigured`.
+    pools: HashMap<String, PoolMembers>,
     /// Checkpoints by the index they cover.
     checkpoints: BTreeMap<u64, Vec<CheckpointInfo>>,
     checkpoint_count: u64,
@@ -160,6 +162,7 @@ impl ChainVerifier {
             prev_hash: GENESIS_PREV_HASH,
             last_received_at_ms: i64::MIN,
             signers: HashMap::new(),
+            pools: HashMap::new(),
             checkpoints: BTreeMap::new(),
             checkpoint_count: 0,
             last_checkpoint: None,
@@ -279,6 +282,8 @@ impl ChainVerifier {
                     ));
                 }
                 authorize(signer, &ev.payload).map_err(|e| VerifyError::at(i, e))?;
+                check_pool_authority(signer, &ev.payload, |p| self.pools.get(p))
+                    .map_err(|e| VerifyError::at(i, e))?;
                 if ev.sequence != signer.last_sequence + 1 {
                     return Err(VerifyError::at(
                         i,
@@ -324,7 +329,12 @@ impl ChainVerifier {
                             s.key = *public_key;
                         }
                     }
-                    _ => {}
+                    p => {
+                        if let Some(pool) = pool_configured(p) {
+                            self.pools
+                                .insert(pool.pool_id.clone(), PoolMembers::of(pool));
+                        }
+                    }
                 }
                 // Registering or revoking oneself is impossible (operators are principals), so the
                 // signer is still there.
@@ -540,6 +550,11 @@ impl ChainVerifier {
     /// The signers known so far (for reports).
     pub fn signers(&self) -> impl Iterator<Item = &Signer> {
         self.signers.values()
+    }
+
+    /// The pools configured so far, with their members (for the store's derived state).
+    pub fn pools(&self) -> impl Iterator<Item = (&String, &PoolMembers)> {
+        self.pools.iter()
     }
 
     /// Role of a known signer.
@@ -1152,6 +1167,62 @@ mod tests {
         let mut unknown = with_table(1);
         let i = unknown.event(2, "op", 2, rotation("t9", 4));
         assert_eq!(unknown.refused().index, Some(i));
+    }
+
+    /// `verify` holds machines to their pools as ingest does: a captive value for a pool that
+    /// does not list the machine is refused, for one that does it passes, the operator's too.
+    #[test]
+    fn a_machine_reports_only_for_its_own_pools() {
+        let base = || {
+            let mut c = Chain::new();
+            c.event(
+                2,
+                "op",
+                1,
+                P::DeviceRegistered(v1::DeviceRegistered {
+                    device_id: "slot-1".into(),
+                    public_key: SigningKey::from_bytes(&[5; 32])
+                        .verifying_key()
+                        .as_bytes()
+                        .to_vec(),
+                    kind: v1::DeviceKind::Machine as i32,
+                    casino_id: "c".into(),
+                    machine_id: "slot-1".into(),
+                    model_id: "K".into(),
+                    bet_values_cents: vec![100],
+                    ..Default::default()
+                }),
+            );
+            c.event(
+                2,
+                "op",
+                2,
+                P::PoolConfigured(v1::PoolConfigured {
+                    pool_id: "P1".into(),
+                    kind: v1::PoolKind::Jackpot as i32,
+                    member_machine_ids: vec!["slot-1".into()],
+                    ..Default::default()
+                }),
+            );
+            c
+        };
+        let captive = |pool: &str| {
+            P::CaptiveValueReported(v1::CaptiveValueReported {
+                pool_id: pool.into(),
+                value_cents: 100,
+            })
+        };
+        let mut ok = base();
+        ok.event(5, "slot-1", 1, captive("P1"));
+        ok.event(2, "op", 3, captive("P2"));
+        ok.verify(None).unwrap();
+        let mut bad = base();
+        let i = bad.event(5, "slot-1", 1, captive("P2"));
+        let e = bad.refused();
+        assert_eq!(
+            (e.index, e.what.as_str()),
+            (Some(i), "pool P2 is not configured")
+        );
     }
 
     #[test]

@@ -13,7 +13,8 @@ use ledger_core::event::{BodyError, Event, Payload, TimePolicy};
 use ledger_core::proto::{self as v1, ledger_record_body::Record};
 use ledger_core::record::{make_entry, try_sign_ledger_record};
 use ledger_core::signers::{
-    Signer, authorize, check_key_rotation, check_registration, check_revocation,
+    PoolMembers, Signer, authorize, check_key_rotation, check_pool_authority, check_registration,
+    check_revocation, pool_configured,
 };
 use ledger_core::signing::LedgerSigner;
 use ledger_core::signing::{EVENT_DOMAIN, PreparedSignature, signed_message, verify_prepared};
@@ -23,7 +24,8 @@ use prost::Message;
 use crate::StoreError;
 use crate::commit::{UNDO_HEADER, UNDO_MAX, undo_item_len};
 use crate::store::{
-    K_DERIVED, SEQ_RUN_MAX, Store, device_key, finding_key, seq_key, seq_key_len, u64_of,
+    K_DERIVED, SEQ_RUN_MAX, Store, device_key, finding_key, pool_key, pool_record, seq_key,
+    seq_key_len, u64_of,
 };
 use v1::{ReceiptStatus as St, RejectReason as Why};
 
@@ -225,6 +227,8 @@ pub struct Appender {
     head: Option<(u64, Hash32)>,
     last_received_at_ms: i64,
     signers: HashMap<String, Signer>,
+    /// Each configured pool's members (`G` records).
+    pools: HashMap<String, PoolMembers>,
     /// The most bytes a group's undo record may take: [`UNDO_MAX`]; tests lower it, so that a
     /// group is split after a few envelopes instead of thousands.
     pub(crate) undo_max: usize,
@@ -260,6 +264,7 @@ impl Appender {
             head: None,
             last_received_at_ms: i64::MIN,
             signers: HashMap::new(),
+            pools: HashMap::new(),
             undo_max: UNDO_MAX,
             #[cfg(test)]
             undo_written: Vec::new(),
@@ -285,11 +290,13 @@ impl Appender {
                 keys.insert(s.id.clone(), s.key);
             }
         }
+        let pools = store.pools()?;
         Ok(Appender {
             store,
             head,
             last_received_at_ms,
             signers,
+            pools,
             undo_max: UNDO_MAX,
             #[cfg(test)]
             undo_written: Vec::new(),
@@ -560,6 +567,11 @@ impl Appender {
             let before = self.store.tree.get(&key)?.map(|v| v.len());
             most += undo_item_len(key.len(), before);
         }
+        if let Some(pool) = pool_configured(&r.event.payload) {
+            let key = pool_key(&pool.pool_id);
+            let before = self.store.tree.get(&key)?.map(|v| v.len());
+            most += undo_item_len(key.len(), before);
+        }
         Ok(most)
     }
 
@@ -673,6 +685,9 @@ impl Appender {
         if let Err(why) = authorize(signer, &ev.payload) {
             return Ok(reject(Why::Unauthorized, dev, seq, why));
         }
+        if let Err(why) = check_pool_authority(signer, &ev.payload, |p| self.pools.get(p)) {
+            return Ok(reject(Why::NotPoolMember, dev, seq, why));
+        }
         let last = signer.last_sequence;
         // `orig` is set exactly when the sequence is used (`seq <= last`). Another body under a
         // valid, authorised signature was decided at step 2: here it is the same body.
@@ -785,7 +800,16 @@ impl Appender {
                 }
                 p.mark_dirty(&self.store, device_id)?;
             }
-            _ => {}
+            other => {
+                if let Some(pool) = pool_configured(&other) {
+                    let members = PoolMembers::of(pool);
+                    let key = pool_key(&pool.pool_id);
+                    let before = self.store.tree.get(&key)?.map(|v| v.len());
+                    p.undo_bytes += undo_item_len(key.len(), before);
+                    p.write(key, pool_record(&pool.pool_id, &members));
+                    self.pools.insert(pool.pool_id.clone(), members);
+                }
+            }
         }
         Ok(v1::Receipt {
             status: St::Accepted as i32,

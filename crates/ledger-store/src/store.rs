@@ -10,6 +10,7 @@ use std::sync::RwLock;
 use ed25519_dalek::VerifyingKey;
 use ledger_core::proto as v1;
 use ledger_core::record::{CheckpointInfo, check_checkpoint, try_sign_checkpoint};
+use ledger_core::signers::PoolMembers;
 use ledger_core::verify::check_link;
 use ledger_core::{ChainVerifier, GENESIS_PREV_HASH, Hash32, Signer, SignerRole, hex32};
 use prost::Message;
@@ -36,6 +37,10 @@ pub(crate) const P_DEVICE: u8 = b'B';
 pub(crate) const P_CHECKPOINT: u8 = b'C';
 pub(crate) const P_ENTRY: u8 = b'E';
 pub(crate) const P_FINDING: u8 = b'F';
+/// `G` pool id: the pool's members (an encoded `PoolConfigured`, its latest; derived).
+pub(crate) const P_POOL: u8 = b'G';
+/// Present once the derived state holds the pools (`G`): a store written before them rebuilds.
+pub(crate) const K_POOLS_DERIVED: &[u8] = b"@pools";
 /// The first layout's head, derived-up-to and derived prefixes (`Mhead`, `Mderived`, `S` runs,
 /// `D` devices). A writer moves the head and rebuilds the derived state ([`Store::open_writer`]);
 /// readers find the head under either key.
@@ -429,6 +434,13 @@ pub(crate) fn seq_key(device: &str, seq: u64) -> Vec<u8> {
     k
 }
 
+pub(crate) fn pool_key(pool: &str) -> Vec<u8> {
+    let mut k = Vec::with_capacity(1 + pool.len());
+    k.push(P_POOL);
+    k.extend_from_slice(pool.as_bytes());
+    k
+}
+
 pub(crate) fn device_key(device: &str) -> Vec<u8> {
     let mut k = Vec::with_capacity(1 + device.len());
     k.push(P_DEVICE);
@@ -443,6 +455,17 @@ pub(crate) fn finding_key(device: &str, seq: u64) -> Vec<u8> {
     let mut k = seq_key(device, seq);
     k[0] = P_FINDING;
     k
+}
+
+/// The stored form of a pool's members.
+pub(crate) fn pool_record(id: &str, m: &PoolMembers) -> Vec<u8> {
+    v1::PoolConfigured {
+        pool_id: id.to_string(),
+        member_machine_ids: m.machine_ids.clone(),
+        member_table_ids: m.table_ids.clone(),
+        ..Default::default()
+    }
+    .encode_to_vec()
 }
 
 pub(crate) fn u64_of(v: &[u8]) -> Option<u64> {
@@ -684,6 +707,7 @@ impl Store {
             }
             let mut a = Appender::new_empty(store.clone());
             a.append_genesis(&cfg.ledger_id)?;
+            store.tree.insert(K_POOLS_DERIVED, &[])?;
             a
         } else {
             let derived = store.tree.get(K_DERIVED)?.and_then(|v| u64_of(&v));
@@ -693,6 +717,11 @@ impl Store {
                     ?derived,
                     ?head,
                     "derived state is not up to date with the chain; rebuilding it"
+                );
+                store.rebuild_derived()?;
+            } else if store.tree.get(K_POOLS_DERIVED)?.is_none() {
+                tracing::warn!(
+                    "derived state without pool members (an older version's); rebuilding it"
                 );
                 store.rebuild_derived()?;
             }
@@ -996,6 +1025,18 @@ impl Store {
     }
 
     /// Every signer, by id.
+    /// Every configured pool's members (derived).
+    pub fn pools(&self) -> Result<HashMap<String, PoolMembers>, StoreError> {
+        let mut out = HashMap::new();
+        for r in self.tree.scan_prefix([P_POOL]) {
+            let (_, v) = r?;
+            let p = v1::PoolConfigured::decode(v.as_ref())
+                .map_err(|e| StoreError::Corrupt(format!("a pool record: {e}")))?;
+            out.insert(p.pool_id.clone(), PoolMembers::of(&p));
+        }
+        Ok(out)
+    }
+
     pub fn signers(&self) -> Result<Vec<Signer>, StoreError> {
         self.signers_after(None).collect()
     }
@@ -1491,7 +1532,7 @@ impl Store {
     /// entries alone. Records of the first key layout's derived prefixes are removed too.
     pub fn rebuild_derived(&self) -> Result<(), StoreError> {
         let mut removals = sled::Batch::default();
-        let prefixes = [P_SEQ, P_DEVICE, P_FINDING];
+        let prefixes = [P_SEQ, P_DEVICE, P_FINDING, P_POOL];
         for prefix in prefixes.into_iter().chain(LEGACY_DERIVED_PREFIXES) {
             for r in self.tree.scan_prefix([prefix]) {
                 removals.remove(r?.0);
@@ -1557,6 +1598,10 @@ impl Store {
         for s in v.signers() {
             batch.insert(device_key(&s.id), s.to_proto().encode_to_vec());
         }
+        for (id, m) in v.pools() {
+            batch.insert(pool_key(id), pool_record(id, m));
+        }
+        batch.insert(K_POOLS_DERIVED, &[]);
         if let Some(l) = last {
             batch.insert(K_DERIVED, &l.to_be_bytes());
         }
