@@ -1423,8 +1423,9 @@ impl Store {
         let ours = self.ledger_public_key().map(|k| k.as_bytes().to_vec());
         if ours.as_deref() != Some(gen_rec.ledger_public_key.as_slice()) {
             return Err(StoreError::Refused(format!(
-                "{} does not hold the key this ledger was created with (genesis key {})",
+                "the ledger's key ({}, or [ledger_key]'s token) is {}, not the key this ledger was created with (genesis key {})",
                 keyfile::LEDGER_KEY_FILE,
+                ours.map(hex::encode).unwrap_or_default(),
                 hex::encode(&gen_rec.ledger_public_key)
             )));
         }
