@@ -633,6 +633,7 @@ const HAND_MADE: &[&str] = &[
     r#"{"machineChangeAuthorized":{"authorizationId":"CHG-2026-0031","machineId":"M-LX-01","detail":"denomination 0.50 added, technician 114"}}"#,
     r#"{"deviceRegistered":{"deviceId":"M-07","publicKey":"1X2pqPqVtUE8e5UYeSPwTxH6rQwK0zTqlH4J8gLZAj8=","kind":"DEVICE_KIND_MACHINE","casinoId":"casino-lisboa","machineId":"M-07","modelId":"MODEL-A","betValuesCents":["50","100"],"description":"floor 2, bank 3"}}"#,
     r#"{"deviceRevoked":{"deviceId":"M-07","reason":"key exposed during maintenance"}}"#,
+    r#"{"deviceKeyRotated":{"deviceId":"M-07","publicKey":"6kpsY+KcUgq+9VB7Ey7F+ZVHdq6+vnuSQh7qaRRG0iw=","reason":"agent board replaced"}}"#,
     r#"{"betChanged":{"tableId":"T02-roulette-french","roundId":"T02-roulette-french-00012","betId":"b3","amountCents":"1500"}}"#,
     r#"{"betWithdrawn":{"tableId":"T02-roulette-french","roundId":"T02-roulette-french-00012","betId":"b4"}}"#,
     r#"{"faultDeclared":{"tableId":"T13-chemin-de-fer","roundId":"T13-chemin-de-fer-00007","code":"CF_DEALER_CARD_EXPOSED","detail":"the dealer exposed a card drawing from the shoe"}}"#,

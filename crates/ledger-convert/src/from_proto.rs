@@ -98,7 +98,9 @@ fn route_event(payload: Payload, at_ms: i64) -> Routed {
                 },
             ))
         }
-        Payload::DeviceRegistered(_) | Payload::DeviceRevoked { .. } => Routed::Tick,
+        Payload::DeviceRegistered(_)
+        | Payload::DeviceRevoked { .. }
+        | Payload::DeviceKeyRotated { .. } => Routed::Tick,
         Payload::Table { table_id, event } => table(table_id, event, at_ms),
         Payload::Machine { event, .. } | Payload::Operator(event) | Payload::Regulator(event) => {
             machine(event).map_or(Routed::Tick, Routed::Jackpot)

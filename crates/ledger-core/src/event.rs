@@ -114,6 +114,12 @@ pub enum Payload {
     DeviceRegistered(DeviceRegistration),
     /// Registry, signed by an operator.
     DeviceRevoked { device_id: String, reason: String },
+    /// Registry, signed by an operator: `device_id`'s key from now on.
+    DeviceKeyRotated {
+        device_id: String,
+        public_key: VerifyingKey,
+        reason: String,
+    },
     /// A table-game event for `table_id`, signed by a table device registered for that table.
     Table { table_id: String, event: P },
     /// A slot-machine event for `machine_id`, signed by that machine's agent. `machine_id` is
@@ -177,6 +183,7 @@ impl Event {
         match &self.payload {
             Payload::DeviceRegistered(_) => "device_registered",
             Payload::DeviceRevoked { .. } => "device_revoked",
+            Payload::DeviceKeyRotated { .. } => "device_key_rotated",
             Payload::Table { event, .. }
             | Payload::Machine { event, .. }
             | Payload::Operator(event)
@@ -190,6 +197,7 @@ pub fn payload_name(p: &P) -> &'static str {
     match p {
         P::DeviceRegistered(_) => "device_registered",
         P::DeviceRevoked(_) => "device_revoked",
+        P::DeviceKeyRotated(_) => "device_key_rotated",
         P::TableConfigured(_) => "table_configured",
         P::RoundOpened(_) => "round_opened",
         P::BetPlaced(_) => "bet_placed",
@@ -381,6 +389,17 @@ fn check_payload(p: P) -> Result<Payload, BodyError> {
             text(f!("reason"), &r.reason)?;
             return Ok(Payload::DeviceRevoked {
                 device_id: r.device_id.clone(),
+                reason: r.reason.clone(),
+            });
+        }
+        P::DeviceKeyRotated(r) => {
+            id(f!("device_id"), &r.device_id)?;
+            text(f!("reason"), &r.reason)?;
+            let public_key = parse_public_key(&r.public_key)
+                .map_err(|e| bad(f!("public_key"), e.to_string()))?;
+            return Ok(Payload::DeviceKeyRotated {
+                device_id: r.device_id.clone(),
+                public_key,
                 reason: r.reason.clone(),
             });
         }

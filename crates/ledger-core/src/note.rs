@@ -192,16 +192,27 @@ fn valid_name(name: &str) -> bool {
 impl SignedNote {
     /// Sign `text` (which must end with a newline) as `name` with an ed25519 key.
     pub fn sign(text: &str, name: &str, key: &SigningKey) -> Result<SignedNote, NoteError> {
+        SignedNote::sign_with(text, name, key)
+    }
+
+    /// [`SignedNote::sign`] with any ledger signer (a key in a hardware module may fail).
+    pub fn sign_with<S: crate::signing::LedgerSigner + ?Sized>(
+        text: &str,
+        name: &str,
+        key: &S,
+    ) -> Result<SignedNote, NoteError> {
         check_text(text)?;
         if !valid_name(name) {
             return Err(NoteError::Malformed(format!("bad key name {name:?}")));
         }
-        let sig = key.sign(text.as_bytes());
+        let sig = key
+            .sign_message(text.as_bytes())
+            .map_err(|e| NoteError::Malformed(format!("the signer failed: {e}")))?;
         Ok(SignedNote {
             text: text.to_string(),
             signatures: vec![NoteSignature {
                 name: name.to_string(),
-                key_id: key_id(name, &key.verifying_key()),
+                key_id: key_id(name, &key.public_key()),
                 signature: sig.to_bytes().to_vec(),
             }],
         })

@@ -9,7 +9,8 @@ use crate::hashing::{Hash32, entry_hash, record_hash};
 use crate::merkle::TreeHash;
 use crate::note::{CheckpointText, SignedNote};
 use crate::signing::{
-    CHECKPOINT_DOMAIN, LEDGER_RECORD_DOMAIN, parse_public_key, parse_signature, sign, verify_strict,
+    CHECKPOINT_DOMAIN, LEDGER_RECORD_DOMAIN, LedgerSigner, parse_public_key, parse_signature,
+    try_sign, verify_strict,
 };
 
 /// Entry format version written by this code.
@@ -71,13 +72,25 @@ pub fn sign_ledger_record(
     created_at_ms: i64,
     record: Record,
 ) -> (Vec<u8>, Vec<u8>) {
+    match try_sign_ledger_record(key, created_at_ms, record) {
+        Ok(signed) => signed,
+        Err(never) => match never {},
+    }
+}
+
+/// [`sign_ledger_record`] with any [`LedgerSigner`] (one in a hardware module may fail).
+pub fn try_sign_ledger_record<S: LedgerSigner + ?Sized>(
+    key: &S,
+    created_at_ms: i64,
+    record: Record,
+) -> Result<(Vec<u8>, Vec<u8>), S::Error> {
     let body = v1::LedgerRecordBody {
         created_at_ms,
         record: Some(record),
     }
     .encode_to_vec();
-    let sig = sign(key, LEDGER_RECORD_DOMAIN, &body);
-    (body, sig.to_bytes().to_vec())
+    let sig = try_sign(key, LEDGER_RECORD_DOMAIN, &body)?;
+    Ok((body, sig.to_bytes().to_vec()))
 }
 
 /// Decode a ledger record body.
@@ -117,8 +130,8 @@ pub struct TreeHead {
 /// Sign a checkpoint with its Merkle tree head: the body (ledger domain) and the C2SP note
 /// (`crate::note`), both with the ledger's key.
 #[allow(clippy::too_many_arguments)]
-pub fn sign_checkpoint_with_tree(
-    key: &SigningKey,
+pub fn sign_checkpoint_with_tree<S: LedgerSigner + ?Sized>(
+    key: &S,
     number: u64,
     index: u64,
     head_hash: &Hash32,
@@ -133,13 +146,16 @@ pub fn sign_checkpoint_with_tree(
         index,
         head_hash: head_hash.to_vec(),
         created_at_ms,
-        ledger_public_key: key.verifying_key().as_bytes().to_vec(),
+        ledger_public_key: key.public_key().as_bytes().to_vec(),
         reason: reason.to_string(),
         tree_size: size,
         tree_root: root.to_vec(),
     }
     .encode_to_vec();
-    let signature = sign(key, CHECKPOINT_DOMAIN, &body).to_bytes().to_vec();
+    let signature = try_sign(key, CHECKPOINT_DOMAIN, &body)
+        .map_err(|e| format!("the signer failed: {e}"))?
+        .to_bytes()
+        .to_vec();
     let text = CheckpointText {
         origin: origin.to_string(),
         size,
@@ -147,7 +163,7 @@ pub fn sign_checkpoint_with_tree(
         chain_head: Some(*head_hash),
     }
     .text();
-    let note = SignedNote::sign(&text, origin, key).map_err(|e| e.to_string())?;
+    let note = SignedNote::sign_with(&text, origin, key).map_err(|e| e.to_string())?;
     Ok(v1::Checkpoint {
         body,
         signature,
@@ -164,22 +180,37 @@ pub fn sign_checkpoint(
     created_at_ms: i64,
     reason: &str,
 ) -> v1::Checkpoint {
+    match try_sign_checkpoint(key, number, index, head_hash, created_at_ms, reason) {
+        Ok(cp) => cp,
+        Err(never) => match never {},
+    }
+}
+
+/// [`sign_checkpoint`] with any [`LedgerSigner`] (one in a hardware module may fail).
+pub fn try_sign_checkpoint<S: LedgerSigner + ?Sized>(
+    key: &S,
+    number: u64,
+    index: u64,
+    head_hash: &Hash32,
+    created_at_ms: i64,
+    reason: &str,
+) -> Result<v1::Checkpoint, S::Error> {
     let body = v1::CheckpointBody {
         number,
         index,
         head_hash: head_hash.to_vec(),
         created_at_ms,
-        ledger_public_key: key.verifying_key().as_bytes().to_vec(),
+        ledger_public_key: key.public_key().as_bytes().to_vec(),
         reason: reason.to_string(),
         ..Default::default()
     }
     .encode_to_vec();
-    let signature = sign(key, CHECKPOINT_DOMAIN, &body).to_bytes().to_vec();
-    v1::Checkpoint {
+    let signature = try_sign(key, CHECKPOINT_DOMAIN, &body)?.to_bytes().to_vec();
+    Ok(v1::Checkpoint {
         body,
         signature,
         note: String::new(),
-    }
+    })
 }
 
 /// Decode a checkpoint and check its signature against the key it names, and, when given, against
@@ -378,7 +409,9 @@ mod tests {
             ..v1::CheckpointBody::decode(cp.body.as_slice()).unwrap()
         }
         .encode_to_vec();
-        let sig = sign(&k, CHECKPOINT_DOMAIN, &b).to_bytes().to_vec();
+        let sig = crate::signing::sign(&k, CHECKPOINT_DOMAIN, &b)
+            .to_bytes()
+            .to_vec();
         let bad = v1::Checkpoint {
             body: b,
             signature: sig,

@@ -158,9 +158,9 @@ pub fn authorize(signer: &Signer, payload: &Payload) -> Result<(), String> {
         }
     };
     match payload {
-        Payload::DeviceRegistered(_) | Payload::DeviceRevoked { .. } => {
-            need(SignerRole::Operator, "a registry event")
-        }
+        Payload::DeviceRegistered(_)
+        | Payload::DeviceRevoked { .. }
+        | Payload::DeviceKeyRotated { .. } => need(SignerRole::Operator, "a registry event"),
         Payload::Operator(_) => need(SignerRole::Operator, "a model, pool or transfer event"),
         Payload::Regulator(_) => need(SignerRole::Regulator, "an authorisation"),
         Payload::Table { table_id, .. } => {
@@ -173,6 +173,11 @@ pub fn authorize(signer: &Signer, payload: &Payload) -> Result<(), String> {
             }
             Ok(())
         }
+        // A pool's captive value may come from the operator too (a controller's or a table's).
+        Payload::Machine {
+            event: v1::event_body::Payload::CaptiveValueReported(_),
+            ..
+        } if role == SignerRole::Operator => Ok(()),
         Payload::Machine { machine_id, .. } => {
             need(SignerRole::Machine, "a slot-machine event")?;
             if !machine_id.is_empty() && machine_id != &signer.machine_id {
@@ -184,6 +189,77 @@ pub fn authorize(signer: &Signer, payload: &Payload) -> Result<(), String> {
             Ok(())
         }
     }
+}
+
+/// Who belongs to a pool: its members from the latest `PoolConfigured` of it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PoolMembers {
+    pub machine_ids: Vec<String>,
+    pub table_ids: Vec<String>,
+}
+
+impl PoolMembers {
+    pub fn of(p: &v1::PoolConfigured) -> PoolMembers {
+        PoolMembers {
+            machine_ids: p.member_machine_ids.clone(),
+            table_ids: p.member_table_ids.clone(),
+        }
+    }
+}
+
+/// The pool a payload configures (an operator's `PoolConfigured`), if it is one.
+pub fn pool_configured(payload: &Payload) -> Option<&v1::PoolConfigured> {
+    match payload {
+        Payload::Operator(v1::event_body::Payload::PoolConfigured(p)) => Some(p),
+        _ => None,
+    }
+}
+
+/// The pool a machine's payload speaks for: a captive value or a contribution, which only a
+/// member may report. An award or a fault naming a pool the machine does not feed is a thing that
+/// happened on the floor: it is recorded, and the audit makes it a finding (refusing it would
+/// lose the evidence).
+pub fn pools_named(payload: &Payload) -> Vec<&str> {
+    use v1::event_body::Payload as P;
+    let Payload::Machine { event, .. } = payload else {
+        return Vec::new();
+    };
+    match event {
+        P::CaptiveValueReported(m) => vec![m.pool_id.as_str()],
+        P::JackpotContribution(m) => vec![m.pool_id.as_str()],
+        _ => Vec::new(),
+    }
+}
+
+/// A machine speaks only for the pools it is a member of (by its machine id, as registered):
+/// each pool its payload names must be configured and list the machine. Operators (who may
+/// report captive values) and other payloads pass.
+pub fn check_pool_authority<'a>(
+    signer: &Signer,
+    payload: &Payload,
+    members: impl Fn(&str) -> Option<&'a PoolMembers>,
+) -> Result<(), String> {
+    if signer.role != SignerRole::Machine {
+        return Ok(());
+    }
+    let machine = if signer.machine_id.is_empty() {
+        signer.id.as_str()
+    } else {
+        signer.machine_id.as_str()
+    };
+    for pool in pools_named(payload) {
+        match members(pool) {
+            None => return Err(format!("pool {pool} is not configured")),
+            Some(m) if !m.machine_ids.iter().any(|x| x == machine) => {
+                return Err(format!(
+                    "machine {machine} (device {}) is not a member of pool {pool}",
+                    signer.id
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    Ok(())
 }
 
 /// Can `reg` be registered, given the signer already known under its id (if any)?
@@ -221,6 +297,28 @@ pub fn check_revocation(existing: Option<&Signer>, device_id: &str) -> Result<()
         Some(s) if s.revoked_at_index.is_some() => {
             Err(format!("device {device_id} is already revoked"))
         }
+        Some(_) => Ok(()),
+    }
+}
+
+/// Can the key of device `device_id` be replaced by `new_key`, given what is known under that id?
+/// Only a registered device's that is not revoked, and only by another key.
+pub fn check_key_rotation(
+    existing: Option<&Signer>,
+    device_id: &str,
+    new_key: &VerifyingKey,
+) -> Result<(), String> {
+    match existing {
+        None => Err(format!("device {device_id} is not registered")),
+        Some(s) if s.role.is_principal() => Err(format!(
+            "{device_id} is a configured {}; change its key in the configuration instead",
+            s.role.as_str()
+        )),
+        Some(s) if s.revoked_at_index.is_some() => Err(format!(
+            "device {device_id} was revoked at entry {}; a revoked device's key is not rotated",
+            s.revoked_at_index.unwrap_or_default()
+        )),
+        Some(s) if s.key == *new_key => Err(format!("device {device_id} already has this key")),
         Some(_) => Ok(()),
     }
 }
@@ -291,6 +389,15 @@ mod tests {
                 "revocation",
                 Payload::DeviceRevoked {
                     device_id: "table-9".into(),
+                    reason: String::new(),
+                },
+                SignerRole::Operator,
+            ),
+            (
+                "key rotation",
+                Payload::DeviceKeyRotated {
+                    device_id: "table-9".into(),
+                    public_key: key(10),
                     reason: String::new(),
                 },
                 SignerRole::Operator,
@@ -402,6 +509,32 @@ mod tests {
         assert!(p.revoked);
         assert_eq!(p.revoked_at_index, 120);
         assert_eq!(Signer::from_proto(&p), Ok(s));
+    }
+
+    /// A key is rotated for a registered, unrevoked device only, and to another key.
+    #[test]
+    fn key_rotations_by_what_the_id_already_is() {
+        let device = signer("x", SignerRole::Table);
+        let mut revoked = device.clone();
+        revoked.revoked_at_index = Some(12);
+        let operator = signer("x", SignerRole::Operator);
+        assert_eq!(check_key_rotation(Some(&device), "x", &key(9)), Ok(()));
+        assert_eq!(
+            check_key_rotation(None, "x", &key(9)),
+            Err("device x is not registered".into())
+        );
+        assert_eq!(
+            check_key_rotation(Some(&operator), "x", &key(9)),
+            Err("x is a configured operator; change its key in the configuration instead".into())
+        );
+        assert_eq!(
+            check_key_rotation(Some(&revoked), "x", &key(9)),
+            Err("device x was revoked at entry 12; a revoked device's key is not rotated".into())
+        );
+        assert_eq!(
+            check_key_rotation(Some(&device), "x", &device.key),
+            Err("device x already has this key".into())
+        );
     }
 
     /// Ids are never reused: not a principal's, not a revoked device's, not a registered one's.

@@ -55,6 +55,35 @@ pub fn sign(key: &SigningKey, domain: &[u8], body: &[u8]) -> Signature {
     key.sign(&signed_message(domain, body))
 }
 
+/// Whatever signs for the ledger (its records and checkpoints): a key in memory, or a key that
+/// never leaves a hardware module (PKCS#11, in ledger-store). Signing may fail only for the latter.
+pub trait LedgerSigner {
+    type Error: std::fmt::Display;
+    /// The public key the signatures verify with.
+    fn public_key(&self) -> VerifyingKey;
+    /// An ed25519 signature of `message` (pure Ed25519, RFC 8032).
+    fn sign_message(&self, message: &[u8]) -> Result<Signature, Self::Error>;
+}
+
+impl LedgerSigner for SigningKey {
+    type Error = std::convert::Infallible;
+    fn public_key(&self) -> VerifyingKey {
+        self.verifying_key()
+    }
+    fn sign_message(&self, message: &[u8]) -> Result<Signature, Self::Error> {
+        Ok(self.sign(message))
+    }
+}
+
+/// Sign `domain || body` with a [`LedgerSigner`].
+pub fn try_sign<S: LedgerSigner + ?Sized>(
+    key: &S,
+    domain: &[u8],
+    body: &[u8],
+) -> Result<Signature, S::Error> {
+    key.sign_message(&signed_message(domain, body))
+}
+
 /// A public key from bytes, refusing invalid and weak (small-order) keys. Batch verification does
 /// not check for weak keys, so every key the ledger trusts goes through here first.
 pub fn parse_public_key(bytes: &[u8]) -> Result<VerifyingKey, KeyError> {

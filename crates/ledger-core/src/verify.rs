@@ -19,7 +19,8 @@ use crate::record::{
     CheckpointInfo, ENTRY_FORMAT, RecordKind, check_checkpoint, decode_ledger_record,
 };
 use crate::signers::{
-    Signer, SignerRole, authorize, check_registration, check_revocation, principal_from_proto,
+    PoolMembers, Signer, SignerRole, authorize, check_key_rotation, check_pool_authority,
+    check_registration, check_revocation, pool_configured, principal_from_proto,
 };
 use crate::signing::{
     EVENT_DOMAIN, LEDGER_RECORD_DOMAIN, SignatureCheck, parse_public_key, parse_signature,
@@ -118,7 +119,11 @@ pub struct Summary {
     pub signers: u64,
     pub revoked: u64,
     pub head_hash: Option<Hash32>,
+    /// The genesis key: the ledger's identity.
     pub ledger_key: Option<VerifyingKey>,
+    /// The key in force at the head (the genesis key unless rotated).
+    pub current_ledger_key: Option<VerifyingKey>,
+    pub ledger_key_rotations: u64,
     pub ledger_id: String,
     /// Number of events per payload name.
     pub payloads: BTreeMap<&'static str, u64>,
@@ -140,10 +145,15 @@ pub struct Summary {
 pub struct ChainVerifier {
     expected_key: Option<VerifyingKey>,
     ledger_key: Option<VerifyingKey>,
+    /// The ledger's keys by the first entry whose checkpoints they sign: the genesis key from 0,
+    /// each rotated-to key from its `LedgerKeyRotated` record on.
+    ledger_keys: Vec<(u64, VerifyingKey)>,
     next_index: u64,
     prev_hash: Hash32,
     last_received_at_ms: i64,
     signers: HashMap<String, Signer>,
+    /// Each pool's members, from its latest `PoolConfigured`.
+    pools: HashMap<String, PoolMembers>,
     /// Checkpoints by the index they cover.
     checkpoints: BTreeMap<u64, Vec<CheckpointInfo>>,
     checkpoint_count: u64,
@@ -162,10 +172,12 @@ impl ChainVerifier {
         ChainVerifier {
             expected_key,
             ledger_key: None,
+            ledger_keys: Vec::new(),
             next_index: 0,
             prev_hash: GENESIS_PREV_HASH,
             last_received_at_ms: i64::MIN,
             signers: HashMap::new(),
+            pools: HashMap::new(),
             checkpoints: BTreeMap::new(),
             checkpoint_count: 0,
             last_checkpoint: None,
@@ -179,7 +191,9 @@ impl ChainVerifier {
     /// and that none goes back on an earlier one (index and time never decrease).
     pub fn add_checkpoint(&mut self, cp: &v1::Checkpoint) -> Result<(), VerifyError> {
         let n = self.checkpoint_count + 1;
-        let info = check_checkpoint(cp, self.expected_key.as_ref())
+        // Signed by the key it names; that this is the ledger's key for the entry it covers (the
+        // genesis key, which `expected_key` pins, or one it rotated to) is checked at `finish`.
+        let info = check_checkpoint(cp, None)
             .map_err(|e| VerifyError::general(format!("checkpoint #{n}: {e}")))?;
         if info.number != n {
             return Err(VerifyError::general(format!(
@@ -223,7 +237,7 @@ impl ChainVerifier {
     /// (by number, identical), and the chain must reach its entry with its hash. Its signature is
     /// checked like the ledger's own (by the trusted key, or the genesis key at [`Self::finish`]).
     pub fn add_held_checkpoint(&mut self, cp: &v1::Checkpoint) -> Result<(), VerifyError> {
-        let held = check_checkpoint(cp, self.expected_key.as_ref())
+        let held = check_checkpoint(cp, None)
             .map_err(|e| VerifyError::general(format!("the checkpoint you hold: {e}")))?;
         let n = held.number;
         if n == 0 || n > self.checkpoint_count {
@@ -238,6 +252,13 @@ impl ChainVerifier {
             .flatten()
             .find(|c| c.number == n)
             .ok_or_else(|| VerifyError::general(format!("checkpoint #{n} is missing")))?;
+        if ours.ledger_public_key != held.ledger_public_key {
+            return Err(VerifyError::general(format!(
+                "the checkpoint you hold (#{n}) is signed by ledger key {}, the ledger's by {}",
+                hex::encode(held.ledger_public_key.as_bytes()),
+                hex::encode(ours.ledger_public_key.as_bytes())
+            )));
+        }
         if ours != &held {
             return Err(VerifyError::general(format!(
                 "the ledger's checkpoint #{n} (entry {}, hash {}, {} ms) is not the one you hold (entry {}, hash {}, {} ms)",
@@ -292,6 +313,8 @@ impl ChainVerifier {
                     ));
                 }
                 authorize(signer, &ev.payload).map_err(|e| VerifyError::at(i, e))?;
+                check_pool_authority(signer, &ev.payload, |p| self.pools.get(p))
+                    .map_err(|e| VerifyError::at(i, e))?;
                 if ev.sequence != signer.last_sequence + 1 {
                     return Err(VerifyError::at(
                         i,
@@ -325,7 +348,24 @@ impl ChainVerifier {
                             s.revoked_at_index = Some(i);
                         }
                     }
-                    _ => {}
+                    // Entries before this one were checked with the old key as they came.
+                    Payload::DeviceKeyRotated {
+                        device_id,
+                        public_key,
+                        ..
+                    } => {
+                        check_key_rotation(self.signers.get(device_id), device_id, public_key)
+                            .map_err(|e| VerifyError::at(i, e))?;
+                        if let Some(s) = self.signers.get_mut(device_id) {
+                            s.key = *public_key;
+                        }
+                    }
+                    p => {
+                        if let Some(pool) = pool_configured(p) {
+                            self.pools
+                                .insert(pool.pool_id.clone(), PoolMembers::of(pool));
+                        }
+                    }
                 }
                 // Registering or revoking oneself is impossible (operators are principals), so the
                 // signer is still there.
@@ -355,6 +395,7 @@ impl ChainVerifier {
                             ));
                         }
                         self.ledger_key = Some(k);
+                        self.ledger_keys.push((0, k));
                         self.summary.ledger_id = g.ledger_id.clone();
                         k
                     }
@@ -385,6 +426,20 @@ impl ChainVerifier {
                     Some(Record::SecurityFinding(f)) => {
                         pending.push(self.check_finding(i, f)?);
                         self.summary.security_findings += 1;
+                    }
+                    // Signed by the old key (above); the new one signs from here on.
+                    Some(Record::LedgerKeyRotated(r)) => {
+                        let k = parse_public_key(&r.new_public_key).map_err(|e| {
+                            VerifyError::at(i, format!("ledger_key_rotated.new_public_key: {e}"))
+                        })?;
+                        if Some(k) == self.ledger_key {
+                            return Err(VerifyError::at(
+                                i,
+                                "ledger_key_rotated names the key already in force",
+                            ));
+                        }
+                        self.ledger_key = Some(k);
+                        self.ledger_keys.push((i, k));
                     }
                     _ => {}
                 }
@@ -539,12 +594,14 @@ impl ChainVerifier {
                 ),
             ));
         }
-        let key = self.ledger_key.expect("genesis checked");
         for cp in self.checkpoints.values().flatten() {
-            if cp.ledger_public_key != key {
+            let key = self.ledger_key_at(cp.index);
+            if Some(cp.ledger_public_key) != key {
                 return Err(VerifyError::general(format!(
-                    "checkpoint #{} is signed by another key than the ledger's",
-                    cp.number
+                    "checkpoint #{} is signed by another key than the ledger's at entry {} ({})",
+                    cp.number,
+                    cp.index,
+                    key.map(|k| hex::encode(k.as_bytes())).unwrap_or_default()
                 )));
             }
         }
@@ -558,7 +615,9 @@ impl ChainVerifier {
             .filter(|x| x.revoked_at_index.is_some())
             .count() as u64;
         s.head_hash = Some(self.prev_hash);
-        s.ledger_key = self.ledger_key;
+        s.ledger_key = self.ledger_keys.first().map(|k| k.1);
+        s.current_ledger_key = self.ledger_key;
+        s.ledger_key_rotations = self.ledger_keys.len().saturating_sub(1) as u64;
         s.tree_checkpoints = self
             .checkpoints
             .values()
@@ -571,9 +630,23 @@ impl ChainVerifier {
         Ok(self.summary)
     }
 
+    /// The ledger's key for a checkpoint of entry `index`: the last one in force at it.
+    fn ledger_key_at(&self, index: u64) -> Option<VerifyingKey> {
+        self.ledger_keys
+            .iter()
+            .take_while(|(from, _)| *from <= index)
+            .last()
+            .map(|(_, k)| *k)
+    }
+
     /// The signers known so far (for reports).
     pub fn signers(&self) -> impl Iterator<Item = &Signer> {
         self.signers.values()
+    }
+
+    /// The pools configured so far, with their members (for the store's derived state).
+    pub fn pools(&self) -> impl Iterator<Item = (&String, &PoolMembers)> {
+        self.pools.iter()
     }
 
     /// Role of a known signer.
@@ -1229,6 +1302,186 @@ mod tests {
 
     /// Checkpoints come numbered 1, 2, ... and never go back in index or time (two may cover
     /// the same entry, at the same time).
+    fn rotation(dev: &str, seed: u8) -> P {
+        P::DeviceKeyRotated(v1::DeviceKeyRotated {
+            device_id: dev.into(),
+            public_key: SigningKey::from_bytes(&[seed; 32])
+                .verifying_key()
+                .as_bytes()
+                .to_vec(),
+            reason: "lost".into(),
+        })
+    }
+
+    /// A device's key rotated by the operator: its sequence goes on under the new key, its
+    /// entries before the rotation stay valid under the old one, and the old key signs nothing
+    /// after it. Only an operator rotates, only a registered device's key, to another key.
+    #[test]
+    fn a_rotated_device_key_signs_from_the_rotation_on() {
+        let mut c = with_table(2);
+        c.event(2, "op", 2, rotation("t1", 4));
+        c.event(4, "t1", 3, bet(3));
+        let s = c.verify(None).unwrap();
+        assert_eq!(s.payloads.get("device_key_rotated"), Some(&1));
+        let mut v = ChainVerifier::new(None);
+        for e in &c.entries {
+            v.check_entry(e).unwrap();
+        }
+        let t1 = v.signers().find(|s| s.id == "t1").unwrap();
+        assert_eq!(
+            (t1.key, t1.last_sequence),
+            (SigningKey::from_bytes(&[4; 32]).verifying_key(), 3)
+        );
+
+        let mut old_key = with_table(2);
+        old_key.event(2, "op", 2, rotation("t1", 4));
+        let i = old_key.event(3, "t1", 3, bet(3));
+        let e = old_key.refused();
+        assert_eq!((e.index, e.what.as_str()), (Some(i), "device signature"));
+
+        let mut by_device = with_table(2);
+        let i = by_device.event(3, "t1", 3, rotation("t1", 4));
+        let e = by_device.refused();
+        assert_eq!(e.index, Some(i));
+        assert!(e.what.contains("must be signed by a operator key"), "{e}");
+
+        let mut same = with_table(1);
+        let i = same.event(2, "op", 2, rotation("t1", 3));
+        let e = same.refused();
+        assert_eq!(e.index, Some(i));
+        assert!(e.what.contains("already has this key"), "{e}");
+
+        let mut unknown = with_table(1);
+        let i = unknown.event(2, "op", 2, rotation("t9", 4));
+        assert_eq!(unknown.refused().index, Some(i));
+    }
+
+    /// The ledger's key rotated by a record the old key signs: later records and checkpoints of
+    /// later entries are the new key's, earlier checkpoints stay the old key's, the genesis key
+    /// (what a reader pins) stays the identity; the old key signs nothing after the rotation.
+    #[test]
+    fn the_ledger_key_rotated_by_a_record_of_the_old_key() {
+        let old = SigningKey::from_bytes(&[1; 32]);
+        let new = SigningKey::from_bytes(&[8; 32]);
+        let rotated = || {
+            let mut c = with_table(1);
+            let cp_before = c.checkpoint(1, 3, 1500);
+            let r = c.record(Record::LedgerKeyRotated(v1::LedgerKeyRotated {
+                new_public_key: new.verifying_key().as_bytes().to_vec(),
+            }));
+            c.ledger = new.clone();
+            (c, cp_before, r)
+        };
+        let with_checkpoints = |c: &Chain, cps: &[v1::Checkpoint]| {
+            let mut v = ChainVerifier::new(Some(old.verifying_key()));
+            for cp in cps {
+                v.add_checkpoint(cp)?;
+            }
+            let mut checks = Vec::new();
+            for e in &c.entries {
+                checks.extend(v.check_entry(e)?);
+            }
+            let all: Vec<_> = checks.iter().map(|p| p.check.clone()).collect();
+            if let Some((p, _)) = checks.iter().zip(verify_many(&all)).find(|(_, ok)| !ok) {
+                return Err(VerifyError::at(p.index, p.what));
+            }
+            v.finish()
+        };
+
+        let (mut c, cp_before, r) = rotated();
+        c.record(principals(&[("op", 1, 2)]));
+        let cp_after = c.checkpoint(2, r + 1, 2500);
+        let s = with_checkpoints(&c, &[cp_before.clone(), cp_after]).unwrap();
+        assert_eq!(s.ledger_key, Some(old.verifying_key()));
+        assert_eq!(s.current_ledger_key, Some(new.verifying_key()));
+        assert_eq!(s.ledger_key_rotations, 1);
+
+        // A record after the rotation signed by the old key.
+        let (mut c, _, r) = rotated();
+        c.ledger = old.clone();
+        c.record(principals(&[("op", 1, 2)]));
+        let e = c.verify(Some(old.verifying_key())).unwrap_err();
+        assert_eq!(
+            (e.index, e.what.as_str()),
+            (Some(r + 1), "ledger signature")
+        );
+
+        // A checkpoint of the rotation (or later) signed by the old key.
+        let (mut c, cp_before, r) = rotated();
+        c.ledger = old.clone();
+        let stale = c.checkpoint(2, r, 2500);
+        let e = with_checkpoints(&c, &[cp_before, stale]).unwrap_err();
+        assert!(
+            e.what
+                .contains("signed by another key than the ledger's at entry"),
+            "{e}"
+        );
+
+        // A rotation to the key already in force.
+        let mut c = with_table(1);
+        let i = c.record(Record::LedgerKeyRotated(v1::LedgerKeyRotated {
+            new_public_key: old.verifying_key().as_bytes().to_vec(),
+        }));
+        let e = c.refused();
+        assert_eq!(e.index, Some(i));
+    }
+
+    /// `verify` holds machines to their pools as ingest does: a captive value for a pool that
+    /// does not list the machine is refused, for one that does it passes, the operator's too.
+    #[test]
+    fn a_machine_reports_only_for_its_own_pools() {
+        let base = || {
+            let mut c = Chain::new();
+            c.event(
+                2,
+                "op",
+                1,
+                P::DeviceRegistered(v1::DeviceRegistered {
+                    device_id: "slot-1".into(),
+                    public_key: SigningKey::from_bytes(&[5; 32])
+                        .verifying_key()
+                        .as_bytes()
+                        .to_vec(),
+                    kind: v1::DeviceKind::Machine as i32,
+                    casino_id: "c".into(),
+                    machine_id: "slot-1".into(),
+                    model_id: "K".into(),
+                    bet_values_cents: vec![100],
+                    ..Default::default()
+                }),
+            );
+            c.event(
+                2,
+                "op",
+                2,
+                P::PoolConfigured(v1::PoolConfigured {
+                    pool_id: "P1".into(),
+                    kind: v1::PoolKind::Jackpot as i32,
+                    member_machine_ids: vec!["slot-1".into()],
+                    ..Default::default()
+                }),
+            );
+            c
+        };
+        let captive = |pool: &str| {
+            P::CaptiveValueReported(v1::CaptiveValueReported {
+                pool_id: pool.into(),
+                value_cents: 100,
+            })
+        };
+        let mut ok = base();
+        ok.event(5, "slot-1", 1, captive("P1"));
+        ok.event(2, "op", 3, captive("P2"));
+        ok.verify(None).unwrap();
+        let mut bad = base();
+        let i = bad.event(5, "slot-1", 1, captive("P2"));
+        let e = bad.refused();
+        assert_eq!(
+            (e.index, e.what.as_str()),
+            (Some(i), "pool P2 is not configured")
+        );
+    }
+
     #[test]
     fn checkpoints_are_numbered_and_never_go_back() {
         let c = with_table(3);

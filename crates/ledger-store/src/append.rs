@@ -11,8 +11,12 @@ use std::sync::Arc;
 use ed25519_dalek::{Signature, VerifyingKey};
 use ledger_core::event::{BodyError, Event, Payload, TimePolicy};
 use ledger_core::proto::{self as v1, ledger_record_body::Record};
-use ledger_core::record::{make_entry, sign_ledger_record};
-use ledger_core::signers::{Signer, authorize, check_registration, check_revocation};
+use ledger_core::record::{make_entry, try_sign_ledger_record};
+use ledger_core::signers::{
+    PoolMembers, Signer, authorize, check_key_rotation, check_pool_authority, check_registration,
+    check_revocation, pool_configured,
+};
+use ledger_core::signing::LedgerSigner;
 use ledger_core::signing::{EVENT_DOMAIN, PreparedSignature, signed_message, verify_prepared};
 use ledger_core::{GENESIS_PREV_HASH, Hash32, RecordKind};
 use prost::Message;
@@ -20,7 +24,8 @@ use prost::Message;
 use crate::StoreError;
 use crate::commit::{UNDO_HEADER, UNDO_MAX, undo_item_len};
 use crate::store::{
-    K_DERIVED, SEQ_RUN_MAX, Store, device_key, finding_key, seq_key, seq_key_len, u64_of,
+    K_DERIVED, SEQ_RUN_MAX, Store, device_key, finding_key, pool_key, pool_record, seq_key,
+    seq_key_len, u64_of,
 };
 use v1::{ReceiptStatus as St, RejectReason as Why};
 
@@ -222,6 +227,8 @@ pub struct Appender {
     head: Option<(u64, Hash32)>,
     last_received_at_ms: i64,
     signers: HashMap<String, Signer>,
+    /// Each configured pool's members (`G` records).
+    pools: HashMap<String, PoolMembers>,
     /// The most bytes a group's undo record may take: [`UNDO_MAX`]; tests lower it, so that a
     /// group is split after a few envelopes instead of thousands.
     pub(crate) undo_max: usize,
@@ -259,6 +266,7 @@ impl Appender {
             head: None,
             last_received_at_ms: i64::MIN,
             signers: HashMap::new(),
+            pools: HashMap::new(),
             undo_max: UNDO_MAX,
             edge: crate::tree::Edge::default(),
             #[cfg(test)]
@@ -285,6 +293,7 @@ impl Appender {
                 keys.insert(s.id.clone(), s.key);
             }
         }
+        let pools = store.pools()?;
         let edge = store.load_tree()?;
         store.publish_edge(&edge);
         Ok(Appender {
@@ -292,6 +301,7 @@ impl Appender {
             head,
             last_received_at_ms,
             signers,
+            pools,
             undo_max: UNDO_MAX,
             edge,
             #[cfg(test)]
@@ -343,7 +353,7 @@ impl Appender {
             .key
             .as_ref()
             .ok_or_else(|| StoreError::Refused("read-only store".into()))?;
-        let (body, sig) = sign_ledger_record(key, now_ms, record);
+        let (body, sig) = try_sign_ledger_record(key, now_ms, record)?;
         Ok(self.push(p, now_ms, RecordKind::Ledger, body, sig))
     }
 
@@ -426,7 +436,7 @@ impl Appender {
             .ok_or_else(|| StoreError::Refused("read-only store".into()))?;
         let record = Record::Genesis(v1::LedgerGenesis {
             ledger_id: ledger_id.to_string(),
-            ledger_public_key: key.verifying_key().as_bytes().to_vec(),
+            ledger_public_key: key.public_key().as_bytes().to_vec(),
         });
         let mut p = self.begin();
         let now = self.clock(now_ms());
@@ -563,13 +573,19 @@ impl Appender {
         let mut most = undo_item_len(seq_key_len(&r.event.device_id), None);
         let named = match &r.event.payload {
             Payload::DeviceRegistered(reg) => Some(reg.device_id.as_str()),
-            Payload::DeviceRevoked { device_id, .. } => Some(device_id.as_str()),
+            Payload::DeviceRevoked { device_id, .. }
+            | Payload::DeviceKeyRotated { device_id, .. } => Some(device_id.as_str()),
             _ => None,
         };
         if let Some(id) = named
             && !p.dirty.contains(id)
         {
             let key = device_key(id);
+            let before = self.store.tree.get(&key)?.map(|v| v.len());
+            most += undo_item_len(key.len(), before);
+        }
+        if let Some(pool) = pool_configured(&r.event.payload) {
+            let key = pool_key(&pool.pool_id);
             let before = self.store.tree.get(&key)?.map(|v| v.len());
             most += undo_item_len(key.len(), before);
         }
@@ -686,6 +702,9 @@ impl Appender {
         if let Err(why) = authorize(signer, &ev.payload) {
             return Ok(reject(Why::Unauthorized, dev, seq, why));
         }
+        if let Err(why) = check_pool_authority(signer, &ev.payload, |p| self.pools.get(p)) {
+            return Ok(reject(Why::NotPoolMember, dev, seq, why));
+        }
         let last = signer.last_sequence;
         // `orig` is set exactly when the sequence is used (`seq <= last`). Another body under a
         // valid, authorised signature was decided at step 2: here it is the same body.
@@ -733,6 +752,17 @@ impl Appender {
                     return Ok(reject(Why::RegistrationRefused, dev, seq, why));
                 }
             }
+            Payload::DeviceKeyRotated {
+                device_id,
+                public_key,
+                ..
+            } => {
+                if let Err(why) =
+                    check_key_rotation(self.signers.get(device_id), device_id, public_key)
+                {
+                    return Ok(reject(Why::RegistrationRefused, dev, seq, why));
+                }
+            }
             _ => {}
         }
         let payload = r.event.payload;
@@ -774,7 +804,29 @@ impl Appender {
                 }
                 p.mark_dirty(&self.store, device_id)?;
             }
-            _ => {}
+            // The device's sequence goes on under the new key; `commit` hands the key to the
+            // signature checks ahead of the appender (`Store::keys`), and until then a check
+            // made with the old key is made again (`signature_ok`).
+            Payload::DeviceKeyRotated {
+                device_id,
+                public_key,
+                ..
+            } => {
+                if let Some(s) = self.signers.get_mut(&device_id) {
+                    s.key = public_key;
+                }
+                p.mark_dirty(&self.store, device_id)?;
+            }
+            other => {
+                if let Some(pool) = pool_configured(&other) {
+                    let members = PoolMembers::of(pool);
+                    let key = pool_key(&pool.pool_id);
+                    let before = self.store.tree.get(&key)?.map(|v| v.len());
+                    p.undo_bytes += undo_item_len(key.len(), before);
+                    p.write(key, pool_record(&pool.pool_id, &members));
+                    self.pools.insert(pool.pool_id.clone(), members);
+                }
+            }
         }
         Ok(v1::Receipt {
             status: St::Accepted as i32,

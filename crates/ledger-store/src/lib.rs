@@ -13,8 +13,9 @@
 //! | `C` u64be number | `Checkpoint` (prost); mirrored to `checkpoints.log` |
 //! | `E` u64be first index | a chunk of consecutive entries of one group: `u32be len, ChainEntry (prost)`, ... (≤ 256 entries, ≤ 64 KiB) |
 //! | `F` u8 len, device id, u64be sequence | u64be index of the security finding about it (one per device and sequence; derived) |
+//! | `G` pool id | the pool's members: a `PoolConfigured` (prost) holding its id and members (derived; `@pools` marks that the derived state has them) |
 //!
-//! Derived data (`A`, `B`, `F`) can be rebuilt from the entries ([`Store::rebuild_derived`]).
+//! Derived data (`A`, `B`, `F`, `G`) can be rebuilt from the entries ([`Store::rebuild_derived`]).
 //! A group is written as plain inserts, the head record last; a group that a crash cut short is
 //! undone at the writer's next start (module `commit`).
 //!
@@ -30,6 +31,7 @@
 mod append;
 mod commit;
 mod keyfile;
+mod signer;
 mod store;
 mod tree;
 mod windowed;
@@ -37,6 +39,7 @@ mod windowed;
 pub use append::{Appender, Applied, PreOutcome, Ready, now_ms, precheck, verify_prechecked};
 pub use commit::RolledBack;
 pub use keyfile::{LEDGER_KEY_FILE, generate_key, load_or_create as load_ledger_key};
+pub use signer::{KeySource, LedgerKey, Pkcs11Config, Pkcs11Signer, read_pin_file};
 pub use store::{
     CHECKPOINT_LOG, Chunk, ChunkOrder, EntryView, LatestCheckpoint, OpenConfig, PrincipalConfig,
     Store,

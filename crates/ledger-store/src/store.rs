@@ -7,9 +7,10 @@ use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::sync::RwLock;
 
-use ed25519_dalek::{SigningKey, VerifyingKey};
+use ed25519_dalek::VerifyingKey;
 use ledger_core::proto as v1;
 use ledger_core::record::{CheckpointInfo, check_checkpoint, sign_checkpoint_with_tree};
+use ledger_core::signers::PoolMembers;
 use ledger_core::verify::check_link;
 use ledger_core::{ChainVerifier, GENESIS_PREV_HASH, Hash32, Signer, SignerRole, hex32};
 use prost::Message;
@@ -17,6 +18,8 @@ use prost::Message;
 use crate::StoreError;
 use crate::append::Appender;
 use crate::keyfile;
+use crate::signer::{KeySource, LedgerKey, Pkcs11Signer};
+use ledger_core::signing::LedgerSigner;
 
 /// Mirror of the checkpoints, one JSON object per line, appended and fsynced with each checkpoint.
 pub const CHECKPOINT_LOG: &str = "checkpoints.log";
@@ -34,6 +37,10 @@ pub(crate) const P_DEVICE: u8 = b'B';
 pub(crate) const P_CHECKPOINT: u8 = b'C';
 pub(crate) const P_ENTRY: u8 = b'E';
 pub(crate) const P_FINDING: u8 = b'F';
+/// `G` pool id: the pool's members (an encoded `PoolConfigured`, its latest; derived).
+pub(crate) const P_POOL: u8 = b'G';
+/// Present once the derived state holds the pools (`G`): a store written before them rebuilds.
+pub(crate) const K_POOLS_DERIVED: &[u8] = b"@pools";
 /// The first layout's head, derived-up-to and derived prefixes (`Mhead`, `Mderived`, `S` runs,
 /// `D` devices). A writer moves the head and rebuilds the derived state ([`Store::open_writer`]);
 /// readers find the head under either key.
@@ -481,6 +488,13 @@ pub(crate) fn seq_key(device: &str, seq: u64) -> Vec<u8> {
     k
 }
 
+pub(crate) fn pool_key(pool: &str) -> Vec<u8> {
+    let mut k = Vec::with_capacity(1 + pool.len());
+    k.push(P_POOL);
+    k.extend_from_slice(pool.as_bytes());
+    k
+}
+
 pub(crate) fn device_key(device: &str) -> Vec<u8> {
     let mut k = Vec::with_capacity(1 + device.len());
     k.push(P_DEVICE);
@@ -495,6 +509,17 @@ pub(crate) fn finding_key(device: &str, seq: u64) -> Vec<u8> {
     let mut k = seq_key(device, seq);
     k[0] = P_FINDING;
     k
+}
+
+/// The stored form of a pool's members.
+pub(crate) fn pool_record(id: &str, m: &PoolMembers) -> Vec<u8> {
+    v1::PoolConfigured {
+        pool_id: id.to_string(),
+        member_machine_ids: m.machine_ids.clone(),
+        member_table_ids: m.table_ids.clone(),
+        ..Default::default()
+    }
+    .encode_to_vec()
 }
 
 pub(crate) fn u64_of(v: &[u8]) -> Option<u64> {
@@ -531,7 +556,7 @@ pub struct Store {
     fail_syncs: std::sync::atomic::AtomicBool,
     /// Fault injection: every later write of a group fails ([`Store::inject_write_failures_for_tests`]).
     pub(crate) fail_writes: std::sync::atomic::AtomicBool,
-    pub(crate) key: Option<SigningKey>,
+    pub(crate) key: Option<LedgerKey>,
     /// Public keys of the known signers, for signature checks ahead of the appender.
     pub(crate) keys: RwLock<HashMap<String, VerifyingKey>>,
     checkpoint_lock: std::sync::Mutex<()>,
@@ -655,6 +680,20 @@ impl Store {
         cfg: &OpenConfig,
         key_file: Option<&Path>,
     ) -> Result<(std::sync::Arc<Store>, Appender), StoreError> {
+        let source = match key_file {
+            Some(f) => KeySource::File(f.to_path_buf()),
+            None => KeySource::DataDir,
+        };
+        Store::open_writer_with_signer(dir, cfg, &source)
+    }
+
+    /// [`Store::open_writer`] with the ledger's key where `source` says: a key file (created
+    /// for a new ledger only) or a key pair in a PKCS#11 token (never created here).
+    pub fn open_writer_with_signer(
+        dir: &Path,
+        cfg: &OpenConfig,
+        source: &KeySource,
+    ) -> Result<(std::sync::Arc<Store>, Appender), StoreError> {
         std::fs::create_dir_all(dir).map_err(|e| StoreError::io(dir, e))?;
         {
             use std::os::unix::fs::PermissionsExt;
@@ -664,16 +703,22 @@ impl Store {
         // A new key only for a new ledger. A ledger whose key file is gone needs that key back:
         // another one cannot sign for its chain, and creating it would leave a stray key.
         let holds_a_ledger = dir.join("db").exists();
-        let key_path = key_file
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|| dir.join(keyfile::LEDGER_KEY_FILE));
-        let key = match keyfile::load_or_create_at(&key_path, !holds_a_ledger) {
-            Err(StoreError::Key(m)) if holds_a_ledger && !key_path.exists() => {
-                return Err(StoreError::Key(format!(
-                    "{m}, but this data directory holds a ledger: restore its key from your backup"
-                )));
+        let key = match source {
+            KeySource::Pkcs11(p) => LedgerKey::Pkcs11(Pkcs11Signer::open(p)?),
+            KeySource::DataDir | KeySource::File(_) => {
+                let key_path = match source {
+                    KeySource::File(f) => f.clone(),
+                    _ => dir.join(keyfile::LEDGER_KEY_FILE),
+                };
+                match keyfile::load_or_create_at(&key_path, !holds_a_ledger) {
+                    Err(StoreError::Key(m)) if holds_a_ledger && !key_path.exists() => {
+                        return Err(StoreError::Key(format!(
+                            "{m}, but this data directory holds a ledger: restore its key from your backup"
+                        )));
+                    }
+                    r => LedgerKey::Memory(r?),
+                }
             }
-            r => r?,
         };
         let db = open_sled(dir, cfg.cache_capacity_bytes)?;
         let tree = db.open_tree("ledger")?;
@@ -725,6 +770,7 @@ impl Store {
             }
             let mut a = Appender::new_empty(store.clone());
             a.append_genesis(&cfg.ledger_id)?;
+            store.tree.insert(K_POOLS_DERIVED, &[])?;
             a
         } else {
             let derived = store.tree.get(K_DERIVED)?.and_then(|v| u64_of(&v));
@@ -734,6 +780,11 @@ impl Store {
                     ?derived,
                     ?head,
                     "derived state is not up to date with the chain; rebuilding it"
+                );
+                store.rebuild_derived()?;
+            } else if store.tree.get(K_POOLS_DERIVED)?.is_none() {
+                tracing::warn!(
+                    "derived state without pool members (an older version's); rebuilding it"
                 );
                 store.rebuild_derived()?;
             }
@@ -753,7 +804,7 @@ impl Store {
 
     /// The ledger's public key (writer only).
     pub fn ledger_public_key(&self) -> Option<VerifyingKey> {
-        self.key.as_ref().map(|k| k.verifying_key())
+        self.key.as_ref().map(|k| k.public_key())
     }
 
     /// Make everything applied so far durable: sled flush, then fsync of sled's `db` file.
@@ -1039,6 +1090,18 @@ impl Store {
     }
 
     /// Every signer, by id.
+    /// Every configured pool's members (derived).
+    pub fn pools(&self) -> Result<HashMap<String, PoolMembers>, StoreError> {
+        let mut out = HashMap::new();
+        for r in self.tree.scan_prefix([P_POOL]) {
+            let (_, v) = r?;
+            let p = v1::PoolConfigured::decode(v.as_ref())
+                .map_err(|e| StoreError::Corrupt(format!("a pool record: {e}")))?;
+            out.insert(p.pool_id.clone(), PoolMembers::of(&p));
+        }
+        Ok(out)
+    }
+
     pub fn signers(&self) -> Result<Vec<Signer>, StoreError> {
         self.signers_after(None).collect()
     }
@@ -1449,8 +1512,9 @@ impl Store {
         let ours = self.ledger_public_key().map(|k| k.as_bytes().to_vec());
         if ours.as_deref() != Some(gen_rec.ledger_public_key.as_slice()) {
             return Err(StoreError::Refused(format!(
-                "{} does not hold the key this ledger was created with (genesis key {})",
+                "the ledger's key ({}, or [ledger_key]'s token) is {}, not the key this ledger was created with (genesis key {})",
                 keyfile::LEDGER_KEY_FILE,
+                ours.map(hex::encode).unwrap_or_default(),
                 hex::encode(&gen_rec.ledger_public_key)
             )));
         }
@@ -1558,7 +1622,7 @@ impl Store {
     /// entries alone. Records of the first key layout's derived prefixes are removed too.
     pub fn rebuild_derived(&self) -> Result<(), StoreError> {
         let mut removals = sled::Batch::default();
-        let prefixes = [P_SEQ, P_DEVICE, P_FINDING];
+        let prefixes = [P_SEQ, P_DEVICE, P_FINDING, P_POOL];
         for prefix in prefixes.into_iter().chain(LEGACY_DERIVED_PREFIXES) {
             for r in self.tree.scan_prefix([prefix]) {
                 removals.remove(r?.0);
@@ -1624,6 +1688,10 @@ impl Store {
         for s in v.signers() {
             batch.insert(device_key(&s.id), s.to_proto().encode_to_vec());
         }
+        for (id, m) in v.pools() {
+            batch.insert(pool_key(id), pool_record(id, m));
+        }
+        batch.insert(K_POOLS_DERIVED, &[]);
         if let Some(l) = last {
             batch.insert(K_DERIVED, &l.to_be_bytes());
         }

@@ -917,11 +917,12 @@ fn a_store_in_the_first_key_layout_is_read_and_migrated() {
         let tree = &store.tree;
         let mut batch = sled::Batch::default();
         batch.remove(b"@pending");
+        batch.remove(b"@pools");
         let mut seq_runs = 0;
         for r in tree.iter() {
             let (k, v) = r.unwrap();
             let old: Option<Vec<u8>> = match k[0] {
-                _ if &k[..] == b"@pending" => None,
+                _ if &k[..] == b"@pending" || &k[..] == b"@pools" => None,
                 b'@' => Some([b"M".as_slice(), &k[1..]].concat()),
                 b'A' => Some([b"S".as_slice(), &k[1..]].concat()),
                 b'B' => Some([b"D".as_slice(), &k[1..]].concat()),
@@ -2576,13 +2577,15 @@ mod merkle_tree {
     fn an_older_ledger_is_upgraded_in_place_and_a_damaged_tile_is_refused() {
         let (dir, op, mut t, store, a) = big_ledger();
         // Make it as the code before the tree left it: no tiles, two checkpoints of the old form.
-        let key = store.key.clone().unwrap();
+        let key = store.key.as_ref().unwrap();
         let mut lines = String::new();
         for (number, index) in [(1u64, 1_000u64), (2, store.head().unwrap().unwrap().0)] {
             let e = store.entry(index).unwrap().unwrap();
             let hash: [u8; 32] = e.entry_hash.as_slice().try_into().unwrap();
-            let cp =
-                ledger_core::record::sign_checkpoint(&key, number, index, &hash, NOW, "periodic");
+            let cp = ledger_core::record::try_sign_checkpoint(
+                key, number, index, &hash, NOW, "periodic",
+            )
+            .unwrap();
             let info = ledger_core::record::check_checkpoint(&cp, None).unwrap();
             assert!(info.tree.is_none());
             store
@@ -2618,4 +2621,202 @@ mod merkle_tree {
             Ok(_) => panic!("a damaged tile was not noticed"),
         }
     }
+}
+
+fn rotate(device: &str, to: &Dev) -> P {
+    P::DeviceKeyRotated(v1::DeviceKeyRotated {
+        device_id: device.into(),
+        public_key: to.key.verifying_key().as_bytes().to_vec(),
+        reason: "terminal replaced".into(),
+    })
+}
+
+/// A device's key rotated by the operator: in the rotation's own group the old key signs before
+/// it and the new one after it (its signature was prepared with the old key ahead of the
+/// appender, and is checked again); the old key is refused from then on; the sequence goes on;
+/// a reopened store, and one whose derived state is rebuilt, keep the new key; the chain verifies.
+#[test]
+fn a_rotated_device_key_signs_from_the_rotation_on() {
+    let (d, mut op, store, mut a) = setup();
+    let mut t = Dev::new("table-1", 2);
+    let reg = op.env(register(&t));
+    assert_eq!(status(&submit(&mut a, vec![reg])[0]).0, St::Accepted);
+    let mut new = Dev::new("table-1", 3);
+    let before = t.env(bet(1));
+    let rotation = op.env(rotate("table-1", &new));
+    new.seq = 1;
+    let after = new.env(bet(2));
+    let r = submit(&mut a, vec![before, rotation, after]);
+    for x in &r {
+        assert_eq!(status(x).0, St::Accepted, "{x:?}");
+    }
+    t.seq = 2;
+    let old = t.env(bet(3));
+    assert_eq!(
+        status(&submit(&mut a, vec![old])[0]),
+        (St::Rejected, Why::BadSignature)
+    );
+    // Refused: the key it already has, an unknown device, a device signing its own rotation.
+    let same = op.env_at(op.seq + 1, rotate("table-1", &new));
+    let unknown = op.env_at(op.seq + 1, rotate("table-9", &t));
+    let own = new.env_at(3, rotate("table-1", &t));
+    let r = submit(&mut a, vec![same, unknown, own]);
+    assert_eq!(status(&r[0]), (St::Rejected, Why::RegistrationRefused));
+    assert!(
+        r[0].detail.contains("already has this key"),
+        "{}",
+        r[0].detail
+    );
+    assert_eq!(status(&r[1]), (St::Rejected, Why::RegistrationRefused));
+    assert_eq!(status(&r[2]), (St::Rejected, Why::Unauthorized));
+    let s = store.signer("table-1").unwrap().unwrap();
+    assert_eq!((s.key, s.last_sequence), (new.key.verifying_key(), 2));
+    verify_all(&store);
+
+    drop(a);
+    drop(store);
+    let (store, mut a) = Store::open_writer(d.path(), &cfg(&op)).unwrap();
+    assert_eq!(
+        status(&submit(&mut a, vec![new.env_at(3, bet(3))])[0]).0,
+        St::Accepted
+    );
+    t.seq = 3;
+    assert_eq!(
+        status(&submit(&mut a, vec![t.env(bet(4))])[0]),
+        (St::Rejected, Why::BadSignature)
+    );
+    store.rebuild_derived().unwrap();
+    let s = store.signer("table-1").unwrap().unwrap();
+    assert_eq!((s.key, s.last_sequence), (new.key.verifying_key(), 3));
+    assert_eq!(
+        verify_all(&store).payloads.get("device_key_rotated"),
+        Some(&1)
+    );
+}
+
+fn machine(d: &Dev) -> P {
+    P::DeviceRegistered(v1::DeviceRegistered {
+        device_id: d.id.clone(),
+        public_key: d.key.verifying_key().as_bytes().to_vec(),
+        kind: v1::DeviceKind::Machine as i32,
+        casino_id: "lisboa".into(),
+        machine_id: d.id.clone(),
+        model_id: "K".into(),
+        bet_values_cents: vec![100],
+        ..Default::default()
+    })
+}
+
+fn pool(id: &str, machines: &[&str]) -> P {
+    P::PoolConfigured(v1::PoolConfigured {
+        pool_id: id.into(),
+        kind: v1::PoolKind::Jackpot as i32,
+        casino_ids: vec!["lisboa".into()],
+        member_machine_ids: machines.iter().map(|m| m.to_string()).collect(),
+        contribution_bp: 100,
+        ..Default::default()
+    })
+}
+
+fn captive(pool: &str, value_cents: i64) -> P {
+    P::CaptiveValueReported(v1::CaptiveValueReported {
+        pool_id: pool.into(),
+        value_cents,
+    })
+}
+
+/// A machine speaks for its own pools only: a captive value or contribution naming a pool that
+/// does not list it (or is not configured) is refused with NOT_POOL_MEMBER; the
+/// operator may report any captive value; a pool reconfigured without the machine refuses it
+/// from then on; the members survive a reopen and a rebuild, a store without them (an older
+/// version's) rebuilds them, and the chain verifies.
+#[test]
+fn a_machine_reports_only_for_the_pools_it_is_a_member_of() {
+    let (d, mut op, store, mut a) = setup();
+    let mut m1 = Dev::new("slot-1", 5);
+    let mut m2 = Dev::new("slot-2", 6);
+    let r = submit(
+        &mut a,
+        vec![
+            op.env(machine(&m1)),
+            op.env(machine(&m2)),
+            op.env(pool("P1", &["slot-1"])),
+        ],
+    );
+    assert!(r.iter().all(|x| status(x).0 == St::Accepted), "{r:?}");
+    let r = submit(
+        &mut a,
+        vec![
+            m1.env(captive("P1", 500)),
+            m2.env_at(1, captive("P1", 500)),
+            m2.env_at(1, captive("P9", 500)),
+            m2.env_at(
+                1,
+                P::JackpotContribution(v1::JackpotContribution {
+                    pool_id: "P1".into(),
+                    machine_id: "slot-2".into(),
+                    amount_cents: 100,
+                }),
+            ),
+            op.env(captive("P1", 510)),
+        ],
+    );
+    assert_eq!(status(&r[0]).0, St::Accepted, "{:?}", r[0]);
+    assert_eq!(status(&r[1]), (St::Rejected, Why::NotPoolMember));
+    assert_eq!(
+        r[1].detail,
+        "machine slot-2 (device slot-2) is not a member of pool P1"
+    );
+    assert_eq!(status(&r[2]), (St::Rejected, Why::NotPoolMember));
+    assert_eq!(r[2].detail, "pool P9 is not configured");
+    assert_eq!(status(&r[3]), (St::Rejected, Why::NotPoolMember));
+    assert_eq!(status(&r[4]).0, St::Accepted, "{:?}", r[4]);
+    // An award on a machine outside the pool happened: it is recorded (the audit finds it).
+    let award = P::JackpotAwarded(v1::JackpotAwarded {
+        pool_id: "P1".into(),
+        machine_id: "slot-2".into(),
+        amount_cents: 100,
+        ..Default::default()
+    });
+    let r = submit(&mut a, vec![m2.env(award)]);
+    assert_eq!(status(&r[0]).0, St::Accepted, "{:?}", r[0]);
+
+    // Reconfigured: slot-2 in, slot-1 out.
+    let r = submit(
+        &mut a,
+        vec![
+            op.env(pool("P1", &["slot-2"])),
+            m2.env(captive("P1", 520)),
+            m1.env_at(2, captive("P1", 520)),
+        ],
+    );
+    assert_eq!(status(&r[0]).0, St::Accepted);
+    assert_eq!(status(&r[1]).0, St::Accepted, "{:?}", r[1]);
+    assert_eq!(status(&r[2]), (St::Rejected, Why::NotPoolMember));
+    verify_all(&store);
+
+    let check = |a: &mut Appender, m1: &Dev, m2: &mut Dev| {
+        let r = submit(a, vec![m1.env_at(2, captive("P1", 530))]);
+        assert_eq!(status(&r[0]), (St::Rejected, Why::NotPoolMember));
+        let r = submit(a, vec![m2.env(captive("P1", 530))]);
+        assert_eq!(status(&r[0]).0, St::Accepted);
+    };
+    drop(a);
+    drop(store);
+    let (store, mut a) = Store::open_writer(d.path(), &cfg(&op)).unwrap();
+    check(&mut a, &m1, &mut m2);
+    store.rebuild_derived().unwrap();
+    drop(a);
+    drop(store);
+    let (store, mut a) = Store::open_writer(d.path(), &cfg(&op)).unwrap();
+    check(&mut a, &m1, &mut m2);
+    // An older version's store: no pool records, no marker; rebuilt at the writer's start.
+    store.tree.remove(crate::store::K_POOLS_DERIVED).unwrap();
+    store.tree.remove(crate::store::pool_key("P1")).unwrap();
+    store.sync().unwrap();
+    drop(a);
+    drop(store);
+    let (store, mut a) = Store::open_writer(d.path(), &cfg(&op)).unwrap();
+    check(&mut a, &m1, &mut m2);
+    verify_all(&store);
 }

@@ -182,6 +182,9 @@ fn describe(e: &v1::ChainEntry) -> (String, String, u64) {
             Some(v1::ledger_record_body::Record::SecurityFinding(f)) => {
                 format!("SECURITY FINDING {}: {}", f.code, f.detail)
             }
+            Some(v1::ledger_record_body::Record::LedgerKeyRotated(r)) => {
+                format!("ledger key rotated to {}", hex::encode(&r.new_public_key))
+            }
             None => "unreadable ledger record".into(),
         };
         return (what, "ledger".into(), 0);

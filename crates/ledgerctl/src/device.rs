@@ -1,4 +1,4 @@
-//! `ledgerctl device register|revoke|list|entries`.
+//! `ledgerctl device register|revoke|rotate-key|list|entries`.
 
 use std::path::PathBuf;
 
@@ -14,6 +14,8 @@ pub enum Command {
     Register(Register),
     /// Revoke a device: its later events are rejected (an event signed by an operator key).
     Revoke(Revoke),
+    /// Replace a device's key; its sequence goes on (an event signed by an operator key).
+    RotateKey(RotateKey),
     /// List every device and principal the ledger knows, with its last sequence number.
     List(List),
     /// One device's (or principal's) entries in the chain, in sequence order, as `tail` prints
@@ -82,6 +84,23 @@ pub struct Revoke {
 }
 
 #[derive(clap::Args, Debug)]
+pub struct RotateKey {
+    #[command(flatten)]
+    pub server: ServerArg,
+    #[command(flatten)]
+    pub operator: Operator,
+    /// The device whose key is replaced.
+    #[arg(long, value_name = "ID")]
+    pub device_id: String,
+    /// The device's new public key: a .pub file or 64 hex digits.
+    #[arg(long, value_name = "FILE|HEX")]
+    pub public_key: String,
+    /// Why (recorded in the chain).
+    #[arg(long, default_value = "")]
+    pub reason: String,
+}
+
+#[derive(clap::Args, Debug)]
 pub struct List {
     #[command(flatten)]
     pub server: ServerArg,
@@ -137,6 +156,15 @@ pub async fn run(c: Command, json: bool) -> anyhow::Result<i32> {
         Command::Revoke(r) => {
             let payload = Payload::DeviceRevoked(v1::DeviceRevoked {
                 device_id: r.device_id,
+                reason: r.reason,
+            });
+            send_signed(&r.server.server, &r.operator, payload, json).await
+        }
+        Command::RotateKey(r) => {
+            let key = ledger_agent::keys::read_public(&r.public_key).context("--public-key")?;
+            let payload = Payload::DeviceKeyRotated(v1::DeviceKeyRotated {
+                device_id: r.device_id,
+                public_key: key.as_bytes().to_vec(),
                 reason: r.reason,
             });
             send_signed(&r.server.server, &r.operator, payload, json).await

@@ -16,6 +16,7 @@ mod device;
 mod disk_check;
 mod export;
 mod findings;
+mod hsm;
 mod ingest_stats;
 mod jackpot;
 mod keygen;
@@ -93,6 +94,9 @@ struct Cli {
 enum Command {
     /// Create an ed25519 key pair: OUT.key (secret, PKCS#8 PEM, mode 0600) and OUT.pub (public, hex).
     Keygen(keygen::Args),
+    /// The ledger's key pair in a PKCS#11 token (HSM): create it, print its public key.
+    #[command(subcommand)]
+    Hsm(hsm::Command),
     /// Register, revoke or list devices (register/revoke are signed with an operator key).
     #[command(subcommand)]
     Device(device::Command),
@@ -171,6 +175,7 @@ fn main() {
     let result = match cli.command {
         Command::Pki(c) => pki::run(c, json),
         Command::Keygen(a) => keygen::run(a, json),
+        Command::Hsm(c) => hsm::run(c, json),
         Command::Verify(a) => verify::run(a, json),
         Command::Export(a) => common::runtime().and_then(|rt| rt.block_on(export::run(a, json))),
         Command::Device(c) => common::runtime().and_then(|rt| rt.block_on(device::run(c, json))),

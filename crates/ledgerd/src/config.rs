@@ -33,6 +33,8 @@ pub struct Config {
     /// The ledger's public key (64 hex digits), pinned: a data directory holding a ledger with
     /// another key is refused. `ledgerd --init` prints it for a new ledger.
     pub ledger_public_key: Option<String>,
+    /// The ledger's signing key in a PKCS#11 token (an HSM) instead of a key file.
+    pub ledger_key: Option<LedgerKeySection>,
     /// gRPC listen address. `--listen` overrides.
     pub listen: SocketAddr,
     /// Operator and regulator keys.
@@ -62,6 +64,34 @@ pub struct WitnessEntry {
     pub url: String,
     /// Its ed25519 public key (64 hex digits).
     pub public_key: String,
+}
+
+/// `[ledger_key]`: an Ed25519 key pair in a PKCS#11 token (`ledgerctl hsm keygen` creates it).
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LedgerKeySection {
+    /// The token's PKCS#11 module (shared library).
+    pub pkcs11_module: PathBuf,
+    /// The label of the token holding the key.
+    pub token_label: String,
+    /// The label (`CKA_LABEL`) of the key pair.
+    pub key_label: String,
+    /// A file (mode 0600) whose first line is the token's user PIN.
+    pub pin_file: PathBuf,
+}
+
+impl LedgerKeySection {
+    /// The token and key, with the PIN read from `pin_file`.
+    pub fn pkcs11(&self) -> Result<ledger_store::Pkcs11Config, ConfigError> {
+        let pin = ledger_store::read_pin_file(&self.pin_file)
+            .map_err(|e| ConfigError::Invalid(format!("ledger_key.pin_file: {e}")))?;
+        Ok(ledger_store::Pkcs11Config {
+            module: self.pkcs11_module.clone(),
+            token_label: self.token_label.clone(),
+            key_label: self.key_label.clone(),
+            pin,
+        })
+    }
 }
 
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -294,6 +324,7 @@ impl Default for Config {
             data_dir: None,
             ledger_key_file: None,
             ledger_public_key: None,
+            ledger_key: None,
             listen: "127.0.0.1:50051".parse().expect("literal"),
             principals: Vec::new(),
             tls: Tls::default(),
@@ -430,11 +461,25 @@ impl Config {
                 }
             };
             c.ledger_key_file.as_mut().map(at);
+            if let Some(k) = c.ledger_key.as_mut() {
+                at(&mut k.pkcs11_module);
+                at(&mut k.pin_file);
+            }
             c.tls.cert_chain.as_mut().map(at);
             c.tls.key.as_mut().map(at);
             c.tls.client_ca.iter_mut().for_each(at);
         }
         Ok(c)
+    }
+
+    /// Where the ledger's key is: `[ledger_key]` (its PIN read now), `ledger_key_file`, or the
+    /// data directory.
+    pub fn key_source(&self) -> Result<ledger_store::KeySource, ConfigError> {
+        Ok(match (&self.ledger_key, &self.ledger_key_file) {
+            (Some(k), _) => ledger_store::KeySource::Pkcs11(k.pkcs11()?),
+            (None, Some(f)) => ledger_store::KeySource::File(f.clone()),
+            (None, None) => ledger_store::KeySource::DataDir,
+        })
     }
 
     /// Parse TOML text and check it.
@@ -657,6 +702,18 @@ impl Config {
             ledger_core::signing::parse_public_key_hex(k)
                 .map_err(|e| ConfigError::Invalid(format!("ledger_public_key: {e}")))?;
         }
+        if let Some(k) = &self.ledger_key {
+            if self.ledger_key_file.is_some() {
+                return bad(
+                    "ledger_key_file and [ledger_key] both name the ledger's key: keep one".into(),
+                );
+            }
+            for (name, v) in [("token_label", &k.token_label), ("key_label", &k.key_label)] {
+                if v.is_empty() {
+                    return bad(format!("ledger_key.{name} is empty"));
+                }
+            }
+        }
         self.principals()?;
         within(
             "grpc.max_entry_streams_per_principal",
@@ -853,6 +910,54 @@ mod tests {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("../../deploy/ledgerd.toml")
     }
 
+    /// `[ledger_key]` names a PKCS#11 key: not with `ledger_key_file` too, with non-empty labels,
+    /// and its PIN read from a private file when ledgerd starts.
+    #[test]
+    fn the_ledger_key_in_a_token_is_named_once_with_its_pin_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let pin = dir.path().join("pin");
+        std::fs::write(&pin, "4321\n").unwrap();
+        let section = |label: &str| {
+            format!(
+                "[ledger_key]\npkcs11_module = \"/m.so\"\ntoken_label = \"t\"\nkey_label = \"{label}\"\npin_file = {:?}\n",
+                pin.display().to_string()
+            )
+        };
+        let both = format!("ledger_key_file = \"/k\"\n{}", section("k"));
+        let e = Config::parse(&both).unwrap_err().to_string();
+        assert!(e.contains("ledger_key_file and [ledger_key]"), "{e}");
+        let e = Config::parse(&section("")).unwrap_err().to_string();
+        assert!(e.contains("ledger_key.key_label is empty"), "{e}");
+        let c = Config::parse(&section("k")).unwrap();
+        // The PIN file is world-readable: refused, naming the key.
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&pin, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let e = c.key_source().unwrap_err().to_string();
+        assert!(
+            e.contains("ledger_key.pin_file") && e.contains("chmod 600"),
+            "{e}"
+        );
+        std::fs::set_permissions(&pin, std::fs::Permissions::from_mode(0o600)).unwrap();
+        match c.key_source().unwrap() {
+            ledger_store::KeySource::Pkcs11(p) => {
+                assert_eq!(
+                    (
+                        p.module.to_str(),
+                        p.token_label.as_str(),
+                        p.key_label.as_str()
+                    ),
+                    (Some("/m.so"), "t", "k")
+                );
+                assert_eq!(p.pin, "4321");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(
+            Config::default().key_source().unwrap(),
+            ledger_store::KeySource::DataDir
+        );
+    }
+
     #[test]
     fn the_deploy_example_loads() {
         let path = deploy_example();
@@ -906,10 +1011,18 @@ mod tests {
         // Commented-out examples: `# key = value` under a `[section]` header.
         let mut section = String::new();
         for line in text.lines() {
-            if let Some(h) = line.strip_prefix('[').and_then(|l| l.split(']').next()) {
+            // A section header, or an optional section's commented-out one (`# [ledger_key]`).
+            let header = line.strip_prefix("# [").map(|l| format!("[{l}"));
+            if let Some(h) = header
+                .as_deref()
+                .unwrap_or(line)
+                .strip_prefix('[')
+                .and_then(|l| l.split(']').next())
+            {
                 section = h.trim_start_matches('[').to_string();
             } else if let Some((k, _)) = line.strip_prefix("# ").and_then(|l| l.split_once(" = "))
-                && k.chars().all(|c| c.is_ascii_lowercase() || c == '_')
+                && k.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
             {
                 documented.insert(if section.is_empty() {
                     k.to_string()
@@ -923,6 +1036,12 @@ mod tests {
             data_dir: Some("/var/lib/x".into()),
             ledger_key_file: Some("/etc/x.key".into()),
             ledger_public_key: Some("00".into()),
+            ledger_key: Some(LedgerKeySection {
+                pkcs11_module: "m.so".into(),
+                token_label: "t".into(),
+                key_label: "k".into(),
+                pin_file: "p".into(),
+            }),
             metrics: Metrics {
                 listen: Some("127.0.0.1:9464".parse().unwrap()),
             },

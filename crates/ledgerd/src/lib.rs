@@ -121,9 +121,9 @@ impl Server {
         check_init(&data_dir, init)?;
         filesystem::check(&data_dir, cfg.store.require_safe_filesystem)?;
         let dir = data_dir.clone();
-        let key_file = cfg.ledger_key_file.clone();
+        let key_source = cfg.key_source()?;
         let (store, appender) = tokio::task::spawn_blocking(move || {
-            Store::open_writer_with_key(&dir, &open, key_file.as_deref())
+            Store::open_writer_with_signer(&dir, &open, &key_source)
         })
         .await?
         .with_context(|| format!("cannot open the ledger in {}", data_dir.display()))?;
