@@ -15,8 +15,8 @@ use ledger_proto::v1::{self, ledger_record_body::Record};
 use crate::event::{Event, Payload};
 use crate::hashing::{GENESIS_PREV_HASH, Hash32, entry_hash, hex32, record_hash};
 use crate::record::{
-    check_clock_step,
-    CheckpointInfo, ENTRY_FORMAT, RecordKind, check_checkpoint, decode_ledger_record,
+    CheckpointInfo, ENTRY_FORMAT, RecordKind, check_checkpoint, check_clock_step,
+    decode_ledger_record,
 };
 use crate::signers::{
     Signer, SignerRole, authorize, check_registration, check_revocation, principal_from_proto,
@@ -344,7 +344,8 @@ impl ChainVerifier {
                         )
                         .map_err(|e| VerifyError::at(i, e))?;
                         if back {
-                            self.dated_back.retain(|&(_, from, to)| !(from < i && i <= to));
+                            self.dated_back
+                                .retain(|&(_, from, to)| !(from < i && i <= to));
                         }
                         self.summary.clock_steps += 1;
                     }
@@ -1060,7 +1061,11 @@ mod tests {
             }
             v.finish()
         };
-        check(&[c.checkpoint(1, back - 1, ahead), c.checkpoint(2, back, ahead - year)]).unwrap();
+        check(&[
+            c.checkpoint(1, back - 1, ahead),
+            c.checkpoint(2, back, ahead - year),
+        ])
+        .unwrap();
         let e = check(&[
             c.checkpoint(1, back - 2, ahead),
             c.checkpoint(2, back - 1, ahead - year),

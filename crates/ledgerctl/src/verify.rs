@@ -473,6 +473,12 @@ pub fn report(
                         .map(|k| hex::encode(k.as_bytes()))
                         .unwrap_or_default()
                 );
+                if s.clock_steps > 0 {
+                    println!(
+                        "   {} step(s) of the ledger's clock recorded (received times go back only there)",
+                        s.clock_steps
+                    );
+                }
                 println!("   verified in {secs:.2} s ({rate:.0} entries/s)");
             }
             Ok(0)
@@ -506,6 +512,6 @@ pub fn summary_json(source: &str, s: &Summary, secs: f64) -> serde_json::Value {
             "number": c.number, "index": c.index, "head_hash": hex32(&c.head_hash),
             "created_at_ms": c.created_at_ms,
         })),
-        "held_checkpoints": s.held_checkpoints,
+        "held_checkpoints": s.held_checkpoints, "clock_steps": s.clock_steps,
     })
 }

@@ -37,10 +37,10 @@ impl LiveAudit {
     /// Open the derived store under `dir`, resume, and follow `ledger`'s durable head.
     pub fn start(
         dir: &std::path::Path,
-        keep_round_states: bool,
+        settings: audit::AuditSettings,
         ledger: Ledger,
     ) -> anyhow::Result<LiveAudit> {
-        let mut follower = match Follower::open(dir, keep_round_states) {
+        let mut follower = match Follower::open_with(dir, settings.clone()) {
             Ok(f) => f,
             // Derived data must not keep the ledger from taking events: a damaged store is kept
             // for inspection under another name, and the audit replays the chain into a new one.
@@ -51,7 +51,7 @@ impl LiveAudit {
                     set_aside = %aside.display(),
                     "the audit store is damaged: set aside, and rebuilt from the chain (derived data; the chain is not affected)"
                 );
-                Follower::open(dir, keep_round_states)?
+                Follower::open_with(dir, settings)?
             }
             Err(e) => return Err(e.into()),
         };
