@@ -6,9 +6,10 @@
 //! * **Ahead**: an event that occurred (by the device's clock) more than the threshold after the
 //!   ledger received it. Nothing arrives before it happens: the device's clock is ahead.
 //! * **Behind**: every event of the device received more than the threshold after it occurred,
-//!   for at least the threshold of received time. A late delivery alone (an agent resending its
-//!   backlog after an outage) is not drift: it is over, and the lag with it, once the backlog is
-//!   sent, in less than the threshold unless the backlog is very large.
+//!   by a lag that stays the same (within the threshold) for at least the threshold of received
+//!   time: the device sends live, by a clock that is behind. A backlog resent after an outage
+//!   is not drift: it arrives faster than it happened, so its lag shrinks from one event to the
+//!   next (and the episode starts again) until it is sent.
 //!
 //! An episode ends at the device's first event within the threshold; the next breach is a new
 //! finding. After a step of the ledger's own clock (a `ClockStep` record), every device is off
@@ -31,10 +32,10 @@ pub enum Drift {
 /// One device's episode.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 struct Episode {
-    /// Received time and index of the first of the device's events that lag beyond the
-    /// threshold without one in time since.
+    /// Received time, lag and index of the first of the device's events that lag beyond the
+    /// threshold by about the same (within the threshold), with none in time since.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    lag_since: Option<(i64, u64)>,
+    lag_since: Option<(i64, i64, u64)>,
     /// This episode has its finding.
     #[serde(default)]
     reported: bool,
@@ -73,7 +74,16 @@ impl DeviceClocks {
             e.reported = true;
             return Some(Drift::Ahead { ms });
         }
-        let (since_ms, since_index) = *e.lag_since.get_or_insert((received_ms, index));
+        let lag = ms;
+        let (since_ms, since_lag, since_index) =
+            *e.lag_since.get_or_insert((received_ms, lag, index));
+        if i128::from(lag) - i128::from(since_lag) > threshold
+            || i128::from(since_lag) - i128::from(lag) > threshold
+        {
+            // Not the same lag: a backlog arriving (or the clock moved); start again from here.
+            e.lag_since = Some((received_ms, lag, index));
+            return None;
+        }
         if e.reported || i128::from(received_ms) - i128::from(since_ms) < threshold {
             return None;
         }
@@ -133,6 +143,13 @@ mod tests {
             let at = T + 3_600_000 + i * 20;
             assert_eq!(c.observe("m1", i as u64, at, T + i * 30_000, MIN), None);
         }
+        // Nor a two weeks' backlog sent over 200 s (events a minute apart, sent 10 ms apart).
+        for i in 0..20_000 {
+            let at = T + 14 * 86_400_000 + i * 10;
+            assert_eq!(c.observe("m3", i as u64, at, T + i * MIN, MIN), None, "{i}");
+        }
+        let live = T + 14 * 86_400_000 + 200_000;
+        assert_eq!(c.observe("m3", 20_000, live, live - 1_000, MIN), None);
         assert_eq!(
             c.observe("m1", 100, T + 3_610_000, T + 3_609_000, MIN),
             None
