@@ -288,15 +288,16 @@ impl Ledgerd {
 
     /// Start, or return what ledgerd said when it refused to.
     pub fn try_start(data_dir: &Path, config: &Path, listen: &str) -> Result<Ledgerd, String> {
-        Self::try_start_with_env(data_dir, config, listen, &[])
+        Self::try_start_with_env::<&str>(data_dir, config, listen, &[])
     }
 
-    /// [`Ledgerd::try_start`] with more environment variables for ledgerd (e.g. `SOFTHSM2_CONF`).
-    pub fn try_start_with_env(
+    /// [`Ledgerd::try_start`] with more environment variables for ledgerd (e.g. `SOFTHSM2_CONF`,
+    /// or libfaketime's).
+    pub fn try_start_with_env<V: AsRef<std::ffi::OsStr>>(
         data_dir: &Path,
         config: &Path,
         listen: &str,
-        env: &[(&str, &Path)],
+        env: &[(&str, V)],
     ) -> Result<Ledgerd, String> {
         pki();
         // A new ledger is created only when asked for: the first start in a directory.
@@ -312,7 +313,7 @@ impl Ledgerd {
                 listen,
             ])
             .env("RUST_LOG", "warn")
-            .envs(env.iter().copied())
+            .envs(env.iter().map(|(k, v)| (*k, v.as_ref())))
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()

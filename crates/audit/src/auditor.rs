@@ -11,7 +11,8 @@ use rules_core::{
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::finding::{Finding, FindingsDigest, RECORD_INTEGRITY, codes};
+use crate::clock::{DeviceClocks, Drift};
+use crate::finding::{CLOCK_CITATION, Finding, FindingsDigest, RECORD_INTEGRITY, codes};
 use crate::input::{AuditInput, EntryMeta};
 use crate::report::RoundSummary;
 
@@ -78,6 +79,19 @@ pub struct AuditSettings {
     /// it closes): a device looping on one round must not exhaust the audit's memory.
     #[serde(default = "default_max_round_events")]
     pub max_round_events: usize,
+    /// A device whose events' own times are off the ledger's received time by more than this
+    /// (ms) is a finding, once per episode ([`crate::clock`]); 0: not checked.
+    #[serde(default = "default_device_clock_drift_ms")]
+    pub device_clock_drift_ms: i64,
+}
+
+/// [`AuditSettings::device_clock_drift_ms`]' default: a minute. Clocks kept by NTP are within
+/// milliseconds; a minute leaves room for a slow network and an agent's queue, and is far
+/// below the five minutes ahead at which ingest refuses an event (`ingest.max_future_skew_ms`).
+pub const DEVICE_CLOCK_DRIFT_MS: i64 = 60_000;
+
+fn default_device_clock_drift_ms() -> i64 {
+    DEVICE_CLOCK_DRIFT_MS
 }
 
 /// [`AuditSettings::max_open_rounds`]' default: a table plays one round at a time, a few at
@@ -103,6 +117,7 @@ impl Default for AuditSettings {
             keep_round_states: false,
             max_open_rounds: MAX_OPEN_ROUNDS,
             max_round_events: MAX_ROUND_EVENTS,
+            device_clock_drift_ms: DEVICE_CLOCK_DRIFT_MS,
         }
     }
 }
@@ -202,6 +217,8 @@ pub struct Auditor<A: Adjudicator> {
     digest: FindingsDigest,
     /// Rounds closed (settled or voided) and adjudicated so far.
     rounds_closed: u64,
+    /// Devices whose clocks drift ([`crate::clock`]).
+    clocks: DeviceClocks,
 }
 
 impl<A: Adjudicator> Auditor<A> {
@@ -215,7 +232,54 @@ impl<A: Adjudicator> Auditor<A> {
             position: None,
             digest: FindingsDigest::default(),
             rounds_closed: 0,
+            clocks: DeviceClocks::default(),
         }
+    }
+
+    /// The own time of an event (`occurred_at_ms`, by its signer's clock) at the entry `meta`,
+    /// against the ledger's received time: a device clock drift finding once per episode
+    /// ([`crate::clock`]). Call before [`Auditor::apply`] of the same entry.
+    pub fn device_clock(&mut self, meta: &EntryMeta, occurred_at_ms: i64) -> Output {
+        let mut out = Output::default();
+        let threshold = self.settings.device_clock_drift_ms;
+        if threshold <= 0 || self.position.is_some_and(|p| meta.index <= p) {
+            return out;
+        }
+        let Some(drift) = self.clocks.observe(
+            &meta.signer,
+            meta.index,
+            meta.received_at_ms,
+            occurred_at_ms,
+            threshold,
+        ) else {
+            return out;
+        };
+        let dev = &meta.signer;
+        let (message, evidence) = match drift {
+            Drift::Ahead { ms } => (
+                format!(
+                    "{dev}'s clock is ahead: its event occurred {ms} ms after the ledger received it (threshold {threshold} ms)"
+                ),
+                vec![meta.index],
+            ),
+            Drift::Behind { ms, since_index } => (
+                format!(
+                    "{dev}'s clock is behind: its events have reached the ledger more than {threshold} ms after they occurred since entry {since_index}, {ms} ms at this one"
+                ),
+                vec![since_index, meta.index],
+            ),
+        };
+        let f = Finding {
+            severity: Severity::Low,
+            code: codes::DEVICE_CLOCK_DRIFT.to_string(),
+            citation: CLOCK_CITATION.to_string(),
+            device_id: Some(dev.clone()),
+            evidence,
+            message,
+            ..self.blank(meta)
+        };
+        self.emit(f, &mut out);
+        out
     }
 
     /// Rounds closed and adjudicated so far.
@@ -1063,6 +1127,7 @@ impl<A: Adjudicator> Auditor<A> {
             digest: self.digest,
             rounds_closed: self.rounds_closed,
             tables,
+            clocks: self.clocks.clone(),
         }
     }
 
@@ -1153,6 +1218,7 @@ impl<A: Adjudicator> Auditor<A> {
             position: snap.position,
             digest: snap.digest,
             rounds_closed: snap.rounds_closed,
+            clocks: snap.clocks,
         })
     }
 }
@@ -1179,6 +1245,8 @@ pub struct AuditorSnapshot<S> {
     #[serde(default)]
     pub rounds_closed: u64,
     pub tables: BTreeMap<String, TableSnapshot<S>>,
+    #[serde(default)]
+    pub clocks: DeviceClocks,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

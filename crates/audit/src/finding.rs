@@ -33,7 +33,14 @@ pub mod codes {
     pub const ROUND_UNREADABLE: &str = "AUDIT_ROUND_UNREADABLE";
     /// A reported house take (commission, cagnotte) different from the due one.
     pub const HOUSE_TAKE_MISMATCH: &str = "AUDIT_HOUSE_TAKE_MISMATCH";
+    /// A device's clock off the ledger's received time by more than
+    /// `AuditSettings::device_clock_drift_ms`, once per device per episode ([`crate::clock`]).
+    pub const DEVICE_CLOCK_DRIFT: &str = "AUDIT_DEVICE_CLOCK_DRIFT";
 }
+
+/// Citation of [`codes::DEVICE_CLOCK_DRIFT`]: the regulations have no rule on system clocks.
+pub const CLOCK_CITATION: &str = "no rule of the regulations on system clocks (none in the seeds); \
+     casino-ledger: a device's own event times must agree with the ledger's received time";
 
 /// Longest finding code a query may name (the longest real ones are about 40 bytes).
 pub const MAX_CODE_LEN: usize = 64;

@@ -24,6 +24,7 @@
 //! ledger's receive time of the entries.
 
 pub mod auditor;
+pub mod clock;
 pub mod engines;
 pub mod finding;
 pub mod input;

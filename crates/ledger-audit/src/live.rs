@@ -13,7 +13,7 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
-use audit::{Finding, RoundSummary};
+use audit::{AuditSettings, Finding, RoundSummary};
 use ledger_store::{Store, StoreError};
 
 use crate::replay::{Prepared, Replayer, ReplayerSnapshot, Step, settings};
@@ -179,10 +179,23 @@ impl Follower {
         Self::with_store(AuditStore::open(dir)?, keep_round_states)
     }
 
+    /// [`Follower::open`] with every audit setting. A store resumed from its snapshot keeps the
+    /// settings it was built with (the findings so far depend on them).
+    pub fn open_with(dir: &Path, settings: AuditSettings) -> Result<Follower, FollowError> {
+        Self::with_store_settings(AuditStore::open(dir)?, settings)
+    }
+
     pub fn with_store(store: AuditStore, keep_round_states: bool) -> Result<Follower, FollowError> {
+        Self::with_store_settings(store, settings(keep_round_states))
+    }
+
+    pub fn with_store_settings(
+        store: AuditStore,
+        settings: AuditSettings,
+    ) -> Result<Follower, FollowError> {
         let replayer = match store.load()? {
             Some(snap) => Replayer::restore(snap)?,
-            None => Replayer::new(settings(keep_round_states)),
+            None => Replayer::new(settings),
         };
         let position = replayer.position();
         let committed = Arc::new(RwLock::new(position));

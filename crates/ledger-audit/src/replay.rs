@@ -50,7 +50,23 @@ pub struct ReplayerSnapshot {
 pub struct Prepared {
     index: u64,
     received_at_ms: i64,
+    /// An event's own time (its signer's clock), for the device clock check.
+    occurred_at_ms: Option<i64>,
     routed: Result<(EntryMeta, Routed), ConvertError>,
+}
+
+/// The one field of an `EventBody` the clock check reads (the rest is skipped, not decoded).
+#[derive(Clone, PartialEq, prost::Message)]
+struct EventTime {
+    #[prost(int64, tag = "3")]
+    occurred_at_ms: i64,
+}
+
+fn occurred_at(kind: i32, body: &[u8]) -> Option<i64> {
+    use prost::Message;
+    (kind == v1::RecordKind::Event as i32)
+        .then(|| EventTime::decode(body).ok().map(|t| t.occurred_at_ms))
+        .flatten()
 }
 
 impl Prepared {
@@ -58,6 +74,7 @@ impl Prepared {
         Prepared {
             index: entry.index,
             received_at_ms: entry.received_at_ms,
+            occurred_at_ms: occurred_at(entry.kind, &entry.body),
             routed: route(entry),
         }
     }
@@ -67,6 +84,7 @@ impl Prepared {
         Prepared {
             index: entry.index,
             received_at_ms: entry.received_at_ms,
+            occurred_at_ms: occurred_at(entry.kind, &entry.body),
             routed: route_parts(entry.index, entry.received_at_ms, entry.kind, &entry.body),
         }
     }
@@ -99,6 +117,15 @@ pub fn settings(keep_round_states: bool) -> AuditSettings {
     AuditSettings {
         keep_round_states,
         ..AuditSettings::default()
+    }
+}
+
+/// [`settings`] with the device clock drift threshold (`[audit] device_clock_drift_ms`; an
+/// offline replay must be given the same to find the same).
+pub fn settings_with(keep_round_states: bool, device_clock_drift_ms: i64) -> AuditSettings {
+    AuditSettings {
+        device_clock_drift_ms,
+        ..settings(keep_round_states)
     }
 }
 
@@ -195,6 +222,10 @@ impl Replayer {
                 return step;
             }
         };
+        if let Some(at) = entry.occurred_at_ms {
+            step.findings
+                .extend(self.auditor.device_clock(&meta, at).findings);
+        }
         match routed {
             Routed::Audit(input) => {
                 let out = self

@@ -272,3 +272,41 @@ fn the_books_detail_goes_to_the_store_and_the_queries_read_it_there() {
         assert_eq!(newest.history, want[want.len().saturating_sub(2)..]);
     }
 }
+
+/// A device whose clock runs five minutes ahead: one drift finding for the whole episode,
+/// however many events it sends, found alike by every replay (from the chain alone); none with
+/// a threshold above the drift, none with the check off, none for the honest session.
+#[test]
+fn a_device_clock_ahead_is_one_finding_per_episode() {
+    use ledger_audit::replay::settings_with;
+    let honest = entries();
+    let device_of = |e: &v1::ChainEntry| v1::EventBody::decode(e.body.as_slice()).unwrap();
+    let dev = device_of(&honest[honest.len() / 2]).device_id;
+    let mut ahead = honest.clone();
+    let mut shifted = 0;
+    for e in &mut ahead {
+        let mut b = device_of(e);
+        if b.device_id == dev {
+            b.occurred_at_ms += 5 * 60_000;
+            e.body = b.encode_to_vec();
+            shifted += 1;
+        }
+    }
+    assert!(shifted > 3, "{dev} sends {shifted} events");
+    let drift = |entries: &[v1::ChainEntry], s| {
+        let mut r = Replayer::new(s);
+        entries
+            .iter()
+            .flat_map(|e| r.apply(e).findings)
+            .filter(|f| f.code == audit::codes::DEVICE_CLOCK_DRIFT)
+            .collect::<Vec<_>>()
+    };
+    let found = drift(&ahead, settings(false));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].device_id.as_deref(), Some(dev.as_str()));
+    assert!(found[0].message.contains("ahead"), "{}", found[0].message);
+    assert_eq!(drift(&ahead, settings(false)), found, "every replay alike");
+    assert!(drift(&ahead, settings_with(false, 10 * 60_000)).is_empty());
+    assert!(drift(&ahead, settings_with(false, 0)).is_empty());
+    assert!(drift(&honest, settings(false)).is_empty());
+}

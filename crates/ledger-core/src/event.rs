@@ -1000,18 +1000,27 @@ fn registration(r: &v1::DeviceRegistered) -> Result<DeviceRegistration, BodyErro
 pub struct TimePolicy {
     /// How far ahead of the ledger's clock an event may be (clock skew), in ms.
     pub max_future_ms: i64,
-    /// How far behind the ledger's clock an event may be, in ms; 0 = no limit (devices resend
-    /// old events after an outage).
+    /// How far behind the ledger's clock an event may be, in ms; 0 = no limit. Devices resend
+    /// old events after an outage, so the default ([`DEFAULT_MAX_PAST_MS`]) is an outage's
+    /// length, not a clock's error.
     pub max_past_ms: i64,
     /// The earliest time accepted at all (UTC ms).
     pub earliest_ms: i64,
 }
 
+/// The default of [`TimePolicy::max_past_ms`]: 7 days. An agent keeps every event it has not had
+/// acknowledged and resends it when the ledger is back, so the limit must outlast the longest
+/// outage an operator may take to notice and repair (a long weekend, a holiday, a part to wait
+/// for): a week. Older events are refused (a longer outage needs the limit raised for the resend),
+/// so a device cannot backdate an event by months or years; an identical resend of a stored event
+/// still gets its original receipt, however old.
+pub const DEFAULT_MAX_PAST_MS: i64 = 7 * 86_400_000;
+
 impl Default for TimePolicy {
     fn default() -> Self {
         TimePolicy {
             max_future_ms: 5 * 60 * 1000,
-            max_past_ms: 0,
+            max_past_ms: DEFAULT_MAX_PAST_MS,
             earliest_ms: 946_684_800_000, // 2000-01-01T00:00:00Z
         }
     }
@@ -1374,7 +1383,18 @@ mod tests {
                 .contains("future")
         );
         assert!(p.check(0, now).unwrap_err().contains("earliest"));
-        assert!(p.check(now - 86_400_000 * 365, now).is_ok());
+        // Seven days back by default (an agent's outage), not more; 0 = no limit.
+        assert!(p.check(now - DEFAULT_MAX_PAST_MS, now).is_ok());
+        assert!(
+            p.check(now - DEFAULT_MAX_PAST_MS - 1, now)
+                .unwrap_err()
+                .contains("past")
+        );
+        let unlimited = TimePolicy {
+            max_past_ms: 0,
+            ..p
+        };
+        assert!(unlimited.check(now - 86_400_000 * 365, now).is_ok());
         let strict = TimePolicy {
             max_past_ms: 1000,
             ..p

@@ -105,6 +105,54 @@ pub fn decode_ledger_record(body: &[u8]) -> Result<v1::LedgerRecordBody, String>
     Ok(r)
 }
 
+/// Check a [`v1::ClockStep`] record at an entry received at `received_at_ms`, after an entry
+/// received at `prev_received_at_ms` (the rule is in ledger.proto, at `ClockStep`): it must
+/// declare exactly the two received times it stands between, and a step.
+pub fn check_clock_step(
+    step: &v1::ClockStep,
+    created_at_ms: i64,
+    received_at_ms: i64,
+    prev_received_at_ms: i64,
+) -> Result<(), String> {
+    if step.before_ms != prev_received_at_ms {
+        return Err(format!(
+            "clock step declares before_ms {} but the previous entry was received at {prev_received_at_ms}",
+            step.before_ms
+        ));
+    }
+    if step.after_ms != received_at_ms || created_at_ms != received_at_ms {
+        return Err(format!(
+            "clock step declares after_ms {} (created at {created_at_ms}) but its entry was received at {received_at_ms}",
+            step.after_ms
+        ));
+    }
+    let threshold = i128::from(step.threshold_ms);
+    let stepped = if step.across_restart {
+        step.monotonic_elapsed_ms == 0
+            && i128::from(step.after_ms) < i128::from(step.before_ms) - threshold
+    } else {
+        let moved = i128::from(step.after_ms)
+            - i128::from(step.before_ms)
+            - i128::from(step.monotonic_elapsed_ms);
+        moved.abs() > threshold
+    };
+    if !stepped {
+        return Err(format!(
+            "clock step from {} to {} ms with {} ms of monotonic time{} is not a step of more than {} ms",
+            step.before_ms,
+            step.after_ms,
+            step.monotonic_elapsed_ms,
+            if step.across_restart {
+                " (across a restart: must go back)"
+            } else {
+                ""
+            },
+            step.threshold_ms
+        ));
+    }
+    Ok(())
+}
+
 /// A checked checkpoint.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CheckpointInfo {
@@ -314,6 +362,41 @@ fn check_tree_head(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn step(before_ms: i64, after_ms: i64, mono: u64, across_restart: bool) -> v1::ClockStep {
+        v1::ClockStep {
+            before_ms,
+            after_ms,
+            monotonic_elapsed_ms: mono,
+            threshold_ms: 1000,
+            across_restart,
+        }
+    }
+
+    #[test]
+    fn a_clock_step_must_declare_its_neighbours_and_a_step() {
+        // Back two days, forward a year, back across a restart: all true steps.
+        check_clock_step(&step(10_000, 5_000, 100, false), 5_000, 5_000, 10_000).unwrap();
+        check_clock_step(&step(10_000, 90_000, 100, false), 90_000, 90_000, 10_000).unwrap();
+        check_clock_step(&step(10_000, 5_000, 0, true), 5_000, 5_000, 10_000).unwrap();
+        // Lies about its neighbours.
+        let e = check_clock_step(&step(9_999, 5_000, 100, false), 5_000, 5_000, 10_000);
+        assert!(e.unwrap_err().contains("before_ms 9999"));
+        let e = check_clock_step(&step(10_000, 5_000, 100, false), 5_000, 5_001, 10_000);
+        assert!(e.unwrap_err().contains("after_ms 5000"));
+        let e = check_clock_step(&step(10_000, 5_000, 100, false), 4_000, 5_000, 10_000);
+        assert!(e.unwrap_err().contains("created at 4000"));
+        // Not a step: the wall clock moved with the monotonic one, within the threshold.
+        let e = check_clock_step(&step(10_000, 10_500, 100, false), 10_500, 10_500, 10_000);
+        assert!(e.unwrap_err().contains("is not a step"));
+        let e = check_clock_step(&step(10_000, 11_100, 100, false), 11_100, 11_100, 10_000);
+        assert!(e.unwrap_err().contains("is not a step"));
+        check_clock_step(&step(10_000, 11_101, 100, false), 11_101, 11_101, 10_000).unwrap();
+        // Across a restart only back, by more than the threshold, and with no monotonic time.
+        assert!(check_clock_step(&step(10_000, 9_500, 0, true), 9_500, 9_500, 10_000).is_err());
+        assert!(check_clock_step(&step(10_000, 20_000, 0, true), 20_000, 20_000, 10_000).is_err());
+        assert!(check_clock_step(&step(10_000, 5_000, 7, true), 5_000, 5_000, 10_000).is_err());
+    }
 
     #[test]
     fn checkpoints_round_trip_and_resist_tampering() {

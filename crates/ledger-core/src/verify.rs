@@ -16,7 +16,8 @@ use prost::Message;
 use crate::event::{Event, Payload};
 use crate::hashing::{GENESIS_PREV_HASH, Hash32, entry_hash, hex32, record_hash};
 use crate::record::{
-    CheckpointInfo, ENTRY_FORMAT, RecordKind, check_checkpoint, decode_ledger_record,
+    CheckpointInfo, ENTRY_FORMAT, RecordKind, check_checkpoint, check_clock_step,
+    decode_ledger_record,
 };
 use crate::signers::{
     PoolMembers, Signer, SignerRole, authorize, check_key_rotation, check_pool_authority,
@@ -115,6 +116,8 @@ pub struct Summary {
     pub events: u64,
     pub ledger_records: u64,
     pub security_findings: u64,
+    /// Ledger-signed records of a step of the ledger's wall clock.
+    pub clock_steps: u64,
     pub checkpoints: u64,
     pub signers: u64,
     pub revoked: u64,
@@ -162,6 +165,9 @@ pub struct ChainVerifier {
     held: u64,
     /// The Merkle tree of the entries so far, rebuilt from their bytes (never read from a store).
     frontier: crate::merkle::Frontier,
+    /// Checkpoints dated before the one before them: (number, the earlier one's index, its
+    /// index). Each needs a clock step back in the entries between the two.
+    dated_back: Vec<(u64, u64, u64)>,
     summary: Summary,
 }
 
@@ -183,6 +189,7 @@ impl ChainVerifier {
             last_checkpoint: None,
             held: 0,
             frontier: crate::merkle::Frontier::new(),
+            dated_back: Vec::new(),
             summary: Summary::default(),
         }
     }
@@ -216,10 +223,8 @@ impl ChainVerifier {
                 )));
             }
             if info.created_at_ms < last.created_at_ms {
-                return Err(VerifyError::general(format!(
-                    "checkpoint #{} is dated before checkpoint #{num}",
-                    info.number
-                )));
+                // Only after the ledger's clock stepped back: checked as the entries pass.
+                self.dated_back.push((info.number, idx, info.index));
             }
         }
         self.last_checkpoint = Some(info.clone());
@@ -281,15 +286,17 @@ impl ChainVerifier {
     ) -> Result<Vec<PendingSignature>, VerifyError> {
         let i = self.next_index;
         let h = check_link(entry, i, &self.prev_hash)?;
-        if entry.received_at_ms < self.last_received_at_ms {
-            return Err(VerifyError::at(
+        // Received times never decrease, except at a clock step record that declares it.
+        let back = entry.received_at_ms < self.last_received_at_ms;
+        let went_back = || {
+            VerifyError::at(
                 i,
                 format!(
-                    "received_at_ms {} is before the previous entry's {}",
+                    "received_at_ms {} is before the previous entry's {} (only a ledger clock step record may go back)",
                     entry.received_at_ms, self.last_received_at_ms
                 ),
-            ));
-        }
+            )
+        };
         let sig =
             parse_signature(&entry.signature).map_err(|e| VerifyError::at(i, e.to_string()))?;
         let mut pending = Vec::with_capacity(1);
@@ -300,6 +307,9 @@ impl ChainVerifier {
                         0,
                         "entry 0 must be the ledger's genesis record",
                     ));
+                }
+                if back {
+                    return Err(went_back());
                 }
                 let ev =
                     Event::decode(&entry.body).map_err(|e| VerifyError::at(i, e.to_string()))?;
@@ -378,6 +388,24 @@ impl ChainVerifier {
             }
             Some(RecordKind::Ledger) => {
                 let rec = decode_ledger_record(&entry.body).map_err(|e| VerifyError::at(i, e))?;
+                match &rec.record {
+                    Some(Record::ClockStep(step)) if i > 0 => {
+                        check_clock_step(
+                            step,
+                            rec.created_at_ms,
+                            entry.received_at_ms,
+                            self.last_received_at_ms,
+                        )
+                        .map_err(|e| VerifyError::at(i, e))?;
+                        if back {
+                            self.dated_back
+                                .retain(|&(_, from, to)| !(from < i && i <= to));
+                        }
+                        self.summary.clock_steps += 1;
+                    }
+                    _ if back => return Err(went_back()),
+                    _ => {}
+                }
                 let key = match (&rec.record, i) {
                     (Some(Record::Genesis(g)), 0) => {
                         let k = parse_public_key(&g.ledger_public_key)
@@ -593,6 +621,13 @@ impl ChainVerifier {
                     self.next_index - 1
                 ),
             ));
+        }
+        if let Some((n, from, to)) = self.dated_back.first() {
+            return Err(VerifyError::general(format!(
+                "checkpoint #{n} is dated before checkpoint #{} but no clock step back lies in entries {} to {to}",
+                n - 1,
+                from + 1
+            )));
         }
         for cp in self.checkpoints.values().flatten() {
             let key = self.ledger_key_at(cp.index);
@@ -1202,6 +1237,108 @@ mod tests {
         assert!(e.what.contains("is before the previous entry's"), "{e}");
     }
 
+    fn clock_step(c: &Chain, after_ms: i64, mono: u64, across_restart: bool) -> Record {
+        Record::ClockStep(v1::ClockStep {
+            before_ms: c.entries.last().unwrap().received_at_ms,
+            after_ms,
+            monotonic_elapsed_ms: mono,
+            threshold_ms: 1000,
+            across_restart,
+        })
+    }
+
+    /// Received times go back only at a clock step record that declares it (and tells the
+    /// truth about its neighbours), and the entries after it follow it.
+    #[test]
+    fn clock_steps_declare_every_decrease() {
+        // Forward a year, then back: both declared; events after each follow it.
+        let year = 365 * 86_400_000;
+        let mut c = with_table(1);
+        c.at_ms += year;
+        c.record(clock_step(&c, c.at_ms, 5, false));
+        c.event(3, "t1", 2, bet(2));
+        let ahead = c.at_ms;
+        c.at_ms -= year;
+        let back = c.record(clock_step(&c, c.at_ms, 20, false));
+        c.event(3, "t1", 3, bet(3));
+        let s = c.verify(None).unwrap();
+        assert_eq!((s.clock_steps, s.events), (2, 4));
+
+        // A checkpoint dated back after the step back is accepted; one covering only entries
+        // before it is not.
+        let check = |cps: &[v1::Checkpoint]| -> Result<Summary, VerifyError> {
+            let mut v = ChainVerifier::new(None);
+            for cp in cps {
+                v.add_checkpoint(cp)?;
+            }
+            for e in &c.entries {
+                v.check_entry(e)?;
+            }
+            v.finish()
+        };
+        check(&[
+            c.checkpoint(1, back - 1, ahead),
+            c.checkpoint(2, back, ahead - year),
+        ])
+        .unwrap();
+        let e = check(&[
+            c.checkpoint(1, back - 2, ahead),
+            c.checkpoint(2, back - 1, ahead - year),
+        ])
+        .unwrap_err();
+        assert!(e.what.contains("no clock step back lies in entries"), "{e}");
+
+        // Two days back with no record: refused at the first entry that goes back.
+        let mut c = with_table(1);
+        c.at_ms -= 2 * 86_400_000;
+        let at = c.event(3, "t1", 2, bet(2));
+        let e = c.refused();
+        assert_eq!(e.index, Some(at));
+        assert!(e.what.contains("only a ledger clock step record"), "{e}");
+
+        // An entry after a step back may not go back again without its own record.
+        let mut c = with_table(1);
+        c.at_ms -= 2 * 86_400_000;
+        c.record(clock_step(&c, c.at_ms, 3, false));
+        c.at_ms -= 10;
+        let at = c.event(3, "t1", 2, bet(2));
+        assert_eq!(c.refused().index, Some(at));
+
+        // Across a restart: back only.
+        let mut c = with_table(1);
+        c.at_ms -= 2 * 86_400_000;
+        c.record(clock_step(&c, c.at_ms, 0, true));
+        c.event(3, "t1", 2, bet(2));
+        c.verify(None).unwrap();
+
+        // Records that lie: about the previous entry's time, about their own, or a step that
+        // is none.
+        let lies: [fn(&mut v1::ClockStep); 3] = [
+            |s| s.before_ms += 1,
+            |s| s.after_ms -= 1,
+            |s| s.across_restart = true, // with monotonic time: not found at a restart
+        ];
+        for lie in lies {
+            let mut c = with_table(1);
+            c.at_ms -= 2 * 86_400_000;
+            let Record::ClockStep(mut step) = clock_step(&c, c.at_ms, 3, false) else {
+                unreachable!()
+            };
+            lie(&mut step);
+            let at = c.record(Record::ClockStep(step));
+            let e = c.refused();
+            assert_eq!(e.index, Some(at), "{e}");
+            assert!(e.what.contains("clock step"), "{e}");
+        }
+        // A step record signed by another key than the ledger's.
+        let mut c = with_table(1);
+        c.at_ms -= 2 * 86_400_000;
+        let r = clock_step(&c, c.at_ms, 3, false);
+        let signed = sign_ledger_record(&SigningKey::from_bytes(&[9; 32]), c.at_ms, r);
+        let at = c.push(RecordKind::Ledger, signed);
+        assert_eq!(c.refused(), VerifyError::at(at, "ledger signature"));
+    }
+
     /// Registry rules from the chain's own history: a revoked device signs nothing more, and
     /// sequences are contiguous.
     #[test]
@@ -1493,7 +1630,16 @@ mod tests {
         add(&[c.checkpoint(1, 3, 2000), c.checkpoint(2, 5, 2001)]).unwrap();
         let e = add(&[c.checkpoint(1, 3, 2000), c.checkpoint(2, 2, 2001)]).unwrap_err();
         assert!(e.what.contains("already covered entry 3"), "{e}");
-        let e = add(&[c.checkpoint(1, 3, 2000), c.checkpoint(2, 4, 1999)]).unwrap_err();
+        // Dated back: accepted as a checkpoint, refused at the end unless a clock step back
+        // lies between the entries the two cover (`clock_steps_declare_every_decrease`).
+        add(&[c.checkpoint(1, 3, 2000), c.checkpoint(2, 4, 1999)]).unwrap();
+        let mut v = ChainVerifier::new(None);
+        v.add_checkpoint(&c.checkpoint(1, 3, 2000)).unwrap();
+        v.add_checkpoint(&c.checkpoint(2, 4, 1999)).unwrap();
+        for e in &c.entries {
+            v.check_entry(e).unwrap();
+        }
+        let e = v.finish().unwrap_err();
         assert!(e.what.contains("is dated before checkpoint #1"), "{e}");
         let e = add(&[c.checkpoint(2, 3, 2000)]).unwrap_err();
         assert!(e.what.contains("checkpoints missing or reordered"), "{e}");

@@ -36,7 +36,10 @@ mod store;
 mod tree;
 mod windowed;
 
-pub use append::{Appender, Applied, PreOutcome, Ready, now_ms, precheck, verify_prechecked};
+pub use append::{
+    Appender, Applied, MonotonicMs, PreOutcome, Ready, WindowClock, monotonic_ms, now_ms, precheck,
+    precheck_within, verify_prechecked,
+};
 pub use commit::RolledBack;
 pub use keyfile::{LEDGER_KEY_FILE, generate_key, load_or_create as load_ledger_key};
 pub use signer::{KeySource, LedgerKey, Pkcs11Config, Pkcs11Signer, read_pin_file};

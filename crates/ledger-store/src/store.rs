@@ -1441,7 +1441,13 @@ impl Store {
                         info.number, info.index
                     )));
                 }
-                (info.number + 1, now_ms.max(info.created_at_ms))
+                // Never dated before the previous one unless the clock stepped back between.
+                let floor = if self.checkpoint_may_go_back(info.index, index) {
+                    i64::MIN
+                } else {
+                    info.created_at_ms
+                };
+                (info.number + 1, now_ms.max(floor))
             }
             None => (1, now_ms),
         };

@@ -48,6 +48,9 @@ pub struct Args {
     /// every 20,000 entries), which bounds what a --resume after an interruption replays again.
     #[arg(long, value_name = "SECS", default_value_t = 5.0, requires = "out")]
     pub snapshot_every: f64,
+    /// Device clock drift finding threshold, ms (as ledgerd's audit.device_clock_drift_ms).
+    #[arg(long, value_name = "MS", default_value_t = audit::auditor::DEVICE_CLOCK_DRIFT_MS)]
+    pub device_clock_drift_ms: i64,
     /// Also print every finding.
     #[arg(long)]
     pub findings: bool,
@@ -76,7 +79,10 @@ fn replay(a: Args, json: bool) -> anyhow::Result<i32> {
         }
         None => AuditStore::temporary()?,
     };
-    let mut follower = Follower::with_store(store.clone(), false)?;
+    let mut follower = Follower::with_store_settings(
+        store.clone(),
+        ledger_audit::replay::settings_with(false, a.device_clock_drift_ms),
+    )?;
     // Without --out the store is thrown away: nobody can query its rounds.
     follower.set_keep_rounds(a.out.is_some());
     follower.set_snapshot_every(std::time::Duration::from_secs_f64(

@@ -185,6 +185,17 @@ fn describe(e: &v1::ChainEntry) -> (String, String, u64) {
             Some(v1::ledger_record_body::Record::LedgerKeyRotated(r)) => {
                 format!("ledger key rotated to {}", hex::encode(&r.new_public_key))
             }
+            Some(v1::ledger_record_body::Record::ClockStep(s)) => format!(
+                "CLOCK STEP of the ledger's wall clock from {} to {} ms ({} ms of monotonic time{})",
+                s.before_ms,
+                s.after_ms,
+                s.monotonic_elapsed_ms,
+                if s.across_restart {
+                    ", found at a restart"
+                } else {
+                    ""
+                }
+            ),
             None => "unreadable ledger record".into(),
         };
         return (what, "ledger".into(), 0);

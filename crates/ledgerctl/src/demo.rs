@@ -434,6 +434,9 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
         ledger_id: "casino-ledger-demo".into(),
         ..Default::default()
     };
+    // The session is dated back to end a minute ago, days of play sent at once: a backlog, which
+    // a long one makes older than the default age limit (seven days).
+    cfg.ingest.max_past_age_ms = 0;
     cfg.principals = vec![
         ledgerd::config::PrincipalEntry {
             id: OPERATOR.into(),

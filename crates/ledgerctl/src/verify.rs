@@ -488,6 +488,12 @@ pub fn report(
                         .map(|k| hex::encode(k.as_bytes()))
                         .unwrap_or_default()
                 );
+                if s.clock_steps > 0 {
+                    println!(
+                        "   {} step(s) of the ledger's clock recorded (received times go back only there)",
+                        s.clock_steps
+                    );
+                }
                 println!("   verified in {secs:.2} s ({rate:.0} entries/s)");
             }
             Ok(0)
@@ -524,5 +530,6 @@ pub fn summary_json(source: &str, s: &Summary, secs: f64) -> serde_json::Value {
         "held_checkpoints": s.held_checkpoints,
         "tree_root": s.tree_root.map(hex::encode),
         "tree_checkpoints": s.tree_checkpoints,
+        "held_checkpoints": s.held_checkpoints, "clock_steps": s.clock_steps,
     })
 }

@@ -2,6 +2,7 @@
 //! (`ledger-audit`), and two gRPC services answer from what it has committed: `Audit` (status,
 //! findings, rounds, reports) and `Jackpots` (pools, trust, machines, transfers).
 
+use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
@@ -37,10 +38,10 @@ impl LiveAudit {
     /// Open the derived store under `dir`, resume, and follow `ledger`'s durable head.
     pub fn start(
         dir: &std::path::Path,
-        keep_round_states: bool,
+        settings: audit::AuditSettings,
         ledger: Ledger,
     ) -> anyhow::Result<LiveAudit> {
-        let mut follower = match Follower::open(dir, keep_round_states) {
+        let mut follower = match Follower::open_with(dir, settings.clone()) {
             Ok(f) => f,
             // Derived data must not keep the ledger from taking events: a damaged store is kept
             // for inspection under another name, and the audit replays the chain into a new one.
@@ -51,7 +52,7 @@ impl LiveAudit {
                     set_aside = %aside.display(),
                     "the audit store is damaged: set aside, and rebuilt from the chain (derived data; the chain is not affected)"
                 );
-                Follower::open(dir, keep_round_states)?
+                Follower::open_with(dir, settings)?
             }
             Err(e) => return Err(e.into()),
         };
@@ -479,11 +480,13 @@ impl Audit for AuditService {
         &self,
         req: Request<v1::GetRoundRequest>,
     ) -> Result<Response<v1::RoundDetail>, Status> {
+        let caller = crate::access::Caller::of(&req);
         let r = req.into_inner();
         id_arg("round_id", &r.round_id)?;
         if !r.table_id.is_empty() {
             id_arg("table_id", &r.table_id)?;
         }
+        let (round_id, table_id) = (r.round_id.clone(), r.table_id.clone());
         let store = self.store.clone();
         let chain = self.ledger.store().clone();
         let detail = self
@@ -500,9 +503,22 @@ impl Audit for AuditService {
             .await?
             .map_err(|e| match e {
                 query::QueryError::NoRound(_) => Status::not_found(e.to_string()),
+                // The tables it names may be other casinos'.
+                query::QueryError::Ambiguous { .. } if !caller.casinos.is_empty() => {
+                    Status::invalid_argument(format!(
+                        "round_id: `{round_id}` was played at several tables: name table_id"
+                    ))
+                }
                 query::QueryError::Ambiguous { .. } => Status::invalid_argument(e.to_string()),
                 other => stored_data_status(other),
             })?;
+        // A round of another casino's table is answered as one that does not exist.
+        let casino = detail.summary.casino_id.as_deref().unwrap_or_default();
+        if !caller.casinos.is_empty() && !caller.casinos.contains(casino) {
+            return Err(Status::not_found(
+                query::QueryError::NoRound(no_round(&table_id, &round_id)).to_string(),
+            ));
+        }
         Ok(Response::new(v1::RoundDetail {
             summary_json: serde_json::to_string(&detail.summary).map_err(internal)?,
             entries: detail.entries,
@@ -563,6 +579,16 @@ impl Audit for AuditService {
     }
 }
 
+/// What `query::QueryError::NoRound` names for a round asked for (the same words, so that a
+/// hidden round reads as one that does not exist).
+fn no_round(table_id: &str, round_id: &str) -> String {
+    if table_id.is_empty() {
+        round_id.to_string()
+    } else {
+        format!("{round_id} at table {table_id}")
+    }
+}
+
 /// A request's `casino_id` for a caller limited to some casinos: one of them (named, or its only
 /// one when the request names none), or `PERMISSION_DENIED`. Unchanged for other callers.
 fn scope_casino(caller: &crate::access::Principal, casino_id: &mut String) -> Result<(), Status> {
@@ -575,7 +601,7 @@ fn scope_casino(caller: &crate::access::Principal, casino_id: &mut String) -> Re
             return Ok(());
         }
         return Err(Status::invalid_argument(format!(
-            "casino_id: {} reads the findings of one casino at a time: name one of {}",
+            "casino_id: {} reads one casino at a time: name one of {}",
             caller.name,
             caller
                 .casinos
@@ -669,6 +695,94 @@ fn jackpot_status(e: jackpot::QueryError) -> Status {
     }
 }
 
+/// What a principal limited to some casinos sees of the jackpot accounts (the others see
+/// everything): the pools its casinos share in, and of a pool shared with other casinos (a
+/// joint superjackpot) the pool's totals and its own casinos' members, contributions and lines,
+/// nothing of the other casinos' machines. Unknown and hidden ids get the same NOT_FOUND.
+#[derive(Clone, Debug)]
+enum JackpotScope {
+    All,
+    Casinos(BTreeSet<String>),
+}
+
+impl JackpotScope {
+    fn of(caller: &crate::access::Principal) -> JackpotScope {
+        if caller.casinos.is_empty() {
+            JackpotScope::All
+        } else {
+            JackpotScope::Casinos(caller.casinos.clone())
+        }
+    }
+
+    fn casino(&self, casino: &str) -> bool {
+        match self {
+            JackpotScope::All => true,
+            JackpotScope::Casinos(cs) => cs.contains(casino),
+        }
+    }
+
+    /// A pool its casinos share in.
+    fn pool(&self, casinos: &BTreeSet<rules_core::Id>) -> bool {
+        casinos.iter().any(|c| self.casino(c))
+    }
+
+    /// A machine of its casinos.
+    fn machine(&self, book: &jackpot::Book, id: &str) -> bool {
+        book.machine(id).is_some_and(|m| self.casino(&m.casino_id))
+    }
+
+    /// A member of a pool of `casinos`: a machine of its casinos, or a table of a pool of its
+    /// casinos only (the book does not know a table's casino).
+    fn member(&self, book: &jackpot::Book, casinos: &BTreeSet<rules_core::Id>, id: &str) -> bool {
+        match book.machine(id) {
+            Some(m) => self.casino(&m.casino_id),
+            None => casinos.iter().all(|c| self.casino(c)),
+        }
+    }
+
+    /// A pool's status as the principal may see it.
+    fn pool_status(&self, book: &jackpot::Book, p: &mut jackpot::PoolStatus) {
+        if let JackpotScope::All = self {
+            return;
+        }
+        let all = p.casinos.clone();
+        let mine = |id: &str| self.member(book, &all, id);
+        p.casinos.retain(|c| self.casino(c));
+        p.machines.retain(|m, _| mine(m));
+        p.tables.retain(|t| mine(t));
+        p.contributed_by.retain(|m, _| mine(m));
+        p.reported.retain(|m, _| mine(m));
+    }
+
+    /// A page of a pool's history as the principal may see it: the lines about other casinos'
+    /// members left out, and their members out of reconfigurations.
+    fn pool_page(&self, book: &jackpot::Book, page: &mut jackpot::PoolHistoryPage) {
+        if let JackpotScope::All = self {
+            return;
+        }
+        let all = page.pool.casinos.clone();
+        let mine = |id: &str| self.member(book, &all, id);
+        page.history.retain_mut(|line| match &mut line.kind {
+            jackpot::EntryKind::Contribution { member, .. }
+            | jackpot::EntryKind::Award { member, .. } => mine(member),
+            jackpot::EntryKind::Reconfigured {
+                machines, tables, ..
+            } => {
+                machines.retain(|m| mine(m));
+                tables.retain(|t| mine(t));
+                true
+            }
+            _ => true,
+        });
+        self.pool_status(book, &mut page.pool);
+    }
+}
+
+/// The answer to an id the caller may not see: the book's own for an unknown one.
+fn unknown(what: &'static str, id: &str) -> Status {
+    jackpot_status(jackpot::QueryError::unknown(what, id))
+}
+
 fn json(v: &impl serde::Serialize) -> Result<Response<v1::JsonDocument>, Status> {
     Ok(Response::new(v1::JsonDocument {
         json: serde_json::to_string(v).map_err(internal)?,
@@ -756,19 +870,31 @@ fn machines_period(from_ms: Option<i64>, to_ms: Option<i64>) -> Result<jackpot::
 impl Jackpots for JackpotService {
     async fn list_pools(
         &self,
-        _: Request<v1::ListPoolsRequest>,
+        req: Request<v1::ListPoolsRequest>,
     ) -> Result<Response<v1::PoolList>, Status> {
+        let scope = JackpotScope::of(&crate::access::Caller::of(&req));
         let (statuses, casinos, holds) = read_replayer(
             Some(&self.queries),
             &self.replayer,
-            |r| {
+            move |r| {
                 let book = r.book();
-                let statuses = book.reconciliation_status();
+                let mut statuses = book.reconciliation_status();
+                // Of the pools its casinos share in, only its casinos (and the pool's totals).
+                statuses.retain(|s| {
+                    book.pool(&s.pool_id)
+                        .is_some_and(|p| scope.pool(&p.casinos))
+                });
                 let casinos: Vec<Vec<String>> = statuses
                     .iter()
                     .map(|s| {
                         book.pool(&s.pool_id)
-                            .map(|p| p.casinos.iter().map(|c| c.to_string()).collect())
+                            .map(|p| {
+                                p.casinos
+                                    .iter()
+                                    .filter(|c| scope.casino(c))
+                                    .map(|c| c.to_string())
+                                    .collect()
+                            })
                             .unwrap_or_default()
                     })
                     .collect();
@@ -803,6 +929,7 @@ impl Jackpots for JackpotService {
         &self,
         req: Request<v1::GetPoolRequest>,
     ) -> Result<Response<v1::JsonDocument>, Status> {
+        let scope = JackpotScope::of(&crate::access::Caller::of(&req));
         let q = req.into_inner();
         id_arg("pool_id", &q.pool_id)?;
         let limit = history_limit(q.history_limit)?;
@@ -813,9 +940,15 @@ impl Jackpots for JackpotService {
             Some(&self.queries),
             &self.replayer,
             move |r| {
-                r.book()
+                let book = r.book();
+                if !book.pool(&id).is_none_or(|p| scope.pool(&p.casinos)) {
+                    return Err(unknown("pool", &id));
+                }
+                let mut page = book
                     .pool_history_page_from(&store, &id, before, limit)
-                    .map_err(jackpot_status)
+                    .map_err(jackpot_status)?;
+                scope.pool_page(book, &mut page);
+                Ok(page)
             },
             move |page| pool_history_reply(page, max),
         )
@@ -826,10 +959,13 @@ impl Jackpots for JackpotService {
         &self,
         req: Request<v1::LiabilityRequest>,
     ) -> Result<Response<v1::JsonDocument>, Status> {
-        let casino = req.into_inner().casino_id;
+        let caller = crate::access::Caller::of(&req);
+        let mut casino = req.into_inner().casino_id;
         if !casino.is_empty() {
             id_arg("casino_id", &casino)?;
         }
+        // Limited to casinos: one of its own (the whole trust report names every casino).
+        scope_casino(&caller, &mut casino)?;
         read_replayer(
             Some(&self.queries),
             &self.replayer,
@@ -852,6 +988,7 @@ impl Jackpots for JackpotService {
         &self,
         req: Request<v1::ListMachinesRequest>,
     ) -> Result<Response<v1::JsonDocument>, Status> {
+        let scope = JackpotScope::of(&crate::access::Caller::of(&req));
         let q = req.into_inner();
         let period = machines_period(q.from_ms, q.to_ms)?;
         let limit = crate::service::page_limit(q.limit, MACHINES_PAGE, MACHINES_PAGE_MAX)?;
@@ -869,6 +1006,10 @@ impl Jackpots for JackpotService {
                 let overviews = r
                     .book()
                     .machine_overviews_after(&store, period, after.as_deref())
+                    .filter(|o| {
+                        o.as_ref()
+                            .map_or(true, |o| scope.casino(&o.machine.casino_id))
+                    })
                     .map(|o| {
                         let o = o.map_err(jackpot_status)?;
                         let text = serde_json::to_string(&o).map_err(internal)?;
@@ -903,6 +1044,7 @@ impl Jackpots for JackpotService {
         &self,
         req: Request<v1::MachineEventsRequest>,
     ) -> Result<Response<v1::JsonDocument>, Status> {
+        let scope = JackpotScope::of(&crate::access::Caller::of(&req));
         let q = req.into_inner();
         id_arg("machine_id", &q.machine_id)?;
         let period = machines_period(q.from_ms, q.to_ms)?;
@@ -930,6 +1072,9 @@ impl Jackpots for JackpotService {
             &self.replayer,
             move |r| {
                 let book = r.book();
+                if book.machine(&id).is_some() && !scope.machine(book, &id) {
+                    return Err(unknown("machine", &id));
+                }
                 let (events, more) = book
                     .machine_events_from(&store, &id, &query, limit)
                     .map_err(jackpot_status)?;
@@ -965,15 +1110,57 @@ impl Jackpots for JackpotService {
         &self,
         req: Request<v1::TransferCandidatesRequest>,
     ) -> Result<Response<v1::JsonDocument>, Status> {
+        let scope = JackpotScope::of(&crate::access::Caller::of(&req));
         let id = req.into_inner().machine_id;
         id_arg("machine_id", &id)?;
         read_replayer(
             Some(&self.queries),
             &self.replayer,
             move |r| {
-                r.book()
+                let book = r.book();
+                if book.machine(&id).is_some() && !scope.machine(book, &id) {
+                    return Err(Status::not_found(
+                        jackpot::QueryError::unknown("machine", &id).to_string(),
+                    ));
+                }
+                let mut pools = book
                     .transfer_candidates(&id)
-                    .map_err(|e| Status::not_found(e.to_string()))
+                    .map_err(|e| Status::not_found(e.to_string()))?;
+                // Limited to casinos: target pools its casinos share in, and of every list of
+                // machines its casinos' only (a reason naming another's says "another casino's").
+                if let JackpotScope::Casinos(_) = scope {
+                    for p in &mut pools {
+                        let casinos = book
+                            .pool(&p.pool_id)
+                            .map(|p| p.casinos.clone())
+                            .unwrap_or_default();
+                        p.same_model_machines
+                            .retain(|m| scope.member(book, &casinos, m));
+                        p.candidates.retain(|c| {
+                            book.pool(&c.pool_id)
+                                .is_some_and(|t| scope.pool(&t.casinos))
+                        });
+                        for c in &mut p.candidates {
+                            let casinos = book
+                                .pool(&c.pool_id)
+                                .map(|p| p.casinos.clone())
+                                .unwrap_or_default();
+                            let hidden: Vec<rules_core::Id> = c
+                                .members
+                                .iter()
+                                .filter(|m| !scope.member(book, &casinos, m))
+                                .cloned()
+                                .collect();
+                            c.members.retain(|m| !hidden.contains(m));
+                            if let Some(r) = &mut c.reason {
+                                for m in &hidden {
+                                    *r = r.replace(&**m, "another casino's machine");
+                                }
+                            }
+                        }
+                    }
+                }
+                Ok(pools)
             },
             |c| json(&c),
         )
@@ -984,6 +1171,7 @@ impl Jackpots for JackpotService {
         &self,
         req: Request<v1::JackpotTransfer>,
     ) -> Result<Response<v1::TransferValidation>, Status> {
+        let scope = JackpotScope::of(&crate::access::Caller::of(&req));
         let t = req.into_inner();
         // What ingest would refuse as malformed is never accepted (the book checks less).
         if let Err(e) = ledger_core::event::check_jackpot_transfer(&t) {
@@ -1010,7 +1198,25 @@ impl Jackpots for JackpotService {
         let verdict = read_replayer(
             Some(&self.queries),
             &self.replayer,
-            move |r| Ok(r.book().validate_transfer(&transfer)),
+            move |r| {
+                let book = r.book();
+                // A pool outside its casinos is answered as one that does not exist.
+                for (field, id) in [
+                    ("from_pool_id", &transfer.from_pool_id),
+                    ("to_pool_id", &transfer.to_pool_id),
+                ] {
+                    if book.pool(id).is_some_and(|p| !scope.pool(&p.casinos)) {
+                        return Ok(Err(jackpot::TransferRejection::Malformed(
+                            jackpot::ApplyError::Unknown {
+                                field: field.to_string(),
+                                what: "pool",
+                                id: id.to_string(),
+                            },
+                        )));
+                    }
+                }
+                Ok(book.validate_transfer(&transfer))
+            },
             Ok,
         )
         .await?;

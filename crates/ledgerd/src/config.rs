@@ -185,7 +185,13 @@ pub struct Ingest {
     /// How far ahead of the ledger's clock an event's occurred_at may be, ms.
     pub max_future_skew_ms: i64,
     /// How far behind the ledger's clock an event's occurred_at may be, ms; 0 = no limit.
+    /// Default 7 days: the longest outage after which agents resend without help
+    /// (`ledger_core::event::DEFAULT_MAX_PAST_MS`).
     pub max_past_age_ms: i64,
+    /// A step of the ledger's wall clock against its monotonic clock of more than this between
+    /// two entries (ms, 10..=3600000) is logged, counted and recorded in the chain (ClockStep);
+    /// received times then follow the wall clock again.
+    pub clock_step_threshold_ms: u64,
     /// Earliest occurred_at accepted at all, ms since the epoch.
     pub earliest_time_ms: i64,
     /// Envelopes in flight (received, not yet answered) per stream before ledgerd stops
@@ -297,6 +303,10 @@ pub struct AuditSection {
     /// Keep each round's table state before adjudication, so `ledgerctl round --explain`
     /// re-adjudicates it exactly (one serialisation per round).
     pub keep_round_states: bool,
+    /// A device whose events' own times are off the ledger's received time by more than this
+    /// (ms, 0..=86400000; 0: not checked) is an audit finding, once per episode
+    /// (`AUDIT_DEVICE_CLOCK_DRIFT`).
+    pub device_clock_drift_ms: i64,
 }
 
 impl Default for AuditSection {
@@ -304,6 +314,7 @@ impl Default for AuditSection {
         AuditSection {
             enabled: true,
             keep_round_states: true,
+            device_clock_drift_ms: audit::auditor::DEVICE_CLOCK_DRIFT_MS,
         }
     }
 }
@@ -352,6 +363,7 @@ impl Default for Ingest {
             hold_us: 2000,
             max_future_skew_ms: t.max_future_ms,
             max_past_age_ms: t.max_past_ms,
+            clock_step_threshold_ms: 1000,
             earliest_time_ms: t.earliest_ms,
             max_in_flight_per_stream: 8192,
             max_in_flight_total: 1 << 18,
@@ -689,6 +701,21 @@ impl Config {
             self.ingest.max_future_skew_ms.max(0) as u64,
             0..=86_400_000,
             " (a day)",
+        )?;
+        within(
+            "audit.device_clock_drift_ms",
+            self.audit.device_clock_drift_ms.max(0) as u64,
+            0..=86_400_000,
+            " (a day)",
+        )?;
+        if self.audit.device_clock_drift_ms < 0 {
+            return bad("audit.device_clock_drift_ms must not be negative".into());
+        }
+        within(
+            "ingest.clock_step_threshold_ms",
+            self.ingest.clock_step_threshold_ms,
+            10..=3_600_000,
+            " (an hour)",
         )?;
         let now_ms = chrono::Utc::now().timestamp_millis();
         if self.ingest.earliest_time_ms < 0 || self.ingest.earliest_time_ms > now_ms {
@@ -1162,6 +1189,10 @@ mod tests {
             ("ingest", "max_future_skew_ms", "9223372036854775807"),
             ("ingest", "earliest_time_ms", "9223372036854775807"),
             ("ingest", "earliest_time_ms", "-1"),
+            ("ingest", "clock_step_threshold_ms", "0"),
+            ("audit", "device_clock_drift_ms", "-1"),
+            ("audit", "device_clock_drift_ms", "86400001"),
+            ("ingest", "clock_step_threshold_ms", "3600001"),
             ("ingest", "max_in_flight_total", "0"),
             ("ingest", "max_in_flight_total", "18446744073709551615"),
             ("ingest", "unread_receipts_secs", "0"),

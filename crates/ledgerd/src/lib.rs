@@ -159,6 +159,7 @@ impl Server {
                 queue_bytes: cfg.ingest.queue_mib << 20,
                 max_body_bytes: cfg.ingest.max_body_bytes,
                 time: cfg.time_policy(),
+                clock_step_threshold_ms: cfg.ingest.clock_step_threshold_ms,
             },
         );
         ledger
@@ -290,8 +291,15 @@ async fn serve(
     let live = if cfg.audit.enabled {
         let dir = data_dir.join("audit");
         Some(
-            audit::LiveAudit::start(&dir, cfg.audit.keep_round_states, ledger.clone())
-                .with_context(|| format!("cannot start the audit in {}", dir.display()))?,
+            audit::LiveAudit::start(
+                &dir,
+                ledger_audit::replay::settings_with(
+                    cfg.audit.keep_round_states,
+                    cfg.audit.device_clock_drift_ms,
+                ),
+                ledger.clone(),
+            )
+            .with_context(|| format!("cannot start the audit in {}", dir.display()))?,
         )
     } else {
         None

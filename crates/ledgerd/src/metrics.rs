@@ -346,6 +346,12 @@ fn text(
         s.unproven_envelopes.to_string(),
     );
     metric(
+        "ledger_clock_steps_total",
+        "counter",
+        "Steps of the ledger's wall clock against its monotonic clock, each recorded in the chain.",
+        s.clock_steps.to_string(),
+    );
+    metric(
         "ledger_groups_total",
         "counter",
         "Groups verified, appended and synced together since ledgerd started.",

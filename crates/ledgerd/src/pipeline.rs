@@ -39,7 +39,10 @@ use std::time::{Duration, Instant};
 
 use ledger_core::proto as v1;
 use ledger_core::{Hash32, TimePolicy};
-use ledger_store::{Appender, PreOutcome, Store, now_ms, precheck, verify_prechecked};
+use ledger_store::{
+    Appender, PreOutcome, Store, WindowClock, monotonic_ms, now_ms, precheck_within,
+    verify_prechecked,
+};
 use tokio::sync::{mpsc, oneshot, watch};
 use tonic::Status;
 
@@ -233,6 +236,9 @@ pub struct PipelineConfig {
     pub queue_bytes: usize,
     pub max_body_bytes: usize,
     pub time: TimePolicy,
+    /// `ingest.clock_step_threshold_ms`; 0: the wall clock is not watched (tests that give
+    /// the appender times of their own).
+    pub clock_step_threshold_ms: u64,
 }
 
 /// Room in the queue for one envelope's bytes ([`PipelineConfig::queue_bytes`]).
@@ -251,6 +257,8 @@ pub struct Ledger {
     store: Arc<Store>,
     max_body_bytes: usize,
     time: TimePolicy,
+    /// The reference times of the time window ([`WindowClock`]).
+    window: Arc<WindowClock>,
     durable: watch::Receiver<(u64, Hash32)>,
     fatal: watch::Receiver<Option<String>>,
     stats: Arc<IngestStats>,
@@ -273,8 +281,9 @@ impl Ledger {
     }
 
     /// [`Ledger::start`], with `sync` making the store durable (a test's own, to script failures).
-    fn start_syncing(appender: Appender, cfg: PipelineConfig, sync: SyncFn) -> Ledger {
+    fn start_syncing(mut appender: Appender, cfg: PipelineConfig, sync: SyncFn) -> Ledger {
         let store = appender.store().clone();
+        let window = Arc::new(WindowClock::new(appender.last_received_at_ms(), now_ms()));
         let head = appender.head().expect("an opened ledger has a genesis");
         let (tx, rx) = mpsc::channel(cfg.queue_capacity);
         let (max_body_bytes, time) = (cfg.max_body_bytes, cfg.time);
@@ -283,6 +292,13 @@ impl Ledger {
         let (fatal_tx, fatal) = watch::channel(None);
         let (b_tx, b_rx) = std_mpsc::sync_channel::<Part>(2);
         let stats = Arc::new(IngestStats::default());
+        if cfg.clock_step_threshold_ms > 0 {
+            appender.watch_clock(
+                cfg.clock_step_threshold_ms,
+                monotonic_ms(),
+                stats.clock_steps(),
+            );
+        }
         verifiers(rx, b_tx, cfg.max_batch, cfg.coalesce, stats.clone());
         let syncs = Arc::new(Syncs {
             store: store.clone(),
@@ -314,6 +330,7 @@ impl Ledger {
             store,
             max_body_bytes,
             time,
+            window,
             durable,
             fatal,
             stats,
@@ -337,7 +354,8 @@ impl Ledger {
     /// [`Ledger::submit`], with the receipt sent to `reply`.
     pub async fn submit_to(&self, env: v1::Envelope, reply: Reply) {
         let bytes = env.body.len() + env.signature.len();
-        let mut item = precheck(&self.store, env, self.max_body_bytes, &self.time, now_ms());
+        let nows = self.window.nows(now_ms());
+        let mut item = precheck_within(&self.store, env, self.max_body_bytes, &self.time, &nows);
         if let Some(Sink::Stream { to, .. }) = &reply.0
             && !to.proven()
         {
@@ -1339,6 +1357,7 @@ mod tests {
                 queue_bytes: 1 << 20,
                 max_body_bytes: 65536,
                 time: TimePolicy::default(),
+                clock_step_threshold_ms: 0,
             },
             sync(store.clone()),
         );
@@ -1708,6 +1727,7 @@ mod tests {
             store,
             max_body_bytes: 65536,
             time: TimePolicy::default(),
+            window: Arc::new(WindowClock::new(0, 0)),
             durable,
             fatal,
             stats: Arc::default(),

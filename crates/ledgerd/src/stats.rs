@@ -175,6 +175,8 @@ pub struct IngestStats {
     hold_us: AtomicU64,
     bad_signatures: AtomicU64,
     unproven: AtomicU64,
+    /// Steps of the wall clock, counted by the appender ([`ledger_store::Appender::watch_clock`]).
+    clock_steps: std::sync::Arc<AtomicU64>,
 }
 
 impl Default for IngestStats {
@@ -200,6 +202,7 @@ impl IngestStats {
             hold_us: AtomicU64::new(0),
             bad_signatures: AtomicU64::new(0),
             unproven: AtomicU64::new(0),
+            clock_steps: Default::default(),
         }
     }
 
@@ -252,6 +255,11 @@ impl IngestStats {
     }
 
     /// An envelope from a stream that has not shown it holds a key (checked apart).
+    /// The counter of the wall clock's steps, for the appender.
+    pub fn clock_steps(&self) -> std::sync::Arc<AtomicU64> {
+        self.clock_steps.clone()
+    }
+
     pub fn unproven(&self) {
         self.unproven.fetch_add(1, Relaxed);
     }
@@ -319,6 +327,7 @@ impl IngestStats {
             cpu_us: crate::load::process_cpu().map(micros).unwrap_or(0),
             bad_signatures: self.bad_signatures.load(Relaxed),
             unproven_envelopes: self.unproven.load(Relaxed),
+            clock_steps: self.clock_steps.load(Relaxed),
         }
     }
 }
