@@ -361,18 +361,6 @@ async fn what_the_agent_refuses() {
     verify_offline(l);
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for f in std::fs::read_dir(from).unwrap() {
-        let f = f.unwrap();
-        if f.file_type().unwrap().is_dir() {
-            copy_dir(&f.path(), &to.join(f.file_name()));
-        } else {
-            std::fs::copy(f.path(), to.join(f.file_name())).unwrap();
-        }
-    }
-}
-
 /// A small deterministic generator for kill times (the seed is printed).
 struct Lcg(u64);
 

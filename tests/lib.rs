@@ -421,6 +421,20 @@ impl Drop for Ledgerd {
     }
 }
 
+/// Copy a directory tree (a stopped ledger's data directory, to fork or keep it).
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), dest).unwrap();
+        }
+    }
+}
+
 /// Run ledgerctl; returns (exit code, stdout, stderr).
 pub fn ledgerctl(args: &[&str]) -> (i32, String, String) {
     ledgerctl_as(DEFAULT_CLIENT, args)

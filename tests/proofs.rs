@@ -260,19 +260,6 @@ async fn proofs_are_written_checked_offline_and_refused_when_tampered() {
     assert_eq!(s["tree_root"].as_str().unwrap().len(), 64);
 }
 
-fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), dest).unwrap();
-        }
-    }
-}
-
 /// ledgerctl holds the newest checkpoint it verified and trusts a newer one only with a
 /// consistency proof from it: a growing ledger passes; a fork of it (a copy of its data
 /// directory, its key included, that took other events: what an insider holding the key could

@@ -163,19 +163,6 @@ fn body(old: u64, proof: &[String], note: &str) -> String {
     b + note
 }
 
-fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), dest).unwrap();
-        }
-    }
-}
-
 #[tokio::test]
 async fn a_witness_cosigns_a_consistent_history_and_refuses_a_rewritten_one() {
     let dir = tempdir();

@@ -43,7 +43,8 @@ pub struct Held {
     pub text: CheckpointText,
 }
 
-fn safe(origin: &str) -> String {
+/// A log's origin as a file name: letters, digits, `-`, `_` and `.` kept, anything else `_`.
+pub fn safe(origin: &str) -> String {
     origin
         .chars()
         .map(|c| {
@@ -52,6 +53,17 @@ fn safe(origin: &str) -> String {
             } else {
                 '_'
             }
+        })
+        .collect()
+}
+
+/// Proof hashes as received: each must be 32 bytes.
+fn tree_hashes(hashes: &[Vec<u8>]) -> anyhow::Result<Vec<TreeHash>> {
+    hashes
+        .iter()
+        .map(|h| {
+            TreeHash::try_from(h.as_slice())
+                .map_err(|_| anyhow::anyhow!("a proof hash is not 32 bytes"))
         })
         .collect()
 }
@@ -214,14 +226,7 @@ pub async fn advance(
         .await
         .context("asking for a consistency proof")?
         .into_inner();
-    let hashes = p
-        .hashes
-        .iter()
-        .map(|h| {
-            TreeHash::try_from(h.as_slice())
-                .map_err(|_| anyhow::anyhow!("a proof hash is not 32 bytes"))
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
+    let hashes = tree_hashes(&p.hashes)?;
     merkle::verify_consistency(m, n, &hashes, &old.text.root, &new.text.root).with_context(|| {
         format!(
             "the ledger's tree of {n} entries does not extend the one of {m} you hold: its history was rewritten"
@@ -259,14 +264,7 @@ pub async fn check_entry(ch: Channel, held: &Held, entry: &v1::ChainEntry) -> an
         .await
         .with_context(|| format!("asking for the proof of entry {}", entry.index))?
         .into_inner();
-    let hashes = p
-        .hashes
-        .iter()
-        .map(|h| {
-            TreeHash::try_from(h.as_slice())
-                .map_err(|_| anyhow::anyhow!("a proof hash is not 32 bytes"))
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
+    let hashes = tree_hashes(&p.hashes)?;
     // The entry as it was shown, not as the proof carries it.
     let leaf = merkle::leaf_hash(&entry.encode_to_vec());
     merkle::verify_inclusion(&leaf, entry.index, held.text.size, &hashes, &held.text.root)

@@ -25,6 +25,8 @@ use hyper::{Request, Response, StatusCode};
 use ledger_core::merkle::{self, TreeHash};
 use ledger_core::note::{self, CheckpointText, SignedNote};
 
+use crate::trust::safe;
+
 #[derive(clap::Subcommand, Debug)]
 pub enum Command {
     /// Serve the C2SP tlog-witness protocol for the ledgers given.
@@ -65,19 +67,6 @@ struct Witness {
     /// Held across the check and the write of the state, so two requests cannot both pass the
     /// check against the same old size (the race the protocol warns of).
     lock: tokio::sync::Mutex<()>,
-}
-
-fn safe(origin: &str) -> String {
-    origin
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
 }
 
 /// The latest cosigned checkpoint of a ledger: (size, root), or (0, none).
