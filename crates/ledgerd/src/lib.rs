@@ -19,6 +19,7 @@ pub mod load;
 pub mod logging;
 pub mod metrics;
 pub mod pipeline;
+pub mod process;
 pub mod queries;
 pub mod reply;
 pub mod service;
@@ -283,6 +284,7 @@ async fn serve(
     let gauges = live.as_ref().map(|a| metrics::AuditGauges {
         committed: a.committed.clone(),
         halted: a.halted.clone(),
+        store: a.store.clone(),
     });
     let metrics_tls = tls.clone().map(|tls| metrics::MetricsTls {
         tls,
