@@ -288,6 +288,16 @@ impl Ledgerd {
 
     /// Start, or return what ledgerd said when it refused to.
     pub fn try_start(data_dir: &Path, config: &Path, listen: &str) -> Result<Ledgerd, String> {
+        Self::try_start_with_env(data_dir, config, listen, &[])
+    }
+
+    /// [`Ledgerd::try_start`] with these environment variables set for ledgerd.
+    pub fn try_start_with_env(
+        data_dir: &Path,
+        config: &Path,
+        listen: &str,
+        env: &[(&str, &std::ffi::OsStr)],
+    ) -> Result<Ledgerd, String> {
         pki();
         // A new ledger is created only when asked for: the first start in a directory.
         let init = !data_dir.join("db").exists();
@@ -302,6 +312,7 @@ impl Ledgerd {
                 listen,
             ])
             .env("RUST_LOG", "warn")
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()

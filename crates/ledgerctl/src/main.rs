@@ -16,6 +16,7 @@ mod device;
 mod disk_check;
 mod export;
 mod findings;
+mod health;
 mod ingest_stats;
 mod jackpot;
 mod keygen;
@@ -106,6 +107,8 @@ enum Command {
     Checkpoint(checkpoint::Args),
     /// Show the running ledger's head and latest checkpoint.
     Status(status::Args),
+    /// Check that a running ledgerd serves (gRPC health); exit status 0 if it does.
+    Health(health::Args),
     /// Run a simulated casino session against an embedded ledger, then verify it.
     Demo(demo::Args),
     /// Load test: stream pre-signed events over N concurrent streams; report events/s,
@@ -168,6 +171,7 @@ fn main() {
             common::runtime().and_then(|rt| rt.block_on(checkpoint::run(a, json)))
         }
         Command::Status(a) => common::runtime().and_then(|rt| rt.block_on(status::run(a, json))),
+        Command::Health(a) => common::runtime().and_then(|rt| rt.block_on(health::run(a, json))),
         Command::Demo(a) => common::runtime().and_then(|rt| rt.block_on(demo::run(a, json))),
         Command::Bench(a) => bench::runtime(&a).and_then(|rt| rt.block_on(bench::run(a, json))),
         Command::DiskCheck(a) => disk_check::run(a, json),
