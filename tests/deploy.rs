@@ -425,3 +425,62 @@ fn ledgerctl_health_says_whether_ledgerd_serves() {
     assert_eq!(code, 1, "{out}{err}");
     assert!(err.contains(&url), "{err}");
 }
+
+/// ledgerctl with the TLS files of `tls` (a directory `ledgerctl init` wrote) as `client`.
+fn ledgerctl_with(tls: &std::path::Path, client: &str, args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(bin("ledgerctl"))
+        .args(args)
+        .env("LEDGER_CA", tls.join("ca.pem"))
+        .env("LEDGER_CERT", tls.join(format!("{client}.pem")))
+        .env("LEDGER_KEY", tls.join(format!("{client}.key")))
+        .output()
+        .expect("run ledgerctl");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+/// `ledgerctl init DIR` writes a deployment ledgerd serves as it is: the ledger created with
+/// the key init wrote (pinned in the configuration), its admin answered with init's
+/// certificates, a client of another CA refused, and a restart without --init serves it again.
+#[test]
+fn ledgerd_serves_what_init_wrote() {
+    let dir = tempdir();
+    let d = dir.path().join("deployment");
+    let (code, out, err) = ledgerctl(&["init", d.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let written: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let data = std::path::PathBuf::from(written["data_dir"].as_str().unwrap());
+    let config = d.join("ledgerd.toml");
+    let l = Ledgerd::start(&data, &config, "127.0.0.1:0");
+    assert_eq!(
+        Some(l.ledger_key.as_str()),
+        written["ledger_public_key"].as_str()
+    );
+    let url = l.url();
+    let tls = d.join("tls");
+    let (code, out, err) = ledgerctl_with(&tls, "admin", &["--json", "status", "--server", &url]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()["ledger_public_key"],
+        written["ledger_public_key"]
+    );
+    let (code, out, err) = ledgerctl_with(&tls, "probe", &["health", "--server", &url]);
+    assert_eq!(code, 0, "{out}{err}");
+    // The test suite's own clients are of another CA.
+    let (code, _, _) = ledgerctl_as("e2e-admin", &["status", "--server", &url]);
+    assert_ne!(code, 0);
+    l.stop();
+    let again = Ledgerd::start(&data, &config, "127.0.0.1:0");
+    assert_eq!(
+        Some(again.ledger_key.as_str()),
+        written["ledger_public_key"].as_str()
+    );
+    again.stop();
+    // init never overwrites.
+    let (code, _, err) = ledgerctl(&["init", d.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("not empty"), "{err}");
+}

@@ -18,6 +18,7 @@ mod export;
 mod findings;
 mod health;
 mod ingest_stats;
+mod init;
 mod jackpot;
 mod keygen;
 mod machine_events;
@@ -91,6 +92,8 @@ struct Cli {
 enum Command {
     /// Create an ed25519 key pair: OUT.key (secret, PKCS#8 PEM, mode 0600) and OUT.pub (public, hex).
     Keygen(keygen::Args),
+    /// Write a new deployment: ledgerd.toml, the ledger's and principals' keys, TLS certificates.
+    Init(init::Args),
     /// Register, revoke or list devices (register/revoke are signed with an operator key).
     #[command(subcommand)]
     Device(device::Command),
@@ -163,6 +166,7 @@ fn main() {
     let result = match cli.command {
         Command::Pki(c) => pki::run(c, json),
         Command::Keygen(a) => keygen::run(a, json),
+        Command::Init(a) => init::run(a, json),
         Command::Verify(a) => verify::run(a, json),
         Command::Export(a) => common::runtime().and_then(|rt| rt.block_on(export::run(a, json))),
         Command::Device(c) => common::runtime().and_then(|rt| rt.block_on(device::run(c, json))),
