@@ -484,3 +484,47 @@ fn ledgerd_serves_what_init_wrote() {
     assert_eq!(code, 1);
     assert!(err.contains("not empty"), "{err}");
 }
+
+/// The demo leaves DIR/ledgerd.toml, and ledgerd serves the demo's ledger from it (no --init),
+/// to the demo's client certificate.
+#[test]
+fn ledgerd_serves_the_ledger_the_demo_left() {
+    let dir = tempdir();
+    let d = dir.path().join("demo");
+    // Without the suite's TLS variables: the demo makes its own certificates. (30 rounds: with
+    // fewer, some injected mistakes have no round to land in and the demo reports a failure.)
+    let out = std::process::Command::new(bin("ledgerctl"))
+        .args([
+            "--json",
+            "demo",
+            "--rounds",
+            "30",
+            "--data-dir",
+            d.to_str().unwrap(),
+        ])
+        .output()
+        .expect("run ledgerctl demo");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let config = std::path::PathBuf::from(doc["config"].as_str().expect("config in the output"));
+    assert_eq!(
+        config,
+        std::fs::canonicalize(&d).unwrap().join("ledgerd.toml")
+    );
+    let l = Ledgerd::start(&d.join("ledger"), &config, "127.0.0.1:0");
+    let (code, out, err) = ledgerctl_with(
+        &d.join("pki"),
+        "demo-regulator",
+        &["--json", "status", "--server", &l.url()],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let status: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(status["head_index"].as_u64().unwrap() > 100, "{status}");
+    assert_eq!(status["ledger_public_key"], l.ledger_key.as_str());
+    l.stop();
+}
