@@ -293,3 +293,45 @@ fn an_address_in_use_leaves_the_data_directory_as_it_was() {
     }
     drop(taken);
 }
+
+/// `ledgerctl completions SHELL` prints a completion script that knows the subcommands and
+/// their flags; `ledgerctl man` prints ledgerctl(1), and with --dir writes a page per
+/// subcommand; an unknown shell is a usage error naming the shells; a closed stdout is quiet.
+#[test]
+fn completions_and_man_pages_come_from_the_command_line_itself() {
+    let (code, bash, err) = ledgerctl(&["completions", "bash"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        bash.contains("_ledgerctl()") && bash.contains("--from"),
+        "{bash:.300}"
+    );
+    assert!(
+        bash.contains("ledgerctl__subcmd__tail") && bash.contains("ledgerctl__subcmd__init"),
+        "{bash:.300}"
+    );
+    let (code, zsh, _) = ledgerctl(&["completions", "zsh"]);
+    assert_eq!(code, 0);
+    assert!(zsh.starts_with("#compdef ledgerctl"), "{zsh:.100}");
+    let (code, _, err) = ledgerctl(&["completions", "tcsh"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("possible values: bash"), "{err}");
+
+    let (code, page, _) = ledgerctl(&["man"]);
+    assert_eq!(code, 0);
+    assert!(page.contains(".TH ledgerctl 1"), "{page:.300}");
+    assert!(
+        page.contains("ledgerctl\\-tail(1)"),
+        "subcommands listed: {page:.2000}"
+    );
+    let dir = tempdir();
+    let (code, out, err) = ledgerctl(&["man", "--dir", dir.path().to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let tail = std::fs::read_to_string(dir.path().join("ledgerctl-tail.1")).expect("tail's page");
+    assert!(tail.contains("\\-\\-from"), "{tail}");
+    assert!(dir.path().join("ledgerctl-jackpot-transfer.1").is_file());
+    assert!(dir.path().join("ledgerctl.1").is_file());
+
+    let (code, err) = ledgerctl_into_closed_pipe(&["completions", "fish"], &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.is_empty(), "{err}");
+}

@@ -64,8 +64,7 @@ Afterwards, on the data directory it leaves (DIR/ledger):
   ledgerctl verify --data-dir DIR/ledger
   ledgerctl audit --from-genesis --data-dir DIR/ledger --findings")]
 pub struct Args {
-    /// Working directory of the demo: the ledger (DIR/ledger) and the keys (DIR/keys). Emptied at
-    /// the start if it holds a previous demo.
+    /// Working directory: the ledger (DIR/ledger), keys, certificates, ledgerd.toml; emptied first.
     #[arg(long, value_name = "DIR", default_value = "demo-data")]
     pub data_dir: PathBuf,
     /// Rounds played at each table (16 tables, one of every game).
