@@ -293,3 +293,108 @@ fn an_address_in_use_leaves_the_data_directory_as_it_was() {
     }
     drop(taken);
 }
+
+/// `ledgerctl completions SHELL` prints a completion script that knows the subcommands and
+/// their flags; `ledgerctl man` prints ledgerctl(1), and with --dir writes a page per
+/// subcommand; an unknown shell is a usage error naming the shells; a closed stdout is quiet.
+#[test]
+fn completions_and_man_pages_come_from_the_command_line_itself() {
+    let (code, bash, err) = ledgerctl(&["completions", "bash"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        bash.contains("_ledgerctl()") && bash.contains("--from"),
+        "{bash:.300}"
+    );
+    assert!(
+        bash.contains("ledgerctl__subcmd__tail") && bash.contains("ledgerctl__subcmd__init"),
+        "{bash:.300}"
+    );
+    let (code, zsh, _) = ledgerctl(&["completions", "zsh"]);
+    assert_eq!(code, 0);
+    assert!(zsh.starts_with("#compdef ledgerctl"), "{zsh:.100}");
+    let (code, _, err) = ledgerctl(&["completions", "tcsh"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("possible values: bash"), "{err}");
+
+    let (code, page, _) = ledgerctl(&["man"]);
+    assert_eq!(code, 0);
+    assert!(page.contains(".TH ledgerctl 1"), "{page:.300}");
+    assert!(
+        page.contains("ledgerctl\\-tail(1)"),
+        "subcommands listed: {page:.2000}"
+    );
+    let dir = tempdir();
+    let (code, out, err) = ledgerctl(&["man", "--dir", dir.path().to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let tail = std::fs::read_to_string(dir.path().join("ledgerctl-tail.1")).expect("tail's page");
+    assert!(tail.contains("\\-\\-from"), "{tail}");
+    assert!(dir.path().join("ledgerctl-jackpot-transfer.1").is_file());
+    assert!(dir.path().join("ledgerctl.1").is_file());
+
+    let (code, err) = ledgerctl_into_closed_pipe(&["completions", "fish"], &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.is_empty(), "{err}");
+}
+
+/// `tail` and `device entries` show each event's own fields (the proto's JSON mapping), in
+/// text and under --json, not only its type.
+#[tokio::test]
+async fn tail_and_device_entries_show_the_events_fields() {
+    let dir = tempdir();
+    let cfg = write_config(dir.path(), "");
+    let l = Ledgerd::start(&dir.path().join("data"), &cfg, "127.0.0.1:0");
+    let url = l.url();
+    let mut t = register(&url, 1, &[table("T1", "BJ-1")]).await;
+    let t1 = &mut t[0];
+    let r = submit(&url, &[t1.sign(now_ms(), bet("BJ-1", "R-77", 5))]).await;
+    assert_eq!(st(&r[0]), ledger_core::proto::ReceiptStatus::Accepted);
+
+    // Every entry so far, and no more: tail then ends instead of waiting for new ones.
+    let (code, out, _) = ledgerctl(&["--json", "status", "--server", &url]);
+    assert_eq!(code, 0, "{out}");
+    let head = serde_json::from_str::<serde_json::Value>(&out).unwrap()["head_index"]
+        .as_u64()
+        .unwrap();
+    let all = (head + 1).to_string();
+    let (code, out, err) = ledgerctl(&["tail", "--server", &url, "--from", "0", "--limit", &all]);
+    assert_eq!(code, 0, "{err}");
+    let line = out
+        .lines()
+        .find(|l| l.contains("bet_placed"))
+        .unwrap_or_else(|| panic!("no bet in {out}"));
+    assert!(
+        line.contains("\"roundId\":\"R-77\"") && line.contains("\"amountCents\":\"105\""),
+        "{line}"
+    );
+    let registration = out
+        .lines()
+        .find(|l| l.contains("device_registered"))
+        .unwrap();
+    assert!(
+        registration.contains("\"deviceId\":\"T1\""),
+        "{registration}"
+    );
+
+    let (code, out, err) = ledgerctl(&[
+        "--json",
+        "device",
+        "entries",
+        "--server",
+        &url,
+        "--device-id",
+        "T1",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(out.lines().next().unwrap()).unwrap();
+    assert_eq!(v["event"]["deviceId"], "T1");
+    assert_eq!(v["event"]["betPlaced"]["betId"], "b5");
+    assert_eq!(v["event"]["betPlaced"]["selection"], serde_json::json!([5]));
+    let (code, out, _) = ledgerctl(&[
+        "--json", "tail", "--server", &url, "--from", "0", "--limit", "1",
+    ]);
+    assert_eq!(code, 0);
+    let genesis: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(genesis["kind"], "ledger");
+    assert_eq!(genesis["record"]["genesis"]["ledgerId"], "e2e", "{genesis}");
+    l.stop();
+}

@@ -525,6 +525,31 @@ async fn the_metrics_endpoint_serves_prometheus_text() {
         body.contains("ledger_receipt_latency_seconds_bucket{le=\"+Inf\"} 6\n"),
         "{body}"
     );
+    // Receipts by status and reason, the process and the build.
+    assert_eq!(
+        value("ledger_receipts_total{status=\"accepted\",reason=\"none\"}"),
+        6.0
+    );
+    assert_eq!(
+        value("ledger_receipts_total{status=\"rejected\",reason=\"sequence_gap\"}"),
+        0.0
+    );
+    assert!(value("process_open_fds") > 0.0);
+    assert!(value("process_resident_memory_bytes") > 0.0);
+    assert!(body.contains("ledger_build_info{version=\""), "{body}");
+    // HEAD: the length of the metrics, not the metrics.
+    let a = http(&at, b"HEAD /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+    assert!(a.starts_with("HTTP/1.1 200 OK\r\n"), "{a}");
+    assert!(a.ends_with("\r\n\r\n") && !a.contains("ledger_"), "{a}");
+    // OpenMetrics when the scraper asks for it.
+    let a = http(
+        &at,
+        b"GET /metrics HTTP/1.1\r\nHost: x\r\nAccept: application/openmetrics-text;version=1.0.0\r\n\r\n",
+    );
+    assert!(
+        a.contains("Content-Type: application/openmetrics-text") && a.ends_with("# EOF\n"),
+        "{a}"
+    );
     l.stop();
 }
 

@@ -25,8 +25,7 @@ pub struct Args {
     /// Print a rule-by-rule explanation instead of JSON.
     #[arg(long)]
     pub explain: bool,
-    /// With several documents, carry each table's state to the next document that has no
-    /// `state` of its own (for a sequence of rounds of one table).
+    /// Carry each table's state to the next document that has no `state` of its own.
     #[arg(long)]
     pub chain: bool,
 }

@@ -44,8 +44,7 @@ pub struct Args {
     /// Continue the replay kept in --out instead of starting from genesis.
     #[arg(long, requires = "out")]
     pub resume: bool,
-    /// With --out: snapshot the replay at most every SECS seconds (0: at every commit, about
-    /// every 20,000 entries), which bounds what a --resume after an interruption replays again.
+    /// With --out: snapshot the replay at most every SECS seconds (0: at every commit).
     #[arg(long, value_name = "SECS", default_value_t = 5.0, requires = "out")]
     pub snapshot_every: f64,
     /// Device clock drift finding threshold, ms (as ledgerd's audit.device_clock_drift_ms).

@@ -36,8 +36,7 @@ use crate::stalls::{StallProbe, Stalls};
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct Args {
-    /// The embedded ledger serves TLS with client certificates (made for the run) instead of
-    /// plaintext on loopback: compare the two.
+    /// The embedded ledger serves TLS with client certificates instead of plaintext on loopback.
     #[arg(long)]
     pub tls: bool,
     /// Events in total (split evenly over the streams).
@@ -55,13 +54,7 @@ pub struct Args {
     /// A running ledgerd to load (default: an embedded ledger in a temporary directory).
     #[arg(long, value_name = "URL", requires_all = ["operator_key", "operator_id"])]
     pub server: Option<String>,
-    /// With --server: the worker threads that run the load generator's streams. One is plenty
-    /// (at ledgerd's peak on the 2-core development VM the load generator used 0.15 cores), and
-    /// on a machine it shares with ledgerd it then takes less CPU and wakes fewer threads across
-    /// cores than with one worker per core. On the 2-core development VM at 55,000 events/s
-    /// (ledgerd's data on tmpfs, so that the disk did not decide), four alternated sets of three
-    /// runs: the machine 1-8 points less busy, and a lower p99 median in each set (7.6-9.1 ms
-    /// against 8.1-24.1). The peak was the same.
+    /// With --server: worker threads for the load generator's streams (docs/performance.md).
     #[arg(long, default_value_t = 1, value_name = "N", requires = "server",
           value_parser = clap::value_parser!(u16).range(1..=256))]
     pub client_threads: u16,
@@ -72,72 +65,47 @@ pub struct Args {
     #[arg(long, value_name = "ID")]
     pub operator_id: Option<String>,
     /// With --server: stop unless the server keeps the ledger with this id (its `ledger_id`).
-    /// Guards against loading some other ledgerd that happens to listen on the address.
     #[arg(long, value_name = "ID", requires = "server")]
     pub expect_ledger_id: Option<String>,
     /// Embedded ledger: the group size (ingest.max_batch).
     #[arg(long, default_value_t = 2048)]
     pub max_batch: usize,
-    /// Embedded ledger: how long (µs) the verifier may let a small group fill at moderate load
-    /// (ingest.coalesce_us; 0 = never wait). Against --server, set it in ledgerd's configuration.
+    /// Embedded ledger: ingest.coalesce_us, how long a small group may fill (0 = never wait).
     #[arg(long, default_value_t = ledgerd::config::Ingest::default().coalesce_us,
           value_name = "MICROSECONDS", conflicts_with = "server",
           value_parser = clap::value_parser!(u64).range(0..=ledgerd::config::MAX_COALESCE_US))]
     pub coalesce_us: u64,
-    /// Embedded ledger: when it is busy, how long (µs) the verifier holds a small group so that
-    /// it takes in the next bursts too (ingest.hold_us; 0 = never hold). Note that the embedded
-    /// ledger's busy share includes this load generator. Against --server, set it in ledgerd's
-    /// configuration.
+    /// Embedded ledger: ingest.hold_us, how long a busy verifier holds a small group (0 = never).
     #[arg(long, default_value_t = ledgerd::config::Ingest::default().hold_us,
           value_name = "MICROSECONDS", conflicts_with = "server",
           value_parser = clap::value_parser!(u64).range(0..=ledgerd::config::MAX_COALESCE_US))]
     pub hold_us: u64,
-    /// Embedded ledger: keep its data in DIR (must not exist yet) instead of a temporary
-    /// directory that is deleted afterwards (e.g. to time `ledgerctl verify` on a big ledger).
+    /// Embedded ledger: keep its data in DIR (must not exist) instead of a temporary directory.
     #[arg(long, value_name = "DIR", conflicts_with = "server")]
     pub data_dir: Option<PathBuf>,
-    /// Stream simulated table rounds (one stream per table, every game) instead of slot games,
-    /// and measure the live audit's lag: settlement receipt to the audit's commit, p50 to max.
-    /// --events and --streams do not apply; --rate, --also-half and --rounds do.
+    /// Stream table rounds instead of slot games and measure the live audit's lag.
     #[arg(long)]
     pub audit_lag: bool,
-    /// Before the measured runs, stream this many events (same streams, --rate) and report them
-    /// apart: a fresh ledger's first second (sled's tree and log growing, threads and memory
-    /// coming up) is not the steady state the latency target is about.
+    /// Before the measured runs, stream this many events and report them apart.
     #[arg(long, default_value_t = 0, value_name = "EVENTS")]
     pub warmup: usize,
-    /// Also report receipt latency per window of SECONDS of send time (receipts, p50, p99, max),
-    /// to see whether a run's tail is steady or comes in spikes.
+    /// Also report receipt latency per window of SECONDS of send time.
     #[arg(long, value_name = "SECONDS", value_parser = positive_seconds)]
     pub timeline: Option<f64>,
-    /// Also run a probe thread that sleeps 1 ms at a time and reports how often, and by how much,
-    /// the machine woke it more than 2 ms late during each run (per window too, with
-    /// --timeline). A virtual machine whose host pauses it shows here: such a pause holds up
-    /// every receipt in flight, and one of 20-50 ms can set a run's p99 by itself.
+    /// Also measure how often and how late the machine wakes a 1 ms sleeper (host pauses).
     #[arg(long)]
     pub stall_probe: bool,
     /// With --audit-lag: rounds played at each of the 16 tables (about 32 events a round).
     #[arg(long, default_value_t = 1500)]
     pub rounds: usize,
-    /// Make the measured runs (the peak or --rate run, and with --also-half the half-load run)
-    /// N times against the same ledger, each with new devices, and end with the median and the
-    /// range of their rates, p50s and p99s. One run's p99 on a virtual machine varies a lot from
-    /// run to run (8-16 ms at half load within an hour on the 2-core development VM): compare
-    /// the median of several with a target, not one run.
+    /// Make the measured runs N times and report the median and range of each figure.
     #[arg(long, default_value_t = 1, value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub repeat: u32,
-    /// Also run an adversary's stream during each measured run: copies of a bench device's
-    /// envelope with its signature spoiled (s changed, still canonical, so that only the batch
-    /// check can refuse it), N a second. Anyone who can reach the port can send these, without
-    /// any key. Shows what such a client costs the honest streams; its receipts are counted
-    /// apart and must all be bad signatures.
+    /// Also send N envelopes a second with spoiled signatures (an adversary's stream).
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub spoiled_rate: u64,
-    /// Also run N clients during each measured run, each asking `Audit.GetReport` for all time
-    /// (from the epoch to now) again as soon as it has its answer: what a regulator's dashboards
-    /// cost ingest. Their answers are counted apart. Most telling against a ledger with table
-    /// rounds (e.g. after a run of --audit-lag).
+    /// Also run N clients asking Audit.GetReport for all time in a loop (dashboards' cost).
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub report_load: u32,
 }

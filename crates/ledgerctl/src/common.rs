@@ -102,20 +102,56 @@ pub fn receipt_line(r: &v1::Receipt) -> String {
     }
 }
 
-/// An entry for a human or as JSON (with the decoded event when it decodes).
+/// An entry as JSON: its place and hashes, and its content decoded (`event`: the event body,
+/// or `record`: the ledger's record, in the proto's canonical JSON mapping; null when the body
+/// does not decode), besides the signed bytes (`body`, hex) for independent checks.
 pub fn entry_json(e: &v1::ChainEntry) -> serde_json::Value {
     let (what, signer, seq) = describe(e);
+    let ledger = e.kind == v1::RecordKind::Ledger as i32;
     serde_json::json!({
         "index": e.index,
         "received_at_ms": e.received_at_ms,
-        "kind": if e.kind == v1::RecordKind::Ledger as i32 { "ledger" } else { "event" },
+        "kind": if ledger { "ledger" } else { "event" },
         "signer": signer,
         "sequence": seq,
         "what": what,
+        (if ledger { "record" } else { "event" }): decoded(e),
         "entry_hash": hex::encode(&e.entry_hash),
         "body": hex::encode(&e.body),
         "signature": hex::encode(&e.signature),
     })
+}
+
+/// The entry's body decoded, in the proto's canonical JSON mapping (ledger-proto's `json`
+/// feature, pbjson); null when it does not decode.
+fn decoded(e: &v1::ChainEntry) -> serde_json::Value {
+    use prost::Message;
+    let json = if e.kind == v1::RecordKind::Ledger as i32 {
+        ledger_core::record::decode_ledger_record(&e.body)
+            .ok()
+            .map(serde_json::to_value)
+    } else {
+        v1::EventBody::decode(e.body.as_slice())
+            .ok()
+            .map(serde_json::to_value)
+    };
+    json.and_then(Result::ok).unwrap_or(serde_json::Value::Null)
+}
+
+/// An event's own fields for a line of text: the payload's JSON object, compact (`{}` for
+/// one without fields); empty for a ledger record or a body that does not decode.
+fn payload_text(e: &v1::ChainEntry) -> String {
+    if e.kind == v1::RecordKind::Ledger as i32 {
+        return String::new();
+    }
+    match decoded(e) {
+        serde_json::Value::Object(m) => m
+            .into_iter()
+            .find(|(k, _)| !matches!(k.as_str(), "deviceId" | "sequence" | "occurredAtMs"))
+            .map(|(_, v)| v.to_string())
+            .unwrap_or_default(),
+        _ => String::new(),
+    }
 }
 
 /// Print a stream of entries, one line each (`entry_line`, or `entry_json` with `json`), until
@@ -150,11 +186,13 @@ pub fn entry_line(e: &v1::ChainEntry) -> String {
     let t = chrono::DateTime::from_timestamp_millis(e.received_at_ms)
         .map(|t| t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
         .unwrap_or_default();
+    let fields = payload_text(e);
     format!(
-        "{:>8} {t} {:<20} #{:<6} {what}  {}",
+        "{:>8} {t} {:<20} #{:<6} {what}{}{fields}  {}",
         e.index,
         signer,
         seq,
+        if fields.is_empty() { "" } else { " " },
         &hex::encode(&e.entry_hash)[..16]
     )
 }

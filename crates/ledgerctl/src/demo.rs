@@ -60,11 +60,11 @@ Examples:
                                       drill's equivocation
 
 Afterwards, on the data directory it leaves (DIR/ledger):
+  ledgerd --config DIR/ledgerd.toml   serves it again (its client: DIR/pki/demo-regulator.pem)
   ledgerctl verify --data-dir DIR/ledger
   ledgerctl audit --from-genesis --data-dir DIR/ledger --findings")]
 pub struct Args {
-    /// Working directory of the demo: the ledger (DIR/ledger) and the keys (DIR/keys). Emptied at
-    /// the start if it holds a previous demo.
+    /// Working directory: the ledger (DIR/ledger), keys, certificates, ledgerd.toml; emptied first.
     #[arg(long, value_name = "DIR", default_value = "demo-data")]
     pub data_dir: PathBuf,
     /// Rounds played at each table (16 tables, one of every game).
@@ -482,7 +482,9 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
         );
     }
     let ledger_dir = dir.join("ledger");
+    let kept_cfg = cfg.clone();
     let server = ledgerd::Server::start(cfg, ledger_dir.clone(), ledgerd::Init::Create).await?;
+    let ledger_public_key = server.ledger_public_key.clone();
     let url = format!("https://{}", server.addr);
     say(format!(
         "ledger started on {url} (TLS, client certificates in {}), data in {}, ledger key {}",
@@ -628,6 +630,7 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
 
     // ---- stop, verify, replay from genesis
     server.stop().await?;
+    let serve_config = leave_config(&dir, kept_cfg, &ledger_public_key)?;
     let t = Instant::now();
     let verified = {
         let d = ledger_dir.clone();
@@ -693,6 +696,7 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
             "checks": checks.iter().map(|(c, ok)| serde_json::json!({"check": c, "ok": ok})).collect::<Vec<_>>(),
             "seed": a.seed, "rounds_per_table": a.rounds, "honest": a.honest,
             "data_dir": ledger_dir,
+            "config": serve_config,
             "session": {
                 "tables": tables, "machines": machines, "devices": session.devices.len(),
                 "rounds": session.rounds, "honest_rounds": session.honest_rounds,
@@ -916,7 +920,41 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
         if ok { "demo OK" } else { "demo FAILED" },
         d = ledger_dir.display()
     );
+    let p = |f: &str| dir.join("pki").join(f).display().to_string();
+    println!(
+        "Serve it again: ledgerd --config {}   then: LEDGER_CA={} LEDGER_CERT={} LEDGER_KEY={} ledgerctl status",
+        serve_config.display(),
+        p("ca.pem"),
+        p(&format!("{DEMO_CLIENT}.pem")),
+        p(&format!("{DEMO_CLIENT}.key")),
+    );
     Ok(if ok { 0 } else { 1 })
+}
+
+/// Write DIR/ledgerd.toml: the demo's configuration serving its ledger on the default address
+/// (files relative to it, the ledger's key pinned), so that `ledgerd --config DIR/ledgerd.toml`
+/// serves the demo's ledger afterwards.
+fn leave_config(
+    dir: &Path,
+    mut cfg: ledgerd::Config,
+    ledger_public_key: &str,
+) -> anyhow::Result<PathBuf> {
+    let dir = std::fs::canonicalize(dir)?;
+    cfg.listen = crate::common::DEFAULT_SERVER.parse()?;
+    cfg.data_dir = Some(dir.join("ledger"));
+    cfg.ledger_public_key = Some(ledger_public_key.to_string());
+    cfg.tls.cert_chain = Some("pki/ledgerd.pem".into());
+    cfg.tls.key = Some("pki/ledgerd.key".into());
+    cfg.tls.client_ca = vec!["pki/ca.pem".into()];
+    let path = dir.join("ledgerd.toml");
+    let text = format!(
+        "# Left by `ledgerctl demo`: serves its ledger (ledgerd --config {}). Its certificates\n\
+         # are valid for 2 days.\n{}",
+        path.display(),
+        toml::to_string(&cfg)?
+    );
+    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(path)
 }
 
 fn codes_text(codes: &[rules_core::adjudication::Text]) -> String {

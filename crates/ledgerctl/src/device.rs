@@ -18,8 +18,7 @@ pub enum Command {
     RotateKey(RotateKey),
     /// List every device and principal the ledger knows, with its last sequence number.
     List(List),
-    /// One device's (or principal's) entries in the chain, in sequence order, as `tail` prints
-    /// entries (or one JSON object a line with --json).
+    /// One device's entries in sequence order, as `tail` prints them.
     Entries(Entries),
 }
 

@@ -32,8 +32,7 @@ pub const STALL_SHARE_LIMIT: f64 = 0.01;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// A directory on the disk to check: the ledger's data directory or its parent. A scratch
-    /// file is written there and removed afterwards.
+    /// A directory on the disk to check (a scratch file is written there and removed).
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub dir: PathBuf,
     /// Appends (each followed by an fsync) per second; if the disk is slower, as many as it

@@ -34,8 +34,7 @@ pub struct Args {
     /// Export a stopped ledger's data directory.
     #[arg(long, value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
-    /// Export from a running ledgerd (up to its head at the start of the export). With neither
-    /// --data-dir nor --server: the ledgerd named by the LEDGER_SERVER environment variable.
+    /// Export from a running ledgerd (default with neither flag: LEDGER_SERVER).
     #[arg(long, value_name = "URL")]
     pub server: Option<String>,
     /// Output file (written to OUT.partial, fsynced, then renamed).

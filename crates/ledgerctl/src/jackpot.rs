@@ -33,8 +33,7 @@ use crate::present::{Align, eur, eur_e4, eur_i128, pct, pct_i128, status_error, 
 
 #[derive(clap::Subcommand, Debug)]
 pub enum Command {
-    /// Every pool: captive value held in trust, the last declared value and whether it matched,
-    /// and the conservation check over all pools.
+    /// Every pool: captive value in trust, last declared value, and the conservation check.
     Pools(PoolsArgs),
     /// One pool: configuration, totals and history (contributions, declarations, awards,
     /// transfers).
@@ -43,8 +42,7 @@ pub enum Command {
     Liability(LiabilityArgs),
     /// Machines: meters, status, and return to player (theoretical vs actual, variance).
     Machines(MachinesArgs),
-    /// A machine's significant events over a period (doors, power, hand pays, progressives,
-    /// tilts, link, lost events, software, configuration, games) and what stands open.
+    /// A machine's significant events over a period (doors, power, tilts, ...) and what is open.
     Events(crate::machine_events::EventsArgs),
     /// Where the captive values of a machine's pools may be transferred (r.6), ranked.
     TransferCandidates(CandidatesArgs),
@@ -195,8 +193,7 @@ pub struct TransferArgs {
     /// Why (recorded in the chain).
     #[arg(long, default_value = "force majeure (P217/2007 T.III r.6)")]
     pub reason: String,
-    /// Submit even if the validation says the transfer is ineligible (it will be recorded,
-    /// flagged, and nothing will move).
+    /// Submit even if validation says ineligible (recorded and flagged; nothing moves).
     #[arg(long)]
     pub force: bool,
     /// How long to wait for the live audit to apply the transfer, seconds.

@@ -4,8 +4,7 @@ use std::path::PathBuf;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Base path: writes OUT.key (secret seed, hex, mode 0600) and OUT.pub (public key, hex).
-    /// Never overwrites an existing key.
+    /// Base path: writes OUT.key (secret, PKCS#8 PEM, mode 0600) and OUT.pub; never overwrites.
     #[arg(long, value_name = "OUT")]
     pub out: PathBuf,
 }

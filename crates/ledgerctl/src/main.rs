@@ -16,11 +16,14 @@ mod device;
 mod disk_check;
 mod export;
 mod findings;
+mod health;
 mod hsm;
 mod ingest_stats;
+mod init;
 mod jackpot;
 mod keygen;
 mod machine_events;
+mod manual;
 mod pki;
 mod present;
 mod prove;
@@ -33,7 +36,7 @@ mod trust;
 mod verify;
 mod witness;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// The global allocator: mimalloc. The audit's replay and ingest allocate and free many small
 /// values (decoded events, round state) across threads; glibc's malloc spent about a quarter of
@@ -66,8 +69,7 @@ struct Cli {
     /// Machine-readable JSON output.
     #[arg(long, global = true)]
     json: bool,
-    /// CA certificate that signed ledgerd's certificate (TLS); with it, addresses without a
-    /// scheme are https.
+    /// CA certificate that signed ledgerd's (TLS); with it, plain addresses are https.
     #[arg(long = "tls-ca", global = true, env = "LEDGER_CA", value_name = "PEM")]
     tls_ca: Option<std::path::PathBuf>,
     /// This client's certificate (a principal in ledgerd's [[clients]]).
@@ -97,6 +99,8 @@ enum Command {
     /// The ledger's key pair in a PKCS#11 token (HSM): create it, print its public key.
     #[command(subcommand)]
     Hsm(hsm::Command),
+    /// Write a new deployment: ledgerd.toml, the ledger's and principals' keys, TLS certificates.
+    Init(init::Args),
     /// Register, revoke or list devices (register/revoke are signed with an operator key).
     #[command(subcommand)]
     Device(device::Command),
@@ -106,10 +110,7 @@ enum Command {
     Export(export::Args),
     /// Follow the ledger live, from an index.
     Tail(tail::Args),
-    /// Get a ledger-signed checkpoint covering every entry acknowledged so far, and print it:
-    /// the latest if it covers the head, else one signed now (ledgerd signs at most one on
-    /// request per `checkpoint.request_interval_ms`, so this may wait that long). Keep the
-    /// newest for `verify --checkpoint`.
+    /// Get a ledger-signed checkpoint covering every acknowledged entry (keep it for verify).
     Checkpoint(checkpoint::Args),
     /// Show the running ledger's head and latest checkpoint.
     Status(status::Args),
@@ -121,36 +122,34 @@ enum Command {
     /// Run a C2SP tlog-witness that cosigns the checkpoints of the ledgers it is given.
     #[command(subcommand)]
     Witness(witness::Command),
+    /// Check that a running ledgerd serves (gRPC health); exit status 0 if it does.
+    Health(health::Args),
     /// Run a simulated casino session against an embedded ledger, then verify it.
     Demo(demo::Args),
-    /// Load test: stream pre-signed events over N concurrent streams; report events/s,
-    /// receipt latency, and (on Linux) how busy the machine's cores were.
+    /// Load test: stream pre-signed events; report events/s, receipt latency and CPU.
     Bench(bench::Args),
-    /// Check the disk under a data directory: how long an append + fsync takes (p50 to max),
-    /// and whether a receipt p99 of 10 ms is within its reach at all.
+    /// Check a data directory's disk: append + fsync latency, and whether 10 ms p99 is reachable.
     DiskCheck(disk_check::Args),
-    /// Run the rule engines on rounds written as JSON (a file or stdin; one document or JSON
-    /// Lines): what each bet was due, every violation, and with --explain rule by rule why.
+    /// Run the rule engines on rounds written as JSON: what each bet was due, and violations.
     Adjudicate(adjudicate::Args),
-    /// Replay the chain from genesis against the rule engines and jackpot accounts (offline),
-    /// or show the live audit's status; prints the findings digest.
+    /// Replay the chain against the rule engines offline, or show the live audit's status.
     Audit(audit_cmd::Args),
     /// List the audit's findings from the running ledger, with filters.
     Findings(findings::Args),
-    /// One settled round from the live audit: due vs reported per bet, its findings, and with
-    /// --explain the rules applied one by one.
+    /// One settled round from the live audit: due vs reported per bet, and its findings.
     Round(round::Args),
-    /// The table games' summary report (rounds, handle, due vs reported win, hold) for a period
-    /// or a day with month and year to date, as a table, CSV or JSON.
+    /// The table games' summary report (rounds, handle, win, hold) as a table, CSV or JSON.
     Report(report::Args),
-    /// A deployment's certificates: a CA, ledgerd's certificate, clients' certificates with
-    /// their [[clients]] lines.
+    /// A deployment's certificates: a CA, ledgerd's, and clients' with their [[clients]] lines.
     #[command(subcommand)]
     Pki(pki::Command),
-    /// Jackpot accounts: pools, liabilities, machines, transfer candidates; force-majeure
-    /// transfers (validated, signed, applied) and the inspectorate's authorisations.
+    /// Jackpot accounts: pools, liabilities, transfers and the inspectorate's authorisations.
     #[command(subcommand)]
     Jackpot(jackpot::Command),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(manual::CompletionsArgs),
+    /// Print the man page, or write every page with --dir.
+    Man(manual::ManArgs),
 }
 
 fn main() {
@@ -176,6 +175,7 @@ fn main() {
         Command::Pki(c) => pki::run(c, json),
         Command::Keygen(a) => keygen::run(a, json),
         Command::Hsm(c) => hsm::run(c, json),
+        Command::Init(a) => init::run(a, json),
         Command::Verify(a) => verify::run(a, json),
         Command::Export(a) => common::runtime().and_then(|rt| rt.block_on(export::run(a, json))),
         Command::Device(c) => common::runtime().and_then(|rt| rt.block_on(device::run(c, json))),
@@ -187,6 +187,7 @@ fn main() {
         Command::Prove(c) => common::runtime().and_then(|rt| rt.block_on(prove::run(c, json))),
         Command::VerifyProof(a) => prove::verify(a, json),
         Command::Witness(c) => common::runtime().and_then(|rt| rt.block_on(witness::run(c))),
+        Command::Health(a) => common::runtime().and_then(|rt| rt.block_on(health::run(a, json))),
         Command::Demo(a) => common::runtime().and_then(|rt| rt.block_on(demo::run(a, json))),
         Command::Bench(a) => bench::runtime(&a).and_then(|rt| rt.block_on(bench::run(a, json))),
         Command::DiskCheck(a) => disk_check::run(a, json),
@@ -198,6 +199,8 @@ fn main() {
         Command::Round(a) => common::runtime().and_then(|rt| rt.block_on(round::run(a, json))),
         Command::Report(a) => common::runtime().and_then(|rt| rt.block_on(report::run(a, json))),
         Command::Jackpot(c) => common::runtime().and_then(|rt| rt.block_on(jackpot::run(c, json))),
+        Command::Completions(a) => manual::completions(a, Cli::command()),
+        Command::Man(a) => manual::man(a, Cli::command(), json),
     };
     match result {
         Ok(code) => std::process::exit(code),
@@ -208,4 +211,40 @@ fn main() {
 /// An audit finding in its proto form (for printing offline findings like live ones).
 fn audit_cmd_finding(f: &audit::Finding) -> ledger_core::proto::Finding {
     ledgerd::audit::finding_to_proto(f)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// Every command's and flag's help is one line of at most 100 characters, with no longer
+    /// `--help` text behind it (measurement notes belong in docs/performance.md).
+    #[test]
+    fn every_help_text_is_one_short_line() {
+        fn walk(c: &clap::Command, path: &str, bad: &mut Vec<String>) {
+            let path = format!("{path} {}", c.get_name());
+            let short = |t: Option<&clap::builder::StyledStr>| {
+                t.map(|t| t.to_string())
+                    .is_none_or(|t| t.len() <= 100 && !t.contains('\n'))
+            };
+            // The top level's long text is the tool's manual (its man page's description).
+            if !short(c.get_about())
+                || (!path.trim().eq("ledgerctl") && c.get_long_about().is_some())
+            {
+                bad.push(format!("{path}: about"));
+            }
+            for a in c.get_arguments() {
+                if !short(a.get_help()) || a.get_long_help().is_some() {
+                    bad.push(format!("{path} --{}", a.get_id()));
+                }
+            }
+            for s in c.get_subcommands() {
+                walk(s, &path, bad);
+            }
+        }
+        let mut bad = Vec::new();
+        walk(&super::Cli::command(), "", &mut bad);
+        assert!(bad.is_empty(), "help texts too long: {bad:#?}");
+        super::Cli::command().debug_assert();
+    }
 }

@@ -15,8 +15,7 @@ use rcgen::{
 
 #[derive(clap::Subcommand, Debug)]
 pub enum Command {
-    /// Create the CA: DIR/ca.pem (give it to ledgerd's tls.client_ca and to every client's
-    /// --tls-ca) and DIR/ca.key (keep it offline).
+    /// Create the CA: DIR/ca.pem (ledgerd's tls.client_ca, clients' --tls-ca) and DIR/ca.key (offline).
     Ca {
         #[arg(long, value_name = "DIR")]
         dir: PathBuf,
@@ -39,8 +38,7 @@ pub enum Command {
         #[arg(long, default_value_t = 825)]
         days: u32,
     },
-    /// Issue a client's certificate: DIR/NAME.pem and DIR/NAME.key; prints its fingerprint and
-    /// the [[clients]] lines that give it a role.
+    /// Issue a client's certificate DIR/NAME.pem and .key; prints its [[clients]] lines.
     Client {
         #[arg(long, value_name = "DIR")]
         dir: PathBuf,

@@ -29,15 +29,10 @@ pub struct Args {
     /// An export file written by `ledgerctl export`.
     #[arg(long, value_name = "EXPORT")]
     pub file: Option<PathBuf>,
-    /// The ledger public key you trust (hex or a .pub file), obtained out of band. Without it the
-    /// key in the chain's genesis is used and printed, for you to compare.
+    /// The ledger public key you trust (hex or a .pub file); default: the genesis key, printed.
     #[arg(long, value_name = "HEX|FILE")]
     pub ledger_key: Option<String>,
-    /// A checkpoint you kept (the JSON that `ledgerctl checkpoint --json` prints, or a
-    /// checkpoint line of an export). The ledger must still hold it and the chain must reach its
-    /// entry with its hash. Without one, entries after the ledger's last checkpoint can be cut
-    /// or rewritten along with the checkpoints that covered them; keep the newest checkpoint you
-    /// were given and pass it here. Repeatable.
+    /// A checkpoint you kept (`ledgerctl --json checkpoint`), which the chain must reach. Repeatable.
     #[arg(long = "checkpoint", value_name = "FILE")]
     pub held_checkpoints: Vec<PathBuf>,
 }

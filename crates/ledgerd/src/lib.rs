@@ -18,7 +18,9 @@ pub mod limits;
 pub mod load;
 pub mod logging;
 pub mod metrics;
+pub mod notify;
 pub mod pipeline;
+pub mod process;
 pub mod proofs;
 pub mod queries;
 pub mod reply;
@@ -307,6 +309,7 @@ async fn serve(
     let gauges = live.as_ref().map(|a| metrics::AuditGauges {
         committed: a.committed.clone(),
         halted: a.halted.clone(),
+        store: a.store.clone(),
     });
     let metrics_tls = tls.clone().map(|tls| metrics::MetricsTls {
         tls,
@@ -505,10 +508,17 @@ pub async fn run(
         "ledgerd listening on {} ledger_key {}",
         server.addr, server.ledger_public_key
     );
+    // Under systemd (Type=notify): ready now, and alive at half the watchdog's interval.
+    notify::ready(server.addr);
+    let mut watchdog = notify::watchdog();
     loop {
         tokio::select! {
             _ = int.recv() => tracing::info!("SIGINT: stopping"),
             _ = term.recv() => tracing::info!("SIGTERM: stopping"),
+            _ = notify::tick(&mut watchdog) => {
+                notify::alive();
+                continue;
+            }
             _ = hup.recv() => {
                 let fresh = config.map(Config::load).transpose();
                 match fresh.map_err(anyhow::Error::from).and_then(|c| server.reload(c.as_ref())) {
@@ -521,5 +531,6 @@ pub async fn run(
         }
         break;
     }
+    notify::stopping();
     server.stop().await
 }

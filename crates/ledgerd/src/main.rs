@@ -32,27 +32,19 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[derive(Parser, Debug)]
 #[command(version, about, long_about)]
 struct Args {
-    /// TOML configuration file (principals, ingest limits, checkpoints, gRPC, logging).
-    /// Without it, defaults apply and no operator can register devices.
+    /// TOML configuration file (deploy/ledgerd.toml documents every key); default: the defaults.
     #[arg(long, short = 'c', value_name = "FILE")]
     config: Option<PathBuf>,
-    /// Data directory (overrides `data_dir` in the file). Created if missing; keep it on ext4 or
-    /// xfs, never btrfs, NFS or FUSE.
+    /// Data directory (overrides `data_dir`); on ext4 or xfs, never btrfs, NFS or FUSE.
     #[arg(long, value_name = "DIR")]
     data_dir: Option<PathBuf>,
-    /// gRPC listen address, e.g. 127.0.0.1:50051 (overrides `listen`; port 0 picks a free port,
-    /// printed on stdout as "ledgerd listening on ADDR ...").
+    /// gRPC listen address (overrides `listen`); port 0 picks one, printed on stdout.
     #[arg(long, value_name = "ADDR")]
     listen: Option<SocketAddr>,
-    /// Check the configuration, print the effective values as TOML (the file with the
-    /// defaults and the command line's overrides: itself a valid configuration) and, as TOML
-    /// comments, what holds the data directory (filesystem, and why it might lose acknowledged
-    /// entries), and exit: non-zero when ledgerd would refuse to start
-    /// (`store.require_safe_filesystem`).
+    /// Print the effective configuration as TOML, check it and the data directory, and exit.
     #[arg(long)]
     check_config: bool,
-    /// Create a new ledger in the data directory (a new key and genesis). Without it, ledgerd
-    /// serves only a ledger that exists, so a lost or replaced data directory is noticed.
+    /// Create a new ledger in the data directory (once); without it only an existing one is served.
     #[arg(long, conflicts_with = "check_config")]
     init: bool,
 }

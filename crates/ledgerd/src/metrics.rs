@@ -1,35 +1,55 @@
-//! An optional Prometheus endpoint (`[metrics] listen`): `GET /metrics` answers ledgerd's ingest
-//! figures ([`crate::stats`]), the durable head, whether ledgerd still acknowledges, and (with the
-//! live audit on) the audit's committed position and whether it still follows the chain, in the
-//! Prometheus text format (version 0.0.4), for the monitoring a casino's operations team runs.
+//! An optional Prometheus endpoint (`[metrics] listen`): `GET /metrics` answers ledgerd's
+//! figures for the monitoring a casino's operations team runs: ingest ([`crate::stats`]),
+//! receipts by status and reason, the durable head, whether ledgerd still acknowledges, the live
+//! audit (position, lag in entries and seconds, findings by code and severity), the process
+//! ([`crate::process`]) and the build.
 //!
-//! A deliberately small HTTP/1.1 server, with no dependency beyond tokio: one request per
-//! connection (`Connection: close`), a request head of at most [`MAX_HEAD`] bytes read within
-//! [`READ_TIMEOUT`], at most [`MAX_CONNECTIONS`] connections answered at once and
+//! The text is written by `prometheus-client` (Prometheus text 0.0.4, or OpenMetrics when the
+//! scraper's `Accept` asks for it) from a [`Collector`] that reads the figures at each scrape:
+//! the ingest path keeps its own lock-free atomics ([`crate::stats::IngestStats`], which also
+//! answer `Query.GetIngestStats`), so nothing on it changes for Prometheus. HTTP/1.1 is hyper's:
+//! one request per connection (`Connection: close`), a request head of at most [`MAX_HEAD`]
+//! bytes read within [`READ_TIMEOUT`] (431 / closed), a whole connection within
+//! [`CONNECTION_TIMEOUT`], at most [`MAX_CONNECTIONS`] connections answered at once and
 //! [`MAX_PER_PEER`] from one address (others are closed at once: a host that opens connections
-//! and sends nothing cannot hold every place and starve the scraper), only `GET` (and `HEAD`)
-//! of `/metrics`. It serves figures, never the chain,
-//! and nothing it reads can change the ledger; anything else gets 400, 404, 405 or 431.
+//! and sends nothing cannot hold every place and starve the scraper), only `GET` and `HEAD` of
+//! `/metrics` (404, 405 otherwise). Over TLS only an `admin` or `regulator` principal is
+//! answered (401, 403). It serves figures, never the chain, and nothing it reads can change the
+//! ledger.
 
-use std::fmt::Write as _;
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
+use bytes::Bytes;
+use http::{Method, Request, Response, StatusCode, header};
+use http_body_util::Full;
+use ledger_audit::store::{AuditStore, FindingFilter};
 use ledger_core::proto as v1;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
+use prometheus_client::metrics::MetricType;
+use prometheus_client::metrics::counter::ConstCounter;
+use prometheus_client::metrics::gauge::ConstGauge;
+use prometheus_client::registry::Registry;
 use tokio::net::{TcpListener, TcpStream};
 
 use crate::Ledger;
-use crate::stats::{EXPORT_BOUNDS_US as BOUNDS_US, Exported};
+use crate::stats::EXPORT_BOUNDS_US as BOUNDS_US;
 
-/// Largest request head read (request line and headers).
+/// Largest request head read (request line and headers); hyper's smallest buffer.
 pub const MAX_HEAD: usize = 8192;
-/// Time a client has to send its request head.
+/// Time a client has to send its request head (and to finish its TLS handshake).
 pub const READ_TIMEOUT: Duration = Duration::from_secs(5);
+/// Time a whole connection may take, answer included.
+pub const CONNECTION_TIMEOUT: Duration = Duration::from_secs(30);
 /// Connections answered at once.
 pub const MAX_CONNECTIONS: usize = 32;
 /// Connections answered at once from one IP address (a scraper needs one).
 pub const MAX_PER_PEER: usize = 4;
+/// Findings read from the audit store per scrape to bring the counts by code up to date (the
+/// rest at the next scrapes): a scrape's work stays bounded after a burst of findings.
+pub const FINDINGS_PER_SCRAPE: usize = 10_000;
 
 /// What the metrics read of the live audit (see [`crate::audit::LiveAudit`]).
 #[derive(Clone)]
@@ -38,16 +58,14 @@ pub struct AuditGauges {
     pub committed: Arc<RwLock<Option<u64>>>,
     /// Why it stopped, if it did.
     pub halted: Arc<Mutex<Option<String>>>,
+    /// Its findings.
+    pub store: AuditStore,
 }
 
 impl AuditGauges {
-    /// (committed position or -1, still following).
-    fn read(&self) -> (i64, bool) {
-        let position = self
-            .committed
-            .read()
-            .map(|p| p.map_or(-1, |p| p as i64))
-            .unwrap_or(-1);
+    /// (committed position, still following).
+    fn read(&self) -> (Option<u64>, bool) {
+        let position = self.committed.read().map(|p| *p).unwrap_or(None);
         let halted = self.halted.lock().map(|h| h.is_some()).unwrap_or(true);
         (position, !halted)
     }
@@ -62,11 +80,11 @@ pub struct MetricsTls {
     pub clients: crate::access::Clients,
 }
 
-/// Who the TLS peer is, or the HTTP status that refuses it.
+/// Who the TLS peer is, or the HTTP status that refuses it and why.
 fn admitted(
     tls: &MetricsTls,
     conn: &tokio_rustls::server::TlsStream<TcpStream>,
-) -> Result<(), (&'static str, String)> {
+) -> Result<(), (StatusCode, String)> {
     use crate::access::Role;
     let leaf = conn
         .get_ref()
@@ -74,21 +92,34 @@ fn admitted(
         .peer_certificates()
         .and_then(|c| c.first())
         .map(|c| c.as_ref());
-    let p = tls
-        .clients
-        .of_certificate(leaf)
-        .map_err(|r| ("401 Unauthorized", format!("{}\n", r.status().message())))?;
+    let p = tls.clients.of_certificate(leaf).map_err(|r| {
+        (
+            StatusCode::UNAUTHORIZED,
+            format!("{}\n", r.status().message()),
+        )
+    })?;
     if p.roles.contains(&Role::Admin) || p.roles.contains(&Role::Regulator) {
         Ok(())
     } else {
         Err((
-            "403 Forbidden",
+            StatusCode::FORBIDDEN,
             format!(
                 "/metrics needs the role admin or regulator; {} is not\n",
                 p.name
             ),
         ))
     }
+}
+
+/// The registry every scrape encodes: one [`Figures`] collector.
+pub fn registry(ledger: Ledger, audit: Option<AuditGauges>) -> Registry {
+    let mut r = Registry::default();
+    r.register_collector(Box::new(Figures {
+        ledger,
+        audit,
+        findings: Mutex::default(),
+    }));
+    r
 }
 
 /// Serve `GET /metrics` on `listener` until the task is aborted; over TLS when `tls` is given.
@@ -98,6 +129,7 @@ pub async fn serve(
     audit: Option<AuditGauges>,
     tls: Option<MetricsTls>,
 ) {
+    let registry = Arc::new(registry(ledger, audit));
     let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
     let peers = crate::connections::Peers::default();
     loop {
@@ -114,309 +146,175 @@ pub async fn serve(
         let Ok(slot) = slots.clone().try_acquire_owned() else {
             continue;
         };
-        let (ledger, audit, tls) = (ledger.clone(), audit.clone(), tls.clone());
+        let (registry, tls) = (registry.clone(), tls.clone());
         tokio::spawn(async move {
-            let r = match tls {
-                None => answer(sock, &ledger, audit.as_ref(), Ok(())).await,
-                Some(tls) => {
-                    let acceptor = tls.tls.acceptor();
-                    match tokio::time::timeout(READ_TIMEOUT, acceptor.accept(sock)).await {
-                        Ok(Ok(conn)) => {
-                            let gate = admitted(&tls, &conn);
-                            answer(conn, &ledger, audit.as_ref(), gate).await
+            let served = tokio::time::timeout(CONNECTION_TIMEOUT, async {
+                match tls {
+                    None => http1(sock, registry, Ok(())).await,
+                    Some(tls) => {
+                        let acceptor = tls.tls.acceptor();
+                        match tokio::time::timeout(READ_TIMEOUT, acceptor.accept(sock)).await {
+                            Ok(Ok(conn)) => {
+                                let gate = admitted(&tls, &conn);
+                                http1(conn, registry, gate).await
+                            }
+                            Ok(Err(e)) => Err(e.to_string()),
+                            Err(_) => Err("TLS handshake timed out".into()),
                         }
-                        Ok(Err(e)) => Err(e),
-                        Err(_) => Err(std::io::ErrorKind::TimedOut.into()),
                     }
                 }
-            };
-            if let Err(e) = r {
-                tracing::debug!(%peer, error = %e, "metrics request");
+            })
+            .await;
+            match served {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => tracing::debug!(%peer, error = %e, "metrics request"),
+                Err(_) => tracing::debug!(%peer, "metrics connection timed out"),
             }
             drop((slot, place));
         });
     }
 }
 
-async fn answer<S: AsyncRead + AsyncWrite + Unpin>(
-    mut sock: S,
-    ledger: &Ledger,
-    audit: Option<&AuditGauges>,
-    gate: Result<(), (&'static str, String)>,
-) -> std::io::Result<()> {
-    let head = match tokio::time::timeout(READ_TIMEOUT, read_head(&mut sock)).await {
-        Ok(r) => r?,
-        Err(_) => Head::Incomplete,
+/// One HTTP/1.1 exchange on `io` (hyper), answered by [`answer`].
+async fn http1<S>(
+    io: S,
+    registry: Arc<Registry>,
+    gate: Result<(), (StatusCode, String)>,
+) -> Result<(), String>
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let gate = Arc::new(gate);
+    let service = hyper::service::service_fn(move |req: Request<hyper::body::Incoming>| {
+        let (registry, gate) = (registry.clone(), gate.clone());
+        async move { Ok::<_, std::convert::Infallible>(answer(&req, &registry, &gate)) }
+    });
+    hyper::server::conn::http1::Builder::new()
+        .keep_alive(false)
+        .title_case_headers(true)
+        .max_buf_size(MAX_HEAD)
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(READ_TIMEOUT)
+        .serve_connection(hyper_util::rt::TokioIo::new(io), service)
+        .await
+        .map_err(|e| e.to_string())
+}
+
+/// OpenMetrics' content type (prometheus-client's text encoder).
+const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+/// The answer to one request: the metrics for `GET` (or their head for `HEAD`) of `/metrics`
+/// from an admitted peer, an error otherwise.
+fn answer<B>(
+    req: &Request<B>,
+    registry: &Registry,
+    gate: &Result<(), (StatusCode, String)>,
+) -> Response<Full<Bytes>> {
+    let text = |status: StatusCode, body: String| {
+        let mut r = Response::new(Full::new(Bytes::from(body)));
+        *r.status_mut() = status;
+        r.headers_mut().insert(
+            header::CONTENT_TYPE,
+            header::HeaderValue::from_static("text/plain; charset=utf-8"),
+        );
+        r
     };
-    let (status, body) = match (head, gate) {
-        (Head::Complete(_), Err((status, why))) => (status, Body::Refused(why)),
-        (Head::Complete(h), Ok(())) => route(&h, || render(ledger, audit)),
-        (Head::TooLarge, _) => (
-            "431 Request Header Fields Too Large",
-            Body::Text("request head too large\n"),
-        ),
-        (Head::Incomplete, _) => ("400 Bad Request", Body::Text("incomplete request\n")),
+    if let Err((status, why)) = gate {
+        return text(*status, why.clone());
+    }
+    if req.uri().path() != "/metrics" {
+        return text(
+            StatusCode::NOT_FOUND,
+            "only /metrics is served here\n".into(),
+        );
+    }
+    if req.method() != Method::GET && req.method() != Method::HEAD {
+        let mut r = text(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "only GET and HEAD are served\n".into(),
+        );
+        r.headers_mut()
+            .insert(header::ALLOW, header::HeaderValue::from_static("GET, HEAD"));
+        return r;
+    }
+    let openmetrics = req
+        .headers()
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| v.contains("application/openmetrics-text"));
+    let (body, content_type) = match encode(registry, openmetrics) {
+        Ok(b) => b,
+        Err(e) => {
+            return text(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("cannot encode the metrics: {e}\n"),
+            );
+        }
     };
-    let (text, send_body) = match &body {
-        Body::Text(t) => (t.to_string(), true),
-        Body::Refused(t) => (t.clone(), true),
-        Body::Metrics(t) => (t.clone(), true),
-        Body::HeadOnly(t) => (t.clone(), false),
-    };
-    let content_type = match body {
-        Body::Text(_) | Body::Refused(_) => "text/plain; charset=utf-8",
-        Body::Metrics(_) | Body::HeadOnly(_) => "text/plain; version=0.0.4; charset=utf-8",
-    };
-    let allow = if status.starts_with("405") {
-        "Allow: GET, HEAD\r\n"
+    // hyper sends a HEAD answer's length without its body.
+    let mut r = Response::new(Full::new(Bytes::from(body)));
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        header::HeaderValue::from_static(content_type),
+    );
+    r
+}
+
+/// The registry's text: OpenMetrics, or Prometheus text 0.0.4; and its content type.
+pub fn encode(
+    registry: &Registry,
+    openmetrics: bool,
+) -> Result<(String, &'static str), std::fmt::Error> {
+    let mut out = String::with_capacity(16 << 10);
+    if openmetrics {
+        prometheus_client::encoding::text::encode(&mut out, registry)?;
+        Ok((out, OPENMETRICS))
     } else {
-        ""
-    };
-    let mut out = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n{allow}Connection: close\r\n\r\n",
-        text.len()
-    )
-    .into_bytes();
-    if send_body {
-        out.extend_from_slice(text.as_bytes());
-    }
-    sock.write_all(&out).await?;
-    sock.shutdown().await?;
-    // Read what the client may still be sending (a request head too large, a body) before
-    // closing: closing with unread input resets the connection, and the client could lose the
-    // answer. Bounded in bytes and time.
-    let mut sink = [0u8; 4096];
-    let mut left: usize = 1 << 16;
-    let _ = tokio::time::timeout(Duration::from_secs(1), async {
-        while left > 0 {
-            match sock.read(&mut sink).await {
-                Ok(0) | Err(_) => break,
-                Ok(n) => left = left.saturating_sub(n),
-            }
-        }
-    })
-    .await;
-    Ok(())
-}
-
-enum Head {
-    Complete(Vec<u8>),
-    TooLarge,
-    Incomplete,
-}
-
-async fn read_head<S: AsyncRead + Unpin>(sock: &mut S) -> std::io::Result<Head> {
-    let mut buf = Vec::with_capacity(1024);
-    let mut chunk = [0u8; 1024];
-    loop {
-        let n = sock.read(&mut chunk).await?;
-        if n == 0 {
-            return Ok(Head::Incomplete);
-        }
-        buf.extend_from_slice(&chunk[..n]);
-        if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            buf.truncate(end);
-            return Ok(Head::Complete(buf));
-        }
-        if buf.len() > MAX_HEAD {
-            return Ok(Head::TooLarge);
-        }
-    }
-}
-
-enum Body {
-    Text(&'static str),
-    /// The caller may not read the metrics (TLS): why.
-    Refused(String),
-    Metrics(String),
-    /// The metrics' length is sent, not the metrics (a `HEAD` request).
-    HeadOnly(String),
-}
-
-/// The answer to a request head (without its final blank line).
-fn route(head: &[u8], metrics: impl FnOnce() -> String) -> (&'static str, Body) {
-    let line = head
-        .split(|&b| b == b'\r' || b == b'\n')
-        .next()
-        .unwrap_or(&[]);
-    let Ok(line) = std::str::from_utf8(line) else {
-        return ("400 Bad Request", Body::Text("request line is not UTF-8\n"));
-    };
-    let parts: Vec<&str> = line.split(' ').collect();
-    let [method, target, version] = parts[..] else {
-        return ("400 Bad Request", Body::Text("malformed request line\n"));
-    };
-    if !version.starts_with("HTTP/1.") {
-        return ("400 Bad Request", Body::Text("only HTTP/1.x is served\n"));
-    }
-    let path = target.split('?').next().unwrap_or(target);
-    if path != "/metrics" {
-        return (
-            "404 Not Found",
-            Body::Text("only /metrics is served here\n"),
-        );
-    }
-    match method {
-        "GET" => ("200 OK", Body::Metrics(metrics())),
-        "HEAD" => ("200 OK", Body::HeadOnly(metrics())),
-        _ => (
-            "405 Method Not Allowed",
-            Body::Text("only GET and HEAD are served\n"),
-        ),
-    }
-}
-
-fn render(ledger: &Ledger, audit: Option<&AuditGauges>) -> String {
-    let (head, _) = *ledger.durable().borrow();
-    let stopped = ledger.fatal().borrow().is_some();
-    text(
-        &ledger.stats().to_proto(Instant::now()),
-        head,
-        stopped,
-        ledger.stats().exported(),
-        audit.map(AuditGauges::read),
-    )
-}
-
-/// The Prometheus text for these figures. `exported` holds, per metric, the counts of values
-/// up to each of [`BOUNDS_US`] (not cumulated), as [`crate::stats::IngestStats::exported`] keeps
-/// them; `audit` the live audit's committed position and whether it still follows, if it runs.
-fn text(
-    s: &v1::IngestStats,
-    head: u64,
-    stopped: bool,
-    exported: Exported,
-    audit: Option<(i64, bool)>,
-) -> String {
-    let mut out = String::with_capacity(4096);
-    let mut metric = |name: &str, kind: &str, help: &str, value: String| {
-        let _ = write!(
+        prometheus_client::encoding::prometheus_text::encode(&mut out, registry)?;
+        Ok((
             out,
-            "# HELP {name} {help}\n# TYPE {name} {kind}\n{name} {value}\n"
-        );
-    };
-    metric(
-        "ledger_head_index",
-        "gauge",
-        "Index of the last durable chain entry.",
-        head.to_string(),
-    );
-    metric(
-        "ledger_acknowledging",
-        "gauge",
-        "1 while ledgerd acknowledges events; 0 after a storage failure stopped it (it then exits).",
-        u8::from(!stopped).to_string(),
-    );
-    if let Some((position, following)) = audit {
-        metric(
-            "ledger_audit_position",
-            "gauge",
-            "Index of the last chain entry whose findings the live audit has committed (-1: none yet).",
-            position.to_string(),
-        );
-        metric(
-            "ledger_audit_following",
-            "gauge",
-            "1 while the live audit follows the chain; 0 once it stopped (Audit.GetStatus says why; ingest goes on).",
-            u8::from(following).to_string(),
-        );
+            prometheus_client::encoding::prometheus_text::CONTENT_TYPE,
+        ))
     }
-    metric(
-        "ledger_uptime_seconds",
-        "gauge",
-        "Time since ledgerd started its pipeline.",
-        secs(s.uptime_ms * 1000).to_string(),
-    );
-    metric(
-        "ledger_accepted_events_total",
-        "counter",
-        "Events appended and made durable since ledgerd started.",
-        s.accepted.to_string(),
-    );
-    metric(
-        "ledger_bad_signatures_total",
-        "counter",
-        "Envelopes refused for a bad signature since ledgerd started.",
-        s.bad_signatures.to_string(),
-    );
-    metric(
-        "ledger_unproven_envelopes_total",
-        "counter",
-        "Envelopes from ingest streams not yet shown to hold a device key (signatures checked apart).",
-        s.unproven_envelopes.to_string(),
-    );
-    metric(
-        "ledger_clock_steps_total",
-        "counter",
-        "Steps of the ledger's wall clock against its monotonic clock, each recorded in the chain.",
-        s.clock_steps.to_string(),
-    );
-    metric(
-        "ledger_groups_total",
-        "counter",
-        "Groups verified, appended and synced together since ledgerd started.",
-        s.groups.to_string(),
-    );
-    metric(
-        "ledger_sync_over_10ms_seconds_total",
-        "counter",
-        "Time in which a sync had run over 10 ms (every envelope arriving then waited over 10 ms).",
-        secs(s.sync_over_10ms_us).to_string(),
-    );
-    metric(
-        "ledger_slow_syncs_total",
-        "counter",
-        "Syncs (flush + fsync) of 50 ms or more: the disk stalled.",
-        s.slow_syncs.to_string(),
-    );
-    metric(
-        "ledger_hold_seconds",
-        "gauge",
-        "The hold the verifier gave the latest group (ingest.hold_us scaled by how busy ledgerd is).",
-        secs(s.hold_us).to_string(),
-    );
-    metric(
-        "process_cpu_seconds_total",
-        "counter",
-        "CPU time ledgerd's process has used, all threads (0 where the platform does not say).",
-        secs(s.cpu_us).to_string(),
-    );
-    let histograms = [
-        (
-            "ledger_receipt_latency_seconds",
-            "",
-            "Receipts released by a sync: from taking the envelope off its stream to the release.",
-            &s.receipt_latency,
-            exported.receipts,
-        ),
-        (
-            "ledger_sync_latency_seconds",
-            "",
-            "Syncs (sled flush, then fsync of its log) that covered at least one group.",
-            &s.sync_latency,
-            exported.syncs,
-        ),
-    ];
-    for (name, label, help, h, counts) in histograms {
-        let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} histogram");
-        histogram(&mut out, name, label, h, counts);
+}
+
+/// Findings counted so far by (code, severity), and the last finding counted.
+#[derive(Default)]
+struct FindingCounts {
+    after: Option<u64>,
+    by: BTreeMap<(String, &'static str), u64>,
+}
+
+/// The figures, read at each scrape.
+struct Figures {
+    ledger: Ledger,
+    audit: Option<AuditGauges>,
+    findings: Mutex<FindingCounts>,
+}
+
+impl std::fmt::Debug for Figures {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Figures")
     }
-    let name = "ledger_stage_latency_seconds";
-    let _ = writeln!(
-        out,
-        "# HELP {name} Where receipts' time inside ledgerd went, per receipt and stage: queued \
-         (until the verifier closed its group), verify (the batch check), apply (waiting for the \
-         appender, appending), durable (appended to released by a sync).\n# TYPE {name} histogram"
-    );
-    for (stage, (h, counts)) in ["queued", "verify", "apply", "durable"].iter().zip([
-        (&s.queued_latency, exported.stages[0]),
-        (&s.verify_latency, exported.stages[1]),
-        (&s.apply_latency, exported.stages[2]),
-        (&s.durable_latency, exported.stages[3]),
-    ]) {
-        histogram(&mut out, name, &format!("stage=\"{stage}\","), h, counts);
-    }
-    out
+}
+
+fn counter(
+    e: &mut DescriptorEncoder,
+    name: &str,
+    help: &str,
+    v: impl prometheus_client::encoding::EncodeCounterValue,
+) -> std::fmt::Result {
+    ConstCounter::new(v).encode(e.encode_descriptor(name, help, None, MetricType::Counter)?)
+}
+
+fn gauge(
+    e: &mut DescriptorEncoder,
+    name: &str,
+    help: &str,
+    v: impl prometheus_client::encoding::EncodeGaugeValue,
+) -> std::fmt::Result {
+    ConstGauge::new(v).encode(e.encode_descriptor(name, help, None, MetricType::Gauge)?)
 }
 
 /// Microseconds as seconds, as Prometheus expects durations.
@@ -424,42 +322,402 @@ fn secs(us: u64) -> f64 {
     us as f64 / 1e6
 }
 
-/// One histogram's sample lines; `label` is empty or `key="value",` (before `le`).
-fn histogram(
-    out: &mut String,
-    name: &str,
-    label: &str,
-    h: &Option<v1::LatencyHistogram>,
-    counts: [u64; BOUNDS_US.len()],
-) {
-    let h = h.clone().unwrap_or_default();
-    let mut cumulated = 0u64;
-    for (bound, c) in BOUNDS_US.iter().zip(counts) {
-        cumulated += c;
-        let _ = writeln!(
-            out,
-            "{name}_bucket{{{label}le=\"{}\"}} {cumulated}",
-            secs(*bound)
-        );
+/// A histogram from the ingest figures: `counts` under each of [`BOUNDS_US`], not cumulated.
+fn histogram_buckets(counts: [u64; BOUNDS_US.len()]) -> Vec<(f64, u64)> {
+    BOUNDS_US.iter().map(|b| secs(*b)).zip(counts).collect()
+}
+
+/// A receipt status's label.
+fn status_label(s: usize) -> &'static str {
+    [
+        "unspecified",
+        "accepted",
+        "duplicate",
+        "rejected",
+        "equivocation",
+    ]
+    .get(s)
+    .copied()
+    .unwrap_or("unspecified")
+}
+
+/// A reject reason's label: the proto name, lower case, without its prefix ("none" for 0).
+fn reason_label(r: usize) -> String {
+    match i32::try_from(r)
+        .ok()
+        .and_then(|r| v1::RejectReason::try_from(r).ok())
+    {
+        Some(v1::RejectReason::Unspecified) | None => "none".into(),
+        Some(x) => x
+            .as_str_name()
+            .trim_start_matches("REJECT_REASON_")
+            .to_lowercase(),
     }
-    let _ = writeln!(out, "{name}_bucket{{{label}le=\"+Inf\"}} {}", h.count);
-    let braces = label.trim_end_matches(',');
-    let labels = if braces.is_empty() {
-        String::new()
+}
+
+fn severity_label(s: rules_core::Severity) -> &'static str {
+    use rules_core::Severity as S;
+    match s {
+        S::Info => "info",
+        S::Low => "low",
+        S::Medium => "medium",
+        S::High => "high",
+        S::Critical => "critical",
+    }
+}
+
+impl Figures {
+    fn ingest(&self, e: &mut DescriptorEncoder) -> std::fmt::Result {
+        let stats = self.ledger.stats();
+        let s = stats.to_proto(Instant::now());
+        let exported = stats.exported();
+        let (head, _) = *self.ledger.durable().borrow();
+        let stopped = self.ledger.fatal().borrow().is_some();
+        gauge(
+            e,
+            "ledger_head_index",
+            "Index of the last durable chain entry.",
+            head,
+        )?;
+        gauge(
+            e,
+            "ledger_acknowledging",
+            "1 while ledgerd acknowledges events; 0 after a storage failure stopped it (it then exits).",
+            i64::from(!stopped),
+        )?;
+        gauge(
+            e,
+            "ledger_uptime_seconds",
+            "Time since ledgerd started its pipeline.",
+            secs(s.uptime_ms * 1000),
+        )?;
+        counter(
+            e,
+            "ledger_accepted_events",
+            "Events appended and made durable since ledgerd started.",
+            s.accepted,
+        )?;
+        counter(
+            e,
+            "ledger_bad_signatures",
+            "Envelopes refused for a bad signature since ledgerd started.",
+            s.bad_signatures,
+        )?;
+        counter(
+            e,
+            "ledger_unproven_envelopes",
+            "Envelopes from ingest streams not yet shown to hold a device key (signatures checked apart).",
+            s.unproven_envelopes,
+        )?;
+        counter(
+            e,
+            "ledger_clock_steps",
+            "Steps of the ledger's wall clock against its monotonic clock, each recorded in the chain.",
+            s.clock_steps,
+        )?;
+        counter(
+            e,
+            "ledger_groups",
+            "Groups verified, appended and synced together since ledgerd started.",
+            s.groups,
+        )?;
+        counter(
+            e,
+            "ledger_sync_over_10ms_seconds",
+            "Time in which a sync had run over 10 ms (every envelope arriving then waited over 10 ms).",
+            secs(s.sync_over_10ms_us),
+        )?;
+        counter(
+            e,
+            "ledger_slow_syncs",
+            "Syncs (flush + fsync) of 50 ms or more: the disk stalled.",
+            s.slow_syncs,
+        )?;
+        gauge(
+            e,
+            "ledger_hold_seconds",
+            "The hold the verifier gave the latest group (ingest.hold_us scaled by how busy ledgerd is).",
+            secs(s.hold_us),
+        )?;
+        {
+            let mut m = e.encode_descriptor(
+                "ledger_receipts",
+                "Receipts released since ledgerd started, by status and reject reason.",
+                None,
+                MetricType::Counter,
+            )?;
+            let counts = stats.receipt_counts();
+            for (status, by_reason) in counts.iter().enumerate().skip(1) {
+                for (reason, n) in by_reason.iter().enumerate() {
+                    // Every reason of a rejection and the one "none" of the other statuses
+                    // always (alerts need the series before the first one), others once seen.
+                    let usual = (status == v1::ReceiptStatus::Rejected as usize) == (reason != 0);
+                    if !usual && *n == 0 {
+                        continue;
+                    }
+                    let labels = [
+                        ("status", status_label(status).to_string()),
+                        ("reason", reason_label(reason)),
+                    ];
+                    ConstCounter::new(*n).encode(m.encode_family(&labels)?)?;
+                }
+            }
+        }
+        let histograms = [
+            (
+                "ledger_receipt_latency_seconds",
+                "Receipts released by a sync: from taking the envelope off its stream to the release.",
+                &s.receipt_latency,
+                exported.receipts,
+            ),
+            (
+                "ledger_sync_latency_seconds",
+                "Syncs (sled flush, then fsync of its log) that covered at least one group.",
+                &s.sync_latency,
+                exported.syncs,
+            ),
+        ];
+        for (name, help, h, counts) in histograms {
+            let h = h.clone().unwrap_or_default();
+            e.encode_descriptor(name, help, None, MetricType::Histogram)?
+                .encode_histogram::<prometheus_client::encoding::NoLabelSet>(
+                    secs(h.sum_us),
+                    h.count,
+                    &histogram_buckets(counts),
+                    None,
+                )?;
+        }
+        let mut m = e.encode_descriptor(
+            "ledger_stage_latency_seconds",
+            "Where receipts' time inside ledgerd went, per receipt and stage: queued (until the \
+             verifier closed its group), verify (the batch check), apply (waiting for the \
+             appender, appending), durable (appended to released by a sync).",
+            None,
+            MetricType::Histogram,
+        )?;
+        for (stage, (h, counts)) in ["queued", "verify", "apply", "durable"].iter().zip([
+            (&s.queued_latency, exported.stages[0]),
+            (&s.verify_latency, exported.stages[1]),
+            (&s.apply_latency, exported.stages[2]),
+            (&s.durable_latency, exported.stages[3]),
+        ]) {
+            let h = h.clone().unwrap_or_default();
+            m.encode_family(&[("stage", *stage)])?
+                .encode_histogram::<prometheus_client::encoding::NoLabelSet>(
+                    secs(h.sum_us),
+                    h.count,
+                    &histogram_buckets(counts),
+                    None,
+                )?;
+        }
+        Ok(())
+    }
+
+    fn audit(&self, e: &mut DescriptorEncoder, audit: &AuditGauges) -> std::fmt::Result {
+        let (position, following) = audit.read();
+        let (head, _) = *self.ledger.durable().borrow();
+        gauge(
+            e,
+            "ledger_audit_position",
+            "Index of the last chain entry whose findings the live audit has committed (-1: none yet).",
+            position.map_or(-1, |p| i64::try_from(p).unwrap_or(i64::MAX)),
+        )?;
+        gauge(
+            e,
+            "ledger_audit_following",
+            "1 while the live audit follows the chain; 0 once it stopped (Audit.GetStatus says why; ingest goes on).",
+            i64::from(following),
+        )?;
+        // The oldest durable entry the audit has not committed, and how long ago it arrived.
+        let next = position.map_or(0, |p| p + 1);
+        let (lag_entries, lag_seconds) = if next > head {
+            (0, 0.0)
+        } else {
+            let age = match self.ledger.store().entry(next) {
+                Ok(Some(entry)) => {
+                    let now = chrono::Utc::now().timestamp_millis();
+                    (now.saturating_sub(entry.received_at_ms)).max(0) as f64 / 1e3
+                }
+                _ => 0.0,
+            };
+            (head - next + 1, age)
+        };
+        gauge(
+            e,
+            "ledger_audit_lag_entries",
+            "Durable chain entries the live audit has not committed yet.",
+            lag_entries,
+        )?;
+        gauge(
+            e,
+            "ledger_audit_lag_seconds",
+            "Age of the oldest durable entry the live audit has not committed (0 when caught up).",
+            lag_seconds,
+        )?;
+        let counts = self.finding_counts(audit);
+        let mut m = e.encode_descriptor(
+            "ledger_audit_findings",
+            "Findings the live audit has committed, by code and severity.",
+            None,
+            MetricType::Counter,
+        )?;
+        for ((code, severity), n) in &counts {
+            let labels = [("code", code.as_str()), ("severity", severity)];
+            ConstCounter::new(*n).encode(m.encode_family(&labels)?)?;
+        }
+        Ok(())
+    }
+
+    /// The counts by (code, severity), brought up to date by reading at most
+    /// [`FINDINGS_PER_SCRAPE`] findings committed since the last scrape (findings are kept in
+    /// sequence order and never change).
+    fn finding_counts(&self, audit: &AuditGauges) -> BTreeMap<(String, &'static str), u64> {
+        let mut c = self.findings.lock().unwrap_or_else(|e| e.into_inner());
+        match audit
+            .store
+            .findings(&FindingFilter::default(), c.after, FINDINGS_PER_SCRAPE)
+        {
+            Ok(new) => {
+                for f in new {
+                    c.after = Some(f.seq);
+                    *c.by
+                        .entry((f.code, severity_label(f.severity)))
+                        .or_default() += 1;
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "metrics: cannot read the audit's findings"),
+        }
+        c.by.clone()
+    }
+}
+
+impl Collector for Figures {
+    fn encode(&self, mut e: DescriptorEncoder) -> std::fmt::Result {
+        gauge_info(&mut e)?;
+        self.ingest(&mut e)?;
+        if let Some(a) = &self.audit {
+            self.audit(&mut e, a)?;
+        }
+        if let Some(p) = crate::process::sample() {
+            counter(
+                &mut e,
+                "process_cpu_seconds",
+                "Total user and system CPU time spent in seconds.",
+                p.cpu_seconds,
+            )?;
+            gauge(
+                &mut e,
+                "process_resident_memory_bytes",
+                "Resident memory size in bytes.",
+                p.resident_bytes,
+            )?;
+            gauge(
+                &mut e,
+                "process_virtual_memory_bytes",
+                "Virtual memory size in bytes.",
+                p.virtual_bytes,
+            )?;
+            gauge(
+                &mut e,
+                "process_open_fds",
+                "Number of open file descriptors.",
+                p.open_fds,
+            )?;
+            gauge(
+                &mut e,
+                "process_max_fds",
+                "Maximum number of open file descriptors.",
+                p.max_fds,
+            )?;
+            gauge(
+                &mut e,
+                "process_start_time_seconds",
+                "Start time of the process since unix epoch in seconds.",
+                p.start_time_seconds,
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// `ledger_build_info{version, profile} 1`.
+fn gauge_info(e: &mut DescriptorEncoder) -> std::fmt::Result {
+    let profile = if cfg!(debug_assertions) {
+        "debug"
     } else {
-        format!("{{{braces}}}")
+        "release"
     };
-    let _ = writeln!(out, "{name}_sum{labels} {}", secs(h.sum_us));
-    let _ = writeln!(out, "{name}_count{labels} {}", h.count);
+    e.encode_descriptor(
+        "ledger_build",
+        "ledgerd's version and build profile.",
+        None,
+        MetricType::Info,
+    )?
+    .encode_info(&[("version", env!("CARGO_PKG_VERSION")), ("profile", profile)])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pipeline::{Coalesce, PipelineConfig};
+    use ledger_store::{OpenConfig, Store};
 
-    #[test]
-    fn the_text_follows_the_prometheus_format() {
-        let s = crate::stats::IngestStats::new(Instant::now() - Duration::from_secs(3));
+    /// A ledger over a fresh store (no principals), with its pipeline running.
+    fn ledger(dir: &std::path::Path) -> Ledger {
+        let (_store, appender) = Store::open_writer(
+            dir,
+            &OpenConfig {
+                cache_capacity_bytes: 8 << 20,
+                ledger_id: "t".into(),
+                principals: Vec::new(),
+            },
+        )
+        .unwrap();
+        Ledger::start(
+            appender,
+            PipelineConfig {
+                max_batch: 64,
+                coalesce: Coalesce::OFF,
+                queue_capacity: 64,
+                queue_bytes: 1 << 20,
+                max_body_bytes: 65536,
+                time: Default::default(),
+                clock_step_threshold_ms: 1000,
+            },
+        )
+    }
+
+    fn receipt(status: v1::ReceiptStatus, reason: v1::RejectReason) -> v1::Receipt {
+        v1::Receipt {
+            status: status as i32,
+            reason: reason as i32,
+            ..Default::default()
+        }
+    }
+
+    fn finding(seq: u64, code: &str, severity: rules_core::Severity) -> audit::Finding {
+        audit::Finding {
+            seq,
+            code: code.into(),
+            severity,
+            ..Default::default()
+        }
+    }
+
+    /// The value of the sample line `series` (name and labels as printed).
+    fn value(text: &str, series: &str) -> f64 {
+        text.lines()
+            .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
+            .unwrap_or_else(|| panic!("{series} missing from:\n{text}"))
+            .parse()
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn every_figure_is_in_the_prometheus_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = ledger(dir.path());
+        let s = ledger.stats();
         let t0 = Instant::now();
         s.sync(t0, Duration::from_micros(400), false);
         s.sync(t0, Duration::from_millis(60), true);
@@ -473,84 +731,177 @@ mod tests {
                 applied: t0 + Duration::from_millis(2),
             },
         );
-        let text = text(
-            &s.to_proto(Instant::now()),
-            41,
-            false,
-            s.exported(),
-            Some((39, false)),
-        );
+        use v1::{ReceiptStatus as St, RejectReason as Why};
+        s.receipts(&[
+            receipt(St::Accepted, Why::Unspecified),
+            receipt(St::Accepted, Why::Unspecified),
+            receipt(St::Duplicate, Why::Unspecified),
+            receipt(St::Rejected, Why::SequenceGap),
+            receipt(St::Rejected, Why::BadSignature),
+            receipt(St::Rejected, Why::BadSignature),
+        ]);
+        let store = AuditStore::temporary().unwrap();
+        use rules_core::Severity as Sev;
+        store
+            .commit(
+                &[
+                    finding(0, "R_PAYOUT", Sev::High),
+                    finding(1, "R_PAYOUT", Sev::High),
+                    finding(2, "AUDIT_GAP", Sev::Critical),
+                ],
+                &[],
+                &[],
+                None,
+            )
+            .unwrap();
+        let audit = AuditGauges {
+            committed: Arc::new(RwLock::new(None)),
+            halted: Arc::default(),
+            store: store.clone(),
+        };
+        let registry = registry(ledger.clone(), Some(audit.clone()));
+        let (text, content_type) = encode(&registry, false).unwrap();
+        assert_eq!(content_type, "text/plain; version=0.0.4; charset=utf-8");
         for want in [
-            "# TYPE ledger_audit_position gauge\nledger_audit_position 39\n",
-            "# TYPE ledger_audit_following gauge\nledger_audit_following 0\n",
-            "# TYPE ledger_head_index gauge\nledger_head_index 41\n",
-            "ledger_acknowledging 1\n",
+            "# TYPE ledger_head_index gauge\n",
             "# TYPE ledger_accepted_events_total counter\nledger_accepted_events_total 2\n",
+            "ledger_acknowledging 1\n",
             "ledger_groups_total 1\n",
             "ledger_slow_syncs_total 1\n",
             "ledger_sync_over_10ms_seconds_total 0.05\n",
-            "# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total ",
             "# TYPE ledger_sync_latency_seconds histogram\n",
             "ledger_sync_latency_seconds_bucket{le=\"0.00025\"} 0\n",
             "ledger_sync_latency_seconds_bucket{le=\"0.0005\"} 1\n",
-            "ledger_sync_latency_seconds_bucket{le=\"0.05\"} 1\n",
             "ledger_sync_latency_seconds_bucket{le=\"0.1\"} 2\n",
-            "ledger_sync_latency_seconds_bucket{le=\"10\"} 2\n",
             "ledger_sync_latency_seconds_bucket{le=\"+Inf\"} 2\n",
             "ledger_sync_latency_seconds_sum 0.0604\n",
             "ledger_sync_latency_seconds_count 2\n",
             "ledger_receipt_latency_seconds_bucket{le=\"0.0001\"} 1\n",
-            "ledger_receipt_latency_seconds_bucket{le=\"0.001\"} 1\n",
             "ledger_receipt_latency_seconds_bucket{le=\"0.0025\"} 2\n",
-            "# TYPE ledger_stage_latency_seconds histogram\n",
-            "ledger_stage_latency_seconds_bucket{stage=\"queued\",le=\"0.001\"} 1\n",
             "ledger_stage_latency_seconds_bucket{stage=\"queued\",le=\"0.0025\"} 2\n",
             "ledger_stage_latency_seconds_count{stage=\"queued\"} 2\n",
-            "ledger_stage_latency_seconds_sum{stage=\"verify\"} 0\n",
-            "ledger_stage_latency_seconds_bucket{stage=\"durable\",le=\"+Inf\"} 2\n",
+            "ledger_stage_latency_seconds_sum{stage=\"verify\"} 0.0\n",
+            "ledger_receipts_total{status=\"accepted\",reason=\"none\"} 2\n",
+            "ledger_receipts_total{status=\"duplicate\",reason=\"none\"} 1\n",
+            "ledger_receipts_total{status=\"equivocation\",reason=\"none\"} 0\n",
+            "ledger_receipts_total{status=\"rejected\",reason=\"bad_signature\"} 2\n",
+            "ledger_receipts_total{status=\"rejected\",reason=\"sequence_gap\"} 1\n",
+            "ledger_receipts_total{status=\"rejected\",reason=\"too_large\"} 0\n",
+            "ledger_audit_position -1\n",
+            "ledger_audit_following 1\n",
+            "ledger_audit_findings_total{code=\"R_PAYOUT\",severity=\"high\"} 2\n",
+            "ledger_audit_findings_total{code=\"AUDIT_GAP\",severity=\"critical\"} 1\n",
+            "# TYPE process_cpu_seconds_total counter\n",
+            "# TYPE process_resident_memory_bytes gauge\n",
+            "# TYPE process_open_fds gauge\n",
+            "# TYPE process_start_time_seconds gauge\n",
+            "ledger_build_info{version=\"",
         ] {
             assert!(text.contains(want), "{want:?} missing from:\n{text}");
         }
-        // Every sample line is "name value" or "name{le=\"..\"} value", every metric typed.
+        assert!(
+            !text.contains("status=\"rejected\",reason=\"none\""),
+            "a rejection always has a reason"
+        );
+        // The genesis entry is durable and not audited: one entry behind, received just now.
+        let head = ledger.durable().borrow().0;
+        assert_eq!(value(&text, "ledger_head_index"), head as f64);
+        assert_eq!(value(&text, "ledger_audit_lag_entries"), head as f64 + 1.0);
+        let lag = value(&text, "ledger_audit_lag_seconds");
+        assert!((0.0..3600.0).contains(&lag), "{lag}");
+        assert!(value(&text, "process_resident_memory_bytes") > 0.0);
+        // Every sample line is "name value" or "name{labels} value", and its family typed.
         for line in text.lines().filter(|l| !l.starts_with('#')) {
-            let (name, value) = line.rsplit_once(' ').unwrap();
-            assert!(value.parse::<f64>().is_ok(), "{line}");
+            let (name, v) = line.rsplit_once(' ').unwrap();
+            assert!(v.parse::<f64>().is_ok(), "{line}");
             let base = name.split('{').next().unwrap();
             let family = base
-                .trim_end_matches("_bucket")
-                .trim_end_matches("_sum")
-                .trim_end_matches("_count");
+                .strip_suffix("_bucket")
+                .or_else(|| base.strip_suffix("_sum"))
+                .or_else(|| base.strip_suffix("_count"))
+                .filter(|f| text.contains(&format!("# TYPE {f} histogram")))
+                .unwrap_or(base);
             assert!(
                 text.contains(&format!("# TYPE {family} ")),
                 "{family} untyped"
             );
         }
-        let stopped = super::text(&s.to_proto(Instant::now()), 41, true, s.exported(), None);
-        assert!(stopped.contains("ledger_acknowledging 0\n"));
-        assert!(
-            !stopped.contains("ledger_audit_"),
-            "no audit figures when the audit is off"
+
+        // New findings are counted at the next scrape, the old ones not again; a caught-up
+        // audit lags by nothing.
+        store
+            .commit(&[finding(3, "R_PAYOUT", Sev::High)], &[], &[], None)
+            .unwrap();
+        *audit.committed.write().unwrap() = Some(head);
+        *audit.halted.lock().unwrap() = Some("stopped".into());
+        let (text, _) = encode(&registry, false).unwrap();
+        assert_eq!(
+            value(
+                &text,
+                "ledger_audit_findings_total{code=\"R_PAYOUT\",severity=\"high\"}"
+            ),
+            3.0
         );
+        assert_eq!(
+            value(
+                &text,
+                "ledger_audit_findings_total{code=\"AUDIT_GAP\",severity=\"critical\"}"
+            ),
+            1.0
+        );
+        assert_eq!(value(&text, "ledger_audit_lag_entries"), 0.0);
+        assert_eq!(value(&text, "ledger_audit_lag_seconds"), 0.0);
+        assert_eq!(value(&text, "ledger_audit_following"), 0.0);
+        assert_eq!(value(&text, "ledger_audit_position"), head as f64);
+
+        // OpenMetrics on request; no audit figures when the audit is off.
+        let (om, content_type) = encode(&super::registry(ledger.clone(), None), true).unwrap();
+        assert!(content_type.starts_with("application/openmetrics-text"));
+        assert!(om.ends_with("# EOF\n"), "{om}");
+        assert!(
+            om.contains("# TYPE ledger_accepted_events counter\n"),
+            "{om}"
+        );
+        assert!(!om.contains("ledger_audit_"), "{om}");
     }
 
-    #[test]
-    fn only_get_and_head_of_metrics_are_answered() {
-        let m = || "x 1\n".to_string();
-        let status = |head: &[u8]| route(head, m).0;
-        assert_eq!(status(b"GET /metrics HTTP/1.1\r\nHost: a"), "200 OK");
-        assert_eq!(status(b"GET /metrics?x=1 HTTP/1.0"), "200 OK");
-        assert!(matches!(route(b"HEAD /metrics HTTP/1.1", m).1, Body::HeadOnly(t) if t == "x 1\n"));
-        assert_eq!(status(b"POST /metrics HTTP/1.1"), "405 Method Not Allowed");
-        assert_eq!(status(b"GET / HTTP/1.1"), "404 Not Found");
-        assert_eq!(status(b"GET /metrics/../x HTTP/1.1"), "404 Not Found");
-        for bad in [
-            &b""[..],
-            b"GET /metrics",
-            b"GET  /metrics HTTP/1.1",
-            b"GET /metrics HTTP/2",
-            b"\xff\xfe /metrics HTTP/1.1",
-        ] {
-            assert_eq!(status(bad), "400 Bad Request", "{bad:?}");
-        }
+    #[tokio::test]
+    async fn only_get_and_head_of_metrics_are_answered_and_only_to_admitted_peers() {
+        let dir = tempfile::tempdir().unwrap();
+        let registry = registry(ledger(dir.path()), None);
+        let ok: Result<(), (StatusCode, String)> = Ok(());
+        let req =
+            |method: &str, uri: &str| Request::builder().method(method).uri(uri).body(()).unwrap();
+        let status = |method: &str, uri: &str| answer(&req(method, uri), &registry, &ok).status();
+        assert_eq!(status("GET", "/metrics"), StatusCode::OK);
+        assert_eq!(status("GET", "/metrics?x=1"), StatusCode::OK);
+        assert_eq!(status("HEAD", "/metrics"), StatusCode::OK);
+        assert_eq!(status("GET", "/"), StatusCode::NOT_FOUND);
+        assert_eq!(status("GET", "/metrics/../x"), StatusCode::NOT_FOUND);
+        let post = answer(&req("POST", "/metrics"), &registry, &ok);
+        assert_eq!(post.status(), StatusCode::METHOD_NOT_ALLOWED);
+        assert_eq!(post.headers()[header::ALLOW], "GET, HEAD");
+        let get = answer(&req("GET", "/metrics"), &registry, &ok);
+        assert_eq!(
+            get.headers()[header::CONTENT_TYPE],
+            "text/plain; version=0.0.4; charset=utf-8"
+        );
+        let mut om = req("GET", "/metrics");
+        om.headers_mut().insert(
+            header::ACCEPT,
+            "application/openmetrics-text;version=1.0.0,text/plain;q=0.5"
+                .parse()
+                .unwrap(),
+        );
+        assert_eq!(
+            answer(&om, &registry, &ok).headers()[header::CONTENT_TYPE],
+            OPENMETRICS
+        );
+        let refused = Err((StatusCode::FORBIDDEN, "not you\n".to_string()));
+        let r = answer(&req("GET", "/metrics"), &registry, &refused);
+        assert_eq!(r.status(), StatusCode::FORBIDDEN);
+        use http_body_util::BodyExt;
+        let body = r.into_body().collect().await.unwrap().to_bytes();
+        assert_eq!(&body[..], b"not you\n");
     }
 }

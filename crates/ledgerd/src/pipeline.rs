@@ -1015,6 +1015,7 @@ impl Syncs {
                 if bad > 0 {
                     self.stats.bad_signatures(bad as u64);
                 }
+                self.stats.receipts(&receipts);
                 let taken = replies.iter().map(|r| r.1);
                 self.stats
                     .group(Instant::now(), taken, accepted as u64, &stamps);

@@ -177,7 +177,14 @@ pub struct IngestStats {
     unproven: AtomicU64,
     /// Steps of the wall clock, counted by the appender ([`ledger_store::Appender::watch_clock`]).
     clock_steps: std::sync::Arc<AtomicU64>,
+    /// Receipts released, by status and reject reason ([`IngestStats::receipts`]).
+    by_outcome: [[AtomicU64; REASONS]; STATUSES],
 }
+
+/// `v1::ReceiptStatus` values counted apart (0..=4); others count as 0.
+pub const STATUSES: usize = 5;
+/// `v1::RejectReason` values counted apart (0..=9); others count as 0.
+pub const REASONS: usize = 10;
 
 impl Default for IngestStats {
     fn default() -> Self {
@@ -203,7 +210,29 @@ impl IngestStats {
             bad_signatures: AtomicU64::new(0),
             unproven: AtomicU64::new(0),
             clock_steps: Default::default(),
+            by_outcome: Default::default(),
         }
+    }
+
+    /// Receipts released to their streams: counted by status and reason (one relaxed atomic
+    /// add each, by the sync thread that releases them).
+    pub fn receipts(&self, receipts: &[v1::Receipt]) {
+        for r in receipts {
+            let status = usize::try_from(r.status)
+                .ok()
+                .filter(|s| *s < STATUSES)
+                .unwrap_or(0);
+            let reason = usize::try_from(r.reason)
+                .ok()
+                .filter(|s| *s < REASONS)
+                .unwrap_or(0);
+            self.by_outcome[status][reason].fetch_add(1, Relaxed);
+        }
+    }
+
+    /// Receipts released so far, by `[status][reason]` (proto values).
+    pub fn receipt_counts(&self) -> [[u64; REASONS]; STATUSES] {
+        std::array::from_fn(|s| std::array::from_fn(|r| self.by_outcome[s][r].load(Relaxed)))
     }
 
     /// A sync that ran from `start` for `took`; `slow` says whether it counts as a stall.
