@@ -119,8 +119,7 @@ pub struct Entries {
     /// Stop after this many entries (default: all of them, up to the durable head).
     #[arg(long, value_name = "N")]
     pub limit: Option<u64>,
-    /// Prove each entry's inclusion in the latest checkpoint (itself proven to extend the one
-    /// held from the last contact); entries after it are marked unproven.
+    /// Prove each entry is in the latest checkpoint (checked against the one held; docs/evidence.md).
     #[arg(long)]
     pub verified: bool,
 }

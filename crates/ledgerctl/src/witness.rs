@@ -50,8 +50,7 @@ pub struct ServeArgs {
     /// Address to listen on (plain HTTP: loopback, or behind a TLS proxy).
     #[arg(long, default_value = "127.0.0.1:7380")]
     pub listen: SocketAddr,
-    /// Listen on a non-loopback address without TLS (the protocol authenticates checkpoints,
-    /// not transport; put a TLS proxy in front on an open network).
+    /// Allow a non-loopback --listen without TLS (put a TLS proxy in front).
     #[arg(long)]
     pub allow_plain_http: bool,
 }
