@@ -2486,6 +2486,68 @@ mod merkle_tree {
         );
     }
 
+    /// Witnesses' cosignatures are kept beside the checkpoints, served in their notes, and the
+    /// newest checkpoint cosigned by enough of them is found; a cosignature by an unknown key
+    /// does not count.
+    #[test]
+    fn cosignatures_are_kept_and_the_newest_cosigned_checkpoint_is_found() {
+        let (_dir, mut op, store, mut a) = setup();
+        let mut t = Dev::new("table-1", 2);
+        submit(&mut a, vec![op.env(register(&t))]);
+        let (i1, h1) = store.head().unwrap().unwrap();
+        let cp1 = store.write_checkpoint(i1, &h1, NOW, "test").unwrap();
+        submit(&mut a, vec![t.env(bet(1))]);
+        let (i2, h2) = store.head().unwrap().unwrap();
+        let cp2 = store.write_checkpoint(i2, &h2, NOW, "test").unwrap();
+        let (w1, w2) = (
+            SigningKey::from_bytes(&[21; 32]),
+            SigningKey::from_bytes(&[22; 32]),
+        );
+        let ws = vec![
+            ("w1".to_string(), w1.verifying_key()),
+            ("w2".to_string(), w2.verifying_key()),
+        ];
+        let text =
+            |cp: &v1::Checkpoint| ledger_core::note::SignedNote::parse(&cp.note).unwrap().text;
+        assert_eq!(store.latest_cosigned(&ws, 1).unwrap(), None);
+        let c = |cp: &v1::Checkpoint, name: &str, k: &SigningKey| {
+            ledger_core::note::cosign(&text(cp), name, k, 1_764_000_000).unwrap()
+        };
+        store.add_cosignature(1, &c(&cp1, "w1", &w1)).unwrap();
+        store.add_cosignature(1, &c(&cp1, "w2", &w2)).unwrap();
+        // A line under w1's name by another key, on the newer checkpoint: not w1's.
+        store.add_cosignature(2, &c(&cp2, "w1", &w2)).unwrap();
+        let got = store.latest_cosigned(&ws, 2).unwrap().unwrap();
+        assert_eq!(got.body, cp1.body);
+        let n = ledger_core::note::SignedNote::parse(&got.note).unwrap();
+        assert!(n.cosigned_by("w1", &w1.verifying_key()).is_ok());
+        assert!(n.cosigned_by("w2", &w2.verifying_key()).is_ok());
+        assert_eq!(
+            store.latest_cosigned(&ws, 1).unwrap().unwrap().body,
+            cp1.body
+        );
+        store.add_cosignature(2, &c(&cp2, "w2", &w2)).unwrap();
+        assert_eq!(
+            store.latest_cosigned(&ws, 1).unwrap().unwrap().body,
+            cp2.body
+        );
+        assert_eq!(
+            store.latest_cosigned(&ws, 2).unwrap().unwrap().body,
+            cp1.body
+        );
+        // The checkpoint itself is unchanged; its note gains the lines when read.
+        assert_eq!(store.latest_checkpoint().unwrap().unwrap().0, cp2);
+        assert_eq!(
+            ledger_core::note::SignedNote::parse(
+                &store.with_cosignatures(cp2.clone()).unwrap().note
+            )
+            .unwrap()
+            .signatures
+            .len(),
+            3
+        );
+    }
+
     fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
         std::fs::create_dir_all(to).unwrap();
         for e in std::fs::read_dir(from).unwrap() {

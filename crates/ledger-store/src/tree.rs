@@ -386,12 +386,14 @@ impl Store {
 
     /// `cp` with the cosignatures kept of it added to its note.
     pub fn with_cosignatures(&self, mut cp: v1::Checkpoint) -> Result<v1::Checkpoint, StoreError> {
+        use prost::Message;
         if cp.note.is_empty() {
             return Ok(cp);
         }
-        let info = ledger_core::record::check_checkpoint(&cp, None)
-            .map_err(|e| StoreError::Corrupt(format!("checkpoint: {e}")))?;
-        let lines = self.cosignatures(info.number)?;
+        let number = v1::CheckpointBody::decode(cp.body.as_slice())
+            .map_err(|e| StoreError::Corrupt(format!("checkpoint body: {e}")))?
+            .number;
+        let lines = self.cosignatures(number)?;
         if lines.is_empty() {
             return Ok(cp);
         }
@@ -403,18 +405,30 @@ impl Store {
     }
 
     /// The newest checkpoint cosigned by at least `required` of `witnesses` (name, key), with
-    /// its cosignatures.
+    /// its cosignatures. Reads only the checkpoints that have cosignatures, newest first.
     pub fn latest_cosigned(
         &self,
         witnesses: &[(String, VerifyingKey)],
         required: usize,
     ) -> Result<Option<v1::Checkpoint>, StoreError> {
-        let cps = self.checkpoints()?;
-        for cp in cps.into_iter().rev() {
-            let cp = self.with_cosignatures(cp)?;
-            if cp.note.is_empty() {
-                return Ok(None);
+        use prost::Message;
+        let mut last_number = None;
+        for r in self.tree.scan_prefix([P_COSIGNATURE]).rev() {
+            let (k, _) = r?;
+            let number = k
+                .get(1..9)
+                .and_then(crate::store::u64_of)
+                .ok_or_else(|| StoreError::Corrupt("a cosignature key is too short".into()))?;
+            if last_number == Some(number) {
+                continue;
             }
+            last_number = Some(number);
+            let Some(v) = self.tree.get(crate::store::checkpoint_key(number))? else {
+                continue;
+            };
+            let cp = v1::Checkpoint::decode(v.as_ref())
+                .map_err(|e| StoreError::Corrupt(format!("checkpoint #{number}: {e}")))?;
+            let cp = self.with_cosignatures(cp)?;
             let n = ledger_core::note::SignedNote::parse(&cp.note)
                 .map_err(|e| StoreError::Corrupt(format!("checkpoint note: {e}")))?;
             let count = witnesses
