@@ -62,7 +62,7 @@ fn write_games(path: &Path, from: u64, to: u64) {
 /// `ledger-agent SUB [--server URL] --device-id .. --key KEY --outbox OUTBOX EXTRA..`.
 fn agent_args(sub: &str, url: &str, key: &Path, outbox: &Path, extra: &[&str]) -> Vec<String> {
     let mut a = vec![sub.to_string()];
-    if sub != "status" {
+    if sub != "status" && sub != "receipt" {
         a.extend(["--server".into(), url.to_string()]);
     }
     a.extend([
@@ -231,6 +231,162 @@ async fn a_file_is_taken_once_and_the_agent_exits_when_every_event_is_acknowledg
     assert_eq!(s["last_receipt"]["sequence"], 350);
     assert_no_security_finding(&url).await;
     verify_offline(l);
+}
+
+/// Signed receipts end to end: the agent keeps each with its envelope, `ledger-agent receipt`
+/// writes it, `ledgerctl verify-receipt` checks it offline with the ledger's key alone and
+/// refuses every kind of tampering with its reason; a ledger that does not sign receipts leaves
+/// nothing to prove with.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_signed_receipt_proves_the_acknowledgement_offline() {
+    use base64::Engine as _;
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let (dir, l, key) = ledger_with_machine().await;
+    let url = l.url();
+    let outbox = dir.path().join("outbox");
+    let input = dir.path().join("games.jsonl");
+    write_games(&input, 1, 120);
+    let run = agent_args(
+        "run",
+        &url,
+        &key,
+        &outbox,
+        &["--input", input.to_str().unwrap()],
+    );
+    let (code, out, err) = run_agent(&run, Duration::from_secs(60));
+    assert_eq!(code, 0, "{out}{err}");
+    let write = |seq: u64| {
+        let f = dir.path().join(format!("receipt-{seq}.json"));
+        let s = seq.to_string();
+        let args = agent_args(
+            "receipt",
+            &url,
+            &key,
+            &outbox,
+            &["--sequence", &s, "--out", f.to_str().unwrap()],
+        );
+        let (code, out, err) = run_agent(&args, Duration::from_secs(30));
+        assert_eq!(code, 0, "{out}{err}");
+        f
+    };
+    let files: Vec<PathBuf> = [1, 60, 120].into_iter().map(write).collect();
+    let mut args = vec!["verify-receipt", "--ledger-key", &l.ledger_key, "--json"];
+    args.extend(files.iter().map(|f| f.to_str().unwrap()));
+    let (code, out, err) = ledgerctl(&args);
+    assert_eq!(code, 0, "{out}{err}");
+    let ok: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(ok.len(), 3, "{out}");
+    for (v, seq) in ok.iter().zip([1, 60, 120]) {
+        assert_eq!(
+            (v["ok"].as_bool(), v["sequence"].as_u64()),
+            (Some(true), Some(seq)),
+            "{v}"
+        );
+        // The entry the receipt names is the one the ledger serves at that index.
+        let index = v["index"].as_u64().unwrap();
+        let mut q = QueryClient::new(ledger_agent::connect(&url).await.unwrap());
+        let e = q
+            .get_entry(v1::GetEntryRequest { index })
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(
+            hex::encode(&e.entry_hash),
+            v["entry_hash"].as_str().unwrap()
+        );
+    }
+
+    // Tampering, each refused with its reason.
+    let original: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&files[1]).unwrap()).unwrap();
+    let receipt = v1::Receipt::decode(
+        b64.decode(original["receipt"].as_str().unwrap())
+            .unwrap()
+            .as_slice(),
+    )
+    .unwrap();
+    let refused = |edit: &dyn Fn(&mut serde_json::Value), why: &str| {
+        let mut v = original.clone();
+        edit(&mut v);
+        let f = dir.path().join("tampered.json");
+        std::fs::write(&f, v.to_string()).unwrap();
+        let (code, out, err) = ledgerctl(&[
+            "verify-receipt",
+            "--ledger-key",
+            &l.ledger_key,
+            f.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 1, "{out}{err}");
+        assert!(err.contains(why), "{why:?} not in {err}");
+    };
+    let with_receipt = |edit: &dyn Fn(&mut v1::Receipt)| {
+        let mut r = receipt.clone();
+        edit(&mut r);
+        serde_json::Value::String(b64.encode(r.encode_to_vec()))
+    };
+    let path_hash = with_receipt(&|r| r.group_path[0][3] ^= 1);
+    refused(
+        &|v| v["receipt"] = path_hash.clone(),
+        "does not lead to the signed group root",
+    );
+    let signature = with_receipt(&|r| r.group.as_mut().unwrap().signature[9] ^= 1);
+    refused(
+        &|v| v["receipt"] = signature.clone(),
+        "signature of the group head is not valid",
+    );
+    let time = with_receipt(&|r| r.received_at_ms -= 1);
+    refused(
+        &|v| v["receipt"] = time.clone(),
+        "do not make the acknowledged entry",
+    );
+    let other: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&files[2]).unwrap()).unwrap();
+    refused(
+        &|v| v["envelope"] = other["envelope"].clone(),
+        "the receipt is for",
+    );
+    refused(&|v| v["index"] = 3.into(), "the file says");
+    let other_key = hex::encode(
+        ed25519_dalek::SigningKey::from_bytes(&[5; 32])
+            .verifying_key()
+            .as_bytes(),
+    );
+    let (code, _, err) = ledgerctl(&[
+        "verify-receipt",
+        "--ledger-key",
+        &other_key,
+        files[0].to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("is signed by ledger key"), "{err}");
+    verify_offline(l);
+
+    // A ledger that does not sign receipts: the agent keeps none to prove with.
+    let dir2 = tempdir();
+    let cfg = write_config(dir2.path(), "[ingest]\nsigned_receipts = false");
+    let l2 = Ledgerd::start(&dir2.path().join("data"), &cfg, "127.0.0.1:0");
+    let signer = register(&l2.url(), 1, &[machine()]).await.remove(0);
+    let key2 = dir2.path().join("machine.key");
+    std::fs::write(&key2, hex::encode(signer.key().to_bytes())).unwrap();
+    let outbox2 = dir2.path().join("outbox");
+    let input2 = dir2.path().join("games.jsonl");
+    write_games(&input2, 1, 5);
+    let run = agent_args(
+        "run",
+        &l2.url(),
+        &key2,
+        &outbox2,
+        &["--input", input2.to_str().unwrap()],
+    );
+    let (code, out, err) = run_agent(&run, Duration::from_secs(60));
+    assert_eq!(code, 0, "{out}{err}");
+    let args = agent_args("receipt", &l2.url(), &key2, &outbox2, &["--sequence", "3"]);
+    let (code, _, err) = run_agent(&args, Duration::from_secs(30));
+    assert_eq!(code, 1);
+    assert!(err.contains("keeps no signed receipt"), "{err}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

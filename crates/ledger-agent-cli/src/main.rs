@@ -92,6 +92,17 @@ enum Command {
         #[command(flatten)]
         device: Device,
     },
+    /// Write the ledger's signed receipt of an acknowledged event, for `ledgerctl verify-receipt`.
+    Receipt {
+        #[command(flatten)]
+        device: Device,
+        /// The event's sequence number (one of the newest 10,000 acknowledged).
+        #[arg(long)]
+        sequence: u64,
+        /// Write the receipt file here (default: standard output).
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+    },
     /// Drop the oldest pending event, which the ledger refused and resending cannot fix, and
     /// number the events after it again. Checks the ledger holds nothing from that sequence on.
     Discard {
@@ -293,6 +304,29 @@ async fn command(c: Command, json: bool) -> anyhow::Result<()> {
                         hex::encode(&a.entry_hash)
                     );
                 }
+            }
+            Ok(())
+        }
+        Command::Receipt {
+            device,
+            sequence,
+            out,
+        } => {
+            let outbox = open(&device)?;
+            let Some((envelope, receipt)) = outbox.receipt_proof(sequence)? else {
+                anyhow::bail!(
+                    "--sequence {sequence}: the outbox keeps no signed receipt for it (not \
+                     acknowledged yet, pruned, a DUPLICATE answer, or the ledger does not sign \
+                     receipts: ingest.signed_receipts)"
+                );
+            };
+            let file = ledger_core::receipt::ReceiptFile::new(&envelope, &receipt);
+            let text = serde_json::to_string_pretty(&file)? + "\n";
+            match out {
+                Some(p) => {
+                    std::fs::write(&p, text).with_context(|| format!("--out {}", p.display()))?
+                }
+                None => print!("{text}"),
             }
             Ok(())
         }

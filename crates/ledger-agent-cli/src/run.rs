@@ -196,6 +196,8 @@ pub async fn reconcile(ch: Channel, outbox: &Outbox) -> anyhow::Result<v1::Devic
                     entry_hash: e.entry_hash,
                     received_at_ms: e.received_at_ms,
                     duplicate: true,
+                    signed: None,
+                    envelope: None,
                 },
             ));
         }
@@ -534,6 +536,8 @@ async fn stream_once(
                 outcome.acknowledged += 1;
                 outcome.duplicates += duplicate as u64;
                 got += 1;
+                // A signed receipt is kept whole (with the envelope, which the outbox adds).
+                let signed = r.group.is_some().then(|| r.clone());
                 acks.push((
                     seq,
                     Acked {
@@ -541,6 +545,8 @@ async fn stream_once(
                         entry_hash: r.entry_hash,
                         received_at_ms: r.received_at_ms,
                         duplicate,
+                        signed,
+                        envelope: None,
                     },
                 ));
                 if acks.len() >= 256 {

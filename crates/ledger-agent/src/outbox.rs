@@ -81,6 +81,13 @@ pub struct Acked {
     /// The ledger answered DUPLICATE (it already held these bytes).
     #[prost(bool, tag = "4")]
     pub duplicate: bool,
+    /// A signed ACCEPTED receipt, kept whole with the envelope it acknowledges (which
+    /// [`Outbox::acknowledge`] takes from the pending event), so that the device can prove the
+    /// acknowledgement later ([`Outbox::receipt_proof`]).
+    #[prost(message, optional, tag = "5")]
+    pub signed: Option<v1::Receipt>,
+    #[prost(message, optional, tag = "6")]
+    pub envelope: Option<v1::Envelope>,
 }
 
 /// How much of an input file the outbox has taken.
@@ -371,8 +378,17 @@ impl Outbox {
         }
         let mut b = sled::Batch::default();
         for (seq, a) in receipts {
+            let value = match (&a.signed, &a.envelope) {
+                (Some(_), None) => {
+                    let env = self.pending(*seq, 1)?.into_iter().find(|(s, _)| s == seq);
+                    let mut a = a.clone();
+                    a.envelope = env.map(|(_, p)| p.envelope());
+                    a.encode_to_vec()
+                }
+                _ => a.encode_to_vec(),
+            };
             b.remove(pending_key(*seq));
-            b.insert(acked_key(*seq), a.encode_to_vec());
+            b.insert(acked_key(*seq), value);
         }
         // Prune receipts older than the newest KEEP_RECEIPTS.
         let newest = receipts.iter().map(|(s, _)| *s).max().unwrap_or(0);
@@ -391,6 +407,17 @@ impl Outbox {
         self.get(&k)?
             .map(|v| Acked::decode(v.as_ref()).map_err(|e| self.damaged(&k, e)))
             .transpose()
+    }
+
+    /// The signed receipt of `seq` and the envelope it acknowledges, if kept (the newest
+    /// [`Outbox::KEEP_RECEIPTS`]; ACCEPTED from a ledger that signs receipts).
+    pub fn receipt_proof(
+        &self,
+        seq: u64,
+    ) -> Result<Option<(v1::Envelope, v1::Receipt)>, OutboxError> {
+        Ok(self
+            .receipt(seq)?
+            .and_then(|a| Some((a.envelope?, a.signed?))))
     }
 
     /// The newest receipt kept.
@@ -573,6 +600,8 @@ mod tests {
             entry_hash: vec![i as u8; 32],
             received_at_ms: 7,
             duplicate: i == 2,
+            signed: None,
+            envelope: None,
         };
         o.acknowledge(&[(1, a(1)), (2, a(2))]).unwrap();
         assert_eq!(o.first_pending().unwrap(), Some(3));
@@ -589,6 +618,43 @@ mod tests {
         assert_eq!(o.receipt(1).unwrap(), None);
         assert_eq!(o.receipt(2).unwrap(), Some(a(2)));
         assert_eq!(o.receipt(far).unwrap(), Some(a(far)));
+    }
+
+    /// A signed receipt is kept with the envelope it acknowledges, taken from the pending event.
+    #[test]
+    fn a_signed_receipt_is_kept_with_its_envelope() {
+        let dir = tempfile::tempdir().unwrap();
+        let o = Outbox::open(dir.path(), "m-1", key(1)).unwrap();
+        o.start_at(1).unwrap();
+        o.append((1..=2).map(game).collect(), None).unwrap();
+        let sent: Vec<_> = o.pending(1, 2).unwrap();
+        let receipt = v1::Receipt {
+            status: v1::ReceiptStatus::Accepted as i32,
+            sequence: 1,
+            index: 40,
+            group: Some(v1::SignedGroupHead::default()),
+            ..Default::default()
+        };
+        let acked = |signed: Option<v1::Receipt>| Acked {
+            index: 40,
+            entry_hash: vec![1; 32],
+            received_at_ms: 7,
+            duplicate: false,
+            signed,
+            envelope: None,
+        };
+        o.acknowledge(&[(1, acked(Some(receipt.clone()))), (2, acked(None))])
+            .unwrap();
+        assert_eq!(
+            o.receipt_proof(1).unwrap(),
+            Some((sent[0].1.envelope(), receipt))
+        );
+        assert_eq!(
+            o.receipt_proof(2).unwrap(),
+            None,
+            "an unsigned receipt proves nothing"
+        );
+        assert_eq!(o.receipt_proof(3).unwrap(), None);
     }
 
     #[test]
@@ -678,7 +744,7 @@ mod tests {
                     }
                     Op::Ack(n) => {
                         let acks: Vec<_> = o.pending(0, n as usize).unwrap().into_iter().map(|(s, _)| {
-                            (s, Acked { index: s, entry_hash: vec![0; 32], received_at_ms: 0, duplicate: false })
+                            (s, Acked { index: s, entry_hash: vec![0; 32], received_at_ms: 0, duplicate: false, signed: None, envelope: None })
                         }).collect();
                         for _ in &acks { model.pop_front(); first += 1; }
                         o.acknowledge(&acks).unwrap();

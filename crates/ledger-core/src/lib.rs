@@ -3,7 +3,7 @@
 //! The event model in domain types ([`event`]), the signing domains and signature checks
 //! ([`signing`]), the chain's hash functions ([`hashing`]), chain entries, ledger records and
 //! checkpoints ([`record`]), the Merkle tree over the entries and its proofs ([`merkle`]), C2SP
-//! signed notes and checkpoint texts ([`note`]), who may sign what ([`signers`]), and the streaming offline verifier
+//! signed notes and checkpoint texts ([`note`]), signed receipts ([`receipt`]), who may sign what ([`signers`]), and the streaming offline verifier
 //! ([`verify`]).
 //!
 //! No I/O: no files, no network, no clock (callers pass times in), no randomness. Proto messages
@@ -14,6 +14,7 @@ pub mod event;
 pub mod hashing;
 pub mod merkle;
 pub mod note;
+pub mod receipt;
 pub mod record;
 pub mod signers;
 pub mod signing;

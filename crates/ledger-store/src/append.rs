@@ -377,6 +377,10 @@ pub struct Appender {
     pub(crate) undo_max: usize,
     /// The right edge of the Merkle tree of the entries appended (`crate::tree`).
     edge: crate::tree::Edge,
+    /// Sign each group's head and put it in its ACCEPTED receipts ([`Appender::sign_receipts`]).
+    sign_receipts: bool,
+    /// The leaf hashes committed by the current [`Appender::apply`] (when signing receipts).
+    group_leaves: Vec<ledger_core::merkle::TreeHash>,
     /// Test record: (first index, undo record length) of every group committed.
     #[cfg(test)]
     pub(crate) undo_written: Vec<(u64, usize)>,
@@ -415,6 +419,8 @@ impl Appender {
             pools: HashMap::new(),
             undo_max: UNDO_MAX,
             edge: crate::tree::Edge::default(),
+            sign_receipts: false,
+            group_leaves: Vec::new(),
             #[cfg(test)]
             undo_written: Vec::new(),
         }
@@ -453,6 +459,8 @@ impl Appender {
             pools,
             undo_max: UNDO_MAX,
             edge,
+            sign_receipts: false,
+            group_leaves: Vec::new(),
             #[cfg(test)]
             undo_written: Vec::new(),
         })
@@ -527,6 +535,9 @@ impl Appender {
         let mut leaves = Vec::with_capacity(p.entries.len());
         for (first, chunk) in &chunks {
             leaves.extend(crate::store::leaf_hashes_of(*first, chunk)?);
+        }
+        if self.sign_receipts {
+            self.group_leaves.extend_from_slice(&leaves);
         }
         for (k, v) in self.edge.extend(&leaves) {
             p.undo_bytes += undo_item_len(k.len(), None);
@@ -723,6 +734,8 @@ impl Appender {
         items: Vec<PreOutcome>,
         now_ms: i64,
     ) -> Result<(Vec<v1::Receipt>, Applied), StoreError> {
+        let group_first = self.head.map_or(0, |(i, _)| i + 1);
+        self.group_leaves.clear();
         let mut p = self.begin();
         let received_at = self.stamp(&mut p, now_ms)?;
         let mut receipts = Vec::with_capacity(items.len());
@@ -745,6 +758,9 @@ impl Appender {
         }
         appended += p.entries.len() as u64;
         self.commit(p)?;
+        if self.sign_receipts {
+            self.sign_group(group_first, now_ms, &mut receipts)?;
+        }
         let (head_index, head_hash) = self.head.unwrap_or((0, GENESIS_PREV_HASH));
         Ok((
             receipts,
@@ -754,6 +770,61 @@ impl Appender {
                 appended,
             },
         ))
+    }
+
+    /// Sign receipts from now on (`ingest.signed_receipts`): each group's head is signed once
+    /// and its ACCEPTED receipts carry it with their entry's path ([`ledger_core::receipt`]).
+    pub fn sign_receipts(&mut self, on: bool) {
+        self.sign_receipts = on;
+    }
+
+    /// Sign the head of the entries `first..` this apply committed, and give each ACCEPTED
+    /// receipt the head and its entry's path in the group's tree.
+    fn sign_group(
+        &mut self,
+        first: u64,
+        now_ms: i64,
+        receipts: &mut [v1::Receipt],
+    ) -> Result<(), StoreError> {
+        let leaves = std::mem::take(&mut self.group_leaves);
+        let accepted = |r: &v1::Receipt| r.status == St::Accepted as i32;
+        if leaves.is_empty() || !receipts.iter().any(accepted) {
+            return Ok(());
+        }
+        let size = self.edge.size;
+        if size != first + leaves.len() as u64 {
+            // Not reachable: every entry committed goes through `commit`, which feeds both.
+            debug_assert!(false, "group {first}+{} vs tree {size}", leaves.len());
+            tracing::error!(
+                first,
+                size,
+                "receipts of this group are left unsigned: the group's leaves do not end the tree"
+            );
+            return Ok(());
+        }
+        let key = self
+            .store
+            .key
+            .as_ref()
+            .ok_or_else(|| StoreError::Refused("read-only store".into()))?;
+        let tree = ledger_core::merkle::LevelTree::new(leaves);
+        let head = ledger_core::receipt::sign_group_head(
+            key,
+            first,
+            size,
+            &self.edge.root(),
+            &tree.root(),
+            now_ms,
+        )?;
+        for r in receipts.iter_mut().filter(|r| accepted(r)) {
+            r.group_path = tree
+                .path(r.index - first)
+                .iter()
+                .map(|h| h.to_vec())
+                .collect();
+            r.group = Some(head.clone());
+        }
+        Ok(())
     }
 
     /// The most that deciding `r` can add to the group's undo record: the record of a new
@@ -956,6 +1027,7 @@ impl Appender {
             _ => {}
         }
         let payload = r.event.payload;
+        let prev_hash = self.next().1;
         let (index, hash) = self.push(p, received_at, RecordKind::Event, r.body, r.signature);
         // A new run, or a run past a multiple of SEQ_RUN_MAX, is one more record (see `commit`).
         let new_record = match p.runs.get_mut(dev) {
@@ -1025,6 +1097,7 @@ impl Appender {
             index,
             entry_hash: hash.to_vec(),
             received_at_ms: received_at,
+            prev_hash: prev_hash.to_vec(),
             ..Default::default()
         })
     }

@@ -2276,6 +2276,55 @@ fn a_group_split_in_parts_and_cut_short_by_a_crash_keeps_whole_parts_only() {
     assert_eq!(heads_seen, want);
 }
 
+/// Signed receipts: every ACCEPTED receipt of a group, split into several commits by a small
+/// undo limit, proves its envelope's entry against the group head the ledger signed, whose tree
+/// root is the store's; other receipts carry nothing; with signing off no receipt is signed.
+#[test]
+fn accepted_receipts_carry_the_signed_group_head_and_their_path() {
+    use ledger_core::receipt::verify_receipt;
+    let (_d, mut op, store, mut a) = setup();
+    let key = store.ledger_public_key().unwrap();
+    let mut t = Dev::new("table-1", 2);
+    submit(&mut a, vec![op.env(register(&t))]);
+    let unsigned = submit(&mut a, vec![t.env(bet(0))]);
+    assert!(unsigned[0].group.is_none() && unsigned[0].group_path.is_empty());
+    a.sign_receipts(true);
+    let mut u = Dev::new("table-2", 3);
+    let first = submit(&mut a, vec![op.env(register(&u)), t.env(bet(1))]);
+    let mut envs: Vec<v1::Envelope> = (2..40).map(|n| t.env(bet(n))).collect();
+    envs.push(t.env_at(2, bet(2))); // a resend: DUPLICATE
+    envs.push(t.env_at(99, bet(99))); // a gap: REJECTED
+    envs.extend((0..30).map(|n| u.env(bet(n))));
+    a.undo_max = 400; // several commits in this one apply
+    let rs = submit(&mut a, envs.clone());
+    assert!(
+        a.undo_written.len() > 3,
+        "the group was split: {:?}",
+        a.undo_written
+    );
+    let mut heads = std::collections::HashSet::new();
+    for (e, r) in envs.iter().zip(&rs) {
+        if status(r).0 != St::Accepted {
+            assert!(r.group.is_none() && r.group_path.is_empty(), "{r:?}");
+            continue;
+        }
+        let c = verify_receipt(r, e, &key).unwrap_or_else(|e| panic!("{r:?}: {e}"));
+        assert_eq!(store.tree_root(c.tree_size).unwrap(), c.tree_root);
+        assert_eq!(
+            store.entry(c.index).unwrap().unwrap().entry_hash,
+            r.entry_hash
+        );
+        heads.insert(r.group.clone().unwrap().body);
+    }
+    assert_eq!(heads.len(), 1, "one signed head for the whole apply");
+    let c = verify_receipt(&rs[0], &envs[0], &key).unwrap();
+    assert_eq!(c.tree_size, store.head().unwrap().unwrap().0 + 1);
+    // The earlier group's receipts verify with their own head.
+    let env0 = op.env_at(op.seq, register(&u));
+    verify_receipt(&first[0], &env0, &key).unwrap();
+    verify_all(&store);
+}
+
 /// The Merkle tree kept with the chain (`crate::tree`): its root and proofs against the entries
 /// as read back, across tiles, a restart and a reader of a stopped ledger.
 mod merkle_tree {

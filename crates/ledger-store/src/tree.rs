@@ -104,6 +104,29 @@ impl Edge {
         tiles
     }
 
+    /// The root of the tree (RFC 9162 MTH of all `size` leaves): the edge's hashes are the
+    /// tree's largest complete subtrees, left to right from the top level down, so the root
+    /// folds them from the right, smallest first.
+    pub fn root(&self) -> TreeHash {
+        let mut acc: Option<TreeHash> = None;
+        for level in &self.partial {
+            let mut end = level.len();
+            for bit in 0..TILE_HEIGHT {
+                if level.len() & (1 << bit) == 0 {
+                    continue;
+                }
+                let start = end - (1 << bit);
+                let part = merkle::root_of(&level[start..end]);
+                acc = Some(match acc {
+                    None => part,
+                    Some(right) => merkle::node_hash(&part, &right),
+                });
+                end = start;
+            }
+        }
+        acc.unwrap_or_else(merkle::empty_root)
+    }
+
     /// The number of the incomplete tile of `level`.
     fn partial_tile(&self, level: u32) -> u64 {
         self.size >> (TILE_HEIGHT * (level + 1))
@@ -513,6 +536,23 @@ mod tests {
         let mut f = Frontier::new();
         leaves.iter().for_each(|l| f.push(*l));
         assert_eq!(mem.root(), f.root());
+        assert_eq!(e.root(), f.root());
+    }
+
+    /// The edge's root is the tree's at every size, across tile boundaries of two levels.
+    #[test]
+    fn the_edge_root_is_the_tree_root_at_every_size() {
+        let mut e = Edge::default();
+        let mut f = Frontier::new();
+        assert_eq!(e.root(), f.root());
+        for i in 0..70_000u64 {
+            let l = leaf_hash(&i.to_be_bytes());
+            e.extend(&[l]);
+            f.push(l);
+            if i < 600 || i % 251 == 0 || (65_530..65_540).contains(&i) {
+                assert_eq!(e.root(), f.root(), "size {}", i + 1);
+            }
+        }
     }
 
     #[test]

@@ -80,6 +80,9 @@ pub struct Args {
           value_name = "MICROSECONDS", conflicts_with = "server",
           value_parser = clap::value_parser!(u64).range(0..=ledgerd::config::MAX_COALESCE_US))]
     pub hold_us: u64,
+    /// Embedded ledger: receipts without the ledger's signature (ingest.signed_receipts = false).
+    #[arg(long, conflicts_with = "server")]
+    pub unsigned_receipts: bool,
     /// Embedded ledger: keep its data in DIR (must not exist) instead of a temporary directory.
     #[arg(long, value_name = "DIR", conflicts_with = "server")]
     pub data_dir: Option<PathBuf>,
@@ -498,6 +501,7 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
             cfg.ingest.max_batch = a.max_batch;
             cfg.ingest.coalesce_us = a.coalesce_us;
             cfg.ingest.hold_us = a.hold_us;
+            cfg.ingest.signed_receipts = !a.unsigned_receipts;
             cfg.ingest.coalesce_events = cfg.ingest.coalesce_events.min(a.max_batch);
             cfg.checkpoint.interval_secs = 0;
             cfg.principals = vec![ledgerd::config::PrincipalEntry {

@@ -27,6 +27,7 @@ mod manual;
 mod pki;
 mod present;
 mod prove;
+mod receipt;
 mod report;
 mod round;
 mod stalls;
@@ -119,6 +120,8 @@ enum Command {
     Prove(prove::Command),
     /// Check a proof file offline against the ledger's public key.
     VerifyProof(prove::VerifyArgs),
+    /// Check a device's signed receipt offline against the ledger's public key.
+    VerifyReceipt(receipt::Args),
     /// Run a C2SP tlog-witness that cosigns the checkpoints of the ledgers it is given.
     #[command(subcommand)]
     Witness(witness::Command),
@@ -186,6 +189,7 @@ fn main() {
         Command::Status(a) => common::runtime().and_then(|rt| rt.block_on(status::run(a, json))),
         Command::Prove(c) => common::runtime().and_then(|rt| rt.block_on(prove::run(c, json))),
         Command::VerifyProof(a) => prove::verify(a, json),
+        Command::VerifyReceipt(a) => receipt::run(a, json),
         Command::Witness(c) => common::runtime().and_then(|rt| rt.block_on(witness::run(c))),
         Command::Health(a) => common::runtime().and_then(|rt| rt.block_on(health::run(a, json))),
         Command::Demo(a) => common::runtime().and_then(|rt| rt.block_on(demo::run(a, json))),

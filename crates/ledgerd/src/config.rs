@@ -194,6 +194,9 @@ pub struct Ingest {
     pub clock_step_threshold_ms: u64,
     /// Earliest occurred_at accepted at all, ms since the epoch.
     pub earliest_time_ms: i64,
+    /// Sign each durable group's head and put it, with the entry's path, in every ACCEPTED
+    /// receipt, so that a device can prove the acknowledgement offline (docs/evidence.md).
+    pub signed_receipts: bool,
     /// Envelopes in flight (received, not yet answered) per stream before ledgerd stops
     /// reading that stream (back-pressure).
     pub max_in_flight_per_stream: usize,
@@ -365,6 +368,7 @@ impl Default for Ingest {
             max_past_age_ms: t.max_past_ms,
             clock_step_threshold_ms: 1000,
             earliest_time_ms: t.earliest_ms,
+            signed_receipts: true,
             max_in_flight_per_stream: 8192,
             max_in_flight_total: 1 << 18,
             unread_receipts_secs: 30,

@@ -162,6 +162,7 @@ impl Server {
                 max_body_bytes: cfg.ingest.max_body_bytes,
                 time: cfg.time_policy(),
                 clock_step_threshold_ms: cfg.ingest.clock_step_threshold_ms,
+                signed_receipts: cfg.ingest.signed_receipts,
             },
         );
         ledger

@@ -683,6 +683,7 @@ mod tests {
                 max_body_bytes: 65536,
                 time: Default::default(),
                 clock_step_threshold_ms: 1000,
+                signed_receipts: false,
             },
         )
     }

@@ -239,6 +239,8 @@ pub struct PipelineConfig {
     /// `ingest.clock_step_threshold_ms`; 0: the wall clock is not watched (tests that give
     /// the appender times of their own).
     pub clock_step_threshold_ms: u64,
+    /// `ingest.signed_receipts`.
+    pub signed_receipts: bool,
 }
 
 /// Room in the queue for one envelope's bytes ([`PipelineConfig::queue_bytes`]).
@@ -292,6 +294,7 @@ impl Ledger {
         let (fatal_tx, fatal) = watch::channel(None);
         let (b_tx, b_rx) = std_mpsc::sync_channel::<Part>(2);
         let stats = Arc::new(IngestStats::default());
+        appender.sign_receipts(cfg.signed_receipts);
         if cfg.clock_step_threshold_ms > 0 {
             appender.watch_clock(
                 cfg.clock_step_threshold_ms,
@@ -1359,6 +1362,7 @@ mod tests {
                 max_body_bytes: 65536,
                 time: TimePolicy::default(),
                 clock_step_threshold_ms: 0,
+                signed_receipts: true,
             },
             sync(store.clone()),
         );
