@@ -362,3 +362,144 @@ async fn verified_reads_follow_the_ledger_and_catch_a_fork() {
     assert!(out.contains("history was rewritten"), "{out}");
     f.stop();
 }
+
+/// `GET` of `path` on the HTTP listener as `client`: (status, body).
+fn http_get(client: &str, at: std::net::SocketAddr, path: &str) -> (u16, Vec<u8>) {
+    use std::io::{Read, Write};
+    let mut s = tls_stream(at, client);
+    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes())
+        .unwrap();
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    let split = out
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("an HTTP answer");
+    let head = String::from_utf8_lossy(&out[..split]).to_string();
+    let status = head[9..12].parse().unwrap();
+    (status, out[split + 4..].to_vec())
+}
+
+/// The tree served as C2SP tlog-tiles on the HTTP listener: a third-party client
+/// (`tlog_tiles::TileHashReader`, which authenticates every tile against the checkpoint's root)
+/// rebuilds the root and proves entries from the tiles; entry bundles hold the entries as
+/// `GetEntry` serves them; hash tiles are for every principal, entry bundles for regulator and
+/// admin only, and an unknown path or a tile beyond the tree is 404.
+#[tokio::test]
+async fn the_tree_is_served_as_tlog_tiles_to_a_third_party_client() {
+    let (_dir, l, at) = with_metrics();
+    let url = l.url();
+    let mut t = register(&url, 1, &[table("table-1", "T1")]).await.remove(0);
+    let envs: Vec<_> = (1..=700)
+        .map(|n| t.sign(now_ms(), bet("T1", "r", n)))
+        .collect();
+    assert!(
+        submit(&url, &envs)
+            .await
+            .iter()
+            .all(|r| st(r) == v1::ReceiptStatus::Accepted)
+    );
+    let (code, out, err) = ledgerctl_as("e2e-admin", &["checkpoint", "--server", &url, "--json"]);
+    assert_eq!(code, 0, "{out}{err}");
+
+    // The checkpoint, as a standard client parses it, to any principal.
+    let (status, note) = http_get("lisboa-device", at, "/tlog/checkpoint");
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&note));
+    let note = String::from_utf8(note).unwrap();
+    let text = &note[..note.find("\n\n").unwrap() + 1];
+    let cp = tlog_tiles::Checkpoint::from_bytes(text.as_bytes()).expect("a C2SP checkpoint");
+    let size = cp.size();
+    let root = *cp.hash();
+    assert!(size > 700, "{note}");
+
+    struct Http(std::net::SocketAddr);
+    impl tlog_tiles::TileReader for Http {
+        fn height(&self) -> u8 {
+            8
+        }
+        fn read_tiles(
+            &self,
+            tiles: &[tlog_tiles::Tile],
+        ) -> Result<Vec<Vec<u8>>, tlog_tiles::Error> {
+            Ok(tiles
+                .iter()
+                .map(|t| {
+                    let p = ledger_core::tiles::TilePath {
+                        level: Some(t.level()),
+                        n: t.level_index(),
+                        width: t.width() as u16,
+                    };
+                    let (status, body) =
+                        http_get("e2e-device", self.0, &format!("/tlog/{}", p.path()));
+                    assert_eq!(
+                        status,
+                        200,
+                        "{}: {}",
+                        p.path(),
+                        String::from_utf8_lossy(&body)
+                    );
+                    body
+                })
+                .collect())
+        }
+        fn save_tiles(&self, _: &[tlog_tiles::Tile], _: &[Vec<u8>]) {}
+    }
+    let tiles = Http(at);
+    let reader = tlog_tiles::TileHashReader::new(size, root, &tiles);
+    assert_eq!(tlog_tiles::tree_hash(size, &reader).unwrap(), root);
+    let mut q = ledger_core::proto::query_client::QueryClient::new(
+        ledger_agent::connect(&url).await.unwrap(),
+    );
+    for m in [0, 255, 256, 600, size - 1] {
+        let proof = tlog_tiles::prove_record(size, m, &reader).unwrap();
+        let entry = q
+            .get_entry(v1::GetEntryRequest { index: m })
+            .await
+            .unwrap()
+            .into_inner();
+        let leaf = tlog_tiles::record_hash(&prost::Message::encode_to_vec(&entry));
+        tlog_tiles::check_record(&proof, size, root, m, leaf).unwrap();
+    }
+
+    // Entry bundles: the entries as served, for regulator and admin only.
+    let (status, bundle) = http_get("e2e-regulator", at, "/tlog/tile/entries/001");
+    assert_eq!(status, 200);
+    let mut at_byte = 0;
+    let mut index = 256;
+    while at_byte < bundle.len() {
+        let len = u16::from_be_bytes([bundle[at_byte], bundle[at_byte + 1]]) as usize;
+        let bytes = &bundle[at_byte + 2..at_byte + 2 + len];
+        let entry = q
+            .get_entry(v1::GetEntryRequest { index })
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(
+            bytes,
+            prost::Message::encode_to_vec(&entry),
+            "entry {index}"
+        );
+        at_byte += 2 + len;
+        index += 1;
+    }
+    assert_eq!(index, 512, "a full bundle holds 256 entries");
+    for (client, want) in [
+        ("e2e-compliance", "needs the role"),
+        ("e2e-device", "needs the role"),
+        ("porto-compliance", "needs the role"),
+    ] {
+        let (status, body) = http_get(client, at, "/tlog/tile/entries/000");
+        assert_eq!(status, 403, "{client}");
+        assert!(String::from_utf8_lossy(&body).contains(want), "{client}");
+    }
+    // Beyond the tree, or not a tile: 404.
+    for path in [
+        "/tlog/tile/0/x001/000",
+        "/tlog/tile/0/3",
+        "/tlog/tile/entries/999.p/3",
+        "/tlog/x",
+    ] {
+        let (status, _) = http_get("e2e-regulator", at, path);
+        assert_eq!(status, 404, "{path}");
+    }
+}

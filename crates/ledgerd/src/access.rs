@@ -287,6 +287,58 @@ pub fn admits(path: &str) -> Option<Admits> {
     RULES.iter().find(|(p, _)| *p == path).map(|(_, a)| *a)
 }
 
+/// The HTTP listener's resources (`[metrics] listen`): a path, or a path prefix (ending in
+/// `/`), what it admits, and whether a principal limited to casinos may read it. First match
+/// wins. Hash tiles and checkpoints are hashes only, evidence for everyone who holds a
+/// checkpoint (as `GetConsistencyProof`); entry bundles are the raw chain (as `ListEntries`).
+pub const HTTP_RULES: &[(&str, Admits, bool)] = &[
+    ("/metrics", Admits::Roles(&[AD, RE]), false),
+    ("/tlog/checkpoint", Admits::Authenticated, true),
+    ("/tlog/tile/entries/", Admits::Roles(&[RE, AD]), false),
+    ("/tlog/tile/", Admits::Authenticated, true),
+];
+
+/// What [`HTTP_RULES`] says of an HTTP `path`: (admits, casino-limited principals allowed).
+pub fn http_admits(path: &str) -> Option<(Admits, bool)> {
+    HTTP_RULES
+        .iter()
+        .find(|(p, _, _)| {
+            if p.ends_with('/') {
+                path.starts_with(p) && path.len() > p.len()
+            } else {
+                path == *p
+            }
+        })
+        .map(|(_, a, scoped)| (*a, *scoped))
+}
+
+/// Admit or refuse principal `p` for `path` under `rule`; `scoped`: the resource may be read
+/// by a principal limited to casinos.
+pub fn admit(path: &str, rule: Admits, scoped: bool, p: &Principal) -> Result<(), Refusal> {
+    if let Admits::Roles(roles) = rule
+        && !roles.iter().any(|r| p.roles.contains(r))
+    {
+        return Err(Refusal::Denied(format!(
+            "{path} needs the role {}; {} is {}",
+            roles
+                .iter()
+                .map(|r| r.name())
+                .collect::<Vec<_>>()
+                .join(" or "),
+            p.name,
+            p.roles_text()
+        )));
+    }
+    if !p.casinos.is_empty() && !scoped {
+        return Err(Refusal::Denied(format!(
+            "{path} answers only principals of every casino of this ledger; {} is limited to {}",
+            p.name,
+            p.casinos.iter().cloned().collect::<Vec<_>>().join(", ")
+        )));
+    }
+    Ok(())
+}
+
 /// SHA-256 of a DER certificate's SubjectPublicKeyInfo, lower-case hex: the principal's
 /// fingerprint (`openssl x509 -pubkey -noout | openssl pkey -pubin -outform der | sha256sum`).
 pub fn spki_fingerprint(cert_der: &[u8]) -> Result<String, String> {
@@ -393,27 +445,7 @@ impl Identify {
             return Ok(None);
         }
         let p = self.principal(req)?;
-        if let Admits::Roles(roles) = rule
-            && !roles.iter().any(|r| p.roles.contains(r))
-        {
-            return Err(Refusal::Denied(format!(
-                "{path} needs the role {}; {} is {}",
-                roles
-                    .iter()
-                    .map(|r| r.name())
-                    .collect::<Vec<_>>()
-                    .join(" or "),
-                p.name,
-                p.roles_text()
-            )));
-        }
-        if !p.casinos.is_empty() && !CASINO_SCOPED.contains(&path) {
-            return Err(Refusal::Denied(format!(
-                "{path} answers only principals of every casino of this ledger; {} is limited to {}",
-                p.name,
-                p.casinos.iter().cloned().collect::<Vec<_>>().join(", ")
-            )));
-        }
+        admit(path, rule, CASINO_SCOPED.contains(&path), &p)?;
         Ok(Some(p))
     }
 }

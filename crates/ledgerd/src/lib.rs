@@ -26,6 +26,7 @@ pub mod queries;
 pub mod reply;
 pub mod service;
 pub mod stats;
+pub mod tlog_http;
 pub mod tls;
 pub mod witnesses;
 

@@ -80,12 +80,13 @@ pub struct MetricsTls {
     pub clients: crate::access::Clients,
 }
 
-/// Who the TLS peer is, or the HTTP status that refuses it and why.
-fn admitted(
-    tls: &MetricsTls,
-    conn: &tokio_rustls::server::TlsStream<TcpStream>,
-) -> Result<(), (StatusCode, String)> {
-    use crate::access::Role;
+/// Who a connection's peer is: `Ok(None)` on a plaintext (loopback) listener, where every
+/// caller has every role as on gRPC; the principal of its TLS client certificate; or the HTTP
+/// status that refuses it and why.
+type Who = Result<Option<Arc<crate::access::Principal>>, (StatusCode, String)>;
+
+/// Who the TLS peer is ([`Who`]).
+fn admitted(tls: &MetricsTls, conn: &tokio_rustls::server::TlsStream<TcpStream>) -> Who {
     let leaf = conn
         .get_ref()
         .1
@@ -98,17 +99,7 @@ fn admitted(
             format!("{}\n", r.status().message()),
         )
     })?;
-    if p.roles.contains(&Role::Admin) || p.roles.contains(&Role::Regulator) {
-        Ok(())
-    } else {
-        Err((
-            StatusCode::FORBIDDEN,
-            format!(
-                "/metrics needs the role admin or regulator; {} is not\n",
-                p.name
-            ),
-        ))
-    }
+    Ok(Some(p))
 }
 
 /// The registry every scrape encodes: one [`Figures`] collector.
@@ -129,7 +120,7 @@ pub async fn serve(
     audit: Option<AuditGauges>,
     tls: Option<MetricsTls>,
 ) {
-    let registry = Arc::new(registry(ledger, audit));
+    let registry = Arc::new(registry(ledger.clone(), audit));
     let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
     let peers = crate::connections::Peers::default();
     loop {
@@ -146,17 +137,17 @@ pub async fn serve(
         let Ok(slot) = slots.clone().try_acquire_owned() else {
             continue;
         };
-        let (registry, tls) = (registry.clone(), tls.clone());
+        let (registry, tls, ledger) = (registry.clone(), tls.clone(), ledger.clone());
         tokio::spawn(async move {
             let served = tokio::time::timeout(CONNECTION_TIMEOUT, async {
                 match tls {
-                    None => http1(sock, registry, Ok(())).await,
+                    None => http1(sock, registry, ledger, Ok(None)).await,
                     Some(tls) => {
                         let acceptor = tls.tls.acceptor();
                         match tokio::time::timeout(READ_TIMEOUT, acceptor.accept(sock)).await {
                             Ok(Ok(conn)) => {
-                                let gate = admitted(&tls, &conn);
-                                http1(conn, registry, gate).await
+                                let who = admitted(&tls, &conn);
+                                http1(conn, registry, ledger, who).await
                             }
                             Ok(Err(e)) => Err(e.to_string()),
                             Err(_) => Err("TLS handshake timed out".into()),
@@ -176,18 +167,14 @@ pub async fn serve(
 }
 
 /// One HTTP/1.1 exchange on `io` (hyper), answered by [`answer`].
-async fn http1<S>(
-    io: S,
-    registry: Arc<Registry>,
-    gate: Result<(), (StatusCode, String)>,
-) -> Result<(), String>
+async fn http1<S>(io: S, registry: Arc<Registry>, ledger: Ledger, who: Who) -> Result<(), String>
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
-    let gate = Arc::new(gate);
+    let who = Arc::new(who);
     let service = hyper::service::service_fn(move |req: Request<hyper::body::Incoming>| {
-        let (registry, gate) = (registry.clone(), gate.clone());
-        async move { Ok::<_, std::convert::Infallible>(answer(&req, &registry, &gate)) }
+        let (registry, who, ledger) = (registry.clone(), who.clone(), ledger.clone());
+        async move { Ok::<_, std::convert::Infallible>(answer(&req, &registry, &ledger, &who)) }
     });
     hyper::server::conn::http1::Builder::new()
         .keep_alive(false)
@@ -203,12 +190,14 @@ where
 /// OpenMetrics' content type (prometheus-client's text encoder).
 const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
-/// The answer to one request: the metrics for `GET` (or their head for `HEAD`) of `/metrics`
-/// from an admitted peer, an error otherwise.
+/// The answer to one request: for `GET` (or the head for `HEAD`) of a resource of
+/// [`crate::access::HTTP_RULES`] that the peer may read, the metrics or a tlog-tiles resource
+/// ([`crate::tlog_http`]); an error otherwise.
 fn answer<B>(
     req: &Request<B>,
     registry: &Registry,
-    gate: &Result<(), (StatusCode, String)>,
+    ledger: &Ledger,
+    who: &Who,
 ) -> Response<Full<Bytes>> {
     let text = |status: StatusCode, body: String| {
         let mut r = Response::new(Full::new(Bytes::from(body)));
@@ -219,14 +208,25 @@ fn answer<B>(
         );
         r
     };
-    if let Err((status, why)) = gate {
-        return text(*status, why.clone());
-    }
-    if req.uri().path() != "/metrics" {
+    let who = match who {
+        Err((status, why)) => return text(*status, why.clone()),
+        Ok(who) => who,
+    };
+    let path = req.uri().path();
+    let Some((rule, scoped)) = crate::access::http_admits(path) else {
         return text(
             StatusCode::NOT_FOUND,
-            "only /metrics is served here\n".into(),
+            "only /metrics and /tlog/ (C2SP tlog-tiles) are served here\n".into(),
         );
+    };
+    if let Some(p) = who
+        && let Err(r) = crate::access::admit(path, rule, scoped, p)
+    {
+        let status = match r {
+            crate::access::Refusal::Unauthenticated(_) => StatusCode::UNAUTHORIZED,
+            crate::access::Refusal::Denied(_) => StatusCode::FORBIDDEN,
+        };
+        return text(status, format!("{}\n", r.status().message()));
     }
     if req.method() != Method::GET && req.method() != Method::HEAD {
         let mut r = text(
@@ -236,6 +236,10 @@ fn answer<B>(
         r.headers_mut()
             .insert(header::ALLOW, header::HeaderValue::from_static("GET, HEAD"));
         return r;
+    }
+    if path.starts_with(crate::tlog_http::PREFIX) {
+        let size = ledger.durable().borrow().0 + 1;
+        return crate::tlog_http::answer(path, ledger.store(), size);
     }
     let openmetrics = req
         .headers()
@@ -869,20 +873,22 @@ mod tests {
     #[tokio::test]
     async fn only_get_and_head_of_metrics_are_answered_and_only_to_admitted_peers() {
         let dir = tempfile::tempdir().unwrap();
-        let registry = registry(ledger(dir.path()), None);
-        let ok: Result<(), (StatusCode, String)> = Ok(());
+        let ledger = ledger(dir.path());
+        let registry = registry(ledger.clone(), None);
+        let ok: Who = Ok(None);
         let req =
             |method: &str, uri: &str| Request::builder().method(method).uri(uri).body(()).unwrap();
-        let status = |method: &str, uri: &str| answer(&req(method, uri), &registry, &ok).status();
+        let status =
+            |method: &str, uri: &str| answer(&req(method, uri), &registry, &ledger, &ok).status();
         assert_eq!(status("GET", "/metrics"), StatusCode::OK);
         assert_eq!(status("GET", "/metrics?x=1"), StatusCode::OK);
         assert_eq!(status("HEAD", "/metrics"), StatusCode::OK);
         assert_eq!(status("GET", "/"), StatusCode::NOT_FOUND);
         assert_eq!(status("GET", "/metrics/../x"), StatusCode::NOT_FOUND);
-        let post = answer(&req("POST", "/metrics"), &registry, &ok);
+        let post = answer(&req("POST", "/metrics"), &registry, &ledger, &ok);
         assert_eq!(post.status(), StatusCode::METHOD_NOT_ALLOWED);
         assert_eq!(post.headers()[header::ALLOW], "GET, HEAD");
-        let get = answer(&req("GET", "/metrics"), &registry, &ok);
+        let get = answer(&req("GET", "/metrics"), &registry, &ledger, &ok);
         assert_eq!(
             get.headers()[header::CONTENT_TYPE],
             "text/plain; version=0.0.4; charset=utf-8"
@@ -895,14 +901,27 @@ mod tests {
                 .unwrap(),
         );
         assert_eq!(
-            answer(&om, &registry, &ok).headers()[header::CONTENT_TYPE],
+            answer(&om, &registry, &ledger, &ok).headers()[header::CONTENT_TYPE],
             OPENMETRICS
         );
-        let refused = Err((StatusCode::FORBIDDEN, "not you\n".to_string()));
-        let r = answer(&req("GET", "/metrics"), &registry, &refused);
-        assert_eq!(r.status(), StatusCode::FORBIDDEN);
+        let refused: Who = Err((StatusCode::UNAUTHORIZED, "not you\n".to_string()));
+        let r = answer(&req("GET", "/metrics"), &registry, &ledger, &refused);
+        assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
         use http_body_util::BodyExt;
         let body = r.into_body().collect().await.unwrap().to_bytes();
         assert_eq!(&body[..], b"not you\n");
+        // A known principal without the role, or limited to casinos: 403, naming the rule.
+        use crate::access::{Principal, Role};
+        for p in [
+            Principal::new("op", Role::Operator, []),
+            Principal::new("re", Role::Regulator, ["lisboa".to_string()]),
+        ] {
+            let who: Who = Ok(Some(Arc::new(p)));
+            let r = answer(&req("GET", "/metrics"), &registry, &ledger, &who);
+            assert_eq!(r.status(), StatusCode::FORBIDDEN);
+        }
+        let who: Who = Ok(Some(Arc::new(Principal::new("re", Role::Regulator, []))));
+        let r = answer(&req("GET", "/metrics"), &registry, &ledger, &who);
+        assert_eq!(r.status(), StatusCode::OK);
     }
 }
