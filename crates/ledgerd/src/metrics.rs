@@ -13,9 +13,9 @@
 //! [`CONNECTION_TIMEOUT`], at most [`MAX_CONNECTIONS`] connections answered at once and
 //! [`MAX_PER_PEER`] from one address (others are closed at once: a host that opens connections
 //! and sends nothing cannot hold every place and starve the scraper), only `GET` and `HEAD` of
-//! `/metrics` (404, 405 otherwise). Over TLS only an `admin` or `regulator` principal is
-//! answered (401, 403). It serves figures, never the chain, and nothing it reads can change the
-//! ledger.
+//! the resources of [`crate::access::HTTP_RULES`] (404, 405 otherwise): `/metrics`, and the
+//! tree as C2SP tlog-tiles under `/tlog/` ([`crate::tlog_http`]). Over TLS each is answered to
+//! the principals its rule admits (401, 403). Nothing it reads can change the ledger.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, RwLock};
