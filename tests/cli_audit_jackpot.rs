@@ -91,6 +91,202 @@ fn rfc3339(ms: i64) -> String {
         .to_string()
 }
 
+/// Evidence bundles: every round of the session with a planted mistake is bundled by
+/// `ledgerctl evidence` and checked offline by `verify --evidence` with the ledger's key alone
+/// (the rules run again and give the same adjudication and findings); each kind of tampering is
+/// refused with its reason.
+#[tokio::test]
+async fn evidence_bundles_of_disputed_rounds_verify_offline_and_tampering_is_refused() {
+    use base64::Engine as _;
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let t = table_session().await;
+    let url = t.ledgerd.url();
+    let key = t.ledgerd.ledger_key.clone();
+    let (code, out, err) = ledgerctl_as("e2e-admin", &["checkpoint", "--server", &url]);
+    assert_eq!(code, 0, "{out}{err}");
+    let dir = tempdir();
+    let mut rounds: Vec<(String, String, String)> = t
+        .session
+        .expected
+        .iter()
+        .filter_map(|e| Some((e.subject.clone(), e.round_id.clone()?, e.code.clone())))
+        .collect();
+    rounds.dedup();
+    assert!(rounds.len() >= 5, "{rounds:?}");
+    let mut bundles = Vec::new();
+    for (table, round, code_planted) in &rounds {
+        let f = dir.path().join(format!("{table}-{round}.json"));
+        let (code, out, err) = ctl(
+            &url,
+            &[
+                "evidence",
+                "--round",
+                round,
+                "--table",
+                table,
+                "--out",
+                f.to_str().unwrap(),
+            ],
+        );
+        assert_eq!(code, 0, "{out}{err}");
+        let (code, out, err) = ledgerctl(&[
+            "verify",
+            "--evidence",
+            f.to_str().unwrap(),
+            "--ledger-key",
+            &key,
+        ]);
+        assert_eq!(code, 0, "{table} {round}: {out}{err}");
+        assert!(
+            out.contains("the rules give the same adjudication"),
+            "{out}"
+        );
+        let b: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
+        let codes: Vec<&str> = b["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["code"].as_str().unwrap())
+            .collect();
+        assert!(
+            codes.contains(&code_planted.as_str()),
+            "{codes:?} lacks {code_planted}"
+        );
+        bundles.push((f, b));
+    }
+
+    // Tampering, each refused with its reason.
+    let (_, original) = bundles
+        .iter()
+        .find(|(_, b)| {
+            b["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|f| f.get("dueCents").is_some())
+        })
+        .expect("a round with a payout discrepancy");
+    let refused = |edit: &dyn Fn(&mut serde_json::Value), why: &str| {
+        let mut v = original.clone();
+        edit(&mut v);
+        let f = dir.path().join("tampered.json");
+        std::fs::write(&f, v.to_string()).unwrap();
+        let (code, out, err) = ledgerctl(&[
+            "verify",
+            "--evidence",
+            f.to_str().unwrap(),
+            "--ledger-key",
+            &key,
+        ]);
+        assert_eq!(code, 1, "{why}: {out}{err}");
+        assert!(err.contains(why), "{why:?} not in {err}");
+    };
+    let events: Vec<usize> = original["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e["role"] == "event")
+        .map(|(k, _)| k)
+        .collect();
+    // An event's bytes (a bet amount, a card): no longer the entry the tree holds.
+    let k = events[0];
+    let reencoded = |k: usize, edit: &dyn Fn(&mut v1::EventBody)| {
+        let bytes = b64
+            .decode(original["entries"][k]["entry"].as_str().unwrap())
+            .unwrap();
+        let mut e = <v1::ChainEntry as prost::Message>::decode(bytes.as_slice()).unwrap();
+        let mut body = <v1::EventBody as prost::Message>::decode(e.body.as_slice()).unwrap();
+        edit(&mut body);
+        e.body = prost::Message::encode_to_vec(&body);
+        serde_json::Value::String(b64.encode(prost::Message::encode_to_vec(&e)))
+    };
+    let changed = reencoded(k, &|b| b.occurred_at_ms += 1);
+    refused(
+        &|v| v["entries"][k]["entry"] = changed.clone(),
+        "is not in the checkpoint's tree",
+    );
+    refused(
+        &|v| {
+            let h = v["entries"][k]["proof"][0].as_str().unwrap().to_string();
+            let mut raw = b64.decode(h).unwrap();
+            raw[0] ^= 1;
+            v["entries"][k]["proof"][0] = b64.encode(raw).into();
+        },
+        "is not in the checkpoint's tree",
+    );
+    refused(
+        &|v| {
+            let note = v["checkpoint"].as_str().unwrap();
+            let cut = note.rfind(' ').unwrap() + 1;
+            let mut sig = b64.decode(note[cut..].trim()).unwrap();
+            sig[10] ^= 1;
+            v["checkpoint"] = format!("{}{}\n", &note[..cut], b64.encode(sig)).into();
+        },
+        "not signed by the ledger key",
+    );
+    refused(
+        &|v| {
+            v["entries"].as_array_mut().unwrap().remove(k);
+        },
+        "the bundle's round entries are",
+    );
+    refused(
+        &|v| {
+            let f = v["findings"]
+                .as_array_mut()
+                .unwrap()
+                .iter_mut()
+                .find(|f| f.get("dueCents").is_some())
+                .unwrap();
+            let due: i64 = f["dueCents"]
+                .as_str()
+                .map(|s| s.parse().unwrap())
+                .or(f["dueCents"].as_i64())
+                .unwrap();
+            f["dueCents"] = (due + 100).to_string().into();
+        },
+        "does not follow from the events",
+    );
+    refused(
+        &|v| {
+            v["findings"]
+                .as_array_mut()
+                .unwrap()
+                .retain(|f| f.get("dueCents").is_none());
+        },
+        "the bundle has no finding for it",
+    );
+    refused(
+        &|v| {
+            let bets = v["adjudication"]["bets"].as_array_mut().unwrap();
+            let due = bets[0]["due_net_cents"].as_i64().unwrap();
+            bets[0]["due_net_cents"] = (due + 500).into();
+        },
+        "is not what the rules give",
+    );
+    // A witness the checkpoint has no cosignature of.
+    let w = ledger_core::note::cosigner_vkey(
+        "inspectorate.example/w1",
+        &ed25519_dalek::SigningKey::from_bytes(&[3; 32]).verifying_key(),
+    );
+    let (code, _, err) = ledgerctl(&[
+        "verify",
+        "--evidence",
+        bundles[0].0.to_str().unwrap(),
+        "--ledger-key",
+        &key,
+        "--witness-key",
+        &w,
+    ]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("not cosigned by witness inspectorate.example/w1"),
+        "{err}"
+    );
+}
+
 #[tokio::test]
 async fn round_explain_and_report_in_three_formats() {
     let t = table_session().await;

@@ -76,6 +76,32 @@ pub fn round_detail(
             .entry(i)?
             .ok_or_else(|| QueryError::Invalid(format!("entry {i} is not in the chain")))
     };
+    let (entries, adjudication) = readjudicate(&summary, entry, explain)?;
+    let explanation = if explain {
+        rules::explain::render(&adjudication, &[])
+    } else {
+        String::new()
+    };
+    let findings = audit.round_findings(&summary.table_id, &summary.round_id)?;
+    Ok(RoundDetail {
+        summary,
+        entries,
+        adjudication,
+        explanation,
+        findings,
+    })
+}
+
+/// Adjudicate a settled round again from its entries, as the audit did: the configuration in
+/// force, the opening, the events and the settlement that `summary` names (read with `entry`),
+/// from the table state before the round that the summary keeps (or a fresh one). Returns those
+/// entries, in chain order, and the adjudication. Evidence bundles use it offline, with entries
+/// proven against a checkpoint.
+pub fn readjudicate(
+    summary: &RoundSummary,
+    mut entry: impl FnMut(u64) -> Result<v1::ChainEntry, QueryError>,
+    explain: bool,
+) -> Result<(Vec<v1::ChainEntry>, Adjudication), QueryError> {
     let mut entries = vec![entry(summary.config_index)?, entry(summary.opened_index)?];
     let config = match route(&entries[0]).map(|(_, r)| r) {
         Ok(Routed::Audit(audit::AuditInput::TableConfigured { config, .. })) => config,
@@ -119,19 +145,7 @@ pub fn round_detail(
     let adjudication = table
         .adjudicate(&mut state, &round, &Options { explain })
         .map_err(|e| QueryError::Invalid(e.to_string()))?;
-    let explanation = if explain {
-        rules::explain::render(&adjudication, &[])
-    } else {
-        String::new()
-    };
-    let findings = audit.round_findings(&summary.table_id, &summary.round_id)?;
-    Ok(RoundDetail {
-        summary,
-        entries,
-        adjudication,
-        explanation,
-        findings,
-    })
+    Ok((entries, adjudication))
 }
 
 /// A round's table state as the auditor stored it: the serde form of [`rules::TableState`]

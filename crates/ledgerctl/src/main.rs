@@ -14,6 +14,7 @@ mod cpu;
 mod demo;
 mod device;
 mod disk_check;
+mod evidence;
 mod export;
 mod findings;
 mod health;
@@ -122,6 +123,8 @@ enum Command {
     VerifyProof(prove::VerifyArgs),
     /// Check a device's signed receipt offline against the ledger's public key.
     VerifyReceipt(receipt::Args),
+    /// Write a self-contained evidence bundle of a round, for `verify --evidence`.
+    Evidence(evidence::Args),
     /// Run a C2SP tlog-witness that cosigns the checkpoints of the ledgers it is given.
     #[command(subcommand)]
     Witness(witness::Command),
@@ -190,6 +193,9 @@ fn main() {
         Command::Prove(c) => common::runtime().and_then(|rt| rt.block_on(prove::run(c, json))),
         Command::VerifyProof(a) => prove::verify(a, json),
         Command::VerifyReceipt(a) => receipt::run(a, json),
+        Command::Evidence(a) => {
+            common::runtime().and_then(|rt| rt.block_on(evidence::run(a, json)))
+        }
         Command::Witness(c) => common::runtime().and_then(|rt| rt.block_on(witness::run(c))),
         Command::Health(a) => common::runtime().and_then(|rt| rt.block_on(health::run(a, json))),
         Command::Demo(a) => common::runtime().and_then(|rt| rt.block_on(demo::run(a, json))),

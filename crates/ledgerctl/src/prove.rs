@@ -173,7 +173,7 @@ fn note_of(text: &str) -> anyhow::Result<String> {
 
 /// Check a checkpoint note with the ledger's key: its signature under its origin, the origin a
 /// ledger's (and this ledger's if the id is given).
-fn checked_note(
+pub(crate) fn checked_note(
     note: &str,
     key: &VerifyingKey,
     ledger_id: Option<&str>,

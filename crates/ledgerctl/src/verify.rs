@@ -21,7 +21,7 @@ use ledger_store::{Store, windowed_entries};
 use crate::common;
 
 #[derive(clap::Args, Debug)]
-#[command(group(clap::ArgGroup::new("source").required(true).args(["data_dir", "file"])))]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["data_dir", "file", "evidence"])))]
 pub struct Args {
     /// A stopped ledger's data directory (the sled store and checkpoints.log).
     #[arg(long, value_name = "DIR")]
@@ -35,6 +35,12 @@ pub struct Args {
     /// A checkpoint you kept (`ledgerctl --json checkpoint`), which the chain must reach. Repeatable.
     #[arg(long = "checkpoint", value_name = "FILE")]
     pub held_checkpoints: Vec<PathBuf>,
+    /// An evidence bundle (`ledgerctl evidence`), checked offline (needs --ledger-key).
+    #[arg(long, value_name = "FILE", requires = "ledger_key")]
+    pub evidence: Option<PathBuf>,
+    /// A witness whose cosignature the evidence's checkpoint must carry (NAME+ID+KEY). Repeatable.
+    #[arg(long = "witness-key", value_name = "VKEY", requires = "evidence")]
+    pub witness_keys: Vec<String>,
 }
 
 /// Signatures checked per batch.
@@ -190,6 +196,10 @@ pub fn read_held_checkpoint(path: &std::path::Path) -> anyhow::Result<v1::Checkp
 }
 
 pub fn run(a: Args, json: bool) -> anyhow::Result<i32> {
+    if let Some(file) = &a.evidence {
+        let key = read_key(&a.ledger_key)?.context("--ledger-key: needed with --evidence")?;
+        return crate::evidence::run_verify(file, &key, &a.witness_keys, json);
+    }
     let trusted = Trusted {
         key: read_key(&a.ledger_key)?,
         checkpoints: a
