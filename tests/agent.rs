@@ -327,12 +327,17 @@ async fn a_signed_receipt_proves_the_acknowledgement_offline() {
         edit(&mut r);
         serde_json::Value::String(b64.encode(r.encode_to_vec()))
     };
-    let path_hash = with_receipt(&|r| r.group_path[0][3] ^= 1);
+    let path_hash = with_receipt(&|r| r.group_path[3] ^= 1);
     refused(
         &|v| v["receipt"] = path_hash.clone(),
         "does not lead to the signed group root",
     );
-    let signature = with_receipt(&|r| r.group.as_mut().unwrap().signature[9] ^= 1);
+    let signature = with_receipt(&|r| {
+        let g = r.group.as_mut().unwrap();
+        let mut sig = g.signature.to_vec();
+        sig[9] ^= 1;
+        g.signature = sig.into();
+    });
     refused(
         &|v| v["receipt"] = signature.clone(),
         "signature of the group head is not valid",

@@ -13,6 +13,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let grpc = std::env::var_os("CARGO_FEATURE_GRPC").is_some();
     let mut config = tonic_prost_build::Config::new();
     config.protoc_executable(protoc);
+    // A durable group's signed head is the same in each of its receipts: shared, not copied.
+    config.bytes([".casino_ledger.v1.SignedGroupHead"]);
     tonic_prost_build::configure()
         .build_server(grpc)
         .build_client(grpc)

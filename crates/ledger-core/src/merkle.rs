@@ -84,6 +84,12 @@ impl Frontier {
         self.size
     }
 
+    /// The frontier of a tree of `size` leaves from the roots of its perfect subtrees, largest
+    /// first; `None` unless there is one per set bit of `size`.
+    pub fn from_peaks(size: u64, peaks: Vec<TreeHash>) -> Option<Frontier> {
+        (peaks.len() == size.count_ones() as usize).then_some(Frontier { size, peaks })
+    }
+
     /// Append one leaf hash.
     pub fn push(&mut self, leaf: TreeHash) {
         let mut h = leaf;

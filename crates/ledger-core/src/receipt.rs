@@ -45,8 +45,8 @@ pub fn sign_group_head<S: LedgerSigner + ?Sized>(
     .encode_to_vec();
     let signature = signing::try_sign(key, GROUP_HEAD_DOMAIN, &body)?;
     Ok(v1::SignedGroupHead {
-        body,
-        signature: signature.to_bytes().to_vec(),
+        body: body.into(),
+        signature: signature.to_bytes().to_vec().into(),
     })
 }
 
@@ -116,7 +116,7 @@ pub fn verify_receipt(
         return Err(ReceiptError::NotAccepted(status));
     }
     let group = receipt.group.as_ref().ok_or(ReceiptError::Unsigned)?;
-    let head = v1::GroupHeadBody::decode(group.body.as_slice())
+    let head = v1::GroupHeadBody::decode(group.body.as_ref())
         .map_err(|e| ReceiptError::Malformed(e.to_string()))?;
     let key = parse_public_key(&head.ledger_public_key)
         .map_err(|e| ReceiptError::Malformed(format!("ledger_public_key: {e}")))?;
@@ -160,11 +160,17 @@ pub fn verify_receipt(
         });
     }
     let leaf = merkle::leaf_hash(&entry.encode_to_vec());
-    let path = receipt
+    if receipt.group_path.len() % 32 != 0 {
+        return Err(ReceiptError::Malformed(format!(
+            "group_path is {} bytes, not a whole number of 32-byte hashes",
+            receipt.group_path.len()
+        )));
+    }
+    let path: Vec<TreeHash> = receipt
         .group_path
-        .iter()
-        .map(|h| hash32(h, "a path hash"))
-        .collect::<Result<Vec<_>, _>>()?;
+        .chunks_exact(32)
+        .map(|h| h.try_into().expect("32 bytes"))
+        .collect();
     let group_root = hash32(&head.group_root, "group_root")?;
     merkle::verify_inclusion(&leaf, index - first, size - first, &path, &group_root)
         .map_err(|e| ReceiptError::Path(e.to_string()))?;
@@ -321,7 +327,7 @@ mod tests {
                 received_at_ms: e.received_at_ms,
                 prev_hash: e.prev_hash.clone(),
                 group: Some(head.clone()),
-                group_path: tree.path(k as u64).iter().map(|h| h.to_vec()).collect(),
+                group_path: tree.path(k as u64).concat(),
                 ..Default::default()
             })
             .collect();
@@ -379,14 +385,16 @@ mod tests {
         x.group = None;
         assert_eq!(check(&x, env), ReceiptError::Unsigned);
         let mut x = r.clone();
-        x.group.as_mut().unwrap().signature[5] ^= 1;
+        let mut sig = x.group.as_ref().unwrap().signature.to_vec();
+        sig[5] ^= 1;
+        x.group.as_mut().unwrap().signature = sig.into();
         assert_eq!(check(&x, env), ReceiptError::BadSignature);
         // A head re-signed by another key but claiming this ledger's key.
         let mut x = r.clone();
         let g = x.group.as_mut().unwrap();
-        let mut body = v1::GroupHeadBody::decode(g.body.as_slice()).unwrap();
+        let mut body = v1::GroupHeadBody::decode(g.body.as_ref()).unwrap();
         body.tree_size += 1;
-        g.body = body.encode_to_vec();
+        g.body = body.encode_to_vec().into();
         assert_eq!(check(&x, env), ReceiptError::BadSignature);
         // The index, time or previous hash changed: the rebuilt entry is another one.
         for edit in [
@@ -406,11 +414,14 @@ mod tests {
         x.group_path = receipts[3].group_path.clone();
         assert!(matches!(check(&x, env), ReceiptError::Path(_)));
         let mut x = r.clone();
-        x.group_path[0][0] ^= 1;
+        x.group_path[0] ^= 1;
+        assert!(matches!(check(&x, env), ReceiptError::Path(_)));
+        let mut x = r.clone();
+        x.group_path.truncate(x.group_path.len() - 32);
         assert!(matches!(check(&x, env), ReceiptError::Path(_)));
         let mut x = r.clone();
         x.group_path.pop();
-        assert!(matches!(check(&x, env), ReceiptError::Path(_)));
+        assert!(matches!(check(&x, env), ReceiptError::Malformed(_)));
         // Another envelope: another signer or sequence, or the same one with other bytes.
         assert!(matches!(
             check(r, &envs[3]),

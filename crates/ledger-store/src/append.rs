@@ -381,6 +381,9 @@ pub struct Appender {
     sign_receipts: bool,
     /// The leaf hashes committed by the current [`Appender::apply`] (when signing receipts).
     group_leaves: Vec<ledger_core::merkle::TreeHash>,
+    /// The tree's frontier, for the root of each signed group head (when signing receipts):
+    /// O(log n) hashes a root instead of the edge's up to 255 a level.
+    frontier: ledger_core::merkle::Frontier,
     /// Test record: (first index, undo record length) of every group committed.
     #[cfg(test)]
     pub(crate) undo_written: Vec<(u64, usize)>,
@@ -421,6 +424,7 @@ impl Appender {
             edge: crate::tree::Edge::default(),
             sign_receipts: false,
             group_leaves: Vec::new(),
+            frontier: Default::default(),
             #[cfg(test)]
             undo_written: Vec::new(),
         }
@@ -461,6 +465,7 @@ impl Appender {
             edge,
             sign_receipts: false,
             group_leaves: Vec::new(),
+            frontier: Default::default(),
             #[cfg(test)]
             undo_written: Vec::new(),
         })
@@ -538,6 +543,9 @@ impl Appender {
         }
         if self.sign_receipts {
             self.group_leaves.extend_from_slice(&leaves);
+            for l in &leaves {
+                self.frontier.push(*l);
+            }
         }
         for (k, v) in self.edge.extend(&leaves) {
             p.undo_bytes += undo_item_len(k.len(), None);
@@ -775,6 +783,9 @@ impl Appender {
     /// Sign receipts from now on (`ingest.signed_receipts`): each group's head is signed once
     /// and its ACCEPTED receipts carry it with their entry's path ([`ledger_core::receipt`]).
     pub fn sign_receipts(&mut self, on: bool) {
+        if on && !self.sign_receipts {
+            self.frontier = self.edge.frontier();
+        }
         self.sign_receipts = on;
     }
 
@@ -792,7 +803,7 @@ impl Appender {
             return Ok(());
         }
         let size = self.edge.size;
-        if size != first + leaves.len() as u64 {
+        if size != first + leaves.len() as u64 || self.frontier.size() != size {
             // Not reachable: every entry committed goes through `commit`, which feeds both.
             debug_assert!(false, "group {first}+{} vs tree {size}", leaves.len());
             tracing::error!(
@@ -812,16 +823,13 @@ impl Appender {
             key,
             first,
             size,
-            &self.edge.root(),
+            &self.frontier.root(),
             &tree.root(),
             now_ms,
         )?;
         for r in receipts.iter_mut().filter(|r| accepted(r)) {
-            r.group_path = tree
-                .path(r.index - first)
-                .iter()
-                .map(|h| h.to_vec())
-                .collect();
+            r.group_path = tree.path(r.index - first).concat();
+            // Shared bytes: a reference count, not a copy.
             r.group = Some(head.clone());
         }
         Ok(())

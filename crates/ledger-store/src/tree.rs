@@ -127,6 +127,22 @@ impl Edge {
         acc.unwrap_or_else(merkle::empty_root)
     }
 
+    /// The tree's frontier ([`merkle::Frontier`]: its perfect subtrees' roots, largest first),
+    /// so that the root can follow the entries for O(log n) hashes a root.
+    pub fn frontier(&self) -> merkle::Frontier {
+        let mut peaks = Vec::new();
+        for level in self.partial.iter().rev() {
+            let mut start = 0;
+            for bit in (0..TILE_HEIGHT).rev() {
+                if level.len() & (1 << bit) != 0 {
+                    peaks.push(merkle::root_of(&level[start..start + (1 << bit)]));
+                    start += 1 << bit;
+                }
+            }
+        }
+        merkle::Frontier::from_peaks(self.size, peaks).expect("one peak per set bit of the size")
+    }
+
     /// The number of the incomplete tile of `level`.
     fn partial_tile(&self, level: u32) -> u64 {
         self.size >> (TILE_HEIGHT * (level + 1))
@@ -545,12 +561,14 @@ mod tests {
         let mut e = Edge::default();
         let mut f = Frontier::new();
         assert_eq!(e.root(), f.root());
+        assert_eq!(e.frontier(), f);
         for i in 0..70_000u64 {
             let l = leaf_hash(&i.to_be_bytes());
             e.extend(&[l]);
             f.push(l);
             if i < 600 || i % 251 == 0 || (65_530..65_540).contains(&i) {
                 assert_eq!(e.root(), f.root(), "size {}", i + 1);
+                assert_eq!(e.frontier(), f, "size {}", i + 1);
             }
         }
     }

@@ -34,8 +34,8 @@ use ledger_agent::DeviceSigner;
 use ledger_audit::live::Follower;
 use ledger_audit::store::AuditStore;
 use ledger_core::proto::{
-    self as v1, audit_client::AuditClient, event_body::Payload as P,
-    jackpots_client::JackpotsClient, query_client::QueryClient,
+    self as v1, audit_client::AuditClient, checkpoints_client::CheckpointsClient,
+    event_body::Payload as P, jackpots_client::JackpotsClient, query_client::QueryClient,
 };
 use ledger_store::Store;
 
@@ -626,6 +626,46 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
             .into_inner()
             .json,
     )?;
+    // ---- evidence of one disputed round: a bundle that an arbitrator checks offline
+    let evidence = match findings
+        .iter()
+        .find(|f| f.due_cents.is_some() && !f.round_id.is_empty())
+    {
+        None => Err(anyhow::anyhow!("no planted payout finding to bundle")),
+        Some(f) => {
+            let made = async {
+                CheckpointsClient::new(ch.clone())
+                    .create(v1::CreateCheckpointRequest {})
+                    .await?;
+                let bundle = crate::evidence::build(&ch, &f.table_id, &f.round_id, false).await?;
+                let file = dir.join(format!("evidence-{}.json", f.round_id));
+                std::fs::write(&file, serde_json::to_string_pretty(&bundle)? + "\n")?;
+                let key = ledger_core::signing::parse_public_key_hex(&ledger_public_key)?;
+                let v = crate::evidence::verify(&bundle, &key, &[])?;
+                anyhow::Ok((file, v))
+            };
+            made.await
+        }
+    };
+    match &evidence {
+        Ok((file, v)) => say(format!(
+            "\nevidence of the disputed round {} at {}: {} ({} entries proven against the \
+             checkpoint, {} signatures, the rules give the same {} findings)\n  check it: \
+             ledgerctl verify --evidence {} --ledger-key {ledger_public_key}",
+            v.round_id,
+            v.table_id,
+            file.display(),
+            v.entries,
+            v.signatures,
+            v.findings_rederived,
+            file.display()
+        )),
+        Err(e) => say(format!("\nevidence bundle: FAILED: {e:#}")),
+    }
+    checks.push((
+        "an evidence bundle of a disputed round verifies offline".into(),
+        evidence.is_ok(),
+    ));
     drop(ch);
 
     // ---- stop, verify, replay from genesis

@@ -102,6 +102,41 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
         (None, Some(r)) => (a.table.clone().unwrap_or_default(), r.clone()),
         (None, None) => bail!("give --round or --finding"),
     };
+    let bundle = build(&ch, &table, &round, a.cosigned).await?;
+    let text_out = serde_json::to_string_pretty(&bundle)? + "\n";
+    std::fs::write(&a.out, text_out).with_context(|| format!("--out {}", a.out.display()))?;
+    let (entries, findings) = (
+        bundle["entries"].as_array().map_or(0, Vec::len),
+        bundle["findings"].as_array().map_or(0, Vec::len),
+    );
+    if json {
+        println!(
+            "{}",
+            serde_json::json!({"written": a.out.display().to_string(), "round_id": bundle["round_id"],
+                "table_id": bundle["table_id"], "entries": entries, "findings": findings})
+        );
+    } else {
+        println!(
+            "evidence of round {} at table {} written to {}: {entries} entries with their proofs, \
+             {findings} findings",
+            bundle["round_id"].as_str().unwrap_or_default(),
+            bundle["table_id"].as_str().unwrap_or_default(),
+            a.out.display(),
+        );
+    }
+    Ok(0)
+}
+
+/// The evidence bundle of round `round` at `table` (empty: the only table that has it), under
+/// the latest checkpoint (the latest cosigned one with `cosigned`).
+pub async fn build(
+    ch: &tonic::transport::Channel,
+    table: &str,
+    round: &str,
+    cosigned: bool,
+) -> anyhow::Result<serde_json::Value> {
+    let mut audit = AuditClient::new(ch.clone()).max_decoding_message_size(64 << 20);
+    let (table, round) = (table.to_string(), round.to_string());
     let detail = audit
         .get_round(v1::GetRoundRequest {
             table_id: table.clone(),
@@ -147,7 +182,7 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
         }
         roles.entry(d.registered_at_index).or_insert("registration");
         // The registration's signer: an operator principal, declared by the ledger.
-        let reg = proofs_entry(&ch, d.registered_at_index, 0).await?.entry;
+        let reg = proofs_entry(ch, d.registered_at_index, 0).await?.entry;
         let by = reg
             .and_then(|e| v1::EventBody::decode(e.body.as_slice()).ok())
             .map(|b| b.device_id)
@@ -168,7 +203,7 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
     // One checkpoint covering every entry, and each entry's proof in its tree.
     let cp = CheckpointsClient::new(ch.clone())
         .get_latest(v1::GetCheckpointRequest {
-            cosigned: a.cosigned,
+            cosigned,
             ..Default::default()
         })
         .await
@@ -183,13 +218,13 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
         bail!(
             "the latest {}checkpoint covers {} entries, not entry {last}: ask for a new one \
              (`ledgerctl checkpoint` as regulator or admin) and run this again",
-            if a.cosigned { "cosigned " } else { "" },
+            if cosigned { "cosigned " } else { "" },
             text.size
         );
     }
     let mut entries = Vec::new();
     for (&index, role) in &roles {
-        let p = proofs_entry(&ch, index, text.size).await?;
+        let p = proofs_entry(ch, index, text.size).await?;
         let e = p.entry.context("the ledger sent no entry")?;
         entries.push(serde_json::json!({
             "index": index,
@@ -214,28 +249,7 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
         "adjudication": serde_json::from_str::<serde_json::Value>(&detail.adjudication_json)?,
         "findings": findings,
     });
-    let text_out = serde_json::to_string_pretty(&bundle)? + "\n";
-    std::fs::write(&a.out, text_out).with_context(|| format!("--out {}", a.out.display()))?;
-    if json {
-        println!(
-            "{}",
-            serde_json::json!({"written": a.out.display().to_string(), "round_id": summary.round_id,
-                "table_id": summary.table_id, "entries": roles.len(), "tree_size": text.size,
-                "findings": detail.findings.len()})
-        );
-    } else {
-        println!(
-            "evidence of round {} at table {} written to {}: {} entries proven in the tree of {} \
-             entries, {} findings",
-            summary.round_id,
-            summary.table_id,
-            a.out.display(),
-            roles.len(),
-            text.size,
-            detail.findings.len()
-        );
-    }
-    Ok(0)
+    Ok(bundle)
 }
 
 async fn proofs_entry(
