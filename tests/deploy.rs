@@ -511,6 +511,16 @@ fn ledgerd_serves_the_ledger_the_demo_left() {
         String::from_utf8_lossy(&out.stderr)
     );
     let doc: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    // The evidence bundle of a disputed round the demo wrote checks offline.
+    let evidence = doc["evidence"]["file"]
+        .as_str()
+        .expect("an evidence bundle");
+    let key = doc["verify"]["ledger_public_key"]
+        .as_str()
+        .expect("the ledger key");
+    let (code, out, err) = ledgerctl(&["verify", "--evidence", evidence, "--ledger-key", key]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("findings follow from the events"), "{out}");
     let config = std::path::PathBuf::from(doc["config"].as_str().expect("config in the output"));
     assert_eq!(
         config,

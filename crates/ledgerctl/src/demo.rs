@@ -748,6 +748,11 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
                 "events_per_second": rate, "sign_seconds": sign_secs,
             },
             "drills": drill_json,
+            "evidence": match &evidence {
+                Ok((file, v)) => serde_json::json!({"file": file, "round_id": v.round_id,
+                    "table_id": v.table_id, "entries": v.entries, "findings": v.findings_rederived}),
+                Err(e) => serde_json::json!({"error": format!("{e:#}")}),
+            },
             "live_audit": {
                 "position": status.position, "head": status.head, "findings": status.findings,
                 "findings_digest": status.findings_digest, "catch_up_seconds": catch_up_secs,

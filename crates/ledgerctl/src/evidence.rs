@@ -721,3 +721,88 @@ pub fn run_verify(
     }
     Ok(0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const EXAMPLE: &str = include_str!("../../../docs/examples/evidence-round.json");
+    const KEY: &str = include_str!("../../../docs/examples/evidence-ledger.pub");
+
+    fn example() -> (serde_json::Value, VerifyingKey) {
+        (
+            serde_json::from_str(EXAMPLE).unwrap(),
+            signing::parse_public_key_hex(KEY.trim()).unwrap(),
+        )
+    }
+
+    /// The example in docs/evidence.md verifies, and says what it proves.
+    #[test]
+    fn the_documented_example_verifies() {
+        let (b, key) = example();
+        let v = verify(&b, &key, &[]).unwrap();
+        assert_eq!(v.round_id, "T02-roulette-french-00004");
+        assert_eq!((v.entries, v.signatures), (22, 22));
+        assert_eq!(v.findings_rederived, 1);
+        assert!(v.sequence_gaps.is_empty(), "{:?}", v.sequence_gaps);
+    }
+
+    /// The checks that e2e tampering does not reach: keys, roles, counts and kinds.
+    #[test]
+    fn a_bundle_is_refused_for_what_it_cannot_prove() {
+        let (b, key) = example();
+        let err = |b: &serde_json::Value| format!("{:#}", verify(b, &key, &[]).unwrap_err());
+        let other = ed25519_dalek::SigningKey::from_bytes(&[4; 32]).verifying_key();
+        assert!(
+            format!("{:#}", verify(&b, &other, &[]).unwrap_err())
+                .contains("not signed by the ledger key")
+        );
+        // Without the registration, the device's key is not proven.
+        let mut x = b.clone();
+        x["entries"]
+            .as_array_mut()
+            .unwrap()
+            .retain(|e| e["role"] != "registration");
+        assert!(
+            err(&x).contains("whose key the bundle does not prove"),
+            "{}",
+            err(&x)
+        );
+        // Without the principals' declaration, the registration's signer is not proven either.
+        let mut x = b.clone();
+        x["entries"]
+            .as_array_mut()
+            .unwrap()
+            .retain(|e| e["role"] != "principals");
+        assert!(
+            err(&x).contains("whose key the bundle does not prove"),
+            "{}",
+            err(&x)
+        );
+        let mut x = b.clone();
+        x["entries"][4]["role"] = "witness".into();
+        assert!(err(&x).contains("unknown role"));
+        let mut x = b.clone();
+        let dup = x["entries"][5].clone();
+        x["entries"].as_array_mut().unwrap().push(dup);
+        assert!(err(&x).contains("twice"));
+        let mut x = b.clone();
+        x["entries"][5]["index"] = 7.into();
+        assert!(err(&x).contains("the entry says index"));
+        let mut x = b.clone();
+        x["format"] = "casino-ledger-evidence/v0".into();
+        assert!(err(&x).contains("not an evidence bundle"));
+        // A finding of another round cannot be slipped in.
+        let mut x = b.clone();
+        x["findings"][0]["roundId"] = "T02-roulette-french-00005".into();
+        assert!(err(&x).contains("not this round"));
+        // A witness key that is not well formed.
+        assert!(parse_witness_vkey("w+00000000+AAAA").is_err());
+        let w = ledger_core::note::cosigner_vkey("w.example/1", &other);
+        assert_eq!(
+            parse_witness_vkey(&w).unwrap(),
+            ("w.example/1".to_string(), other)
+        );
+        assert!(parse_witness_vkey(&w.replacen("w.example/1", "w.example/2", 1)).is_err());
+    }
+}
