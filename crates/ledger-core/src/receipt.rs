@@ -160,7 +160,7 @@ pub fn verify_receipt(
         });
     }
     let leaf = merkle::leaf_hash(&entry.encode_to_vec());
-    if receipt.group_path.len() % 32 != 0 {
+    if !receipt.group_path.len().is_multiple_of(32) {
         return Err(ReceiptError::Malformed(format!(
             "group_path is {} bytes, not a whole number of 32-byte hashes",
             receipt.group_path.len()

@@ -57,7 +57,7 @@ pub struct Ready {
 #[derive(Debug)]
 pub enum PreOutcome {
     /// Refused before any state was consulted; the receipt says why.
-    Rejected(v1::Receipt),
+    Rejected(Box<v1::Receipt>),
     Ready(Box<Ready>),
 }
 
@@ -111,7 +111,7 @@ pub fn precheck_within(
     nows: &[i64],
 ) -> PreOutcome {
     if env.body.len() > max_body_bytes {
-        return PreOutcome::Rejected(reject(
+        return PreOutcome::Rejected(Box::new(reject(
             Why::TooLarge,
             "",
             0,
@@ -119,7 +119,7 @@ pub fn precheck_within(
                 "body is {} bytes; the limit is {max_body_bytes}",
                 env.body.len()
             ),
-        ));
+        )));
     }
     // Bodies come from anyone on the network and are decoded before any signature is checked:
     // a decoder bug must cost that envelope a refusal, never the stream (or a worker) a panic.
@@ -135,32 +135,32 @@ pub fn precheck_within(
         Err(BodyError::BadKey(k)) => {
             // Decode the header for the receipt; the body decoded far enough to know the key is bad.
             let b = v1::EventBody::decode(env.body.as_slice()).unwrap_or_default();
-            return PreOutcome::Rejected(reject(
+            return PreOutcome::Rejected(Box::new(reject(
                 Why::RegistrationRefused,
                 &b.device_id,
                 b.sequence,
                 format!("device_registered.public_key: {k}"),
-            ));
+            )));
         }
         Err(e) => {
             let b = v1::EventBody::decode(env.body.as_slice()).unwrap_or_default();
-            return PreOutcome::Rejected(reject(
+            return PreOutcome::Rejected(Box::new(reject(
                 Why::Malformed,
                 &b.device_id,
                 b.sequence,
                 e.to_string(),
-            ));
+            )));
         }
     };
     let sig = match Signature::from_slice(&env.signature) {
         Ok(s) => s,
         Err(_) => {
-            return PreOutcome::Rejected(reject(
+            return PreOutcome::Rejected(Box::new(reject(
                 Why::BadSignature,
                 &event.device_id,
                 event.sequence,
                 format!("signature must be 64 bytes, got {}", env.signature.len()),
-            ));
+            )));
         }
     };
     let occurred = event.occurred_at.timestamp_millis();
@@ -750,7 +750,7 @@ impl Appender {
         let mut appended = 0u64;
         for it in items {
             let r = match it {
-                PreOutcome::Rejected(r) => r,
+                PreOutcome::Rejected(r) => *r,
                 PreOutcome::Ready(r) => {
                     if !p.entries.is_empty()
                         && p.undo_bytes + self.undo_most(&p, &r)? > self.undo_max

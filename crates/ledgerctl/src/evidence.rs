@@ -202,10 +202,7 @@ pub async fn build(
 
     // One checkpoint covering every entry, and each entry's proof in its tree.
     let cp = CheckpointsClient::new(ch.clone())
-        .get_latest(v1::GetCheckpointRequest {
-            cosigned,
-            ..Default::default()
-        })
+        .get_latest(v1::GetCheckpointRequest { cosigned })
         .await
         .context("the latest checkpoint")?
         .into_inner();

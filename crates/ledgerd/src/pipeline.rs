@@ -1122,7 +1122,7 @@ mod tests {
 
     fn event() -> Msg {
         Msg::Event(
-            PreOutcome::Rejected(v1::Receipt::default()),
+            PreOutcome::Rejected(Box::default()),
             Reply(None, Instant::now()),
             None,
         )
