@@ -270,26 +270,40 @@ pub async fn run(c: Command) -> anyhow::Result<i32> {
         let k = ledger_agent::keys::read_public(k).with_context(|| format!("--log {l}"))?;
         logs.insert(origin.to_string(), k);
     }
-    std::fs::create_dir_all(&a.state).with_context(|| format!("--state {}", a.state.display()))?;
-    for origin in logs.keys() {
-        held(&a.state, origin).context("--state")?;
-    }
     let listener = tokio::net::TcpListener::bind(a.listen)
         .await
         .with_context(|| format!("--listen {}", a.listen))?;
     let addr = listener.local_addr()?;
-    println!(
-        "witness {} listening on {addr} vkey {}",
-        a.name,
-        note::cosigner_vkey(&a.name, &key.verifying_key())
-    );
+    let vkey = note::cosigner_vkey(&a.name, &key.verifying_key());
+    let serving = spawn(a.name.clone(), key, logs, a.state, listener)?;
+    println!("witness {} listening on {addr} vkey {vkey}", a.name);
+    serving.await?
+}
+
+/// Serve the witness on `listener` in a task of its own (what `witness serve` runs; the demo
+/// starts one beside its ledger). Its state directory is made and read first.
+pub fn spawn(
+    name: String,
+    key: SigningKey,
+    logs: HashMap<String, VerifyingKey>,
+    state: PathBuf,
+    listener: tokio::net::TcpListener,
+) -> anyhow::Result<tokio::task::JoinHandle<anyhow::Result<i32>>> {
+    std::fs::create_dir_all(&state).with_context(|| format!("--state {}", state.display()))?;
+    for origin in logs.keys() {
+        held(&state, origin).context("--state")?;
+    }
     let w = Arc::new(Witness {
-        name: a.name,
+        name,
         key,
         logs,
-        state: a.state,
+        state,
         lock: tokio::sync::Mutex::new(()),
     });
+    Ok(tokio::spawn(serve(listener, w)))
+}
+
+async fn serve(listener: tokio::net::TcpListener, w: Arc<Witness>) -> anyhow::Result<i32> {
     loop {
         let (stream, _) = listener.accept().await?;
         let w = w.clone();
