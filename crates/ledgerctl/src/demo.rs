@@ -199,24 +199,11 @@ pub async fn wait_caught_up(
 
 /// Digits in groups of three: 1,564,300.
 fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut g = String::with_capacity(s.len() + s.len() / 3);
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            g.push(',');
-        }
-        g.push(ch);
-    }
-    g
+    ledger_fmt::group_digits(n.into(), ledger_fmt::Locale::En)
 }
 
 fn eur(c: i64) -> String {
-    format!(
-        "{}€{}.{:02}",
-        if c < 0 { "-" } else { "" },
-        thousands(c.unsigned_abs() / 100),
-        c.unsigned_abs() % 100
-    )
+    crate::present::eur(c)
 }
 
 fn pct(bp: i64) -> String {
