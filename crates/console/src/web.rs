@@ -1867,6 +1867,120 @@ casinos = ["lisboa"]
         );
     }
 
+    fn ctx(account: usize, loc: Locale) -> Ctx {
+        Ctx {
+            account,
+            session: String::new(),
+            csrf: String::new(),
+            loc,
+            path: "/findings".into(),
+            new_cookie: None,
+        }
+    }
+
+    fn q(pairs: &[(&str, &str)]) -> FindingsQuery {
+        let s: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        serde_urlencoded_like(&s.join("&"))
+    }
+
+    /// The query as axum's `Query` would parse it.
+    fn serde_urlencoded_like(s: &str) -> FindingsQuery {
+        let uri: Uri = format!("/findings?{s}").parse().unwrap();
+        Query::<FindingsQuery>::try_from_uri(&uri).unwrap().0
+    }
+
+    #[tokio::test]
+    async fn the_findings_filter_becomes_a_request_in_the_console_time_zone() {
+        let (app, _) = app_with("");
+        // Summer in Lisbon (UTC+1): the 1st of July starts at 23:00 UTC the day before; `to` is
+        // inclusive, so the period ends when the 3rd of July starts.
+        let r = findings_request(
+            &app,
+            &ctx(0, Locale::En),
+            &q(&[
+                ("from", "2026-07-01"),
+                ("to", "2026-07-02"),
+                ("severity", "high"),
+                ("code", "RL_WRONG_PAYOUT"),
+                ("subject", "+T1+"),
+                ("after", "41"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(r.from_ms, Some(1_782_860_400_000)); // 2026-06-30T23:00:00Z
+        assert_eq!(r.to_ms, Some(1_783_033_200_000)); // 2026-07-02T23:00:00Z
+        assert_eq!(r.min_severity, v1::Severity::High as i32);
+        assert_eq!(
+            (r.code.as_str(), r.subject.as_str()),
+            ("RL_WRONG_PAYOUT", "T1")
+        );
+        assert_eq!(
+            (r.after_seq, r.limit, r.casino_id.as_str()),
+            (Some(41), PAGE, "")
+        );
+        // An account limited to one casino asks for it.
+        let r = findings_request(&app, &ctx(1, Locale::En), &q(&[])).unwrap();
+        assert_eq!(r.casino_id, "lisboa");
+        assert_eq!((r.from_ms, r.to_ms), (None, None));
+        // Mistakes name the field, in the user's language.
+        let e =
+            findings_request(&app, &ctx(0, Locale::En), &q(&[("from", "1/7/2026")])).unwrap_err();
+        assert!(e.starts_with("From: \"1/7/2026\" is not a date"), "{e}");
+        let e = findings_request(&app, &ctx(0, Locale::PtPt), &q(&[("to", "x")])).unwrap_err();
+        assert!(e.starts_with("Até: \"x\" não é uma data"), "{e}");
+        let e = findings_request(
+            &app,
+            &ctx(0, Locale::En),
+            &q(&[("from", "2026-07-02"), ("to", "2026-07-01")]),
+        )
+        .unwrap_err();
+        assert!(e.contains("starts after it ends"), "{e}");
+        let e =
+            findings_request(&app, &ctx(0, Locale::En), &q(&[("severity", "severe")])).unwrap_err();
+        assert!(e.starts_with("Unknown severity"), "{e}");
+        let e = findings_request(&app, &ctx(0, Locale::En), &q(&[("after", "-1")])).unwrap_err();
+        assert!(e.starts_with("after:"), "{e}");
+        // The next page's link keeps the filter.
+        let f = q(&[("code", "A%20B"), ("from", "2026-07-01")]);
+        assert_eq!(
+            f.query_string(Some(7)),
+            "code=A%20B&from=2026-07-01&after=7"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_bad_filter_is_a_400_naming_the_field_and_asks_nothing() {
+        let (app, r) = app_with("");
+        let (id, _) = app.auth.create(0, Instant::now());
+        let (s, _, body) = send(
+            &r,
+            req(
+                "GET",
+                "/findings?from=yesterday",
+                &format!("{SESSION_COOKIE}={id}"),
+                "",
+            ),
+        )
+        .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST);
+        assert!(
+            body.contains("From: &quot;yesterday&quot; is not a date"),
+            "{body}"
+        );
+        let (s, _, body) = send(
+            &r,
+            req(
+                "GET",
+                "/findings.csv?severity=x",
+                &format!("{SESSION_COOKIE}={id}"),
+                "",
+            ),
+        )
+        .await;
+        assert_eq!(s, StatusCode::BAD_REQUEST);
+        assert!(body.starts_with("Unknown severity"), "{body}");
+    }
+
     #[test]
     fn local_paths_only() {
         assert_eq!(local_path(Some("/findings?code=A")), "/findings?code=A");
