@@ -541,7 +541,7 @@ async fn signin(
     let shown_name: String = f.name.chars().take(64).collect();
     match (outcome, account) {
         (SignIn::Ok, Some(i)) => {
-            tracing::info!(%peer, account = %shown_name, outcome = "ok", signins_ok = ok, signins_refused = refused, signins_locked = locked, "sign-in");
+            tracing::info!(%peer, account = ?shown_name, outcome = "ok", signins_ok = ok, signins_refused = refused, signins_locked = locked, "sign-in");
             let (id, _) = app.auth.create(i, Instant::now());
             let mut r = Redirect::to(&next).into_response();
             for c in [
@@ -555,7 +555,7 @@ async fn signin(
             r
         }
         (SignIn::Locked, _) => {
-            tracing::warn!(%peer, account = %shown_name, outcome = "locked", signins_ok = ok, signins_refused = refused, signins_locked = locked, "sign-in");
+            tracing::warn!(%peer, account = ?shown_name, outcome = "locked", signins_ok = ok, signins_refused = refused, signins_locked = locked, "sign-in");
             signin_form(
                 &app,
                 loc,
@@ -568,7 +568,7 @@ async fn signin(
             )
         }
         _ => {
-            tracing::warn!(%peer, account = %shown_name, outcome = "refused", signins_ok = ok, signins_refused = refused, signins_locked = locked, "sign-in");
+            tracing::warn!(%peer, account = ?shown_name, outcome = "refused", signins_ok = ok, signins_refused = refused, signins_locked = locked, "sign-in");
             signin_form(
                 &app,
                 loc,
@@ -948,8 +948,12 @@ fn findings_request(
     };
     let mut casino = q.casino.trim().to_string();
     let casinos = &app.cfg.accounts[ctx.account].casinos;
-    if casino.is_empty() && casinos.len() == 1 {
-        casino = casinos[0].clone();
+    // ledgerd answers an account limited to casinos one casino a request: its first by default
+    // (the selector offers the others).
+    if casino.is_empty()
+        && let Some(first) = casinos.first()
+    {
+        casino = first.clone();
     }
     Ok(v1::ListFindingsRequest {
         casino_id: casino,
