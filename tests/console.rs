@@ -239,6 +239,35 @@ async fn screenshot(c: &Client, name: &str) {
     std::fs::write(screenshots_dir().join(format!("{name}.png")), png).unwrap();
 }
 
+/// Click `css` and wait until the page it leads to has loaded (a click does not always wait
+/// for the navigation it starts): the old document is marked first, and the wait ends when a
+/// document without the mark is complete.
+async fn click_and_load(c: &Client, css: &str) {
+    c.execute("document.documentElement.dataset.old = '1';", vec![])
+        .await
+        .unwrap();
+    c.find(Locator::Css(css))
+        .await
+        .unwrap_or_else(|e| panic!("{css}: {e}"))
+        .click()
+        .await
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let v = c
+            .execute(
+                "return document.readyState === 'complete' && !document.documentElement.dataset.old;",
+                vec![],
+            )
+            .await;
+        if matches!(v, Ok(serde_json::Value::Bool(true))) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{css}: no new page");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 async fn sign_in(c: &Client, base: &str, name: &str, pw: &str) {
     c.goto(&format!("{base}/signin")).await.unwrap();
     c.find(Locator::Id("name"))
@@ -253,21 +282,11 @@ async fn sign_in(c: &Client, base: &str, name: &str, pw: &str) {
         .send_keys(pw)
         .await
         .unwrap();
-    c.find(Locator::Css("form button[type=submit]"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click_and_load(c, "form button[type=submit]").await;
 }
 
 async fn sign_out(c: &Client) {
-    c.find(Locator::Css("form[action='/signout'] button"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click_and_load(c, "form[action='/signout'] button").await;
 }
 
 async fn text(c: &Client, css: &str) -> String {
@@ -513,14 +532,14 @@ async fn the_console_in_a_browser() {
     assert_eq!(status, 303);
 
     // --- a round: due and reported per bet, the rule cited
-    let link = c
-        .find(Locator::Css(&format!(
+    click_and_load(
+        &c,
+        &format!(
             "#findings a[href*='round={}']",
             with_round.round_id.as_ref().unwrap()
-        )))
-        .await
-        .expect("a link to the round");
-    link.click().await.unwrap();
+        ),
+    )
+    .await;
     assert_eq!(c.current_url().await.unwrap().path(), "/round");
     let differs = c.find_all(Locator::Css("#bets tr.differs")).await.unwrap();
     assert!(!differs.is_empty(), "a bet whose reported result differs");
@@ -611,12 +630,7 @@ async fn the_console_in_a_browser() {
         .send_keys(&cp.note)
         .await
         .unwrap();
-    c.find(Locator::Css("form[action='/verify'] button"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click_and_load(&c, "form[action='/verify'] button").await;
     let result = text(&c, "#verify-result").await;
     assert!(result.starts_with("Consistent"), "{result}");
     // A note with its root changed is not.
@@ -630,12 +644,7 @@ async fn the_console_in_a_browser() {
         .send_keys(&lines.join("\n"))
         .await
         .unwrap();
-    c.find(Locator::Css("form[action='/verify'] button"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click_and_load(&c, "form[action='/verify'] button").await;
     let result = text(&c, "#verify-result").await;
     assert!(result.starts_with("Not verified"), "{result}");
 
@@ -651,12 +660,7 @@ async fn the_console_in_a_browser() {
     screenshot(&c, "jackpots").await;
 
     // --- pt-PT: the language switch
-    c.find(Locator::Css("a[hreflang='pt-PT']"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click_and_load(&c, "a[hreflang='pt-PT']").await;
     assert_eq!(
         c.find(Locator::Css("html"))
             .await
@@ -699,12 +703,7 @@ async fn the_console_in_a_browser() {
         "{pt:?} in the page"
     );
     screenshot(&c, "findings-pt").await;
-    c.find(Locator::Css("a[hreflang='en']"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click_and_load(&c, "a[hreflang='en']").await;
     assert_eq!(text(&c, "main h1").await, "Findings");
 
     // --- lia, compliance of lisboa, never sees porto's data
@@ -719,7 +718,12 @@ async fn the_console_in_a_browser() {
     sign_in(&c, &base, "lia", LIA_PW).await;
     c.goto(&format!("{base}/findings")).await.unwrap();
     let rows = finding_rows(&c).await;
-    assert!(!rows.is_empty());
+    assert!(
+        !rows.is_empty(),
+        "{}: {}",
+        c.current_url().await.unwrap(),
+        c.source().await.unwrap()
+    );
     assert!(
         rows.iter().all(|r| r.2[CASINO] == "lisboa"),
         "only lisboa's findings"
