@@ -658,6 +658,16 @@ async fn the_console_in_a_browser() {
             >= 2
     );
     screenshot(&c, "jackpots").await;
+    let mut held: BTreeSet<String> = BTreeSet::new();
+    for td in c
+        .find_all(Locator::Css("#liabilities tbody td:first-child"))
+        .await
+        .unwrap()
+    {
+        held.insert(td.text().await.unwrap());
+    }
+    assert_eq!(held, BTreeSet::from(["lisboa".into(), "porto".into()]));
+    assert!(text(&c, "#trust-total").await.starts_with('€'));
 
     // --- pt-PT: the language switch
     click_and_load(&c, "a[hreflang='pt-PT']").await;
@@ -767,5 +777,17 @@ async fn the_console_in_a_browser() {
         casinos.insert(row.text().await.unwrap());
     }
     assert!(!casinos.contains("porto"), "{casinos:?}");
+    // Held in trust: lisboa's liability only, without the all-casinos total.
+    c.goto(&format!("{base}/jackpots")).await.unwrap();
+    let mut held: BTreeSet<String> = BTreeSet::new();
+    for td in c
+        .find_all(Locator::Css("#liabilities tbody td:first-child"))
+        .await
+        .unwrap()
+    {
+        held.insert(td.text().await.unwrap());
+    }
+    assert_eq!(held, BTreeSet::from(["lisboa".to_string()]));
+    assert!(c.find(Locator::Id("trust-total")).await.is_err());
     c.close().await.unwrap();
 }

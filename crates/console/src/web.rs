@@ -1413,6 +1413,65 @@ async fn jackpots_page(
     let ctx = ctx_or_return!(app, headers, peer, uri);
     let loc = ctx.loc;
     let title = tr(loc, "Jackpots", "Jackpots");
+    // What each casino holds in trust (one request per casino for an account limited to
+    // casinos; else every casino at once, with the total counting each pool once).
+    let casinos = app.cfg.accounts[ctx.account].casinos.clone();
+    let mut liabilities: Vec<serde_json::Value> = Vec::new();
+    let mut system_total = None;
+    let mut liability_error = None;
+    let requests = if casinos.is_empty() {
+        vec![String::new()]
+    } else {
+        casinos
+    };
+    for casino_id in requests {
+        let all = casino_id.is_empty();
+        match ctx
+            .ledger(&app)
+            .jackpots()
+            .get_liability(v1::LiabilityRequest { casino_id })
+            .await
+        {
+            Ok(doc) => {
+                let v: serde_json::Value =
+                    serde_json::from_str(&doc.into_inner().json).unwrap_or_default();
+                if all {
+                    system_total = json_i64(&v, "total_cents");
+                    if let Some(cs) = v.get("casinos").and_then(|c| c.as_array()) {
+                        liabilities.extend(cs.iter().cloned());
+                    }
+                } else {
+                    liabilities.push(v);
+                }
+            }
+            Err(e) => liability_error = Some(e),
+        }
+    }
+    let liability_table = html! {
+        h2 { (tr(loc, "Held in trust by casino", "Em custódia por casino")) }
+        @if let Some(e) = &liability_error { (ledger_error(loc, e)) }
+        table #liabilities {
+            thead { tr {
+                th scope="col" { (tr(loc, "Casino", "Casino")) }
+                th.num scope="col" { (tr(loc, "Its own pools", "Jackpots só seus")) }
+                th.num scope="col" { (tr(loc, "Joint pools (at their full value)", "Jackpots conjuntos (pelo valor total)")) }
+                th.num scope="col" { (tr(loc, "Total", "Total")) }
+            } }
+            tbody {
+                @for c in &liabilities {
+                    tr {
+                        td { (json_str(c, "casino_id")) }
+                        td.num { (ledger_fmt::money(json_i64(c, "sole_cents").unwrap_or(0), loc)) }
+                        td.num { (ledger_fmt::money(json_i64(c, "joint_cents").unwrap_or(0), loc)) }
+                        td.num { (ledger_fmt::money(json_i64(c, "total_cents").unwrap_or(0), loc)) }
+                    }
+                }
+            }
+        }
+        @if let Some(t) = system_total {
+            p { (tr(loc, "All casinos, each pool counted once:", "Todos os casinos, cada jackpot contado uma vez:")) " " strong #trust-total { (ledger_fmt::money(t, loc)) } }
+        }
+    };
     let r = ctx
         .ledger(&app)
         .jackpots()
@@ -1457,6 +1516,7 @@ async fn jackpots_page(
             )
         }
     };
+    let body = html! { (body) (liability_table) };
     respond(&ctx, status, page(&app, &ctx, title, body))
 }
 
