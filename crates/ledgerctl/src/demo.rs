@@ -61,6 +61,9 @@ Examples:
 
 Afterwards, on the data directory it leaves (DIR/ledger):
   ledgerd --config DIR/ledgerd.toml   serves it again (its client: DIR/pki/demo-regulator.pem)
+  ledger-console serve --config DIR/console.toml
+                                      the compliance console over it (account and password
+                                      printed by the demo)
   ledgerctl verify --data-dir DIR/ledger
   ledgerctl audit --from-genesis --data-dir DIR/ledger --findings")]
 pub struct Args {
@@ -199,24 +202,11 @@ pub async fn wait_caught_up(
 
 /// Digits in groups of three: 1,564,300.
 fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut g = String::with_capacity(s.len() + s.len() / 3);
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            g.push(',');
-        }
-        g.push(ch);
-    }
-    g
+    ledger_fmt::group_digits(n.into(), ledger_fmt::Locale::En)
 }
 
 fn eur(c: i64) -> String {
-    format!(
-        "{}€{}.{:02}",
-        if c < 0 { "-" } else { "" },
-        thousands(c.unsigned_abs() / 100),
-        c.unsigned_abs() % 100
-    )
+    crate::present::eur(c)
 }
 
 fn pct(bp: i64) -> String {
@@ -671,6 +661,7 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
     // ---- stop, verify, replay from genesis
     server.stop().await?;
     let serve_config = leave_config(&dir, kept_cfg, &ledger_public_key)?;
+    let (console_config, console_password) = leave_console_config(&dir)?;
     let t = Instant::now();
     let verified = {
         let d = ledger_dir.clone();
@@ -737,6 +728,10 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
             "seed": a.seed, "rounds_per_table": a.rounds, "honest": a.honest,
             "data_dir": ledger_dir,
             "config": serve_config,
+            "console": {
+                "config": console_config, "url": format!("https://{CONSOLE_LISTEN}"),
+                "account": CONSOLE_ACCOUNT, "password": console_password,
+            },
             "session": {
                 "tables": tables, "machines": machines, "devices": session.devices.len(),
                 "rounds": session.rounds, "honest_rounds": session.honest_rounds,
@@ -973,7 +968,55 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
         p(&format!("{DEMO_CLIENT}.pem")),
         p(&format!("{DEMO_CLIENT}.key")),
     );
+    println!(
+        "The compliance console over it: ledger-console serve --config {}   then https://{CONSOLE_LISTEN} as {CONSOLE_ACCOUNT} / {console_password}",
+        console_config.display(),
+    );
     Ok(if ok { 0 } else { 1 })
+}
+
+/// The console's address in the configuration the demo leaves.
+const CONSOLE_LISTEN: &str = "127.0.0.1:8443";
+const CONSOLE_ACCOUNT: &str = "inspector";
+
+/// Write DIR/console.toml (mode 0600): the compliance console over the ledger that
+/// DIR/ledgerd.toml serves, one account with the demo's regulator certificate and a random
+/// password (returned, for the demo to print).
+fn leave_console_config(dir: &Path) -> anyhow::Result<(PathBuf, String)> {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::fs::canonicalize(dir)?;
+    let password = ledger_console::auth::random_token()[..16].to_string();
+    let hash = ledger_console::auth::hash_password(&password)
+        .map_err(|e| anyhow::anyhow!("argon2id: {e}"))?;
+    let p = |f: &str| dir.join("pki").join(f);
+    let path = dir.join("console.toml");
+    let text = format!(
+        "# Left by `ledgerctl demo`: the compliance console over the demo's ledger (serve the ledger\n\
+         # with ledgerd --config {ledgerd}, then ledger-console serve --config {this}).\n\
+         listen = \"{CONSOLE_LISTEN}\"\n\
+         ledgerd = \"https://{server}\"\n\
+         ledgerd_ca = {ca:?}\n\
+         [tls]\n\
+         cert_chain = {cert:?}\n\
+         key = {key:?}\n\
+         [[accounts]]\n\
+         name = \"{CONSOLE_ACCOUNT}\"\n\
+         display_name = \"Demo inspector\"\n\
+         password_hash = \"{hash}\"\n\
+         client_cert = {client_cert:?}\n\
+         client_key = {client_key:?}\n",
+        ledgerd = dir.join("ledgerd.toml").display(),
+        this = path.display(),
+        server = crate::common::DEFAULT_SERVER,
+        ca = p("ca.pem"),
+        cert = p("ledgerd.pem"),
+        key = p("ledgerd.key"),
+        client_cert = p(&format!("{DEMO_CLIENT}.pem")),
+        client_key = p(&format!("{DEMO_CLIENT}.key")),
+    );
+    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
+    Ok((path, password))
 }
 
 /// Write DIR/ledgerd.toml: the demo's configuration serving its ledger on the default address
@@ -1013,6 +1056,27 @@ fn codes_text(codes: &[rules_core::adjudication::Text]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_console_configuration_left_loads_and_its_password_signs_in() {
+        let d = tempfile::tempdir().unwrap();
+        let (path, password) = leave_console_config(d.path()).unwrap();
+        let cfg = ledger_console::config::Config::load(&path).unwrap();
+        assert_eq!(cfg.listen.to_string(), CONSOLE_LISTEN);
+        assert_eq!(
+            cfg.ledgerd,
+            format!("https://{}", crate::common::DEFAULT_SERVER)
+        );
+        let a = &cfg.accounts[0];
+        assert_eq!(a.name, CONSOLE_ACCOUNT);
+        assert!(a.client_cert.ends_with("pki/demo-regulator.pem"));
+        let hash = a.password_hash.as_deref().unwrap();
+        assert!(ledger_console::auth::verify_password(&password, hash));
+        assert!(!ledger_console::auth::verify_password("guess", hash));
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
 
     fn finding(seq: u64, code: &str, table: &str, round: &str, pool: &str) -> v1::Finding {
         v1::Finding {

@@ -96,12 +96,7 @@ fn severity(s: &str) -> anyhow::Result<i32> {
 }
 
 fn euros(c: i64) -> String {
-    format!(
-        "{}€{}.{:02}",
-        if c < 0 { "-" } else { "" },
-        c.unsigned_abs() / 100,
-        c.unsigned_abs() % 100
-    )
+    crate::present::eur(c)
 }
 
 /// One finding on one line (plus its citation).

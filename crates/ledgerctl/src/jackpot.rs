@@ -344,9 +344,9 @@ async fn pools(a: PoolsArgs, json: bool) -> anyhow::Result<i32> {
                         ("pool", Align::Left),
                         ("kind", Align::Left),
                         ("casinos", Align::Left),
-                        ("captive €", Align::Right),
-                        ("exact €", Align::Right),
-                        ("last declared €", Align::Right),
+                        ("captive", Align::Right),
+                        ("exact", Align::Right),
+                        ("last declared", Align::Right),
                         ("declaration", Align::Left),
                     ],
                     &rows,
@@ -354,7 +354,7 @@ async fn pools(a: PoolsArgs, json: bool) -> anyhow::Result<i32> {
             );
             let total: i128 = list.pools.iter().map(e4_of).sum();
             println!(
-                "total held in trust: {} € (exact {} €), {} pool(s)",
+                "total held in trust: {} (exact {}), {} pool(s)",
                 eur_i128(total.div_euclid(10_000)),
                 eur_e4(total),
                 list.pools.len()
@@ -455,7 +455,7 @@ fn history_line(p: &PoolStatus, e: &PoolEntry) -> (String, String, String) {
             "created".into(),
             format!("+{}", eur_e4(*start_e4)),
             format!(
-                "{} at {} bp of bets, reset value {} €",
+                "{} at {} bp of bets, reset value {}",
                 kind_name(p.kind),
                 p.contribution_bp,
                 eur(p.reset_value_cents)
@@ -470,7 +470,7 @@ fn history_line(p: &PoolStatus, e: &PoolEntry) -> (String, String, String) {
             "reconfigured".into(),
             String::new(),
             format!(
-                "rate {} bp, reset value {} €, members {}",
+                "rate {} bp, reset value {}, members {}",
                 contribution_bp,
                 eur(*reset_value_cents),
                 ids(machines.iter().chain(tables))
@@ -487,7 +487,7 @@ fn history_line(p: &PoolStatus, e: &PoolEntry) -> (String, String, String) {
             match round_id {
                 Some(r) => format!("table {member}, round {r}"),
                 None => format!(
-                    "machine {member}: {} bp of {} € bet",
+                    "machine {member}: {} bp of {} bet",
                     p.contribution_bp,
                     eur(i64::try_from(*base_cents).unwrap_or(i64::MAX))
                 ),
@@ -501,7 +501,7 @@ fn history_line(p: &PoolStatus, e: &PoolEntry) -> (String, String, String) {
             "declared".into(),
             String::new(),
             format!(
-                "{} € declared, {} € held: {}",
+                "{} declared, {} held: {}",
                 eur(*reported_cents),
                 eur_e4(*due_e4),
                 ok_word(*ok)
@@ -518,7 +518,7 @@ fn history_line(p: &PoolStatus, e: &PoolEntry) -> (String, String, String) {
             "award".into(),
             format!("-{}", eur_e4(*due_e4)),
             format!(
-                "won on {member}{}, {} € paid: {}{}",
+                "won on {member}{}, {} paid: {}{}",
                 if winner.is_empty() {
                     String::new()
                 } else {
@@ -527,7 +527,7 @@ fn history_line(p: &PoolStatus, e: &PoolEntry) -> (String, String, String) {
                 eur(*paid_cents),
                 ok_word(*ok),
                 reset_e4
-                    .map(|r| format!("; restarts at {} €", eur_e4(r)))
+                    .map(|r| format!("; restarts at {}", eur_e4(r)))
                     .unwrap_or_default()
             ),
         ),
@@ -546,7 +546,7 @@ fn history_line(p: &PoolStatus, e: &PoolEntry) -> (String, String, String) {
             },
             format!("-{}", eur_e4(*amount_e4)),
             format!(
-                "{transfer_id} to {to_pool} ({}), {} € declared{}",
+                "{transfer_id} to {to_pool} ({}), {} declared{}",
                 route
                     .as_ref()
                     .map_or_else(|| "no eligible route".to_string(), route_text),
@@ -576,7 +576,7 @@ fn history_line(p: &PoolStatus, e: &PoolEntry) -> (String, String, String) {
             "transfer NOT BOOKED".into(),
             String::new(),
             format!(
-                "{transfer_id} to {to_pool}, {} € declared; nothing moved: {}",
+                "{transfer_id} to {to_pool}, {} declared; nothing moved: {}",
                 eur(*reported_cents),
                 ids(codes)
             ),
@@ -615,19 +615,19 @@ async fn pool(a: PoolArgs, json: bool) -> anyhow::Result<i32> {
         pct(i64::from(p.contribution_bp))
     );
     println!(
-        "  start / reset  {} € / {} €   (configured at entry {})",
+        "  start / reset  {} / {}   (configured at entry {})",
         eur(p.start_value_cents),
         eur(p.reset_value_cents),
         p.configured_at
     );
     println!(
-        "  captive value  {} € (exact {} €)",
+        "  captive value  {} (exact {})",
         eur_i128(p.captive_e4.div_euclid(10_000)),
         eur_e4(p.captive_e4)
     );
     match &p.last_report {
         Some(r) => println!(
-            "  last declared  {} € at entry {}: {} (held then {} €)",
+            "  last declared  {} at entry {}: {} (held then {})",
             eur(r.reported_cents),
             r.index,
             ok_word(r.ok),
@@ -638,7 +638,7 @@ async fn pool(a: PoolArgs, json: bool) -> anyhow::Result<i32> {
     let t = &p.totals;
     println!(
         "  totals         start values {} + contributions {} + transfers in {} = captive {} + \
-         awards {} + transfers out {} (€)",
+         awards {} + transfers out {}",
         eur_e4(t.seeded_e4),
         eur_e4(t.contributed_e4),
         eur_e4(t.transferred_in_e4),
@@ -653,7 +653,7 @@ async fn pool(a: PoolArgs, json: bool) -> anyhow::Result<i32> {
         if balance == 0 {
             "holds".to_string()
         } else {
-            format!("VIOLATED: off by {} €", eur_e4(balance))
+            format!("VIOLATED: off by {}", eur_e4(balance))
         }
     );
     println!(
@@ -678,7 +678,7 @@ async fn pool(a: PoolArgs, json: bool) -> anyhow::Result<i32> {
             ("entry", Align::Right),
             ("time", Align::Left),
             ("what", Align::Left),
-            ("amount €", Align::Right),
+            ("amount", Align::Right),
             ("detail", Align::Left),
         ],
         &rows,
@@ -694,7 +694,7 @@ async fn pool(a: PoolArgs, json: bool) -> anyhow::Result<i32> {
 
 fn print_liability(c: &CasinoLiability) {
     println!(
-        "Casino {}: {} € held in trust (sole {} €, joint {} €)",
+        "Casino {}: {} held in trust (sole {}, joint {})",
         c.casino_id,
         eur(c.total_cents),
         eur(c.sole_cents),
@@ -727,11 +727,11 @@ fn print_liability(c: &CasinoLiability) {
         &[
             ("pool", Align::Left),
             ("kind", Align::Left),
-            ("captive €", Align::Right),
-            ("exact €", Align::Right),
+            ("captive", Align::Right),
+            ("exact", Align::Right),
             ("held", Align::Left),
             ("members here", Align::Left),
-            ("contributed here €", Align::Right),
+            ("contributed here", Align::Right),
         ],
         &rows,
     )
@@ -767,7 +767,7 @@ async fn liability(a: LiabilityArgs, json: bool) -> anyhow::Result<i32> {
             print_liability(c);
         }
         println!(
-            "\nAll casinos: {} € held in trust (exact {} €), each pool counted once",
+            "\nAll casinos: {} held in trust (exact {}), each pool counted once",
             eur(r.total_cents),
             eur_e4(r.total_e4)
         );
@@ -844,7 +844,7 @@ async fn machines(a: MachinesArgs, json: bool) -> anyhow::Result<i32> {
         println!("no machine is registered");
         return Ok(0);
     }
-    println!("Machines and meters (last reading; money meters in €):");
+    println!("Machines and meters (last reading):");
     let rows: Vec<Vec<String>> = list
         .iter()
         .map(|d| {
@@ -871,7 +871,7 @@ async fn machines(a: MachinesArgs, json: bool) -> anyhow::Result<i32> {
             ("machine", Align::Left),
             ("casino", Align::Left),
             ("model", Align::Left),
-            ("bets €", Align::Left),
+            ("bets", Align::Left),
             ("coin_in", Align::Right),
             ("coin_out", Align::Right),
             ("drop", Align::Right),
@@ -918,12 +918,12 @@ async fn machines(a: MachinesArgs, json: bool) -> anyhow::Result<i32> {
         &[
             ("machine", Align::Left),
             ("readings", Align::Right),
-            ("coin-in €", Align::Right),
-            ("prizes €", Align::Right),
+            ("coin-in", Align::Right),
+            ("prizes", Align::Right),
             ("pay table %", Align::Right),
             ("expected %", Align::Right),
             ("actual %", Align::Right),
-            ("variance €", Align::Right),
+            ("variance", Align::Right),
             ("variance %", Align::Right),
         ],
         &rows,
@@ -974,7 +974,7 @@ async fn candidates(a: CandidatesArgs, json: bool) -> anyhow::Result<i32> {
             println!();
         }
         println!(
-            "Pool {} ({}) of machine {}: captive {} € (exact {} €)",
+            "Pool {} ({}) of machine {}: captive {} (exact {})",
             p.pool_id,
             kind_name(p.kind),
             a.machine_id,
@@ -994,7 +994,7 @@ async fn candidates(a: CandidatesArgs, json: bool) -> anyhow::Result<i32> {
             } else {
                 p.bet_values_cents
                     .iter()
-                    .map(|b| format!("{} €", eur(*b)))
+                    .map(|b| eur(*b))
                     .collect::<Vec<_>>()
                     .join(", ")
             },
@@ -1254,7 +1254,7 @@ async fn transfer(a: TransferArgs, json: bool) -> anyhow::Result<i32> {
             );
         } else {
             eprintln!(
-                "refused: transfer {} of {} € from {} to {} is not eligible; nothing was submitted.",
+                "refused: transfer {} of {} from {} to {} is not eligible; nothing was submitted.",
                 transfer.transfer_id,
                 eur(amount),
                 a.from_pool,
@@ -1332,7 +1332,7 @@ async fn transfer(a: TransferArgs, json: bool) -> anyhow::Result<i32> {
     });
     let pool_lines = || {
         format!(
-            "  {}: {} € → {} €\n  {}: {} € → {} €",
+            "  {}: {} → {}\n  {}: {} → {}",
             a.from_pool,
             eur_e4(e4_of(&src)),
             eur_e4(e4_of(src_after)),
@@ -1408,7 +1408,7 @@ async fn transfer(a: TransferArgs, json: bool) -> anyhow::Result<i32> {
                 );
             } else {
                 println!(
-                    "{}: {} € (exact {} €, the whole captive value) moved from {} to {} at \
+                    "{}: {} (exact {}, the whole captive value) moved from {} to {} at \
                      entry {}, route: {}",
                     if flagged {
                         "applied and FLAGGED (booked as carried out, P217/2007 T.III r.5)"

@@ -186,7 +186,7 @@ fn standing(s: &EventState) -> String {
             "not awarded"
         };
         parts.push(format!(
-            "hit of {p} for {} € at entry {} ({state})",
+            "hit of {p} for {} at entry {} ({state})",
             eur(h.amount_cents),
             h.at
         ));
@@ -231,14 +231,14 @@ fn row(e: &LoggedEvent) -> Vec<String> {
             } else {
                 format!(" ({handpay_id})")
             };
-            format!("hand pay {state}: {} € {what}{id}", eur(*amount_cents))
+            format!("hand pay {state}: {} {what}{id}", eur(*amount_cents))
         }
         Significant::ProgressiveHit {
             pool_id,
             amount_cents,
             level,
         } => format!(
-            "progressive hit: {pool_id} level {level}, {} €",
+            "progressive hit: {pool_id} level {level}, {}",
             eur(*amount_cents)
         ),
         Significant::ProgressiveReset { pool_id } => format!("progressive reset: {pool_id}"),
@@ -297,13 +297,13 @@ fn row(e: &LoggedEvent) -> Vec<String> {
         Significant::GameStarted {
             game_number,
             wager_cents,
-        } => format!("game {game_number} started: bet {} €", eur(*wager_cents)),
+        } => format!("game {game_number} started: bet {}", eur(*wager_cents)),
         Significant::GameEnded {
             game_number,
             wager_cents,
             win_cents,
         } => format!(
-            "game {game_number} ended: bet {} €, won {} €",
+            "game {game_number} ended: bet {}, won {}",
             eur(*wager_cents),
             eur(*win_cents)
         ),

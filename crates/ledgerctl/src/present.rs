@@ -1,35 +1,30 @@
 //! Shared presentation for the audit and jackpot commands (`round`, `report`, `jackpot`): money,
 //! percentages and times for humans, aligned text tables, CSV fields, gRPC errors.
 //!
-//! Money is integer cents everywhere; nothing here goes through a float. Exact pool amounts are
-//! in 1/10,000 cent (e4), shown in euros with 6 decimals.
+//! Money and times go through `ledger-fmt`, the module the console uses too (English here);
+//! money is integer cents everywhere and nothing goes through a float. `--json` and CSV keep
+//! raw integer cents.
 
-/// Euros with two decimals, e.g. `1234.50`, `-5.00`.
+use ledger_fmt::Locale;
+
+/// Euros for people: `€1,234.50`, `-€5.00`.
 pub fn eur(cents: i64) -> String {
-    eur_i128(i128::from(cents))
+    ledger_fmt::money(cents, Locale::En)
 }
 
 /// [`eur`] for the book's wide sums.
 pub fn eur_i128(cents: i128) -> String {
-    let sign = if cents < 0 { "-" } else { "" };
-    let c = cents.unsigned_abs();
-    format!("{sign}{}.{:02}", c / 100, c % 100)
+    ledger_fmt::money_i128(cents, Locale::En)
 }
 
-/// Euros with an explicit sign for results: `+350.00`, `-10.00`, `0.00`.
+/// Euros with an explicit sign for results: `+€350.00`, `-€10.00`, `€0.00`.
 pub fn eur_signed(cents: i64) -> String {
-    if cents > 0 {
-        format!("+{}", eur(cents))
-    } else {
-        eur(cents)
-    }
+    ledger_fmt::money_signed(cents, Locale::En)
 }
 
-/// An exact amount in 1/10,000 cent as euros with 6 decimals, e.g. `490.000045`.
+/// An exact amount in 1/10,000 cent as euros with 6 decimals, e.g. `€490.000045`.
 pub fn eur_e4(e4: i128) -> String {
-    let sign = if e4 < 0 { "-" } else { "" };
-    let v = e4.unsigned_abs();
-    format!("{sign}{}.{:06}", v / 1_000_000, v % 1_000_000)
+    ledger_fmt::money_e4(e4, Locale::En)
 }
 
 /// Basis points as a percentage with two decimals: 8850 → `88.50`, -125 → `-1.25`.
@@ -45,16 +40,12 @@ pub fn pct_i128(bp: i128) -> String {
 
 /// A ledger time (UTC ms) as RFC 3339 with milliseconds.
 pub fn time(ms: i64) -> String {
-    chrono::DateTime::from_timestamp_millis(ms)
-        .map(|t| t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
-        .unwrap_or_else(|| format!("{ms} ms"))
+    ledger_fmt::rfc3339_ms(ms)
 }
 
 /// A period bound (UTC ms) as RFC 3339 to the second.
 pub fn time_s(ms: i64) -> String {
-    chrono::DateTime::from_timestamp_millis(ms)
-        .map(|t| t.format("%Y-%m-%dT%H:%M:%SZ").to_string())
-        .unwrap_or_else(|| format!("{ms} ms"))
+    ledger_fmt::rfc3339_s(ms)
 }
 
 /// Column alignment.
@@ -135,14 +126,14 @@ mod tests {
 
     #[test]
     fn money_and_percentages() {
-        assert_eq!(eur(0), "0.00");
-        assert_eq!(eur(5), "0.05");
-        assert_eq!(eur(-123_456), "-1234.56");
-        assert_eq!(eur(i64::MIN), "-92233720368547758.08");
-        assert_eq!(eur_signed(35_000), "+350.00");
-        assert_eq!(eur_signed(-500), "-5.00");
-        assert_eq!(eur_e4(4_900_000_045), "4900.000045");
-        assert_eq!(eur_e4(-45), "-0.000045");
+        assert_eq!(eur(0), "€0.00");
+        assert_eq!(eur(5), "€0.05");
+        assert_eq!(eur(-123_456), "-€1,234.56");
+        assert_eq!(eur(i64::MIN), "-€92,233,720,368,547,758.08");
+        assert_eq!(eur_signed(35_000), "+€350.00");
+        assert_eq!(eur_signed(-500), "-€5.00");
+        assert_eq!(eur_e4(4_900_000_045), "€4,900.000045");
+        assert_eq!(eur_e4(-45), "-€0.000045");
         assert_eq!(pct(8850), "88.50");
         assert_eq!(pct(-125), "-1.25");
         assert_eq!(pct(7), "0.07");
@@ -151,15 +142,15 @@ mod tests {
     #[test]
     fn tables_align_by_characters() {
         let t = table(
-            &[("pool", Align::Left), ("captive €", Align::Right)],
+            &[("pool", Align::Left), ("captive", Align::Right)],
             &[
-                vec!["JP-1".into(), "12.00".into()],
-                vec!["SJP-TEJO".into(), "3000.50".into()],
+                vec!["JP-1".into(), "€12.00".into()],
+                vec!["SJP-TEJO".into(), "€3,000.50".into()],
             ],
         );
         assert_eq!(
             t,
-            "pool      captive €\nJP-1          12.00\nSJP-TEJO    3000.50\n"
+            "pool        captive\nJP-1         €12.00\nSJP-TEJO  €3,000.50\n"
         );
     }
 

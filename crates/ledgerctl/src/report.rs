@@ -144,13 +144,13 @@ pub fn render_table(report: &v1::Report) -> String {
         ("game", Align::Left),
         ("rounds", Align::Right),
         ("void", Align::Right),
-        ("handle €", Align::Right),
-        ("due win €", Align::Right),
-        ("reported win €", Align::Right),
+        ("handle", Align::Right),
+        ("due win", Align::Right),
+        ("reported win", Align::Right),
         ("hold %", Align::Right),
         ("due hold %", Align::Right),
         ("discrepancies", Align::Right),
-        ("discrepancy €", Align::Right),
+        ("discrepancy", Align::Right),
     ];
     let mut out = String::new();
     for (i, p) in report.periods.iter().enumerate() {

@@ -201,14 +201,14 @@ pub fn render(r: &Round, with_entries: bool) -> String {
     }
     let _ = writeln!(
         out,
-        "  bets            {}, handle {} €",
+        "  bets            {}, handle {}",
         s.bets,
         eur(s.handle_cents)
     );
     if let Some(j) = s.jackpot_before_cents {
         let _ = writeln!(
             out,
-            "  jackpot         {} € before the round{}",
+            "  jackpot         {} before the round{}",
             eur(j),
             s.jackpot_pool_id
                 .as_deref()
@@ -246,7 +246,7 @@ pub fn render(r: &Round, with_entries: bool) -> String {
     ];
     for l in table(
         &[
-            ("totals (€)", Align::Left),
+            ("totals", Align::Left),
             ("due", Align::Right),
             ("reported", Align::Right),
             ("", Align::Left),
@@ -260,13 +260,13 @@ pub fn render(r: &Round, with_entries: bool) -> String {
     if s.discrepancies > 0 {
         let _ = writeln!(
             out,
-            "  discrepancies: {} bet(s), {} € in all",
+            "  discrepancies: {} bet(s), {} in all",
             s.discrepancies,
             eur(s.discrepancy_abs_cents)
         );
     }
 
-    let _ = writeln!(out, "\nBets (nets in €):");
+    let _ = writeln!(out, "\nBets (players' nets):");
     if adj.bets.is_empty() {
         let _ = writeln!(out, "  (no bet)");
     } else {
@@ -313,7 +313,7 @@ pub fn render(r: &Round, with_entries: bool) -> String {
     for w in &adj.jackpot_wins {
         let _ = writeln!(
             out,
-            "  jackpot: bet {} wins {} € with {}  [{}]",
+            "  jackpot: bet {} wins {} with {}  [{}]",
             w.bet_id,
             eur(w.prize_cents),
             w.combination,
@@ -323,7 +323,7 @@ pub fn render(r: &Round, with_entries: bool) -> String {
     for h in &adj.house {
         let _ = writeln!(
             out,
-            "  house take due: {} € ({})  [{}]",
+            "  house take due: {} ({})  [{}]",
             eur(h.amount_cents),
             h.kind,
             h.citation

@@ -6,17 +6,11 @@ use std::fmt::Write;
 use rules_core::{Adjudication, Outcome, Violation};
 
 fn euros(cents: i64) -> String {
-    let sign = if cents < 0 { "-" } else { "" };
-    let c = cents.unsigned_abs();
-    format!("{sign}€{}.{:02}", c / 100, c % 100)
+    ledger_fmt::money(cents, ledger_fmt::Locale::En)
 }
 
 fn signed_euros(cents: i64) -> String {
-    if cents > 0 {
-        format!("+{}", euros(cents))
-    } else {
-        euros(cents)
-    }
+    ledger_fmt::money_signed(cents, ledger_fmt::Locale::En)
 }
 
 fn outcome(o: Outcome) -> &'static str {
@@ -140,5 +134,6 @@ mod tests {
         assert_eq!(euros(0), "€0.00");
         assert_eq!(euros(-1505), "-€15.05");
         assert_eq!(signed_euros(17500), "+€175.00");
+        assert_eq!(euros(-123_456), "-€1,234.56");
     }
 }

@@ -1,0 +1,267 @@
+//! The console's TOML configuration: where it listens, which ledgerd it reads, and its accounts.
+//!
+//! Each account names the client certificate and key the console presents to ledgerd for that
+//! user's calls: ledgerd maps the certificate to a principal (role and casinos, docs/security.md)
+//! and decides what the user may read. The console keeps no second copy of the rules.
+
+use std::net::{IpAddr, SocketAddr};
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{}: {err}", path.display())]
+    Read { path: PathBuf, err: std::io::Error },
+    #[error("{}: {err}", path.display())]
+    Parse { path: PathBuf, err: toml::de::Error },
+    #[error("{0}")]
+    Invalid(String),
+}
+
+fn default_language() -> String {
+    "pt-PT".into()
+}
+fn default_time_zone() -> String {
+    "Europe/Lisbon".into()
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// HTTPS address, e.g. "0.0.0.0:8443".
+    pub listen: SocketAddr,
+    /// ledgerd's gRPC address, e.g. "https://ledger.example:50051".
+    pub ledgerd: String,
+    /// The CA that signed ledgerd's certificate.
+    pub ledgerd_ca: PathBuf,
+    /// The console's own certificate chain and key (PEM). Required unless `plaintext`.
+    #[serde(default)]
+    pub tls: Option<Tls>,
+    /// Serve plain HTTP: refused unless `listen` is a loopback address (like ledgerd).
+    #[serde(default)]
+    pub plaintext: bool,
+    /// The language when the browser asks for neither (`pt-PT` or `en`).
+    #[serde(default = "default_language")]
+    pub default_language: String,
+    /// Time zone of the dates shown (IANA name).
+    #[serde(default = "default_time_zone")]
+    pub time_zone: String,
+    #[serde(default)]
+    pub session: Session,
+    #[serde(default)]
+    pub lockout: Lockout,
+    /// Single sign-on through a trusted reverse proxy.
+    #[serde(default)]
+    pub proxy: Option<Proxy>,
+    #[serde(default)]
+    pub accounts: Vec<Account>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tls {
+    pub cert_chain: PathBuf,
+    pub key: PathBuf,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Session {
+    /// A session ends after this long without a request.
+    pub idle_secs: u64,
+    /// ... and this long after sign-in in any case.
+    pub max_secs: u64,
+}
+
+impl Default for Session {
+    fn default() -> Self {
+        Session {
+            idle_secs: 30 * 60,
+            max_secs: 8 * 3600,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Lockout {
+    /// Consecutive failed sign-ins of an account that lock it ...
+    pub max_failures: u32,
+    /// ... for this long (a correct password is refused meanwhile).
+    pub lock_secs: u64,
+}
+
+impl Default for Lockout {
+    fn default() -> Self {
+        Lockout {
+            max_failures: 5,
+            lock_secs: 15 * 60,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Proxy {
+    /// The header that names the signed-in account, e.g. "X-Remote-User".
+    pub header: String,
+    /// The proxies' addresses: the header is believed only on connections from these.
+    pub trusted: Vec<IpAddr>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Account {
+    /// Sign-in name (and the name in the ledger's review records).
+    pub name: String,
+    pub display_name: String,
+    /// argon2id PHC string (`ledger-console hash-password`); absent: proxy sign-in only.
+    #[serde(default)]
+    pub password_hash: Option<String>,
+    /// The ledgerd client certificate and key used for this account's calls.
+    pub client_cert: PathBuf,
+    pub client_key: PathBuf,
+    /// The casinos the certificate is limited to in ledgerd (for the casino selector only:
+    /// ledgerd enforces the scope whatever this says). Empty: every casino.
+    #[serde(default)]
+    pub casinos: Vec<String>,
+}
+
+impl Config {
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|err| ConfigError::Read {
+            path: path.to_path_buf(),
+            err,
+        })?;
+        let c: Config = toml::from_str(&text).map_err(|err| ConfigError::Parse {
+            path: path.to_path_buf(),
+            err,
+        })?;
+        c.validate()?;
+        Ok(c)
+    }
+
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let bad = |s: String| Err(ConfigError::Invalid(s));
+        if self.plaintext && !self.listen.ip().is_loopback() {
+            return bad(format!(
+                "plaintext = true needs a loopback `listen` address, not {}",
+                self.listen
+            ));
+        }
+        if !self.plaintext && self.tls.is_none() {
+            return bad(
+                "[tls] cert_chain and key are required (or plaintext = true on loopback)".into(),
+            );
+        }
+        self.default_language
+            .parse::<ledger_fmt::Locale>()
+            .map_err(|e| ConfigError::Invalid(format!("default_language: {e}")))?;
+        ledger_fmt::time_zone(&self.time_zone)
+            .map_err(|e| ConfigError::Invalid(format!("time_zone: {e}")))?;
+        if self.lockout.max_failures == 0 {
+            return bad("lockout.max_failures must be at least 1".into());
+        }
+        if self.session.idle_secs == 0 || self.session.max_secs == 0 {
+            return bad("session.idle_secs and session.max_secs must be above 0".into());
+        }
+        if self.accounts.is_empty() {
+            return bad("no [[accounts]]: nobody could sign in".into());
+        }
+        let mut names = std::collections::BTreeSet::new();
+        for a in &self.accounts {
+            if a.name.is_empty()
+                || !a
+                    .name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "._@-".contains(c))
+            {
+                return bad(format!(
+                    "accounts.name {:?}: letters, digits and . _ @ - only",
+                    a.name
+                ));
+            }
+            if !names.insert(a.name.as_str()) {
+                return bad(format!("accounts.name {:?} appears twice", a.name));
+            }
+            if let Some(h) = &a.password_hash
+                && !h.starts_with("$argon2id$")
+            {
+                return bad(format!(
+                    "accounts.password_hash of {:?} is not an argon2id hash (ledger-console hash-password)",
+                    a.name
+                ));
+            }
+        }
+        if let Some(p) = &self.proxy {
+            if p.trusted.is_empty() {
+                return bad("proxy.trusted is empty: name the reverse proxies' addresses".into());
+            }
+            if axum::http::HeaderName::from_bytes(p.header.as_bytes()).is_err() {
+                return bad(format!("proxy.header {:?} is not a header name", p.header));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn locale(&self) -> ledger_fmt::Locale {
+        self.default_language.parse().unwrap_or_default()
+    }
+
+    pub fn tz(&self) -> ledger_fmt::Tz {
+        ledger_fmt::time_zone(&self.time_zone).unwrap_or(ledger_fmt::DEFAULT_TZ)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = r#"
+listen = "127.0.0.1:8443"
+ledgerd = "https://127.0.0.1:50051"
+ledgerd_ca = "ca.pem"
+plaintext = true
+[[accounts]]
+name = "ana"
+display_name = "Ana"
+password_hash = "$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaA"
+client_cert = "ana.pem"
+client_key = "ana.key"
+"#;
+
+    fn parse(s: &str) -> Result<Config, String> {
+        let c: Config = toml::from_str(s).map_err(|e| e.to_string())?;
+        c.validate().map_err(|e| e.to_string())?;
+        Ok(c)
+    }
+
+    #[test]
+    fn defaults_and_refusals_name_the_key() {
+        let c = parse(BASE).unwrap();
+        assert_eq!(c.lockout.max_failures, 5);
+        assert_eq!(c.locale(), ledger_fmt::Locale::PtPt);
+        let e = parse(&BASE.replace("127.0.0.1:8443", "0.0.0.0:8443")).unwrap_err();
+        assert!(e.contains("plaintext = true needs a loopback"), "{e}");
+        let e = parse(&BASE.replace("plaintext = true", "")).unwrap_err();
+        assert!(e.contains("[tls]"), "{e}");
+        let e = parse(&BASE.replace("$argon2id$", "$argon2i$")).unwrap_err();
+        assert!(e.contains("accounts.password_hash"), "{e}");
+        let e = parse(&format!("{BASE}time_zone = \"Mars/Base\"\n")).unwrap_err();
+        assert!(
+            e.contains("unknown field") || e.contains("time_zone"),
+            "{e}"
+        );
+        let e = parse(&BASE.replace("plaintext = true", "plaintext = true\ntime_zone = \"Mars\""))
+            .unwrap_err();
+        assert!(e.contains("time_zone"), "{e}");
+        let e = parse(&BASE.replace("name = \"ana\"", "name = \"a b\"")).unwrap_err();
+        assert!(e.contains("accounts.name"), "{e}");
+        let e =
+            parse(&BASE.replace("plaintext = true", "plaintext = true\nbogus = 1")).unwrap_err();
+        assert!(e.contains("bogus"), "{e}");
+        let twice = format!("{BASE}{}", &BASE[BASE.find("[[accounts]]").unwrap()..]);
+        assert!(parse(&twice).unwrap_err().contains("appears twice"));
+    }
+}

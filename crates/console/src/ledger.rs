@@ -1,0 +1,90 @@
+//! ledgerd, as each account sees it: one lazily connected gRPC channel per account, presenting
+//! that account's client certificate, so that ledgerd applies the account's role and casinos to
+//! every call the console makes for it.
+
+use std::time::Duration;
+
+use ledger_agent::tls::ClientTls;
+use ledger_core::proto::{
+    self as v1, audit_client::AuditClient, checkpoints_client::CheckpointsClient,
+    jackpots_client::JackpotsClient, proofs_client::ProofsClient, query_client::QueryClient,
+};
+use tonic::transport::{Channel, Endpoint};
+
+use crate::config::Config;
+
+/// The largest reply the console accepts (a page of findings, a round with its entries).
+const MAX_REPLY: usize = 64 << 20;
+
+#[derive(Clone)]
+pub struct Ledger {
+    channel: Channel,
+}
+
+pub fn channels(cfg: &Config) -> anyhow::Result<Vec<Ledger>> {
+    cfg.accounts
+        .iter()
+        .map(|a| {
+            let tls =
+                ClientTls::from_files(&cfg.ledgerd_ca, Some(&a.client_cert), Some(&a.client_key))
+                    .map_err(|e| anyhow::anyhow!("account {:?}: {e}", a.name))?;
+            let ep = Endpoint::from_shared(cfg.ledgerd.clone())
+                .map_err(|_| anyhow::anyhow!("ledgerd: {:?} is not a URL", cfg.ledgerd))?
+                .connect_timeout(Duration::from_secs(5))
+                .timeout(Duration::from_secs(30))
+                .tcp_nodelay(true);
+            let ep = if cfg.ledgerd.starts_with("https://") {
+                ep.tls_config(tls.config())
+                    .map_err(|e| anyhow::anyhow!("account {:?}: {e}", a.name))?
+            } else {
+                ep
+            };
+            Ok(Ledger {
+                channel: ep.connect_lazy(),
+            })
+        })
+        .collect()
+}
+
+impl Ledger {
+    pub fn from_channel(channel: Channel) -> Ledger {
+        Ledger { channel }
+    }
+
+    pub fn audit(&self) -> AuditClient<Channel> {
+        AuditClient::new(self.channel.clone()).max_decoding_message_size(MAX_REPLY)
+    }
+    pub fn query(&self) -> QueryClient<Channel> {
+        QueryClient::new(self.channel.clone()).max_decoding_message_size(MAX_REPLY)
+    }
+    pub fn checkpoints(&self) -> CheckpointsClient<Channel> {
+        CheckpointsClient::new(self.channel.clone()).max_decoding_message_size(MAX_REPLY)
+    }
+    pub fn proofs(&self) -> ProofsClient<Channel> {
+        ProofsClient::new(self.channel.clone()).max_decoding_message_size(MAX_REPLY)
+    }
+    pub fn jackpots(&self) -> JackpotsClient<Channel> {
+        JackpotsClient::new(self.channel.clone()).max_decoding_message_size(MAX_REPLY)
+    }
+}
+
+/// Findings matching `req` from its `after_seq` on, paging until `max` are read or none remain;
+/// returns them and whether more remain.
+pub async fn findings_upto(
+    l: &Ledger,
+    mut req: v1::ListFindingsRequest,
+    max: usize,
+) -> Result<(Vec<v1::Finding>, bool), tonic::Status> {
+    let mut client = l.audit();
+    let mut out = Vec::new();
+    loop {
+        req.limit = (max - out.len()).clamp(1, 1000) as u32;
+        let page = client.list_findings(req.clone()).await?.into_inner();
+        out.extend(page.findings);
+        match page.next_after_seq {
+            Some(s) if out.len() < max => req.after_seq = Some(s),
+            Some(_) => return Ok((out, true)),
+            None => return Ok((out, false)),
+        }
+    }
+}
