@@ -518,9 +518,24 @@ fn ledgerd_serves_the_ledger_the_demo_left() {
     let key = doc["verify"]["ledger_public_key"]
         .as_str()
         .expect("the ledger key");
-    let (code, out, err) = ledgerctl(&["verify", "--evidence", evidence, "--ledger-key", key]);
+    let witness = doc["evidence"]["witness_key"]
+        .as_str()
+        .expect("the witness's key");
+    let (code, out, err) = ledgerctl(&[
+        "verify",
+        "--evidence",
+        evidence,
+        "--ledger-key",
+        key,
+        "--witness-key",
+        witness,
+    ]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("findings follow from the events"), "{out}");
+    assert!(
+        out.contains("cosigned by witness inspectorate.demo/w1"),
+        "{out}"
+    );
     let config = std::path::PathBuf::from(doc["config"].as_str().expect("config in the output"));
     assert_eq!(
         config,

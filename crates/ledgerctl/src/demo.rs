@@ -85,6 +85,8 @@ const MARKER: &str = ".ledgerctl-demo";
 
 /// The demo's TLS client: a regulator principal.
 const DEMO_CLIENT: &str = "demo-regulator";
+/// The name of the demo's witness (its cosignatures' key name).
+const WITNESS: &str = "inspectorate.demo/w1";
 
 fn prepare(dir: &Path) -> anyhow::Result<()> {
     if dir.exists() {
@@ -471,8 +473,37 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
             "ledgerctl demo makes its own certificates: run it without --tls-ca/--tls-cert/--tls-key (and LEDGER_CA/LEDGER_CERT/LEDGER_KEY)"
         );
     }
+    // The ledger's key, and a witness as an inspectorate runs one (C2SP tlog-witness): it
+    // cosigns each checkpoint it can check against the one it cosigned before.
+    let ledger_key = session::derived_key(a.seed, "ledger");
+    let (ledger_key_file, _) =
+        ledger_agent::keys::write_pair(&dir.join("keys").join("ledger"), &ledger_key)?;
+    cfg.ledger_key_file = Some(ledger_key_file);
+    let witness_key = session::derived_key(a.seed, WITNESS);
+    let witness_listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let witness_addr = witness_listener.local_addr()?;
+    let _witness = crate::witness::spawn(
+        WITNESS.into(),
+        witness_key.clone(),
+        [(
+            ledger_core::note::origin_of(&cfg.ledger_id),
+            ledger_key.verifying_key(),
+        )]
+        .into(),
+        dir.join("witness"),
+        witness_listener,
+    )?;
+    let witness_public = witness_key.verifying_key();
+    let mut kept_cfg = cfg.clone();
+    cfg.witnesses = vec![ledgerd::config::WitnessEntry {
+        name: WITNESS.into(),
+        url: format!("http://{witness_addr}"),
+        public_key: hex::encode(witness_public.as_bytes()),
+    }];
+    // The configuration left behind serves the ledger without the demo's witness, which stops
+    // with the demo.
+    kept_cfg.witnesses.clear();
     let ledger_dir = dir.join("ledger");
-    let kept_cfg = cfg.clone();
     let server = ledgerd::Server::start(cfg, ledger_dir.clone(), ledgerd::Init::Create).await?;
     let ledger_public_key = server.ledger_public_key.clone();
     let url = format!("https://{}", server.addr);
@@ -624,14 +655,46 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
         None => Err(anyhow::anyhow!("no planted payout finding to bundle")),
         Some(f) => {
             let made = async {
-                CheckpointsClient::new(ch.clone())
+                let mut checkpoints = CheckpointsClient::new(ch.clone());
+                let cp = checkpoints
                     .create(v1::CreateCheckpointRequest {})
-                    .await?;
-                let bundle = crate::evidence::build(&ch, &f.table_id, &f.round_id, false).await?;
+                    .await?
+                    .into_inner();
+                let size = ledger_core::record::check_checkpoint(&cp, None)
+                    .map_err(|e| anyhow::anyhow!("{e}"))?
+                    .tree
+                    .map_or(0, |t| t.size);
+                // ledgerd sends each new checkpoint to its witnesses; wait for the cosignature.
+                let deadline = Instant::now() + Duration::from_secs(20);
+                loop {
+                    let got = checkpoints
+                        .get_latest(v1::GetCheckpointRequest { cosigned: true })
+                        .await
+                        .ok()
+                        .and_then(|c| {
+                            ledger_core::record::check_checkpoint(&c.into_inner(), None).ok()
+                        })
+                        .and_then(|i| i.tree)
+                        .map_or(0, |t| t.size);
+                    if got >= size {
+                        break;
+                    }
+                    if Instant::now() > deadline {
+                        bail!(
+                            "the demo's witness did not cosign the checkpoint of {size} entries within 20 s"
+                        );
+                    }
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                let bundle = crate::evidence::build(&ch, &f.table_id, &f.round_id, true).await?;
                 let file = dir.join(format!("evidence-{}.json", f.round_id));
                 std::fs::write(&file, serde_json::to_string_pretty(&bundle)? + "\n")?;
                 let key = ledger_core::signing::parse_public_key_hex(&ledger_public_key)?;
-                let v = crate::evidence::verify(&bundle, &key, &[])?;
+                let v = crate::evidence::verify(
+                    &bundle,
+                    &key,
+                    &[(WITNESS.to_string(), witness_public)],
+                )?;
                 anyhow::Ok((file, v))
             };
             made.await
@@ -640,20 +703,23 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
     match &evidence {
         Ok((file, v)) => say(format!(
             "\nevidence of the disputed round {} at {}: {} ({} entries proven against the \
-             checkpoint, {} signatures, the rules give the same {} findings)\n  check it: \
-             ledgerctl verify --evidence {} --ledger-key {ledger_public_key}",
+             checkpoint of {} entries cosigned by witness {WITNESS}, {} signatures, the rules \
+             give the same {} findings)\n  check it: ledgerctl verify --evidence {} \
+             --ledger-key {ledger_public_key} --witness-key {}",
             v.round_id,
             v.table_id,
             file.display(),
             v.entries,
+            v.tree_size,
             v.signatures,
             v.findings_rederived,
-            file.display()
+            file.display(),
+            ledger_core::note::cosigner_vkey(WITNESS, &witness_public)
         )),
         Err(e) => say(format!("\nevidence bundle: FAILED: {e:#}")),
     }
     checks.push((
-        "an evidence bundle of a disputed round verifies offline".into(),
+        "a witness cosigned the checkpoint; an evidence bundle of a disputed round verifies offline".into(),
         evidence.is_ok(),
     ));
     drop(ch);
@@ -745,7 +811,8 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
             "drills": drill_json,
             "evidence": match &evidence {
                 Ok((file, v)) => serde_json::json!({"file": file, "round_id": v.round_id,
-                    "table_id": v.table_id, "entries": v.entries, "findings": v.findings_rederived}),
+                    "table_id": v.table_id, "entries": v.entries, "findings": v.findings_rederived,
+                    "witness_key": ledger_core::note::cosigner_vkey(WITNESS, &witness_public)}),
                 Err(e) => serde_json::json!({"error": format!("{e:#}")}),
             },
             "live_audit": {

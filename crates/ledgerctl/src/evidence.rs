@@ -267,10 +267,9 @@ async fn proofs_entry(
 /// A witness's verifier key, `<name>+<hex key id>+<base64(0x04 ‖ ed25519 key)>` (C2SP
 /// signed-note's cosignature/v1 key, as `ledgerctl witness serve` prints it).
 pub fn parse_witness_vkey(s: &str) -> anyhow::Result<(String, VerifyingKey)> {
-    let mut parts = s.trim().split('+');
-    let (Some(name), Some(id), Some(key), None) =
-        (parts.next(), parts.next(), parts.next(), parts.next())
-    else {
+    // The key's base64 may hold '+' too: the name and the id never do.
+    let mut parts = s.trim().splitn(3, '+');
+    let (Some(name), Some(id), Some(key)) = (parts.next(), parts.next(), parts.next()) else {
         bail!("--witness-key {s:?}: expected NAME+KEYID+KEY");
     };
     let raw = B64
@@ -796,6 +795,18 @@ mod tests {
         // A witness key that is not well formed.
         assert!(parse_witness_vkey("w+00000000+AAAA").is_err());
         let w = ledger_core::note::cosigner_vkey("w.example/1", &other);
+        // A key whose base64 holds a '+'.
+        let plus = (0u8..=255)
+            .map(|i| ed25519_dalek::SigningKey::from_bytes(&[i; 32]).verifying_key())
+            .find(|k| {
+                ledger_core::note::cosigner_vkey("w", k)
+                    .matches('+')
+                    .count()
+                    > 2
+            })
+            .unwrap();
+        let vk = ledger_core::note::cosigner_vkey("w", &plus);
+        assert_eq!(parse_witness_vkey(&vk).unwrap(), ("w".to_string(), plus));
         assert_eq!(
             parse_witness_vkey(&w).unwrap(),
             ("w.example/1".to_string(), other)
