@@ -34,6 +34,7 @@ mod keyfile;
 mod signer;
 mod store;
 mod tree;
+mod verbatim;
 mod windowed;
 
 pub use append::{
@@ -47,6 +48,7 @@ pub use store::{
     CHECKPOINT_LOG, Chunk, ChunkOrder, EntryView, LatestCheckpoint, OpenConfig, PrincipalConfig,
     Store,
 };
+pub use verbatim::Alarm;
 pub use windowed::{WINDOW_BYTES, WindowedChunks, windowed_entries, windowed_entries_with};
 
 /// Errors of the store. Any of them from a write or a sync is fatal for acknowledging.
