@@ -52,6 +52,62 @@ pub struct Config {
     pub audit: AuditSection,
     pub metrics: Metrics,
     pub log: Log,
+    /// Run as a read-only mirror of another ledger (`crate::mirror`). Absent: a ledger of its own.
+    pub mirror: Option<MirrorSection>,
+}
+
+/// `[mirror]`: the ledger this ledgerd copies, verifying every entry, and how it connects.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MirrorSection {
+    /// The source ledgerd's gRPC address: `https://host:port` (or `http://` for a plaintext
+    /// ledgerd on loopback).
+    pub source: String,
+    /// The source's ledger id (its genesis must name it).
+    pub source_ledger_id: String,
+    /// The source's ledger public key (its genesis key): 64 hex digits, or a file holding them.
+    pub source_ledger_key: String,
+    /// The CA that signed the source's certificate (PEM).
+    pub tls_ca: Option<PathBuf>,
+    /// This mirror's client certificate and key at the source (a regulator there).
+    pub tls_cert: Option<PathBuf>,
+    pub tls_key: Option<PathBuf>,
+    /// Most entries verified and stored as one group.
+    #[serde(default = "default_mirror_group")]
+    pub max_group: usize,
+    /// How often the source's new checkpoints and head are read, in ms.
+    #[serde(default = "default_mirror_poll_ms")]
+    pub poll_ms: u64,
+}
+
+fn default_mirror_group() -> usize {
+    4096
+}
+
+fn default_mirror_poll_ms() -> u64 {
+    500
+}
+
+impl MirrorSection {
+    /// The source's genesis key, from hex or from the file that holds it.
+    pub fn ledger_key(&self) -> Result<ed25519_dalek::VerifyingKey, ConfigError> {
+        let text = if self.source_ledger_key.len() == 64
+            && self
+                .source_ledger_key
+                .chars()
+                .all(|c| c.is_ascii_hexdigit())
+        {
+            self.source_ledger_key.clone()
+        } else {
+            std::fs::read_to_string(&self.source_ledger_key).map_err(|e| {
+                ConfigError::Invalid(format!(
+                    "mirror.source_ledger_key: neither 64 hex digits nor a readable file ({e})"
+                ))
+            })?
+        };
+        ledger_core::signing::parse_public_key_hex(text.trim())
+            .map_err(|e| ConfigError::Invalid(format!("mirror.source_ledger_key: {e}")))
+    }
 }
 
 /// A witness ledgerd submits its checkpoints to (`crate::witnesses`).
@@ -348,6 +404,7 @@ impl Default for Config {
             audit: AuditSection::default(),
             metrics: Metrics::default(),
             log: Log::default(),
+            mirror: None,
         }
     }
 }
@@ -480,6 +537,11 @@ impl Config {
             c.tls.cert_chain.as_mut().map(at);
             c.tls.key.as_mut().map(at);
             c.tls.client_ca.iter_mut().for_each(at);
+            if let Some(m) = c.mirror.as_mut() {
+                m.tls_ca.as_mut().map(at);
+                m.tls_cert.as_mut().map(at);
+                m.tls_key.as_mut().map(at);
+            }
         }
         Ok(c)
     }
@@ -507,6 +569,31 @@ impl Config {
     /// Check values that TOML types cannot.
     pub fn validate(&self) -> Result<(), ConfigError> {
         let bad = |m: String| Err(ConfigError::Invalid(m));
+        if let Some(m) = &self.mirror {
+            if !(m.source.starts_with("https://") || m.source.starts_with("http://")) {
+                return bad(format!(
+                    "mirror.source {:?}: give the source as https://host:port",
+                    m.source
+                ));
+            }
+            if m.source.starts_with("https://") && m.tls_ca.is_none() {
+                return bad(
+                    "mirror.tls_ca: an https:// source needs the CA of its certificate".into(),
+                );
+            }
+            if m.tls_cert.is_some() != m.tls_key.is_some() {
+                return bad("mirror.tls_cert and mirror.tls_key go together".into());
+            }
+            if m.source_ledger_id.is_empty() {
+                return bad("mirror.source_ledger_id is empty".into());
+            }
+            if !(1..=65_536).contains(&m.max_group) {
+                return bad("mirror.max_group must be 1..=65536".into());
+            }
+            if !(10..=60_000).contains(&m.poll_ms) {
+                return bad("mirror.poll_ms must be 10..=60000".into());
+            }
+        }
         if self.checkpoint.witnesses_required > self.witnesses.len() {
             return bad(format!(
                 "checkpoint.witnesses_required = {}: only {} [[witnesses]] are configured",
@@ -1094,6 +1181,16 @@ mod tests {
                 url: "http://127.0.0.1:1".into(),
                 public_key: "00".into(),
             }],
+            mirror: Some(MirrorSection {
+                source: "https://127.0.0.1:1".into(),
+                source_ledger_id: "x".into(),
+                source_ledger_key: "00".into(),
+                tls_ca: Some("ca.pem".into()),
+                tls_cert: Some("c.pem".into()),
+                tls_key: Some("c.key".into()),
+                max_group: 1,
+                poll_ms: 10,
+            }),
             ..Config::default()
         };
         let mut known = std::collections::BTreeSet::new();

@@ -18,6 +18,7 @@ pub mod limits;
 pub mod load;
 pub mod logging;
 pub mod metrics;
+pub mod mirror;
 pub mod notify;
 pub mod pipeline;
 pub mod process;
@@ -122,6 +123,10 @@ impl Server {
         };
         check_init(&data_dir, init)?;
         filesystem::check(&data_dir, cfg.store.require_safe_filesystem)?;
+        if let Some(m) = cfg.mirror.clone() {
+            return Server::start_mirror(cfg, m, data_dir, (listener, metrics), (tls, clients))
+                .await;
+        }
         let dir = data_dir.clone();
         let key_source = cfg.key_source()?;
         let (store, appender) = tokio::task::spawn_blocking(move || {
@@ -177,12 +182,52 @@ impl Server {
             (listener, metrics),
             (tls.clone(), clients.clone()),
             shutdown_rx,
+            None,
         ));
         tracing::info!(%addr, data_dir = %data_dir.display(), ledger_key = %ledger_public_key, "ledgerd serving");
         Ok(Server {
             addr,
             metrics_addr,
             ledger_public_key,
+            tls,
+            clients,
+            shutdown: Some(shutdown),
+            task,
+        })
+    }
+
+    /// [`Server::start`] for a mirror (`[mirror]`): the copy of another ledger, served read-only
+    /// (`crate::mirror`). It signs nothing: no checkpoints, no witnesses.
+    async fn start_mirror(
+        mut cfg: Config,
+        m: config::MirrorSection,
+        data_dir: PathBuf,
+        (listener, metrics): (tokio::net::TcpListener, Option<tokio::net::TcpListener>),
+        (tls, clients): (Option<tls::Reloadable>, access::Clients),
+    ) -> anyhow::Result<Server> {
+        let addr = listener.local_addr()?;
+        let key = hex::encode(m.ledger_key()?.to_bytes());
+        let (ledger, running) =
+            mirror::start(&m, &data_dir, cfg.store.cache_capacity_mb << 20).await?;
+        cfg.ledger_id = m.source_ledger_id.clone();
+        cfg.checkpoint.interval_secs = 0;
+        cfg.witnesses.clear();
+        let metrics_addr = metrics.as_ref().map(|l| l.local_addr()).transpose()?;
+        let (shutdown, shutdown_rx) = oneshot::channel();
+        let task = tokio::spawn(serve(
+            cfg,
+            data_dir.clone(),
+            ledger,
+            (listener, metrics),
+            (tls.clone(), clients.clone()),
+            shutdown_rx,
+            Some(running),
+        ));
+        tracing::info!(%addr, data_dir = %data_dir.display(), source = %m.source, "ledgerd serving as a mirror");
+        Ok(Server {
+            addr,
+            metrics_addr,
+            ledger_public_key: key,
             tls,
             clients,
             shutdown: Some(shutdown),
@@ -225,6 +270,7 @@ async fn serve(
     (listener, metrics): (tokio::net::TcpListener, Option<tokio::net::TcpListener>),
     (tls, clients): (Option<tls::Reloadable>, access::Clients),
     shutdown: oneshot::Receiver<()>,
+    mirror: Option<mirror::Running>,
 ) -> anyhow::Result<()> {
     let (health, health_service) = tonic_health::server::health_reporter();
     health
@@ -404,7 +450,13 @@ async fn serve(
         .add_service(checkpoints)
         .add_service(proofs)
         .add_optional_service(audit_service)
-        .add_optional_service(jackpot_service);
+        .add_optional_service(jackpot_service)
+        .add_optional_service(mirror.as_ref().map(|r| {
+            ledger_proto::v1::mirror_server::MirrorServer::new(mirror::MirrorService {
+                status: r.status.clone(),
+                store: r.store.clone(),
+            })
+        }));
     let stopped = async {
         let _ = stop_rx.await;
     };
@@ -468,6 +520,10 @@ async fn serve(
     if let Some(t) = witness_task {
         t.abort();
     }
+    let is_mirror = mirror.is_some();
+    if let Some(m) = mirror {
+        m.stop().await;
+    }
     if let Some(a) = live {
         // Commit what the audit has pending and snapshot it.
         tokio::task::spawn_blocking(move || a.stop()).await?;
@@ -476,10 +532,12 @@ async fn serve(
     if let Some(m) = fatal_msg {
         anyhow::bail!("the ledger stopped acknowledging: {m}");
     }
-    ledger
-        .checkpoint("shutdown")
-        .await
-        .context("shutdown checkpoint")?;
+    if !is_mirror {
+        ledger
+            .checkpoint("shutdown")
+            .await
+            .context("shutdown checkpoint")?;
+    }
     ledger.store().sync().context("final sync")?;
     tracing::info!("ledgerd stopped cleanly");
     Ok(())

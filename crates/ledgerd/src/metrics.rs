@@ -114,6 +114,9 @@ fn admitted(
 /// The registry every scrape encodes: one [`Figures`] collector.
 pub fn registry(ledger: Ledger, audit: Option<AuditGauges>) -> Registry {
     let mut r = Registry::default();
+    if let Some(m) = ledger.mirror() {
+        r.register_collector(Box::new(crate::mirror::Metrics(m.clone())));
+    }
     r.register_collector(Box::new(Figures {
         ledger,
         audit,

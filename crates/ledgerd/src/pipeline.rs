@@ -262,6 +262,8 @@ pub struct Ledger {
     durable: watch::Receiver<(u64, Hash32)>,
     fatal: watch::Receiver<Option<String>>,
     stats: Arc<IngestStats>,
+    /// Set when this ledgerd is a mirror ([`Ledger::read_only`]).
+    mirror: Option<Arc<crate::mirror::Status>>,
 }
 
 fn unavailable(fatal: &watch::Receiver<Option<String>>) -> Status {
@@ -334,7 +336,58 @@ impl Ledger {
             durable,
             fatal,
             stats,
+            mirror: None,
         }
+    }
+
+    /// A ledger that only serves what `store` holds: a mirror's. Every envelope submitted and
+    /// every checkpoint requested is refused with FAILED_PRECONDITION and `refusal`; the
+    /// returned sender advances the durable head as the mirror stores verified entries.
+    pub fn read_only(
+        store: Arc<Store>,
+        head: (u64, Hash32),
+        refusal: String,
+        status: Arc<crate::mirror::Status>,
+    ) -> (Ledger, watch::Sender<(u64, Hash32)>) {
+        let (tx, mut rx) = mpsc::channel::<Msg>(1024);
+        let (durable_tx, durable) = watch::channel(head);
+        let (_fatal_tx, fatal) = watch::channel(None);
+        let last = store
+            .entry(head.0)
+            .ok()
+            .flatten()
+            .map_or(now_ms(), |e| e.received_at_ms);
+        tokio::spawn(async move {
+            let _keep = _fatal_tx;
+            while let Some(m) = rx.recv().await {
+                let why = Status::failed_precondition(refusal.clone());
+                match m {
+                    Msg::Event(_, reply, _) => reply.send(Err(why)),
+                    Msg::Checkpoint(_, r) => {
+                        let _ = r.send(Err(why));
+                    }
+                }
+            }
+        });
+        let ledger = Ledger {
+            tx,
+            queue_bytes: Arc::new(tokio::sync::Semaphore::new(1024)),
+            queue_units: 1024,
+            store,
+            max_body_bytes: 64 * 1024,
+            time: TimePolicy::default(),
+            window: Arc::new(WindowClock::new(last, now_ms())),
+            durable,
+            fatal,
+            stats: Arc::new(IngestStats::default()),
+            mirror: Some(status),
+        };
+        (ledger, durable_tx)
+    }
+
+    /// The mirror's state, when this ledgerd is a mirror.
+    pub fn mirror(&self) -> Option<&Arc<crate::mirror::Status>> {
+        self.mirror.as_ref()
     }
 
     /// Submit one envelope; the receiver yields its receipt once it is decided and durable.
@@ -1732,6 +1785,7 @@ mod tests {
             durable,
             fatal,
             stats: Arc::default(),
+            mirror: None,
         };
         for n in 21..=23 {
             drop(stalled.submit(env(op, "op0", n, model(n as u32))).await);

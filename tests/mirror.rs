@@ -1,0 +1,387 @@
+//! ledgerd as a mirror of another ledger (`[mirror]`), against real ledgerds over real TLS: it
+//! follows under ingest, its live audit's digest equals the source's, it refuses ingest and
+//! checkpoints, it resumes after restarts of either side without a gap or a duplicate, and a
+//! source whose history was rewritten raises an alarm while nothing of the rewrite is stored.
+
+#[path = "support/play.rs"]
+mod play;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use casino_play::sim;
+use e2e::*;
+use ledger_agent::DeviceSigner;
+use ledger_core::proto::{
+    self as v1, checkpoints_client::CheckpointsClient, ingest_client::IngestClient,
+    mirror_client::MirrorClient, query_client::QueryClient,
+};
+
+/// A mirror's configuration: its source, the source's identity, and a regulator's certificate
+/// at the source.
+fn mirror_config(dir: &Path, src: &Ledgerd) -> PathBuf {
+    let p = pki();
+    write_config(
+        dir,
+        &format!(
+            "[mirror]\nsource = \"{}\"\nsource_ledger_id = \"e2e\"\nsource_ledger_key = \"{}\"\ntls_ca = {:?}\ntls_cert = {:?}\ntls_key = {:?}\npoll_ms = 100\n",
+            src.url(),
+            src.ledger_key,
+            p.ca(),
+            p.cert("e2e-regulator"),
+            p.key("e2e-regulator"),
+        ),
+    )
+}
+
+async fn head(url: &str) -> v1::Head {
+    let ch = ledger_agent::connect(url).await.expect("connect");
+    QueryClient::new(ch)
+        .get_head(v1::GetHeadRequest {})
+        .await
+        .expect("GetHead")
+        .into_inner()
+}
+
+/// Every entry, in order.
+async fn entries(url: &str) -> Vec<v1::ChainEntry> {
+    let ch = ledger_agent::connect(url).await.expect("connect");
+    let mut s = QueryClient::new(ch)
+        .max_decoding_message_size(64 << 20)
+        .list_entries(v1::ListEntriesRequest {
+            from_index: 0,
+            to_index: u64::MAX,
+        })
+        .await
+        .expect("ListEntries")
+        .into_inner();
+    let mut out = Vec::new();
+    while let Some(e) = s.message().await.expect("an entry") {
+        out.push(e);
+    }
+    out
+}
+
+async fn latest_checkpoint(url: &str) -> v1::Checkpoint {
+    let ch = ledger_agent::connect(url).await.expect("connect");
+    CheckpointsClient::new(ch)
+        .get_latest(v1::GetCheckpointRequest { cosigned: false })
+        .await
+        .expect("GetLatest")
+        .into_inner()
+}
+
+async fn mirror_status(url: &str) -> v1::MirrorStatus {
+    let ch = ledger_agent::connect(url).await.expect("connect");
+    MirrorClient::new(ch)
+        .get_status(v1::GetMirrorStatusRequest {})
+        .await
+        .expect("Mirror.GetStatus")
+        .into_inner()
+}
+
+async fn alarms(url: &str) -> Vec<v1::MirrorAlarm> {
+    let ch = ledger_agent::connect(url).await.expect("connect");
+    MirrorClient::new(ch)
+        .list_alarms(v1::ListMirrorAlarmsRequest {})
+        .await
+        .expect("Mirror.ListAlarms")
+        .into_inner()
+        .alarms
+}
+
+/// Wait until the mirror holds the source's head (and its latest checkpoint).
+async fn wait_synced(src: &str, mirror: &str) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let (a, b) = (head(src).await, head(mirror).await);
+        if a.index == b.index && a.entry_hash == b.entry_hash {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the mirror did not catch up: source at {}, mirror at {}",
+            a.index,
+            b.index
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// `n` bets of `dev` on table t1, numbered from `from`.
+fn bets(dev: &mut DeviceSigner, from: u64, n: u64) -> Vec<v1::Envelope> {
+    (from..from + n)
+        .map(|k| dev.sign(now_ms(), bet("t1", &format!("r{}", k / 10), k)))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_mirrors_follow_two_sources_under_ingest_and_audit_alike() {
+    let t0 = Instant::now();
+    let mut dirs = Vec::new();
+    let mut pairs = Vec::new();
+    let mut sessions = Vec::new();
+    for seed in [7u64, 8] {
+        let dir = tempdir();
+        let src = Ledgerd::start(
+            &dir.path().join("src"),
+            &write_config(
+                &{
+                    let d = dir.path().join("src-cfg");
+                    std::fs::create_dir_all(&d).unwrap();
+                    d
+                },
+                "",
+            ),
+            "127.0.0.1:0",
+        );
+        let mdir = dir.path().join("mirror-cfg");
+        std::fs::create_dir_all(&mdir).unwrap();
+        let mirror = Ledgerd::start(
+            &dir.path().join("mirror"),
+            &mirror_config(&mdir, &src),
+            "127.0.0.1:0",
+        );
+        assert_eq!(mirror.ledger_key, src.ledger_key);
+        let plan = sim::standard_plan(seed, 0, 12, true, play::OPERATOR, "inspectorate");
+        let session = sim::generate(&plan).expect("generate");
+        sessions.push(play::sign(&session, seed));
+        pairs.push((src, mirror));
+        dirs.push(dir);
+    }
+    // Both sessions streamed at once, each into its source, while the mirrors follow; a
+    // checkpoint on each source midway.
+    let mut tasks = Vec::new();
+    for ((src, _), signed) in pairs.iter().zip(&sessions) {
+        let (url, signed) = (src.url(), signed.clone());
+        tasks.push(tokio::spawn(async move {
+            play::register_and_open(&url, &signed).await;
+            let (code, out, err) = ledgerctl(&["checkpoint", "--server", &url]);
+            assert_eq!(code, 0, "{out}{err}");
+            play::stream(&url, &signed, &play::patient()).await;
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    for (src, mirror) in &pairs {
+        let (code, out, err) = ledgerctl(&["checkpoint", "--server", &src.url()]);
+        assert_eq!(code, 0, "{out}{err}");
+        wait_synced(&src.url(), &mirror.url()).await;
+        // The source's latest checkpoint reaches the mirror, checked against its entries.
+        let want = latest_checkpoint(&src.url()).await;
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while latest_checkpoint(&mirror.url()).await != want {
+            assert!(
+                Instant::now() < deadline,
+                "the checkpoint did not reach the mirror"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert_eq!(entries(&mirror.url()).await, entries(&src.url()).await);
+        // The mirror's own live audit finds what the source's finds.
+        let a = play::wait_caught_up(&src.url(), Duration::from_secs(120)).await;
+        let b = play::wait_caught_up(&mirror.url(), Duration::from_secs(120)).await;
+        assert!(a.findings > 0, "the session has injected mistakes");
+        assert_eq!(
+            (b.findings, &b.findings_digest, b.rounds),
+            (a.findings, &a.findings_digest, a.rounds)
+        );
+        let s = mirror_status(&mirror.url()).await;
+        assert!(!s.halted && s.alarms == 0, "{s:?}");
+        assert_eq!(s.mirrored_entries, head(&src.url()).await.length);
+        assert!(s.checkpoints >= 2, "{s:?}");
+    }
+    // Read-only: ingest and checkpoint requests are refused, saying why.
+    let (src, mirror) = &pairs[0];
+    let ch = ledger_agent::connect(&mirror.url()).await.expect("connect");
+    let mut op = DeviceSigner::new("operator-1", operator_key(), 1_000_000);
+    let env = op.sign(now_ms(), bet("t1", "r", 1));
+    let mut receipts = IngestClient::new(ch.clone())
+        .submit(tokio_stream::iter(vec![env]))
+        .await
+        .expect("the stream opens")
+        .into_inner();
+    let e = receipts.message().await.expect_err("refused");
+    assert_eq!(e.code(), tonic::Code::FailedPrecondition, "{e:?}");
+    assert!(e.message().contains("read-only mirror of"), "{e:?}");
+    let e = CheckpointsClient::new(ch)
+        .create(v1::CreateCheckpointRequest {})
+        .await
+        .expect_err("refused");
+    assert_eq!(e.code(), tonic::Code::FailedPrecondition, "{e:?}");
+    let (code, out, err) = ledgerctl(&["--json", "mirror", "status", "--server", &mirror.url()]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+    assert_eq!(v["halted"], false, "{v}");
+    assert_eq!(v["mirrored_entries"], head(&src.url()).await.length, "{v}");
+    let (_, out, _) = ledgerctl(&["mirror", "alarms", "--server", &mirror.url()]);
+    assert_eq!(out.trim(), "no alarms");
+    // Only regulators and admins read a mirror's state (`access::RULES`): every other client
+    // is refused.
+    for (client, role, _) in CLIENTS {
+        for what in ["status", "alarms"] {
+            let (code, out, err) =
+                ledgerctl_as(client, &["mirror", what, "--server", &mirror.url()]);
+            if ["regulator", "admin"].contains(role) {
+                assert_eq!(code, 0, "{client} {what}: {out}{err}");
+            } else {
+                assert_ne!(code, 0, "{client} {what}: {out}");
+                assert!(err.contains("needs the role"), "{client} {what}: {err}");
+            }
+        }
+    }
+    // Stopped, each mirror's store verifies offline against its source's key.
+    let n = head(&src.url()).await.length;
+    for (src, mirror) in pairs {
+        let (key, data) = (src.ledger_key.clone(), mirror.data_dir.clone());
+        mirror.stop();
+        src.stop();
+        let (code, out, err) = ledgerctl(&[
+            "verify",
+            "--data-dir",
+            data.to_str().unwrap(),
+            "--ledger-key",
+            &key,
+        ]);
+        assert_eq!(code, 0, "{out}{err}");
+    }
+    eprintln!(
+        "two sources, two mirrors, {n} entries in the first; {:.1} s",
+        t0.elapsed().as_secs_f64()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn restarts_of_either_side_neither_skip_nor_duplicate() {
+    let dir = tempdir();
+    let scfg = {
+        let d = dir.path().join("src-cfg");
+        std::fs::create_dir_all(&d).unwrap();
+        write_config(&d, "")
+    };
+    let sdata = dir.path().join("src");
+    let src = Ledgerd::start(&sdata, &scfg, "127.0.0.1:0");
+    let addr = src.addr.clone();
+    let mcfg = {
+        let d = dir.path().join("mirror-cfg");
+        std::fs::create_dir_all(&d).unwrap();
+        mirror_config(&d, &src)
+    };
+    let mdata = dir.path().join("mirror");
+    let mut devs = register(&src.url(), 1, &[table("table-1", "t1")]).await;
+    let dev = &mut devs[0];
+    submit(&src.url(), &bets(dev, 0, 200)).await;
+    let mirror = Ledgerd::start(&mdata, &mcfg, "127.0.0.1:0");
+    wait_synced(&src.url(), &mirror.url()).await;
+
+    // The mirror stops; the source goes on; the mirror resumes from its own head.
+    mirror.stop();
+    submit(&src.url(), &bets(dev, 200, 200)).await;
+    let mirror = Ledgerd::start(&mdata, &mcfg, "127.0.0.1:0");
+    wait_synced(&src.url(), &mirror.url()).await;
+
+    // The source stops: the mirror keeps serving what it holds, then follows the source again.
+    let held = head(&src.url()).await;
+    src.stop();
+    assert_eq!(head(&mirror.url()).await.entry_hash, held.entry_hash);
+    let src = Ledgerd::start(&sdata, &scfg, &addr);
+    submit(&src.url(), &bets(dev, 400, 200)).await;
+    wait_synced(&src.url(), &mirror.url()).await;
+
+    // The mirror is killed while the source takes a stream of events, and started again.
+    let url = src.url();
+    let batch = bets(dev, 600, 3000);
+    let ingest = tokio::spawn(async move { submit(&url, &batch).await });
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while head(&mirror.url()).await.index < held.index + 300 {
+        assert!(Instant::now() < deadline);
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    mirror.kill9();
+    ingest.await.unwrap();
+    let mirror = Ledgerd::start(&mdata, &mcfg, "127.0.0.1:0");
+    wait_synced(&src.url(), &mirror.url()).await;
+    assert_eq!(entries(&mirror.url()).await, entries(&src.url()).await);
+    let s = mirror_status(&mirror.url()).await;
+    assert!(s.alarms == 0 && !s.halted, "{s:?}");
+    let key = src.ledger_key.clone();
+    mirror.stop();
+    src.stop();
+    let (code, out, err) = ledgerctl(&[
+        "verify",
+        "--data-dir",
+        mdata.to_str().unwrap(),
+        "--ledger-key",
+        &key,
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rewritten_source_raises_the_alarm_and_nothing_of_it_is_stored() {
+    let dir = tempdir();
+    let scfg = {
+        let d = dir.path().join("src-cfg");
+        std::fs::create_dir_all(&d).unwrap();
+        write_config(&d, "")
+    };
+    let (a_data, b_data) = (dir.path().join("a"), dir.path().join("b"));
+    let src = Ledgerd::start(&a_data, &scfg, "127.0.0.1:0");
+    let addr = src.addr.clone();
+    let mut devs = register(&src.url(), 1, &[table("table-1", "t1")]).await;
+    let mut dev = devs.remove(0);
+    submit(&src.url(), &bets(&mut dev, 0, 50)).await;
+    src.stop();
+    // A fork of the ledger as it is now: same key, same history so far.
+    copy_dir(&a_data, &b_data);
+    // The same device key as `register` gave table-1, at the fork's next sequence.
+    let mut fork_dev = DeviceSigner::new(
+        "table-1",
+        ed25519_dalek::SigningKey::from_bytes(&[0x40; 32]),
+        51,
+    );
+
+    let src = Ledgerd::start(&a_data, &scfg, &addr);
+    submit(&src.url(), &bets(&mut dev, 50, 50)).await;
+    let mcfg = {
+        let d = dir.path().join("mirror-cfg");
+        std::fs::create_dir_all(&d).unwrap();
+        mirror_config(&d, &src)
+    };
+    let mirror = Ledgerd::start(&dir.path().join("mirror"), &mcfg, "127.0.0.1:0");
+    wait_synced(&src.url(), &mirror.url()).await;
+    let held = entries(&src.url()).await;
+    src.stop();
+
+    // The fork, on the same address, with other events after the fork point: a rewritten history.
+    let forged = Ledgerd::start(&b_data, &scfg, &addr);
+    submit(&forged.url(), &bets(&mut fork_dev, 5000, 120)).await;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let found = loop {
+        let a = alarms(&mirror.url()).await;
+        if !a.is_empty() {
+            break a;
+        }
+        assert!(Instant::now() < deadline, "no alarm was raised");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(found[0].kind, "history_rewritten", "{found:?}");
+    assert!(
+        found[0].has_index && found[0].index == held.len() as u64 - 1,
+        "{found:?}"
+    );
+    // Nothing of the forged history was stored; the mirror serves what it verified.
+    assert_eq!(entries(&mirror.url()).await, held);
+    let s = mirror_status(&mirror.url()).await;
+    assert!(s.halted && s.alarms == 1, "{s:?}");
+    let (code, out, err) = ledgerctl(&["mirror", "alarms", "--server", &mirror.url()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("history_rewritten"), "{out}");
+    // Retrying does not record the same alarm again, and still stores nothing of the fork.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(alarms(&mirror.url()).await.len(), 1);
+    assert_eq!(entries(&mirror.url()).await, held);
+    forged.stop();
+    mirror.stop();
+}
