@@ -385,3 +385,115 @@ async fn a_rewritten_source_raises_the_alarm_and_nothing_of_it_is_stored() {
     forged.stop();
     mirror.stop();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_damaged_source_is_restored_from_its_mirror_and_both_carry_on() {
+    let dir = tempdir();
+    let scfg = {
+        let d = dir.path().join("src-cfg");
+        std::fs::create_dir_all(&d).unwrap();
+        write_config(&d, "")
+    };
+    let sdata = dir.path().join("src");
+    let src = Ledgerd::start(&sdata, &scfg, "127.0.0.1:0");
+    let addr = src.addr.clone();
+    let mcfg = {
+        let d = dir.path().join("mirror-cfg");
+        std::fs::create_dir_all(&d).unwrap();
+        mirror_config(&d, &src)
+    };
+    let mirror = Ledgerd::start(&dir.path().join("mirror"), &mcfg, "127.0.0.1:0");
+    let mut devs = register(&src.url(), 1, &[table("table-1", "t1")]).await;
+    let dev = &mut devs[0];
+    let mut receipts = submit(&src.url(), &bets(dev, 0, 300)).await;
+    // A marked event, then more.
+    let marked = dev.sign(
+        now_ms(),
+        v1::event_body::Payload::BetPlaced(v1::BetPlaced {
+            table_id: "t1".into(),
+            round_id: "r-marked".into(),
+            bet_id: "MARKER-RESTORE".into(),
+            bet_type: "straight".into(),
+            selection: vec![7],
+            amount_cents: 100,
+            ..Default::default()
+        }),
+    );
+    receipts.extend(submit(&src.url(), &[marked]).await);
+    receipts.extend(submit(&src.url(), &bets(dev, 301, 300)).await);
+    wait_synced(&src.url(), &mirror.url()).await;
+    src.stop();
+    // The source's store is damaged: a byte of the marked event flipped wherever sled wrote it.
+    let db = sdata.join("db");
+    let mut bytes = std::fs::read(&db).unwrap();
+    let needle = b"MARKER-RESTORE";
+    let mut hits = 0;
+    for i in 0..bytes.len().saturating_sub(needle.len()) {
+        if &bytes[i..i + needle.len()] == needle {
+            bytes[i + needle.len() - 1] ^= 1;
+            hits += 1;
+        }
+    }
+    assert!(hits > 0);
+    std::fs::write(&db, &bytes).unwrap();
+    assert!(
+        Ledgerd::try_start(&sdata, &scfg, &addr).is_err(),
+        "the damage is refused"
+    );
+
+    // Restored from the mirror (which keeps running), verified as it is copied.
+    let p = pki();
+    let out = std::process::Command::new(bin("ledgerd"))
+        .args(["restore", "--from", &mirror.url(), "--config"])
+        .arg(&scfg)
+        .arg("--data-dir")
+        .arg(&sdata)
+        .arg("--tls-ca")
+        .arg(p.ca())
+        .arg("--tls-cert")
+        .arg(p.cert("e2e-regulator"))
+        .arg("--tls-key")
+        .arg(p.key("e2e-regulator"))
+        .env("RUST_LOG", "warn")
+        .output()
+        .unwrap();
+    let said =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("restored") && said.contains(".damaged-"),
+        "{said}"
+    );
+
+    // The source carries on with its own key and history: every acknowledged entry is back.
+    let src = Ledgerd::start(&sdata, &scfg, &addr);
+    let ch = ledger_agent::connect(&src.url()).await.unwrap();
+    for r in &receipts {
+        assert_eq!(st(r), v1::ReceiptStatus::Accepted);
+        let e = QueryClient::new(ch.clone())
+            .get_entry(v1::GetEntryRequest { index: r.index })
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(e.entry_hash, r.entry_hash, "entry {}", r.index);
+    }
+    // Ingest resumes where the device left off, and the mirror follows the restored source.
+    let more = submit(&src.url(), &bets(dev, 601, 50)).await;
+    assert!(more.iter().all(|r| st(r) == v1::ReceiptStatus::Accepted));
+    let (code, out, err) = ledgerctl(&["checkpoint", "--server", &src.url()]);
+    assert_eq!(code, 0, "{out}{err}");
+    wait_synced(&src.url(), &mirror.url()).await;
+    let s = mirror_status(&mirror.url()).await;
+    assert!(s.alarms == 0 && !s.halted, "{s:?}");
+    let key = src.ledger_key.clone();
+    src.stop();
+    let (code, out, err) = ledgerctl(&[
+        "verify",
+        "--data-dir",
+        sdata.to_str().unwrap(),
+        "--ledger-key",
+        &key,
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    mirror.stop();
+}
