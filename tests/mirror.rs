@@ -14,7 +14,7 @@ use e2e::*;
 use ledger_agent::DeviceSigner;
 use ledger_core::proto::{
     self as v1, checkpoints_client::CheckpointsClient, ingest_client::IngestClient,
-    mirror_client::MirrorClient, query_client::QueryClient,
+    mirror_client::MirrorClient, query_client::QueryClient, replication_client::ReplicationClient,
 };
 
 /// A mirror's configuration: its source, the source's identity, and a regulator's certificate
@@ -496,4 +496,132 @@ async fn a_damaged_source_is_restored_from_its_mirror_and_both_carry_on() {
     ]);
     assert_eq!(code, 0, "{out}{err}");
     mirror.stop();
+}
+
+/// `n` bets on one stream, with a deadline for all their receipts: `None` if it passed.
+async fn submit_within(url: &str, envs: &[v1::Envelope], secs: u64) -> Option<Vec<v1::Receipt>> {
+    let ch = ledger_agent::connect(url).await.expect("connect");
+    let mut receipts = IngestClient::new(ch)
+        .submit(tokio_stream::iter(envs.to_vec()))
+        .await
+        .expect("the stream opens")
+        .into_inner();
+    let mut out = Vec::new();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(secs);
+    while out.len() < envs.len() {
+        match tokio::time::timeout_at(deadline, receipts.message()).await {
+            Ok(r) => out.push(r.expect("a receipt").expect("a receipt")),
+            Err(_) => return None,
+        }
+    }
+    Some(out)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_one_required_mirror_a_receipt_means_the_mirror_holds_the_event() {
+    let dir = tempdir();
+    let scfg = {
+        let d = dir.path().join("src-cfg");
+        std::fs::create_dir_all(&d).unwrap();
+        write_config(
+            &d,
+            "[replication]\nrequired_mirrors = 1\nmirrors = [\"e2e-regulator\"]\non_lag = \"wait\"\n",
+        )
+    };
+    let src = Ledgerd::start(&dir.path().join("src"), &scfg, "127.0.0.1:0");
+    let mcfg = {
+        let d = dir.path().join("mirror-cfg");
+        std::fs::create_dir_all(&d).unwrap();
+        mirror_config(&d, &src)
+    };
+    let mdata = dir.path().join("mirror");
+    let mirror = Ledgerd::start(&mdata, &mcfg, "127.0.0.1:0");
+    let mut devs = register(&src.url(), 1, &[table("table-1", "t1")]).await;
+    let dev = &mut devs[0];
+    // Each receipt, as it arrives: the mirror already holds its entry.
+    let ch = ledger_agent::connect(&src.url()).await.unwrap();
+    let envs = bets(dev, 0, 100);
+    let mut receipts = IngestClient::new(ch)
+        .submit(tokio_stream::iter(envs))
+        .await
+        .unwrap()
+        .into_inner();
+    for _ in 0..100 {
+        let r = receipts.message().await.unwrap().expect("a receipt");
+        assert_eq!(st(&r), v1::ReceiptStatus::Accepted);
+        assert!(
+            head(&mirror.url()).await.index >= r.index,
+            "receipt for entry {} before the mirror held it",
+            r.index
+        );
+    }
+    // The mirror stops: with on_lag = "wait", no receipt until it is back and holds the events.
+    mirror.stop();
+    let waiting = bets(dev, 100, 20);
+    let url = src.url();
+    let pending = tokio::spawn(async move { submit_within(&url, &waiting, 120).await });
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert!(
+        !pending.is_finished(),
+        "a receipt came while no mirror held the events"
+    );
+    let mirror = Ledgerd::start(&mdata, &mcfg, "127.0.0.1:0");
+    let got = pending
+        .await
+        .unwrap()
+        .expect("the receipts once the mirror is back");
+    let last = got.last().unwrap();
+    assert!(head(&mirror.url()).await.index >= last.index);
+    // Only mirrors (regulators at the source) report: other roles are refused.
+    let p = pki();
+    for client in ["e2e-admin", "e2e-operator", "e2e-device"] {
+        let tls = ledger_agent::tls::ClientTls::from_files(
+            &p.ca(),
+            Some(&p.cert(client)),
+            Some(&p.key(client)),
+        )
+        .unwrap();
+        let ch = tonic::transport::Endpoint::from_shared(src.url())
+            .unwrap()
+            .tls_config(tls.config())
+            .unwrap()
+            .connect()
+            .await
+            .unwrap();
+        let report = v1::DurableReport {
+            entries: 1_000_000,
+            head_hash: vec![0; 32],
+        };
+        let e = ReplicationClient::new(ch)
+            .report_durable(tokio_stream::iter(vec![report]))
+            .await
+            .expect_err("refused");
+        assert_eq!(e.code(), tonic::Code::PermissionDenied, "{client}: {e:?}");
+    }
+    mirror.stop();
+    src.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_on_lag_degrade_a_missing_mirror_delays_receipts_then_they_go_local_only() {
+    let dir = tempdir();
+    let cfg = write_config(
+        dir.path(),
+        "[replication]\nrequired_mirrors = 1\nmirrors = [\"e2e-regulator\"]\non_lag = \"degrade\"\ntimeout_ms = 500\n",
+    );
+    let src = Ledgerd::start(&dir.path().join("src"), &cfg, "127.0.0.1:0");
+    let t = Instant::now();
+    let mut devs = register(&src.url(), 1, &[table("table-1", "t1")]).await;
+    assert!(
+        t.elapsed() >= Duration::from_millis(500),
+        "the first group waited for its mirror"
+    );
+    let got = submit_within(&src.url(), &bets(&mut devs[0], 0, 50), 30).await;
+    assert!(got.is_some(), "local-only receipts once degraded");
+    assert!(
+        src.stderr_text().contains("replication alarm"),
+        "{}",
+        src.stderr_text()
+    );
+    src.stop();
 }

@@ -263,6 +263,12 @@ pub const RULES: &[(&str, Admits)] = &[
         "/casino_ledger.v1.Mirror/ListAlarms",
         Admits::Roles(&[RE, AD]),
     ),
+    // A mirror (a regulator at its source) reports what it holds; the service counts only the
+    // clients `replication.mirrors` names.
+    (
+        "/casino_ledger.v1.Replication/ReportDurable",
+        Admits::Roles(&[RE]),
+    ),
 ];
 
 /// Methods that answer a principal limited to some casinos only with what concerns those

@@ -54,6 +54,34 @@ pub struct Config {
     pub log: Log,
     /// Run as a read-only mirror of another ledger (`crate::mirror`). Absent: a ledger of its own.
     pub mirror: Option<MirrorSection>,
+    /// Acknowledge only what mirrors hold too (`crate::mirror::replication`).
+    pub replication: Replication,
+}
+
+/// `[replication]`: a receipt only once the event is durable here and on `required_mirrors` of
+/// the mirrors named in `mirrors` (like synchronous standbys).
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Replication {
+    /// How many mirrors must hold a group before its receipts go out; 0: off (local only).
+    pub required_mirrors: usize,
+    /// The `[[clients]]` names of the mirrors whose reports count.
+    pub mirrors: Vec<String>,
+    /// When fewer than `required_mirrors` hold a group: "wait" (no receipt until they do) or
+    /// "degrade" (after `timeout_ms`, acknowledge local-only, with an error in the log, until
+    /// the mirrors catch up).
+    pub on_lag: LagPolicy,
+    /// How long a group waits for its mirrors under "degrade", in ms.
+    pub timeout_ms: u64,
+}
+
+/// `replication.on_lag`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LagPolicy {
+    #[default]
+    Wait,
+    Degrade,
 }
 
 /// `[mirror]`: the ledger this ledgerd copies, verifying every entry, and how it connects.
@@ -405,6 +433,7 @@ impl Default for Config {
             metrics: Metrics::default(),
             log: Log::default(),
             mirror: None,
+            replication: Replication::default(),
         }
     }
 }
@@ -569,6 +598,34 @@ impl Config {
     /// Check values that TOML types cannot.
     pub fn validate(&self) -> Result<(), ConfigError> {
         let bad = |m: String| Err(ConfigError::Invalid(m));
+        let r = &self.replication;
+        if r.required_mirrors > r.mirrors.len() {
+            return bad(format!(
+                "replication.required_mirrors = {}: only {} replication.mirrors are named",
+                r.required_mirrors,
+                r.mirrors.len()
+            ));
+        }
+        for m in &r.mirrors {
+            if !self.clients.iter().any(|c| &c.name == m) {
+                return bad(format!(
+                    "replication.mirrors names {m:?}, which is not one of the [[clients]]"
+                ));
+            }
+        }
+        if r.required_mirrors > 0
+            && r.on_lag == LagPolicy::Degrade
+            && !(1..=600_000).contains(&r.timeout_ms)
+        {
+            return bad(
+                "replication.timeout_ms must be 1..=600000 with on_lag = \"degrade\"".into(),
+            );
+        }
+        if r.required_mirrors > 0 && self.mirror.is_some() {
+            return bad(
+                "[replication] is for a source ledger; a mirror acknowledges nothing".into(),
+            );
+        }
         if let Some(m) = &self.mirror {
             if !(m.source.starts_with("https://") || m.source.starts_with("http://")) {
                 return bad(format!(

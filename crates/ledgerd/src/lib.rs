@@ -157,7 +157,8 @@ impl Server {
                  would be served; pin it: ledger_public_key = \"{ledger_public_key}\""
             ),
         }
-        let ledger = Ledger::start(
+        let gate = mirror::replication::Gate::new(&cfg.replication);
+        let ledger = Ledger::start_replicated(
             appender,
             PipelineConfig {
                 max_batch: cfg.ingest.max_batch,
@@ -168,6 +169,7 @@ impl Server {
                 time: cfg.time_policy(),
                 clock_step_threshold_ms: cfg.ingest.clock_step_threshold_ms,
             },
+            gate.clone(),
         );
         ledger
             .checkpoint("startup")
@@ -182,7 +184,7 @@ impl Server {
             (listener, metrics),
             (tls.clone(), clients.clone()),
             shutdown_rx,
-            None,
+            Role::Source(gate),
         ));
         tracing::info!(%addr, data_dir = %data_dir.display(), ledger_key = %ledger_public_key, "ledgerd serving");
         Ok(Server {
@@ -221,7 +223,7 @@ impl Server {
             (listener, metrics),
             (tls.clone(), clients.clone()),
             shutdown_rx,
-            Some(running),
+            Role::Mirror(running),
         ));
         tracing::info!(%addr, data_dir = %data_dir.display(), source = %m.source, "ledgerd serving as a mirror");
         Ok(Server {
@@ -263,6 +265,13 @@ impl Server {
     }
 }
 
+/// What a ledgerd serves as: a ledger of its own (whose receipts may wait for mirrors), or a
+/// mirror of another.
+enum Role {
+    Source(Option<std::sync::Arc<mirror::replication::Gate>>),
+    Mirror(mirror::Running),
+}
+
 async fn serve(
     cfg: Config,
     data_dir: PathBuf,
@@ -270,8 +279,12 @@ async fn serve(
     (listener, metrics): (tokio::net::TcpListener, Option<tokio::net::TcpListener>),
     (tls, clients): (Option<tls::Reloadable>, access::Clients),
     shutdown: oneshot::Receiver<()>,
-    mirror: Option<mirror::Running>,
+    role: Role,
 ) -> anyhow::Result<()> {
+    let (mirror, gate) = match role {
+        Role::Source(g) => (None, g),
+        Role::Mirror(m) => (Some(m), None),
+    };
     let (health, health_service) = tonic_health::server::health_reporter();
     health
         .set_serving::<IngestServer<service::IngestService>>()
@@ -451,6 +464,14 @@ async fn serve(
         .add_service(proofs)
         .add_optional_service(audit_service)
         .add_optional_service(jackpot_service)
+        .add_optional_service(gate.clone().map(|gate| {
+            ledger_proto::v1::replication_server::ReplicationServer::new(
+                mirror::replication::ReplicationService {
+                    gate,
+                    store: ledger.store().clone(),
+                },
+            )
+        }))
         .add_optional_service(mirror.as_ref().map(|r| {
             ledger_proto::v1::mirror_server::MirrorServer::new(mirror::MirrorService {
                 status: r.status.clone(),
@@ -519,6 +540,10 @@ async fn serve(
     }
     if let Some(t) = witness_task {
         t.abort();
+    }
+    // Receipts still waiting for mirrors go to streams that are closed by now.
+    if let Some(g) = &gate {
+        g.close();
     }
     let is_mirror = mirror.is_some();
     if let Some(m) = mirror {

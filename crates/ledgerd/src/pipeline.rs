@@ -282,8 +282,27 @@ impl Ledger {
         Ledger::start_syncing(appender, cfg, Box::new(move || store.sync()))
     }
 
+    /// [`Ledger::start`], with receipts that wait for mirrors too ([`crate::mirror::replication`]).
+    pub fn start_replicated(
+        appender: Appender,
+        cfg: PipelineConfig,
+        gate: Option<Arc<crate::mirror::replication::Gate>>,
+    ) -> Ledger {
+        let store = appender.store().clone();
+        Ledger::start_gated(appender, cfg, Box::new(move || store.sync()), gate)
+    }
+
     /// [`Ledger::start`], with `sync` making the store durable (a test's own, to script failures).
-    fn start_syncing(mut appender: Appender, cfg: PipelineConfig, sync: SyncFn) -> Ledger {
+    fn start_syncing(appender: Appender, cfg: PipelineConfig, sync: SyncFn) -> Ledger {
+        Ledger::start_gated(appender, cfg, sync, None)
+    }
+
+    fn start_gated(
+        mut appender: Appender,
+        cfg: PipelineConfig,
+        sync: SyncFn,
+        replication: Option<Arc<crate::mirror::replication::Gate>>,
+    ) -> Ledger {
         let store = appender.store().clone();
         let window = Arc::new(WindowClock::new(appender.last_received_at_ms(), now_ms()));
         let head = appender.head().expect("an opened ledger has a genesis");
@@ -312,6 +331,7 @@ impl Ledger {
             fatal: fatal_tx.clone(),
             slow: std::sync::Mutex::new(SlowSyncs::default()),
             stats: stats.clone(),
+            replication,
         });
         let feed = SyncFeed(syncs.clone());
         std::thread::Builder::new()
@@ -855,6 +875,8 @@ struct Syncs {
     fatal: watch::Sender<Option<String>>,
     slow: std::sync::Mutex<SlowSyncs>,
     stats: Arc<IngestStats>,
+    /// Receipts wait for mirrors too (`[replication]`).
+    replication: Option<Arc<crate::mirror::replication::Gate>>,
 }
 
 /// A sync at least this long is the disk stalling: every receipt it covers waited for it.
@@ -1016,6 +1038,21 @@ impl Syncs {
             // releases in the order of the groups: a later sync's release waits for this one.
             let mut halted = self.release_lock();
             drop(st);
+            if let Some(gate) = &self.replication
+                && !*halted
+                && let Some(last) = due.iter().rev().find_map(|m| match m {
+                    Applied::Group { head, .. } => Some(*head),
+                    _ => None,
+                })
+            {
+                // The mirrors copy from the durable head: advance it, then wait for them.
+                self.durable.send_if_modified(|h| {
+                    let changed = *h != last;
+                    *h = last;
+                    changed
+                });
+                gate.wait(last.0);
+            }
             for m in due {
                 // After a failed checkpoint or a refused group nothing more is acknowledged:
                 // what is left is dropped, which answers UNAVAILABLE.

@@ -8,6 +8,7 @@ use backon::BackoffBuilder;
 use ed25519_dalek::VerifyingKey;
 use ledger_core::proto::{
     self as v1, checkpoints_client::CheckpointsClient, query_client::QueryClient,
+    replication_client::ReplicationClient,
 };
 use ledger_core::record::check_checkpoint;
 use ledger_core::{ChainVerifier, Hash32, hex32};
@@ -17,6 +18,15 @@ use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint, Identity
 
 use super::Status;
 use crate::config::MirrorSection;
+
+/// A task aborted when its handle is dropped (a session's reporter ends with the session).
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
 
 /// Why a session with the source ended.
 #[derive(Debug)]
@@ -335,6 +345,7 @@ async fn session(
     stop: &mut watch::Receiver<bool>,
 ) -> Result<(), Stop> {
     let channel = connect(cfg).await?;
+    let query_channel = channel.clone();
     let max = 64 << 20;
     let mut query = QueryClient::new(channel.clone()).max_decoding_message_size(max);
     let mut cps = CheckpointsClient::new(channel).max_decoding_message_size(max);
@@ -408,6 +419,27 @@ async fn session(
             }
         }
     }
+    // What the mirror holds, reported to the source after every durable group (a source with
+    // `[replication]` waits for it before its receipts; others answer UNIMPLEMENTED).
+    let reports = {
+        use tokio_stream::StreamExt;
+        let held = tokio_stream::wrappers::WatchStream::new(durable.subscribe()).map(|(i, h)| {
+            v1::DurableReport {
+                entries: i + 1,
+                head_hash: h.to_vec(),
+            }
+        });
+        let mut client = ReplicationClient::new(query_channel.clone());
+        let source = cfg.source.clone();
+        AbortOnDrop(tokio::spawn(async move {
+            match client.report_durable(held).await {
+                Err(s) if s.code() == tonic::Code::Unimplemented => {}
+                Err(s) => tracing::warn!(%source, "mirror: reporting what it holds: {s}"),
+                Ok(_) => {}
+            }
+        }))
+    };
+    let _reports = reports;
     let next = copy.as_ref().expect("copy").next();
     let mut tail = query
         .tail(v1::TailRequest { from_index: next })

@@ -19,6 +19,7 @@
 //! the mirror's durable head: nothing is skipped or stored twice.
 
 pub mod follow;
+pub mod replication;
 pub mod restore;
 
 use std::sync::Arc;
