@@ -625,3 +625,61 @@ async fn with_on_lag_degrade_a_missing_mirror_delays_receipts_then_they_go_local
     );
     src.stop();
 }
+
+/// A full disk is reported as a full disk, by ledgerd at startup and by `verify`, never as a
+/// corrupt store; with room again both work. Needs root for a small tmpfs (skipped otherwise).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_disk_is_reported_as_full_not_as_corruption() {
+    let dir = tempdir();
+    let mnt = dir.path().join("mnt");
+    std::fs::create_dir_all(&mnt).unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=32m", "tmpfs"])
+        .arg(&mnt)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !mounted {
+        eprintln!("SKIPPED: cannot mount a tmpfs (needs root)");
+        return;
+    }
+    struct Unmount(PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount").arg(&self.0).status();
+        }
+    }
+    let _unmount = Unmount(mnt.clone());
+    let cfg = write_config(dir.path(), "");
+    let data = mnt.join("data");
+    let l = Ledgerd::start(&data, &cfg, "127.0.0.1:0");
+    let mut devs = register(&l.url(), 1, &[table("table-1", "t1")]).await;
+    submit(&l.url(), &bets(&mut devs[0], 0, 100)).await;
+    l.stop();
+    // Fill the disk to the last byte.
+    let filler = mnt.join("filler");
+    let mut f = std::fs::File::create(&filler).unwrap();
+    let block = vec![0u8; 1 << 20];
+    loop {
+        if std::io::Write::write_all(&mut f, &block).is_err() {
+            break;
+        }
+    }
+    while std::io::Write::write_all(&mut f, &[0]).is_ok() {}
+    drop(f);
+    let said = Ledgerd::try_start(&data, &cfg, "127.0.0.1:0")
+        .err()
+        .expect("ledgerd cannot start on a full disk");
+    assert!(said.contains("is full"), "{said}");
+    assert!(!said.contains("corrupt"), "{said}");
+    let (code, out, err) = ledgerctl(&["verify", "--data-dir", data.to_str().unwrap()]);
+    assert_ne!(code, 0, "{out}");
+    assert!(err.contains("is full"), "{err}");
+    assert!(!err.contains("corrupt"), "{err}");
+    // Room again: nothing was damaged.
+    std::fs::remove_file(&filler).unwrap();
+    let (code, out, err) = ledgerctl(&["verify", "--data-dir", data.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let l = Ledgerd::start(&data, &cfg, "127.0.0.1:0");
+    submit(&l.url(), &bets(&mut devs[0], 100, 10)).await;
+    l.stop();
+}

@@ -605,7 +605,24 @@ fn open_sled_once(dir: &Path, cache: u64) -> Result<sled::Db, StoreError> {
         .flush_every_ms(None);
     // sled 0.34 can panic on some corrupt files instead of returning an error: a corrupt store
     // must be reported, never crash the tool that inspects it.
+    // A full disk is not damage: say so, whatever sled made of it (an I/O error, or a panic on a
+    // half-written file it could not extend).
+    let full = |what: String| {
+        let free = crate::free_bytes(dir);
+        (free.is_some_and(|f| f < SEGMENT_SIZE as u64)).then(|| StoreError::DiskFull {
+            path: dir.display().to_string(),
+            detail: format!("{} bytes free; {what}", free.unwrap_or_default()),
+        })
+    };
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || cfg.open())) {
+        Ok(Err(sled::Error::Io(e))) if crate::io_is_disk_full(&e) => Err(StoreError::DiskFull {
+            path: dir.display().to_string(),
+            detail: format!("sled: {e}"),
+        }),
+        Ok(Err(e)) if full(e.to_string()).is_some() => Err(full(e.to_string()).expect("checked")),
+        Err(_) if full("sled panicked opening it".into()).is_some() => {
+            Err(full("sled panicked opening it".into()).expect("checked"))
+        }
         Ok(Err(e)) if e.to_string().contains("could not acquire lock") => {
             Err(StoreError::Refused(format!(
                 "{} is in use by another process (a running ledgerd holds sled's lock); stop it first",
