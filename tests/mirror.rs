@@ -422,6 +422,31 @@ async fn a_damaged_source_is_restored_from_its_mirror_and_both_carry_on() {
     receipts.extend(submit(&src.url(), &[marked]).await);
     receipts.extend(submit(&src.url(), &bets(dev, 301, 300)).await);
     wait_synced(&src.url(), &mirror.url()).await;
+    let restore = |data: &Path| {
+        let p = pki();
+        std::process::Command::new(bin("ledgerd"))
+            .args(["restore", "--from", &mirror.url(), "--config"])
+            .arg(&scfg)
+            .arg("--data-dir")
+            .arg(data)
+            .arg("--tls-ca")
+            .arg(p.ca())
+            .arg("--tls-cert")
+            .arg(p.cert("e2e-regulator"))
+            .arg("--tls-key")
+            .arg(p.key("e2e-regulator"))
+            .env("RUST_LOG", "warn")
+            .output()
+            .unwrap()
+    };
+    // Never from under a running ledger.
+    let out = restore(&sdata);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("in use"),
+        "{out:?}"
+    );
+    assert!(sdata.join("db").exists());
     src.stop();
     // The source's store is damaged: a byte of the marked event flipped wherever sled wrote it.
     let db = sdata.join("db");
@@ -442,21 +467,7 @@ async fn a_damaged_source_is_restored_from_its_mirror_and_both_carry_on() {
     );
 
     // Restored from the mirror (which keeps running), verified as it is copied.
-    let p = pki();
-    let out = std::process::Command::new(bin("ledgerd"))
-        .args(["restore", "--from", &mirror.url(), "--config"])
-        .arg(&scfg)
-        .arg("--data-dir")
-        .arg(&sdata)
-        .arg("--tls-ca")
-        .arg(p.ca())
-        .arg("--tls-cert")
-        .arg(p.cert("e2e-regulator"))
-        .arg("--tls-key")
-        .arg(p.key("e2e-regulator"))
-        .env("RUST_LOG", "warn")
-        .output()
-        .unwrap();
+    let out = restore(&sdata);
     let said =
         String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{said}");

@@ -7,7 +7,7 @@
 //!
 //! When fewer than k mirrors hold a group: `on_lag = "wait"` keeps its receipts (and every later
 //! one) until they do; `"degrade"` waits `timeout_ms`, then acknowledges local-only with an error
-//! in the log (an alarm, counted in `ledger_replication_degraded`) until the mirrors catch up.
+//! in the log (an alarm, counted in [`Gate::degradations`]) until the mirrors catch up.
 
 use std::collections::HashMap;
 use std::pin::Pin;

@@ -107,6 +107,17 @@ pub async fn restore(
 ) -> anyhow::Result<Restored> {
     let t0 = Instant::now();
     let holds = data_dir.exists() && std::fs::read_dir(data_dir)?.next().is_some();
+    // Never from under a running ledgerd (it holds sled's lock); a damaged store may not open
+    // at all, which is why it is restored.
+    if holds && data_dir.join("db").exists() {
+        let dir = data_dir.to_path_buf();
+        if let Err(ledger_store::StoreError::Refused(m)) =
+            tokio::task::spawn_blocking(move || Store::open_existing(&dir).map(drop)).await?
+            && m.contains("in use")
+        {
+            bail!("{m}");
+        }
+    }
     let damaged = if holds {
         let to = PathBuf::from(format!(
             "{}.damaged-{}",
