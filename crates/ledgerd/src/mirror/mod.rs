@@ -271,3 +271,38 @@ impl Collector for Metrics {
         )?)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The mirror's figures in the metrics text: lag in entries from the two heads, the alarms.
+    #[test]
+    fn the_metrics_say_how_far_behind_and_how_many_alarms() {
+        let s = Arc::new(Status::new("https://src:1", "x", 40, 2));
+        s.source_entries.store(100, Relaxed);
+        s.halted.store(true, Relaxed);
+        s.lag.record(std::time::Duration::from_millis(30));
+        let mut r = prometheus_client::registry::Registry::default();
+        r.register_collector(Box::new(Metrics(s.clone())));
+        let (text, _) = crate::metrics::encode(&r, false).unwrap();
+        for line in [
+            "ledger_mirror_entries 40",
+            "ledger_mirror_source_entries 100",
+            "ledger_mirror_lag_entries 60",
+            "ledger_mirror_halted 1",
+            "ledger_mirror_connected 0",
+            "ledger_mirror_alarms_total 2",
+        ] {
+            assert!(text.lines().any(|l| l == line), "{line} in:\n{text}");
+        }
+        let p99 = text
+            .lines()
+            .find_map(|l| l.strip_prefix("ledger_mirror_lag_p99_ms "))
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap();
+        assert!((30..=40).contains(&p99), "{p99}");
+        let p = s.to_proto();
+        assert_eq!((p.mirrored_entries, p.alarms, p.halted), (40, 2, true));
+    }
+}
