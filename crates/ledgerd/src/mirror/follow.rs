@@ -68,6 +68,9 @@ pub struct Copy {
     verifier: ChainVerifier,
     key: VerifyingKey,
     ledger_id: String,
+    /// The verifier took entries or a checkpoint that were not stored (a failed step): it must
+    /// be rebuilt from the store before the next step.
+    dirty: bool,
 }
 
 /// Verify every signature of `checks`; the index and kind of the first that fails.
@@ -94,6 +97,7 @@ impl Copy {
             verifier,
             key,
             ledger_id: ledger_id.to_string(),
+            dirty: false,
         })
     }
 
@@ -122,6 +126,10 @@ impl Copy {
     /// After an alarm the verifier may have taken entries that were not stored: start it again
     /// from the store.
     fn reset(&mut self) -> Result<(), Stop> {
+        if !self.dirty {
+            return Ok(());
+        }
+        self.dirty = false;
         self.verifier = Self::rebuild(&self.store, self.key)
             .map_err(|e| Stop::Store(StoreError::Corrupt(format!("the mirror's own copy: {e}"))))?;
         Ok(())
@@ -135,6 +143,12 @@ impl Copy {
     /// Verify a group of the source's entries and, only if all of it verifies, store it and
     /// make it durable. Returns the new head.
     pub fn take(&mut self, batch: Vec<v1::ChainEntry>) -> Result<(u64, Hash32), Stop> {
+        let r = self.take_inner(batch);
+        self.dirty |= r.is_err();
+        r
+    }
+
+    fn take_inner(&mut self, batch: Vec<v1::ChainEntry>) -> Result<(u64, Hash32), Stop> {
         let first = self.next();
         let mut checks = Vec::with_capacity(batch.len());
         for e in &batch {
@@ -166,6 +180,12 @@ impl Copy {
     /// Check a source checkpoint of an entry held against the entries and copy it. `Ok(false)`:
     /// it covers an entry not held yet (taken again later).
     pub fn checkpoint(&mut self, cp: &v1::Checkpoint) -> Result<bool, Stop> {
+        let r = self.checkpoint_inner(cp);
+        self.dirty |= r.is_err();
+        r
+    }
+
+    fn checkpoint_inner(&mut self, cp: &v1::Checkpoint) -> Result<bool, Stop> {
         let info = check_checkpoint(cp, None)
             .map_err(|e| alarm("checkpoint_contradicts", None, format!("a checkpoint: {e}")))?;
         let n = info.number;
