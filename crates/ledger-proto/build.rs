@@ -25,6 +25,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 root.join("casino_ledger/v1/events.proto"),
                 root.join("casino_ledger/v1/ledger.proto"),
                 root.join("casino_ledger/v1/audit.proto"),
+                root.join("casino_ledger/v1/mirror.proto"),
             ],
             std::slice::from_ref(&root),
         )?;

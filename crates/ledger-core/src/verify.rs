@@ -666,7 +666,7 @@ impl ChainVerifier {
     }
 
     /// The ledger's key for a checkpoint of entry `index`: the last one in force at it.
-    fn ledger_key_at(&self, index: u64) -> Option<VerifyingKey> {
+    pub fn ledger_key_at(&self, index: u64) -> Option<VerifyingKey> {
         self.ledger_keys
             .iter()
             .take_while(|(from, _)| *from <= index)

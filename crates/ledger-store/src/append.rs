@@ -1174,6 +1174,174 @@ impl Appender {
     }
 }
 
+impl Appender {
+    /// Append entries another ledger formed (a mirror copying its source, a restore from a
+    /// mirror), byte for byte, with the derived records and Merkle tiles the writer makes for
+    /// them, as one commit (several if the undo record would outgrow its bound; none is
+    /// durable before the caller's [`Store::sync`]). The caller has verified them
+    /// (`ledger_core::ChainVerifier` and their signatures): here each must only extend the
+    /// head (its index next, its `prev_hash` the head's hash), or nothing is written.
+    pub fn append_verbatim(&mut self, entries: Vec<v1::ChainEntry>) -> Result<Applied, StoreError> {
+        // Nothing is written unless every entry extends the one before it.
+        let (mut next, mut prev) = self.next();
+        for e in &entries {
+            if e.index != next || e.prev_hash.as_slice() != prev {
+                return Err(StoreError::Refused(format!(
+                    "entry {} does not extend the stored chain (next is entry {next})",
+                    e.index
+                )));
+            }
+            prev =
+                e.entry_hash.as_slice().try_into().map_err(|_| {
+                    StoreError::Refused(format!("entry {}: bad entry_hash", e.index))
+                })?;
+            next += 1;
+        }
+        let appended = entries.len() as u64;
+        let mut p = self.begin();
+        for e in entries {
+            // A margin for one more entry's records (a device record is at most about 66 KiB).
+            if !p.entries.is_empty() && p.undo_bytes > self.undo_max / 2 {
+                let full = std::mem::replace(&mut p, self.begin());
+                self.commit(full)?;
+            }
+            self.derive_verbatim(&mut p, &e)?;
+            let hash: Hash32 = e.entry_hash.as_slice().try_into().unwrap_or_default();
+            self.clock.last_ms = e.received_at_ms;
+            self.head = Some((e.index, hash));
+            p.entries.push(e);
+        }
+        self.commit(p)?;
+        let (head_index, head_hash) = self.head.unwrap_or((0, GENESIS_PREV_HASH));
+        Ok(Applied {
+            head_index,
+            head_hash,
+            appended,
+        })
+    }
+
+    /// The derived records of one verified entry, as [`Appender::decide`] and
+    /// [`Appender::declare_principals`] make them for the entries they append.
+    fn derive_verbatim(&mut self, p: &mut Pending, e: &v1::ChainEntry) -> Result<(), StoreError> {
+        let corrupt = |detail: String| StoreError::CorruptEntry {
+            index: e.index,
+            detail,
+        };
+        match RecordKind::from_proto(e.kind) {
+            Some(RecordKind::Event) => {
+                let ev = Event::decode(&e.body).map_err(|x| corrupt(x.to_string()))?;
+                let (dev, seq, index) = (ev.device_id.clone(), ev.sequence, e.index);
+                let new_record = match p.runs.get_mut(&dev) {
+                    Some((first, idx)) if *first + (idx.len() / 8) as u64 == seq => {
+                        idx.extend_from_slice(&index.to_be_bytes());
+                        (idx.len() / 8 - 1) % SEQ_RUN_MAX == 0
+                    }
+                    Some(_) => return Err(corrupt(format!("{dev} sequence {seq} is not next"))),
+                    None => {
+                        p.runs
+                            .insert(dev.clone(), (seq, index.to_be_bytes().to_vec()));
+                        true
+                    }
+                };
+                if new_record {
+                    p.undo_bytes += undo_item_len(seq_key_len(&dev), None);
+                }
+                if let Some(s) = self.signers.get_mut(&dev) {
+                    s.last_sequence = seq;
+                    s.last_index = index;
+                }
+                match ev.payload {
+                    Payload::DeviceRegistered(reg) => {
+                        self.signers.insert(
+                            reg.device_id.clone(),
+                            Signer::from_registration(&reg, index),
+                        );
+                        p.mark_dirty(&self.store, reg.device_id)?;
+                    }
+                    Payload::DeviceRevoked { device_id, .. } => {
+                        if let Some(s) = self.signers.get_mut(&device_id) {
+                            s.revoked_at_index = Some(index);
+                        }
+                        p.mark_dirty(&self.store, device_id)?;
+                    }
+                    Payload::DeviceKeyRotated {
+                        device_id,
+                        public_key,
+                        ..
+                    } => {
+                        if let Some(s) = self.signers.get_mut(&device_id) {
+                            s.key = public_key;
+                        }
+                        p.mark_dirty(&self.store, device_id)?;
+                    }
+                    other => {
+                        if let Some(pool) = pool_configured(&other) {
+                            let members = PoolMembers::of(pool);
+                            let key = pool_key(&pool.pool_id);
+                            let before = self.store.tree.get(&key)?.map(|v| v.len());
+                            p.undo_bytes += undo_item_len(key.len(), before);
+                            p.write(key, pool_record(&pool.pool_id, &members));
+                            self.pools.insert(pool.pool_id.clone(), members);
+                        }
+                    }
+                }
+            }
+            Some(RecordKind::Ledger) => {
+                let rec = ledger_core::record::decode_ledger_record(&e.body).map_err(corrupt)?;
+                match rec.record {
+                    Some(Record::PrincipalsDeclared(d)) => {
+                        let mut declared = HashSet::new();
+                        for x in &d.principals {
+                            let s = ledger_core::signers::principal_from_proto(x, e.index)
+                                .map_err(corrupt)?;
+                            let t = self
+                                .signers
+                                .entry(s.id.clone())
+                                .or_insert_with(|| s.clone());
+                            t.key = s.key;
+                            t.role = s.role;
+                            t.revoked_at_index = None;
+                            declared.insert(s.id.clone());
+                            p.mark_dirty(&self.store, s.id)?;
+                        }
+                        let mut revoked = Vec::new();
+                        for s in self.signers.values_mut() {
+                            if s.role.is_principal()
+                                && s.revoked_at_index.is_none()
+                                && !declared.contains(&s.id)
+                            {
+                                s.revoked_at_index = Some(e.index);
+                                revoked.push(s.id.clone());
+                            }
+                        }
+                        for id in revoked {
+                            p.mark_dirty(&self.store, id)?;
+                        }
+                    }
+                    Some(Record::SecurityFinding(f)) => {
+                        let fkey = finding_key(&f.device_id, f.sequence);
+                        if p.batch_finding(&fkey).is_none()
+                            && !self.store.tree.contains_key(&fkey)?
+                        {
+                            p.undo_bytes += undo_item_len(fkey.len(), None);
+                            p.write(fkey.clone(), e.index.to_be_bytes().to_vec());
+                            p.findings.push((fkey, e.index));
+                        }
+                    }
+                    Some(Record::ClockStep(step)) if step.after_ms < step.before_ms => {
+                        let before = self.store.tree.get(K_CLOCK_BACK)?.map(|v| v.len());
+                        p.undo_bytes += undo_item_len(K_CLOCK_BACK.len(), before);
+                        p.write(K_CLOCK_BACK.to_vec(), e.index.to_be_bytes().to_vec());
+                    }
+                    _ => {}
+                }
+            }
+            None => return Err(corrupt(format!("unknown record kind {}", e.kind))),
+        }
+        Ok(())
+    }
+}
+
 impl Pending {
     fn write(&mut self, key: Vec<u8>, value: Vec<u8>) {
         self.derived.push((key, value));

@@ -34,6 +34,7 @@ mod keyfile;
 mod signer;
 mod store;
 mod tree;
+mod verbatim;
 mod windowed;
 
 pub use append::{
@@ -47,6 +48,7 @@ pub use store::{
     CHECKPOINT_LOG, Chunk, ChunkOrder, EntryView, LatestCheckpoint, OpenConfig, PrincipalConfig,
     Store,
 };
+pub use verbatim::Alarm;
 pub use windowed::{WINDOW_BYTES, WindowedChunks, windowed_entries, windowed_entries_with};
 
 /// Errors of the store. Any of them from a write or a sync is fatal for acknowledging.
@@ -64,9 +66,24 @@ pub enum StoreError {
     Corrupt(String),
     #[error("{0}")]
     Refused(String),
+    /// The filesystem holding the store has no room left: nothing says the store is damaged.
+    #[error(
+        "the disk holding {path} is full ({detail}): the store is not known to be damaged; free space on it (or grow the filesystem), then try again"
+    )]
+    DiskFull { path: String, detail: String },
 }
 
 impl StoreError {
+    /// Whether it is the disk being full (not damage).
+    pub fn is_disk_full(&self) -> bool {
+        match self {
+            StoreError::DiskFull { .. } => true,
+            StoreError::Io { err, .. } => io_is_disk_full(err),
+            StoreError::Sled(sled::Error::Io(err)) => io_is_disk_full(err),
+            _ => false,
+        }
+    }
+
     pub(crate) fn io(path: &std::path::Path, err: std::io::Error) -> StoreError {
         StoreError::Io {
             path: path.display().to_string(),
@@ -77,3 +94,27 @@ impl StoreError {
 
 #[cfg(test)]
 mod tests;
+
+/// ENOSPC, or EDQUOT (a quota is as full as a disk).
+pub(crate) fn io_is_disk_full(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::StorageFull
+        || e.kind() == std::io::ErrorKind::QuotaExceeded
+        || matches!(e.raw_os_error(), Some(libc::ENOSPC) | Some(libc::EDQUOT))
+}
+
+/// Bytes free for an unprivileged writer on the filesystem holding `dir` (statvfs), if known.
+pub fn free_bytes(dir: &std::path::Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    let mut st = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: `c` is a NUL-terminated path and `st` is written by statvfs before it is read.
+    let r = unsafe { libc::statvfs(c.as_ptr(), st.as_mut_ptr()) };
+    if r != 0 {
+        return None;
+    }
+    // SAFETY: statvfs returned 0, so it filled `st`.
+    let st = unsafe { st.assume_init() };
+    // The field types differ between platforms (u64 here).
+    #[allow(clippy::unnecessary_cast)]
+    Some((st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
+}

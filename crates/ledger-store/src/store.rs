@@ -605,7 +605,24 @@ fn open_sled_once(dir: &Path, cache: u64) -> Result<sled::Db, StoreError> {
         .flush_every_ms(None);
     // sled 0.34 can panic on some corrupt files instead of returning an error: a corrupt store
     // must be reported, never crash the tool that inspects it.
+    // A full disk is not damage: say so, whatever sled made of it (an I/O error, or a panic on a
+    // half-written file it could not extend).
+    let full = |what: String| {
+        let free = crate::free_bytes(dir);
+        (free.is_some_and(|f| f < SEGMENT_SIZE as u64)).then(|| StoreError::DiskFull {
+            path: dir.display().to_string(),
+            detail: format!("{} bytes free; {what}", free.unwrap_or_default()),
+        })
+    };
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || cfg.open())) {
+        Ok(Err(sled::Error::Io(e))) if crate::io_is_disk_full(&e) => Err(StoreError::DiskFull {
+            path: dir.display().to_string(),
+            detail: format!("sled: {e}"),
+        }),
+        Ok(Err(e)) if full(e.to_string()).is_some() => Err(full(e.to_string()).expect("checked")),
+        Err(_) if full("sled panicked opening it".into()).is_some() => {
+            Err(full("sled panicked opening it".into()).expect("checked"))
+        }
         Ok(Err(e)) if e.to_string().contains("could not acquire lock") => {
             Err(StoreError::Refused(format!(
                 "{} is in use by another process (a running ledgerd holds sled's lock); stop it first",
@@ -795,6 +812,112 @@ impl Store {
         appender.declare_principals(&cfg.principals)?;
         store.sync()?;
         Ok((store, appender))
+    }
+
+    /// Open (or create) a **mirror's** store: a copy of another ledger's chain, written only by
+    /// [`Appender::append_verbatim`] with entries the caller has verified, and holding no key (it
+    /// signs nothing). An existing store must hold the ledger `ledger_id` whose genesis names
+    /// `ledger_key`; its tail is checked against its latest checkpoint, an unfinished group
+    /// undone and its derived state rebuilt if it lags, as at a writer's start. A new store is
+    /// empty until the first group (the source's genesis) is appended.
+    pub fn open_mirror(
+        dir: &Path,
+        cache_capacity_bytes: u64,
+        ledger_id: &str,
+        ledger_key: &VerifyingKey,
+    ) -> Result<(std::sync::Arc<Store>, Appender), StoreError> {
+        std::fs::create_dir_all(dir).map_err(|e| StoreError::io(dir, e))?;
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+                .map_err(|e| StoreError::io(dir, e))?;
+        }
+        let db = open_sled(dir, cache_capacity_bytes)?;
+        let tree = db.open_tree("ledger")?;
+        File::open(dir)
+            .and_then(|d| d.sync_all())
+            .map_err(|e| StoreError::io(dir, e))?;
+        let log_path = dir.join("db");
+        let log = File::open(&log_path).map_err(|e| StoreError::io(&log_path, e))?;
+        let store = std::sync::Arc::new(Store {
+            dir: dir.to_path_buf(),
+            db,
+            tree,
+            log: Some(log),
+            synced_blobs: Default::default(),
+            fail_syncs: Default::default(),
+            fail_writes: Default::default(),
+            key: None,
+            keys: RwLock::new(HashMap::new()),
+            checkpoint_lock: std::sync::Mutex::new(()),
+            latest: std::sync::Mutex::new(None),
+            edge: Default::default(),
+            ledger_id: Default::default(),
+            #[cfg(test)]
+            crash_before_write: std::sync::atomic::AtomicU64::new(u64::MAX),
+        });
+        let _ = store.ledger_id.set(ledger_id.to_string());
+        let existing = store.head()?.is_some();
+        if existing {
+            store.check_genesis_names(ledger_id, ledger_key)?;
+            store.check_tail()?;
+        }
+        store.reconcile_checkpoints()?;
+        if let Some(r) = store.roll_back_unfinished_group()? {
+            tracing::warn!(
+                first = r.first,
+                entries_removed = r.entries_removed,
+                "the mirror's last group was not finished when it stopped; undone"
+            );
+        }
+        let appender = if !existing {
+            if store.tree.scan_prefix([P_ENTRY]).next().is_some() {
+                return Err(StoreError::Corrupt(
+                    "entries exist but the head record is missing".into(),
+                ));
+            }
+            store.tree.insert(K_POOLS_DERIVED, &[])?;
+            Appender::new_empty(store.clone())
+        } else {
+            let derived = store.tree.get(K_DERIVED)?.and_then(|v| u64_of(&v));
+            if derived != store.head()?.map(|h| h.0) || store.tree.get(K_POOLS_DERIVED)?.is_none() {
+                store.rebuild_derived()?;
+            }
+            let a = Appender::load(store.clone())?;
+            store.check_tree_against_checkpoint()?;
+            a
+        };
+        store.sync()?;
+        Ok((store, appender))
+    }
+
+    /// The genesis names `ledger_id` and `key` (a mirror's check of the ledger it copies).
+    fn check_genesis_names(&self, ledger_id: &str, key: &VerifyingKey) -> Result<(), StoreError> {
+        let g = self.entry(0)?.ok_or_else(|| StoreError::CorruptEntry {
+            index: 0,
+            detail: "genesis entry missing".into(),
+        })?;
+        let rec = ledger_core::record::decode_ledger_record(&g.body).map_err(|e| {
+            StoreError::CorruptEntry {
+                index: 0,
+                detail: e,
+            }
+        })?;
+        let Some(v1::ledger_record_body::Record::Genesis(gen_rec)) = rec.record else {
+            return Err(StoreError::CorruptEntry {
+                index: 0,
+                detail: "entry 0 is not a genesis record".into(),
+            });
+        };
+        if gen_rec.ledger_id != ledger_id || gen_rec.ledger_public_key != key.as_bytes() {
+            return Err(StoreError::Refused(format!(
+                "this data directory holds ledger {:?} with key {}, not {ledger_id:?} with key {}",
+                gen_rec.ledger_id,
+                hex::encode(&gen_rec.ledger_public_key),
+                hex::encode(key.as_bytes())
+            )));
+        }
+        Ok(())
     }
 
     /// The data directory.
@@ -1468,31 +1591,49 @@ impl Store {
             &root,
         )
         .map_err(|e| StoreError::Refused(format!("checkpoint: {e}")))?;
+        let info = check_checkpoint(&cp, None)
+            .map_err(|e| StoreError::Corrupt(format!("checkpoint just signed: {e}")))?;
+        self.persist_checkpoint(&cp, info)?;
+        tracing::info!(number, index, head = %hex32(hash), reason, "checkpoint signed");
+        Ok(cp)
+    }
+
+    /// Write checkpoint `cp` (numbered next, checked by the caller) to sled and to the mirror
+    /// file, and make both durable. The caller holds `checkpoint_lock`.
+    pub(crate) fn persist_checkpoint(
+        &self,
+        cp: &v1::Checkpoint,
+        info: CheckpointInfo,
+    ) -> Result<(), StoreError> {
         // Until both writes succeed, the latest is read again from the two lists.
         *self.latest.lock().unwrap_or_else(|e| e.into_inner()) = None;
         self.tree
-            .insert(checkpoint_key(number), cp.encode_to_vec())?;
+            .insert(checkpoint_key(info.number), cp.encode_to_vec())?;
         self.sync()?;
         // A crash from here until the file's fsync leaves the file behind sled: the next
         // writer's start brings it up to date (`reconcile_checkpoints`).
         let path = self.dir.join(CHECKPOINT_LOG);
         let created = !path.exists();
-        let info = check_checkpoint(&cp, None)
-            .map_err(|e| StoreError::Corrupt(format!("checkpoint just signed: {e}")))?;
         let mut f = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(&path)
             .map_err(|e| StoreError::io(&path, e))?;
-        f.write_all(checkpoint_line(&cp, &info).as_bytes())
+        f.write_all(checkpoint_line(cp, &info).as_bytes())
             .and_then(|_| f.sync_all())
             .map_err(|e| StoreError::io(&path, e))?;
         if created {
             self.sync_dir()?;
         }
         *self.latest.lock().unwrap_or_else(|e| e.into_inner()) = Some(Some((cp.clone(), info)));
-        tracing::info!(number, index, head = %hex32(hash), reason, "checkpoint signed");
-        Ok(cp)
+        Ok(())
+    }
+
+    /// The lock checkpoint writes take (a mirror's copies too).
+    pub(crate) fn checkpoint_guard(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.checkpoint_lock
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
     }
 
     /// The genesis must name this ledger and hold the ledger key of this data directory: a

@@ -2931,3 +2931,140 @@ fn a_machine_reports_only_for_the_pools_it_is_a_member_of() {
     check(&mut a, &m1, &mut m2);
     verify_all(&store);
 }
+
+/// A mirror's copy (entries appended verbatim in groups cut differently from the source's, the
+/// source's checkpoints copied) holds the same chain, derived state, Merkle tree and
+/// checkpoints; it reopens as a mirror, and with the source's key it opens as the source's
+/// writer and carries on (a restore).
+#[test]
+fn a_verbatim_copy_holds_what_the_source_holds_and_can_become_the_source() {
+    let src_dir = tempfile::tempdir().unwrap();
+    let mut op = Dev::new("operator-1", 1);
+    let mut t = Dev::new("table-1", 2);
+    let mut u = Dev::new("table-2", 3);
+    {
+        let (store, mut a) = Store::open_writer(src_dir.path(), &cfg(&op)).unwrap();
+        let mut envs = vec![op.env(register(&t)), op.env(register(&u))];
+        envs.extend((0..300).map(|n| t.env(bet(n))));
+        submit(&mut a, envs);
+        let (i, h) = store.head().unwrap().unwrap();
+        store.write_checkpoint(i, &h, NOW, "test").unwrap();
+        // An equivocation (a security finding) and a revocation.
+        let other = t.env_at(1, bet(999));
+        submit(&mut a, vec![other, u.env(bet(1))]);
+        submit(
+            &mut a,
+            vec![op.env(P::DeviceRevoked(v1::DeviceRevoked {
+                device_id: u.id.clone(),
+                reason: "test".into(),
+            }))],
+        );
+        let (i, h) = store.head().unwrap().unwrap();
+        store.write_checkpoint(i, &h, NOW + 1, "test").unwrap();
+    }
+    // The operator's key changes: a principals record.
+    let op2 = Dev::new("operator-1", 9);
+    {
+        let (_s, mut a) = Store::open_writer(src_dir.path(), &cfg(&op2)).unwrap();
+        submit(&mut a, (0..20).map(|n| t.env(bet(1000 + n))).collect());
+    }
+    let src = Store::open_existing(src_dir.path()).unwrap();
+    let entries: Vec<_> = src.entries(0, u64::MAX).map(|e| e.unwrap()).collect();
+    let cps = src.all_checkpoints().unwrap();
+    let genesis_key = verify_all(&src).ledger_key.unwrap();
+
+    let m_dir = tempfile::tempdir().unwrap();
+    {
+        let (m, mut a) = Store::open_mirror(m_dir.path(), 16 << 20, "test", &genesis_key).unwrap();
+        let mut rest = entries.as_slice();
+        let mut size = 1;
+        while !rest.is_empty() {
+            let n = size.min(rest.len());
+            a.append_verbatim(rest[..n].to_vec()).unwrap();
+            m.sync().unwrap();
+            rest = &rest[n..];
+            size = size * 3 + 1;
+        }
+        for cp in &cps {
+            assert!(m.copy_checkpoint(cp).unwrap());
+            assert!(
+                !m.copy_checkpoint(cp).unwrap(),
+                "a copy held already changes nothing"
+            );
+        }
+        // An entry that does not extend the head is refused, and nothing is written.
+        let head = m.head().unwrap();
+        assert!(a.append_verbatim(vec![entries[5].clone()]).is_err());
+        assert_eq!(m.head().unwrap(), head);
+    }
+    // Reopened as a mirror: the same checks a writer's start makes pass.
+    let (m, _a) = Store::open_mirror(m_dir.path(), 16 << 20, "test", &genesis_key).unwrap();
+    assert_eq!(m.head().unwrap(), src.head().unwrap());
+    let mut a_s = src.signers().unwrap();
+    let mut a_m = m.signers().unwrap();
+    a_s.sort_by(|x, y| x.id.cmp(&y.id));
+    a_m.sort_by(|x, y| x.id.cmp(&y.id));
+    assert_eq!(a_m, a_s);
+    for d in [&t, &u] {
+        for seq in 1..=d.seq + 1 {
+            assert_eq!(
+                m.index_of(&d.id, seq).unwrap(),
+                src.index_of(&d.id, seq).unwrap()
+            );
+        }
+    }
+    let size = entries.len() as u64;
+    for n in [1, 2, 255, 256, 257, size - 1, size] {
+        assert_eq!(
+            m.tree_root(n).unwrap(),
+            src.tree_root(n).unwrap(),
+            "root of {n}"
+        );
+    }
+    assert_eq!(m.all_checkpoints().unwrap(), cps);
+    assert_eq!(m.checkpoint_log().unwrap(), cps);
+    assert_eq!(verify_all(&m).entries, size);
+    drop(m);
+    drop(_a);
+    let e = Store::open_mirror(m_dir.path(), 16 << 20, "other", &genesis_key)
+        .err()
+        .expect("another ledger id is refused");
+    assert!(e.to_string().contains("not \"other\""), "{e}");
+    // With the source's key, the copy is the source's store: its writer carries on.
+    std::fs::copy(
+        src_dir.path().join(LEDGER_KEY_FILE),
+        m_dir.path().join(LEDGER_KEY_FILE),
+    )
+    .unwrap();
+    drop(src);
+    let (w, mut a) = Store::open_writer(m_dir.path(), &cfg(&op2)).unwrap();
+    let r = submit(&mut a, vec![t.env(bet(5000))]);
+    assert_eq!(status(&r[0]).0, St::Accepted);
+    assert_eq!(r[0].index, size);
+    let (i, h) = w.head().unwrap().unwrap();
+    w.write_checkpoint(i, &h, NOW + 2, "test").unwrap();
+    assert_eq!(verify_all(&w).checkpoints, cps.len() as u64 + 1);
+}
+
+#[test]
+fn alarms_are_kept_outside_the_chain_in_order() {
+    let (_d, _op, store, _a) = setup();
+    let head = store.head().unwrap();
+    for n in 0..3 {
+        store
+            .record_alarm(&Alarm {
+                at_ms: NOW + n,
+                kind: "entry_unverified".into(),
+                index: Some(n as u64),
+                detail: format!("alarm {n}"),
+            })
+            .unwrap();
+    }
+    let got = store.alarms().unwrap();
+    assert_eq!(
+        got.iter().map(|a| a.detail.as_str()).collect::<Vec<_>>(),
+        ["alarm 0", "alarm 1", "alarm 2"]
+    );
+    assert_eq!(store.head().unwrap(), head);
+    verify_all(&store);
+}

@@ -25,6 +25,7 @@ mod jackpot;
 mod keygen;
 mod machine_events;
 mod manual;
+mod mirror;
 mod pki;
 mod present;
 mod prove;
@@ -130,6 +131,9 @@ enum Command {
     Witness(witness::Command),
     /// Check that a running ledgerd serves (gRPC health); exit status 0 if it does.
     Health(health::Args),
+    /// A mirror's state and alarms (a ledgerd running with [mirror]).
+    #[command(subcommand)]
+    Mirror(mirror::Command),
     /// Run a simulated casino session against an embedded ledger, then verify it.
     Demo(demo::Args),
     /// Load test: stream pre-signed events; report events/s, receipt latency and CPU.
@@ -198,6 +202,7 @@ fn main() {
         }
         Command::Witness(c) => common::runtime().and_then(|rt| rt.block_on(witness::run(c))),
         Command::Health(a) => common::runtime().and_then(|rt| rt.block_on(health::run(a, json))),
+        Command::Mirror(c) => common::runtime().and_then(|rt| rt.block_on(mirror::run(c, json))),
         Command::Demo(a) => common::runtime().and_then(|rt| rt.block_on(demo::run(a, json))),
         Command::Bench(a) => bench::runtime(&a).and_then(|rt| rt.block_on(bench::run(a, json))),
         Command::DiskCheck(a) => disk_check::run(a, json),

@@ -232,8 +232,14 @@ pub fn run(a: Args, json: bool) -> anyhow::Result<i32> {
 
 /// Verify a data directory (the ledger must be stopped: sled locks it).
 pub fn verify_dir(dir: &std::path::Path, trusted: &Trusted) -> Result<Summary, VerifyError> {
-    let store = Store::open_existing(dir)
-        .map_err(|e| VerifyError::general(format!("the store cannot be read: {e}")))?;
+    let store = Store::open_existing(dir).map_err(|e| {
+        if e.is_disk_full() {
+            // Not damage: the disk has no room for sled to open the store.
+            VerifyError::general(format!("not verified: {e}"))
+        } else {
+            VerifyError::general(format!("the store cannot be read: {e}"))
+        }
+    })?;
     let checkpoints = store
         .all_checkpoints()
         .map_err(|e| VerifyError::general(format!("checkpoints cannot be read: {e}")))?;

@@ -253,6 +253,22 @@ pub const RULES: &[(&str, Admits)] = &[
         "/casino_ledger.v1.Jackpots/GetMachineEvents",
         Admits::Roles(&[OP, CO, RE]),
     ),
+    // A mirror's own state (served by a ledgerd running as a mirror): whoever runs it and the
+    // inspectorate.
+    (
+        "/casino_ledger.v1.Mirror/GetStatus",
+        Admits::Roles(&[RE, AD]),
+    ),
+    (
+        "/casino_ledger.v1.Mirror/ListAlarms",
+        Admits::Roles(&[RE, AD]),
+    ),
+    // A mirror (a regulator at its source) reports what it holds; the service counts only the
+    // clients `replication.mirrors` names.
+    (
+        "/casino_ledger.v1.Replication/ReportDurable",
+        Admits::Roles(&[RE]),
+    ),
 ];
 
 /// Methods that answer a principal limited to some casinos only with what concerns those

@@ -52,6 +52,90 @@ pub struct Config {
     pub audit: AuditSection,
     pub metrics: Metrics,
     pub log: Log,
+    /// Run as a read-only mirror of another ledger (`crate::mirror`). Absent: a ledger of its own.
+    pub mirror: Option<MirrorSection>,
+    /// Acknowledge only what mirrors hold too (`crate::mirror::replication`).
+    pub replication: Replication,
+}
+
+/// `[replication]`: a receipt only once the event is durable here and on `required_mirrors` of
+/// the mirrors named in `mirrors` (like synchronous standbys).
+#[derive(Clone, Debug, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Replication {
+    /// How many mirrors must hold a group before its receipts go out; 0: off (local only).
+    pub required_mirrors: usize,
+    /// The `[[clients]]` names of the mirrors whose reports count.
+    pub mirrors: Vec<String>,
+    /// When fewer than `required_mirrors` hold a group: "wait" (no receipt until they do) or
+    /// "degrade" (after `timeout_ms`, acknowledge local-only, with an error in the log, until
+    /// the mirrors catch up).
+    pub on_lag: LagPolicy,
+    /// How long a group waits for its mirrors under "degrade", in ms.
+    pub timeout_ms: u64,
+}
+
+/// `replication.on_lag`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LagPolicy {
+    #[default]
+    Wait,
+    Degrade,
+}
+
+/// `[mirror]`: the ledger this ledgerd copies, verifying every entry, and how it connects.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MirrorSection {
+    /// The source ledgerd's gRPC address: `https://host:port` (or `http://` for a plaintext
+    /// ledgerd on loopback).
+    pub source: String,
+    /// The source's ledger id (its genesis must name it).
+    pub source_ledger_id: String,
+    /// The source's ledger public key (its genesis key): 64 hex digits, or a file holding them.
+    pub source_ledger_key: String,
+    /// The CA that signed the source's certificate (PEM).
+    pub tls_ca: Option<PathBuf>,
+    /// This mirror's client certificate and key at the source (a regulator there).
+    pub tls_cert: Option<PathBuf>,
+    pub tls_key: Option<PathBuf>,
+    /// Most entries verified and stored as one group.
+    #[serde(default = "default_mirror_group")]
+    pub max_group: usize,
+    /// How often the source's new checkpoints and head are read, in ms.
+    #[serde(default = "default_mirror_poll_ms")]
+    pub poll_ms: u64,
+}
+
+fn default_mirror_group() -> usize {
+    4096
+}
+
+fn default_mirror_poll_ms() -> u64 {
+    500
+}
+
+impl MirrorSection {
+    /// The source's genesis key, from hex or from the file that holds it.
+    pub fn ledger_key(&self) -> Result<ed25519_dalek::VerifyingKey, ConfigError> {
+        let text = if self.source_ledger_key.len() == 64
+            && self
+                .source_ledger_key
+                .chars()
+                .all(|c| c.is_ascii_hexdigit())
+        {
+            self.source_ledger_key.clone()
+        } else {
+            std::fs::read_to_string(&self.source_ledger_key).map_err(|e| {
+                ConfigError::Invalid(format!(
+                    "mirror.source_ledger_key: neither 64 hex digits nor a readable file ({e})"
+                ))
+            })?
+        };
+        ledger_core::signing::parse_public_key_hex(text.trim())
+            .map_err(|e| ConfigError::Invalid(format!("mirror.source_ledger_key: {e}")))
+    }
 }
 
 /// A witness ledgerd submits its checkpoints to (`crate::witnesses`).
@@ -351,6 +435,8 @@ impl Default for Config {
             audit: AuditSection::default(),
             metrics: Metrics::default(),
             log: Log::default(),
+            mirror: None,
+            replication: Replication::default(),
         }
     }
 }
@@ -484,6 +570,11 @@ impl Config {
             c.tls.cert_chain.as_mut().map(at);
             c.tls.key.as_mut().map(at);
             c.tls.client_ca.iter_mut().for_each(at);
+            if let Some(m) = c.mirror.as_mut() {
+                m.tls_ca.as_mut().map(at);
+                m.tls_cert.as_mut().map(at);
+                m.tls_key.as_mut().map(at);
+            }
         }
         Ok(c)
     }
@@ -511,6 +602,59 @@ impl Config {
     /// Check values that TOML types cannot.
     pub fn validate(&self) -> Result<(), ConfigError> {
         let bad = |m: String| Err(ConfigError::Invalid(m));
+        let r = &self.replication;
+        if r.required_mirrors > r.mirrors.len() {
+            return bad(format!(
+                "replication.required_mirrors = {}: only {} replication.mirrors are named",
+                r.required_mirrors,
+                r.mirrors.len()
+            ));
+        }
+        for m in &r.mirrors {
+            if !self.clients.iter().any(|c| &c.name == m) {
+                return bad(format!(
+                    "replication.mirrors names {m:?}, which is not one of the [[clients]]"
+                ));
+            }
+        }
+        if r.required_mirrors > 0
+            && r.on_lag == LagPolicy::Degrade
+            && !(1..=600_000).contains(&r.timeout_ms)
+        {
+            return bad(
+                "replication.timeout_ms must be 1..=600000 with on_lag = \"degrade\"".into(),
+            );
+        }
+        if r.required_mirrors > 0 && self.mirror.is_some() {
+            return bad(
+                "[replication] is for a source ledger; a mirror acknowledges nothing".into(),
+            );
+        }
+        if let Some(m) = &self.mirror {
+            if !(m.source.starts_with("https://") || m.source.starts_with("http://")) {
+                return bad(format!(
+                    "mirror.source {:?}: give the source as https://host:port",
+                    m.source
+                ));
+            }
+            if m.source.starts_with("https://") && m.tls_ca.is_none() {
+                return bad(
+                    "mirror.tls_ca: an https:// source needs the CA of its certificate".into(),
+                );
+            }
+            if m.tls_cert.is_some() != m.tls_key.is_some() {
+                return bad("mirror.tls_cert and mirror.tls_key go together".into());
+            }
+            if m.source_ledger_id.is_empty() {
+                return bad("mirror.source_ledger_id is empty".into());
+            }
+            if !(1..=65_536).contains(&m.max_group) {
+                return bad("mirror.max_group must be 1..=65536".into());
+            }
+            if !(10..=60_000).contains(&m.poll_ms) {
+                return bad("mirror.poll_ms must be 10..=60000".into());
+            }
+        }
         if self.checkpoint.witnesses_required > self.witnesses.len() {
             return bad(format!(
                 "checkpoint.witnesses_required = {}: only {} [[witnesses]] are configured",
@@ -1098,6 +1242,16 @@ mod tests {
                 url: "http://127.0.0.1:1".into(),
                 public_key: "00".into(),
             }],
+            mirror: Some(MirrorSection {
+                source: "https://127.0.0.1:1".into(),
+                source_ledger_id: "x".into(),
+                source_ledger_key: "00".into(),
+                tls_ca: Some("ca.pem".into()),
+                tls_cert: Some("c.pem".into()),
+                tls_key: Some("c.key".into()),
+                max_group: 1,
+                poll_ms: 10,
+            }),
             ..Config::default()
         };
         let mut known = std::collections::BTreeSet::new();

@@ -18,6 +18,7 @@ pub mod limits;
 pub mod load;
 pub mod logging;
 pub mod metrics;
+pub mod mirror;
 pub mod notify;
 pub mod pipeline;
 pub mod process;
@@ -123,6 +124,10 @@ impl Server {
         };
         check_init(&data_dir, init)?;
         filesystem::check(&data_dir, cfg.store.require_safe_filesystem)?;
+        if let Some(m) = cfg.mirror.clone() {
+            return Server::start_mirror(cfg, m, data_dir, (listener, metrics), (tls, clients))
+                .await;
+        }
         let dir = data_dir.clone();
         let key_source = cfg.key_source()?;
         let (store, appender) = tokio::task::spawn_blocking(move || {
@@ -153,7 +158,8 @@ impl Server {
                  would be served; pin it: ledger_public_key = \"{ledger_public_key}\""
             ),
         }
-        let ledger = Ledger::start(
+        let gate = mirror::replication::Gate::new(&cfg.replication);
+        let ledger = Ledger::start_replicated(
             appender,
             PipelineConfig {
                 max_batch: cfg.ingest.max_batch,
@@ -165,6 +171,7 @@ impl Server {
                 clock_step_threshold_ms: cfg.ingest.clock_step_threshold_ms,
                 signed_receipts: cfg.ingest.signed_receipts,
             },
+            gate.clone(),
         );
         ledger
             .checkpoint("startup")
@@ -179,12 +186,52 @@ impl Server {
             (listener, metrics),
             (tls.clone(), clients.clone()),
             shutdown_rx,
+            Role::Source(gate),
         ));
         tracing::info!(%addr, data_dir = %data_dir.display(), ledger_key = %ledger_public_key, "ledgerd serving");
         Ok(Server {
             addr,
             metrics_addr,
             ledger_public_key,
+            tls,
+            clients,
+            shutdown: Some(shutdown),
+            task,
+        })
+    }
+
+    /// [`Server::start`] for a mirror (`[mirror]`): the copy of another ledger, served read-only
+    /// (`crate::mirror`). It signs nothing: no checkpoints, no witnesses.
+    async fn start_mirror(
+        mut cfg: Config,
+        m: config::MirrorSection,
+        data_dir: PathBuf,
+        (listener, metrics): (tokio::net::TcpListener, Option<tokio::net::TcpListener>),
+        (tls, clients): (Option<tls::Reloadable>, access::Clients),
+    ) -> anyhow::Result<Server> {
+        let addr = listener.local_addr()?;
+        let key = hex::encode(m.ledger_key()?.to_bytes());
+        let (ledger, running) =
+            mirror::start(&m, &data_dir, cfg.store.cache_capacity_mb << 20).await?;
+        cfg.ledger_id = m.source_ledger_id.clone();
+        cfg.checkpoint.interval_secs = 0;
+        cfg.witnesses.clear();
+        let metrics_addr = metrics.as_ref().map(|l| l.local_addr()).transpose()?;
+        let (shutdown, shutdown_rx) = oneshot::channel();
+        let task = tokio::spawn(serve(
+            cfg,
+            data_dir.clone(),
+            ledger,
+            (listener, metrics),
+            (tls.clone(), clients.clone()),
+            shutdown_rx,
+            Role::Mirror(running),
+        ));
+        tracing::info!(%addr, data_dir = %data_dir.display(), source = %m.source, "ledgerd serving as a mirror");
+        Ok(Server {
+            addr,
+            metrics_addr,
+            ledger_public_key: key,
             tls,
             clients,
             shutdown: Some(shutdown),
@@ -220,6 +267,13 @@ impl Server {
     }
 }
 
+/// What a ledgerd serves as: a ledger of its own (whose receipts may wait for mirrors), or a
+/// mirror of another.
+enum Role {
+    Source(Option<std::sync::Arc<mirror::replication::Gate>>),
+    Mirror(mirror::Running),
+}
+
 async fn serve(
     cfg: Config,
     data_dir: PathBuf,
@@ -227,7 +281,12 @@ async fn serve(
     (listener, metrics): (tokio::net::TcpListener, Option<tokio::net::TcpListener>),
     (tls, clients): (Option<tls::Reloadable>, access::Clients),
     shutdown: oneshot::Receiver<()>,
+    role: Role,
 ) -> anyhow::Result<()> {
+    let (mirror, gate) = match role {
+        Role::Source(g) => (None, g),
+        Role::Mirror(m) => (Some(m), None),
+    };
     let (health, health_service) = tonic_health::server::health_reporter();
     health
         .set_serving::<IngestServer<service::IngestService>>()
@@ -406,7 +465,21 @@ async fn serve(
         .add_service(checkpoints)
         .add_service(proofs)
         .add_optional_service(audit_service)
-        .add_optional_service(jackpot_service);
+        .add_optional_service(jackpot_service)
+        .add_optional_service(gate.clone().map(|gate| {
+            ledger_proto::v1::replication_server::ReplicationServer::new(
+                mirror::replication::ReplicationService {
+                    gate,
+                    store: ledger.store().clone(),
+                },
+            )
+        }))
+        .add_optional_service(mirror.as_ref().map(|r| {
+            ledger_proto::v1::mirror_server::MirrorServer::new(mirror::MirrorService {
+                status: r.status.clone(),
+                store: r.store.clone(),
+            })
+        }));
     let stopped = async {
         let _ = stop_rx.await;
     };
@@ -470,6 +543,14 @@ async fn serve(
     if let Some(t) = witness_task {
         t.abort();
     }
+    // Receipts still waiting for mirrors go to streams that are closed by now.
+    if let Some(g) = &gate {
+        g.close();
+    }
+    let is_mirror = mirror.is_some();
+    if let Some(m) = mirror {
+        m.stop().await;
+    }
     if let Some(a) = live {
         // Commit what the audit has pending and snapshot it.
         tokio::task::spawn_blocking(move || a.stop()).await?;
@@ -478,10 +559,12 @@ async fn serve(
     if let Some(m) = fatal_msg {
         anyhow::bail!("the ledger stopped acknowledging: {m}");
     }
-    ledger
-        .checkpoint("shutdown")
-        .await
-        .context("shutdown checkpoint")?;
+    if !is_mirror {
+        ledger
+            .checkpoint("shutdown")
+            .await
+            .context("shutdown checkpoint")?;
+    }
     ledger.store().sync().context("final sync")?;
     tracing::info!("ledgerd stopped cleanly");
     Ok(())

@@ -33,10 +33,10 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[command(version, about, long_about)]
 struct Args {
     /// TOML configuration file (deploy/ledgerd.toml documents every key); default: the defaults.
-    #[arg(long, short = 'c', value_name = "FILE")]
+    #[arg(long, short = 'c', value_name = "FILE", global = true)]
     config: Option<PathBuf>,
     /// Data directory (overrides `data_dir`); on ext4 or xfs, never btrfs, NFS or FUSE.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", global = true)]
     data_dir: Option<PathBuf>,
     /// gRPC listen address (overrides `listen`); port 0 picks one, printed on stdout.
     #[arg(long, value_name = "ADDR")]
@@ -47,6 +47,28 @@ struct Args {
     /// Create a new ledger in the data directory (once); without it only an existing one is served.
     #[arg(long, conflicts_with = "check_config")]
     init: bool,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum Command {
+    /// Rebuild this ledger's store from a mirror of it, verifying everything (the damaged data
+    /// directory is moved aside, not deleted); then start ledgerd as usual.
+    Restore {
+        /// The mirror's gRPC address (https://host:port).
+        #[arg(long, value_name = "URL")]
+        from: String,
+        /// CA certificate of the mirror's TLS certificate (PEM).
+        #[arg(long, value_name = "FILE")]
+        tls_ca: Option<PathBuf>,
+        /// A client certificate the mirror admits to read entries (regulator or admin).
+        #[arg(long, value_name = "FILE", requires = "tls_key")]
+        tls_cert: Option<PathBuf>,
+        /// The key of --tls-cert.
+        #[arg(long, value_name = "FILE", requires = "tls_cert")]
+        tls_key: Option<PathBuf>,
+    },
 }
 
 fn main() {
@@ -118,6 +140,34 @@ fn run() -> anyhow::Result<()> {
         .data_dir
         .clone()
         .context("no data directory: pass --data-dir DIR or set data_dir in the configuration")?;
+    if let Some(Command::Restore {
+        from,
+        tls_ca,
+        tls_cert,
+        tls_key,
+    }) = args.command
+    {
+        let r = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()?
+            .block_on(ledgerd::mirror::restore::restore(
+                &cfg,
+                &data_dir,
+                &from,
+                (tls_ca, tls_cert, tls_key),
+            ))?;
+        println!(
+            "restored {} entries and {} checkpoints from {from} into {} in {:.1} s{}",
+            r.entries,
+            r.checkpoints,
+            data_dir.display(),
+            r.seconds,
+            r.damaged
+                .map(|d| format!("; the damaged directory is kept in {}", d.display()))
+                .unwrap_or_default()
+        );
+        return Ok(());
+    }
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?

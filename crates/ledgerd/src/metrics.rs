@@ -105,6 +105,9 @@ fn admitted(tls: &MetricsTls, conn: &tokio_rustls::server::TlsStream<TcpStream>)
 /// The registry every scrape encodes: one [`Figures`] collector.
 pub fn registry(ledger: Ledger, audit: Option<AuditGauges>) -> Registry {
     let mut r = Registry::default();
+    if let Some(m) = ledger.mirror() {
+        r.register_collector(Box::new(crate::mirror::Metrics(m.clone())));
+    }
     r.register_collector(Box::new(Figures {
         ledger,
         audit,

@@ -264,6 +264,8 @@ pub struct Ledger {
     durable: watch::Receiver<(u64, Hash32)>,
     fatal: watch::Receiver<Option<String>>,
     stats: Arc<IngestStats>,
+    /// Set when this ledgerd is a mirror ([`Ledger::read_only`]).
+    mirror: Option<Arc<crate::mirror::Status>>,
 }
 
 fn unavailable(fatal: &watch::Receiver<Option<String>>) -> Status {
@@ -282,8 +284,27 @@ impl Ledger {
         Ledger::start_syncing(appender, cfg, Box::new(move || store.sync()))
     }
 
+    /// [`Ledger::start`], with receipts that wait for mirrors too ([`crate::mirror::replication`]).
+    pub fn start_replicated(
+        appender: Appender,
+        cfg: PipelineConfig,
+        gate: Option<Arc<crate::mirror::replication::Gate>>,
+    ) -> Ledger {
+        let store = appender.store().clone();
+        Ledger::start_gated(appender, cfg, Box::new(move || store.sync()), gate)
+    }
+
     /// [`Ledger::start`], with `sync` making the store durable (a test's own, to script failures).
-    fn start_syncing(mut appender: Appender, cfg: PipelineConfig, sync: SyncFn) -> Ledger {
+    fn start_syncing(appender: Appender, cfg: PipelineConfig, sync: SyncFn) -> Ledger {
+        Ledger::start_gated(appender, cfg, sync, None)
+    }
+
+    fn start_gated(
+        mut appender: Appender,
+        cfg: PipelineConfig,
+        sync: SyncFn,
+        replication: Option<Arc<crate::mirror::replication::Gate>>,
+    ) -> Ledger {
         let store = appender.store().clone();
         let window = Arc::new(WindowClock::new(appender.last_received_at_ms(), now_ms()));
         let head = appender.head().expect("an opened ledger has a genesis");
@@ -313,6 +334,7 @@ impl Ledger {
             fatal: fatal_tx.clone(),
             slow: std::sync::Mutex::new(SlowSyncs::default()),
             stats: stats.clone(),
+            replication,
         });
         let feed = SyncFeed(syncs.clone());
         std::thread::Builder::new()
@@ -337,7 +359,58 @@ impl Ledger {
             durable,
             fatal,
             stats,
+            mirror: None,
         }
+    }
+
+    /// A ledger that only serves what `store` holds: a mirror's. Every envelope submitted and
+    /// every checkpoint requested is refused with FAILED_PRECONDITION and `refusal`; the
+    /// returned sender advances the durable head as the mirror stores verified entries.
+    pub fn read_only(
+        store: Arc<Store>,
+        head: (u64, Hash32),
+        refusal: String,
+        status: Arc<crate::mirror::Status>,
+    ) -> (Ledger, watch::Sender<(u64, Hash32)>) {
+        let (tx, mut rx) = mpsc::channel::<Msg>(1024);
+        let (durable_tx, durable) = watch::channel(head);
+        let (_fatal_tx, fatal) = watch::channel(None);
+        let last = store
+            .entry(head.0)
+            .ok()
+            .flatten()
+            .map_or(now_ms(), |e| e.received_at_ms);
+        tokio::spawn(async move {
+            let _keep = _fatal_tx;
+            while let Some(m) = rx.recv().await {
+                let why = Status::failed_precondition(refusal.clone());
+                match m {
+                    Msg::Event(_, reply, _) => reply.send(Err(why)),
+                    Msg::Checkpoint(_, r) => {
+                        let _ = r.send(Err(why));
+                    }
+                }
+            }
+        });
+        let ledger = Ledger {
+            tx,
+            queue_bytes: Arc::new(tokio::sync::Semaphore::new(1024)),
+            queue_units: 1024,
+            store,
+            max_body_bytes: 64 * 1024,
+            time: TimePolicy::default(),
+            window: Arc::new(WindowClock::new(last, now_ms())),
+            durable,
+            fatal,
+            stats: Arc::new(IngestStats::default()),
+            mirror: Some(status),
+        };
+        (ledger, durable_tx)
+    }
+
+    /// The mirror's state, when this ledgerd is a mirror.
+    pub fn mirror(&self) -> Option<&Arc<crate::mirror::Status>> {
+        self.mirror.as_ref()
     }
 
     /// Submit one envelope; the receiver yields its receipt once it is decided and durable.
@@ -805,6 +878,8 @@ struct Syncs {
     fatal: watch::Sender<Option<String>>,
     slow: std::sync::Mutex<SlowSyncs>,
     stats: Arc<IngestStats>,
+    /// Receipts wait for mirrors too (`[replication]`).
+    replication: Option<Arc<crate::mirror::replication::Gate>>,
 }
 
 /// A sync at least this long is the disk stalling: every receipt it covers waited for it.
@@ -966,6 +1041,21 @@ impl Syncs {
             // releases in the order of the groups: a later sync's release waits for this one.
             let mut halted = self.release_lock();
             drop(st);
+            if let Some(gate) = &self.replication
+                && !*halted
+                && let Some(last) = due.iter().rev().find_map(|m| match m {
+                    Applied::Group { head, .. } => Some(*head),
+                    _ => None,
+                })
+            {
+                // The mirrors copy from the durable head: advance it, then wait for them.
+                self.durable.send_if_modified(|h| {
+                    let changed = *h != last;
+                    *h = last;
+                    changed
+                });
+                gate.wait(last.0);
+            }
             for m in due {
                 // After a failed checkpoint or a refused group nothing more is acknowledged:
                 // what is left is dropped, which answers UNAVAILABLE.
@@ -1736,6 +1826,7 @@ mod tests {
             durable,
             fatal,
             stats: Arc::default(),
+            mirror: None,
         };
         for n in 21..=23 {
             drop(stalled.submit(env(op, "op0", n, model(n as u32))).await);

@@ -737,6 +737,12 @@ impl Checkpoints for CheckpointService {
         &self,
         _: Request<v1::CreateCheckpointRequest>,
     ) -> Result<Response<v1::Checkpoint>, Status> {
+        // A mirror signs nothing: not even the source's latest checkpoint is handed out as new.
+        if let Some(m) = self.ledger.mirror() {
+            return Err(Status::failed_precondition(crate::mirror::refusal(
+                &m.source,
+            )));
+        }
         let asked = std::time::Instant::now();
         if let Some(cp) = self.covering().await? {
             return Ok(Response::new(cp));

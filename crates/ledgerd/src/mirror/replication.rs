@@ -1,0 +1,218 @@
+//! Acknowledged means replicated (`[replication]`): a group's receipts go out only once the
+//! group is durable here **and** on `required_mirrors` of the configured mirrors, like
+//! synchronous standbys. Each mirror reports, after every group it made durable, how many
+//! entries it holds (`Replication.ReportDurable`); the sync thread that releases a group waits
+//! on the [`Gate`] for the k-th highest report to cover it. The durable head (which the mirrors'
+//! tails follow) advances first, so the mirrors can copy what waits.
+//!
+//! When fewer than k mirrors hold a group: `on_lag = "wait"` keeps its receipts (and every later
+//! one) until they do; `"degrade"` waits `timeout_ms`, then acknowledges local-only with an error
+//! in the log (an alarm, counted in [`Gate::degradations`]) until the mirrors catch up.
+
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+use ledger_core::proto as v1;
+use ledger_store::Store;
+use tokio_stream::Stream;
+use tonic::{Request, Response, Status, Streaming};
+
+use crate::config::{LagPolicy, Replication};
+
+/// What each mirror holds, and the wait for k of them.
+pub struct Gate {
+    required: usize,
+    policy: LagPolicy,
+    timeout: Duration,
+    mirrors: Vec<String>,
+    held: Mutex<HashMap<String, u64>>,
+    changed: Condvar,
+    /// Acknowledging local-only after a timeout ("degrade"), until the mirrors catch up.
+    pub degraded: AtomicBool,
+    /// Times it started acknowledging local-only.
+    pub degradations: AtomicU64,
+    closed: AtomicBool,
+}
+
+impl Gate {
+    /// The gate `cfg` asks for; `None` when replication is off.
+    pub fn new(cfg: &Replication) -> Option<Arc<Gate>> {
+        (cfg.required_mirrors > 0).then(|| {
+            Arc::new(Gate {
+                required: cfg.required_mirrors,
+                policy: cfg.on_lag,
+                timeout: Duration::from_millis(cfg.timeout_ms),
+                mirrors: cfg.mirrors.clone(),
+                held: Mutex::new(HashMap::new()),
+                changed: Condvar::new(),
+                degraded: AtomicBool::new(false),
+                degradations: AtomicU64::new(0),
+                closed: AtomicBool::new(false),
+            })
+        })
+    }
+
+    /// Entries held by at least `required` mirrors.
+    fn replicated(&self, held: &HashMap<String, u64>) -> u64 {
+        let mut v: Vec<u64> = held.values().copied().collect();
+        v.sort_unstable_by(|a, b| b.cmp(a));
+        v.get(self.required - 1).copied().unwrap_or(0)
+    }
+
+    /// Mirror `who` holds `entries` entries, durably.
+    pub fn report(&self, who: &str, entries: u64) {
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        let e = held.entry(who.to_string()).or_insert(0);
+        *e = (*e).max(entries);
+        drop(held);
+        self.changed.notify_all();
+    }
+
+    /// Stop waiting (ledgerd stops): what waits is released as if replicated.
+    pub fn close(&self) {
+        self.closed.store(true, Relaxed);
+        self.changed.notify_all();
+    }
+
+    /// Block until entry `index` is held by `required` mirrors, or the policy gives up waiting.
+    pub fn wait(&self, index: u64) {
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        if self.degraded.load(Relaxed) {
+            if self.replicated(&held) > index {
+                self.degraded.store(false, Relaxed);
+                tracing::warn!(
+                    index,
+                    "replication: the mirrors caught up; receipts wait for them again"
+                );
+            } else {
+                return;
+            }
+        }
+        let deadline = std::time::Instant::now() + self.timeout;
+        while self.replicated(&held) <= index && !self.closed.load(Relaxed) {
+            match self.policy {
+                LagPolicy::Wait => {
+                    held = self
+                        .changed
+                        .wait_timeout(held, Duration::from_millis(200))
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0;
+                }
+                LagPolicy::Degrade => {
+                    let now = std::time::Instant::now();
+                    if now >= deadline {
+                        self.degraded.store(true, Relaxed);
+                        self.degradations.fetch_add(1, Relaxed);
+                        tracing::error!(
+                            index,
+                            required = self.required,
+                            waited_ms = self.timeout.as_millis() as u64,
+                            "replication alarm: fewer mirrors than replication.required_mirrors hold the entries; acknowledging local-only until they catch up"
+                        );
+                        return;
+                    }
+                    held = self
+                        .changed
+                        .wait_timeout(held, deadline - now)
+                        .unwrap_or_else(|e| e.into_inner())
+                        .0;
+                }
+            }
+        }
+    }
+}
+
+/// `Replication` gRPC service: the mirrors' reports.
+pub struct ReplicationService {
+    pub gate: Arc<Gate>,
+    pub store: Arc<Store>,
+}
+
+#[tonic::async_trait]
+impl v1::replication_server::Replication for ReplicationService {
+    async fn report_durable(
+        &self,
+        req: Request<Streaming<v1::DurableReport>>,
+    ) -> Result<Response<v1::DurableReportAck>, Status> {
+        let who = crate::access::Caller::of(&req).name.clone();
+        if !self.gate.mirrors.contains(&who) {
+            return Err(Status::permission_denied(format!(
+                "{who} is not one of replication.mirrors: its reports do not count"
+            )));
+        }
+        let mut s: Pin<Box<dyn Stream<Item = Result<v1::DurableReport, Status>> + Send>> =
+            Box::pin(req.into_inner());
+        use tokio_stream::StreamExt;
+        while let Some(r) = s.next().await {
+            let r = r?;
+            let Some(last) = r.entries.checked_sub(1) else {
+                continue;
+            };
+            let store = self.store.clone();
+            let ours = tokio::task::spawn_blocking(move || store.entry(last))
+                .await
+                .map_err(|e| Status::internal(e.to_string()))?
+                .map_err(|e| Status::internal(e.to_string()))?;
+            match ours {
+                Some(e) if e.entry_hash == r.head_hash => self.gate.report(&who, r.entries),
+                _ => {
+                    return Err(Status::failed_precondition(format!(
+                        "{who} reports entry {last} with a hash this ledger does not hold"
+                    )));
+                }
+            }
+        }
+        Ok(Response::new(v1::DurableReportAck {}))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn gate(required: usize, on_lag: LagPolicy) -> Arc<Gate> {
+        Gate::new(&Replication {
+            required_mirrors: required,
+            mirrors: vec!["a".into(), "b".into(), "c".into()],
+            on_lag,
+            timeout_ms: 1,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn a_group_waits_for_the_kth_mirror() {
+        assert!(
+            Gate::new(&Replication::default()).is_none(),
+            "off by default"
+        );
+        let g = gate(2, LagPolicy::Wait);
+        g.report("a", 10);
+        g.report("b", 5);
+        g.report("a", 3); // a report never goes back
+        g.wait(4); // entries 0..=4 are on two mirrors: no wait
+        let waiter = {
+            let g = g.clone();
+            std::thread::spawn(move || g.wait(7))
+        };
+        g.report("c", 8);
+        waiter.join().unwrap();
+        assert!(!g.degraded.load(Relaxed));
+    }
+
+    #[test]
+    fn degrade_acknowledges_local_only_until_the_mirrors_catch_up() {
+        let g = gate(1, LagPolicy::Degrade);
+        g.wait(100);
+        assert!(g.degraded.load(Relaxed));
+        assert_eq!(g.degradations.load(Relaxed), 1);
+        g.wait(101); // degraded: no wait at all
+        assert_eq!(g.degradations.load(Relaxed), 1);
+        g.report("b", 200);
+        g.wait(150);
+        assert!(!g.degraded.load(Relaxed), "caught up: waiting again");
+    }
+}
