@@ -52,6 +52,8 @@ pub struct Config {
     pub audit: AuditSection,
     pub metrics: Metrics,
     pub log: Log,
+    /// Copies of the durable entries to a distributed log (`crate::export_nats`).
+    pub export: crate::export_nats::Export,
 }
 
 /// A witness ledgerd submits its checkpoints to (`crate::witnesses`).
@@ -348,6 +350,7 @@ impl Default for Config {
             audit: AuditSection::default(),
             metrics: Metrics::default(),
             log: Log::default(),
+            export: Default::default(),
         }
     }
 }
@@ -480,6 +483,9 @@ impl Config {
             c.tls.cert_chain.as_mut().map(at);
             c.tls.key.as_mut().map(at);
             c.tls.client_ca.iter_mut().for_each(at);
+            if let Some(n) = c.export.nats.as_mut() {
+                n.resolve(base);
+            }
         }
         Ok(c)
     }
@@ -725,6 +731,9 @@ impl Config {
             ));
         }
         identifier("ledger_id", &self.ledger_id)?;
+        if let Some(n) = &self.export.nats {
+            n.validate().map_err(ConfigError::Invalid)?;
+        }
         if let Some(k) = &self.ledger_public_key {
             ledger_core::signing::parse_public_key_hex(k)
                 .map_err(|e| ConfigError::Invalid(format!("ledger_public_key: {e}")))?;

@@ -114,11 +114,13 @@ fn admitted(
 /// The registry every scrape encodes: one [`Figures`] collector.
 pub fn registry(ledger: Ledger, audit: Option<AuditGauges>) -> Registry {
     let mut r = Registry::default();
+    let ledger_store = &ledger.store().clone();
     r.register_collector(Box::new(Figures {
         ledger,
         audit,
         findings: Mutex::default(),
     }));
+    crate::export_nats::register(&mut r, ledger_store);
     r
 }
 
