@@ -50,6 +50,11 @@ struct Cluster {
 
 impl Cluster {
     fn start(n: usize) -> Cluster {
+        Self::start_with(n, "")
+    }
+
+    /// `extra`: more of each node's configuration (e.g. a `tls` block).
+    fn start_with(n: usize, extra: &str) -> Cluster {
         let dir = tempdir();
         let ports: Vec<u16> = (0..n).map(|_| free_port()).collect();
         let routes: Vec<u16> = (0..n).map(|_| free_port()).collect();
@@ -66,12 +71,18 @@ impl Cluster {
                 &conf,
                 format!(
                     "server_name: {name}\nlisten: 127.0.0.1:{}\n\
-                     jetstream {{ store_dir: {:?}, max_memory_store: 64MB, max_file_store: 2GB }}\n\
-                     cluster {{ name: e2e, listen: 127.0.0.1:{}, routes: [{}] }}\n",
+                     jetstream {{ store_dir: {:?}, max_memory_store: 64MB, max_file_store: 2GB }}\n{}{extra}\n",
                     ports[i],
                     dir.path().join(&name),
-                    routes[i],
-                    others.join(", ")
+                    if n > 1 {
+                        format!(
+                            "cluster {{ name: e2e, listen: 127.0.0.1:{}, routes: [{}] }}\n",
+                            routes[i],
+                            others.join(", ")
+                        )
+                    } else {
+                        String::new()
+                    }
                 ),
             )
             .unwrap();
@@ -541,5 +552,57 @@ async fn ledgerd_killed_mid_export_resumes_without_gap_or_duplicate() {
     check_export(&got, head, &cp, &l.ledger_key);
     let (last_seq, messages, ..) = stream_state(&js).await.unwrap();
     assert_eq!((last_seq, messages), (head + 1, head + 1));
+    l.stop();
+}
+
+/// Over TLS to a NATS server that requires a client certificate: the export presents
+/// `export.nats.tls_cert`/`tls_key` and checks the server against `tls_ca`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_export_goes_over_tls_with_a_client_certificate() {
+    let p = pki();
+    let tls = format!(
+        "tls {{ cert_file: {:?}, key_file: {:?}, ca_file: {:?}, verify: true }}",
+        p.dir.join("ledgerd.pem"),
+        p.dir.join("ledgerd.key"),
+        p.ca()
+    );
+    let cluster = Cluster::start_with(1, &tls);
+    let dir = tempdir();
+    let cfg = write_config(
+        dir.path(),
+        &format!(
+            "[export.nats]\nservers = [\"tls://127.0.0.1:{}\"]\nstream = \"{STREAM}\"\nreplicas = 1\n\
+             tls_ca = {:?}\ntls_cert = {:?}\ntls_key = {:?}\n",
+            cluster.ports[0],
+            p.ca(),
+            p.cert("e2e-admin"),
+            p.key("e2e-admin")
+        ),
+    );
+    let l = Ledgerd::start(&dir.path().join("data"), &cfg, "127.0.0.1:0");
+    let url = l.url();
+    let signers = register(&url, 1, &[spec("T-L1", "lisboa", "RL-1")]).await;
+    let mut signers: Vec<(DeviceSigner, &str)> = signers.into_iter().zip(["RL-1"]).collect();
+    submit_ok(&url, &bets(&mut signers, "R1", 200)).await;
+    let head = head(&url).await;
+    let client = async_nats::ConnectOptions::new()
+        .add_root_certificates(p.ca())
+        .add_client_certificate(p.cert("e2e-regulator"), p.key("e2e-regulator"))
+        .require_tls(true)
+        .connect(format!("tls://127.0.0.1:{}", cluster.ports[0]))
+        .await
+        .expect("a TLS client of the cluster");
+    let js = jetstream::new(client);
+    wait_for(&js, head + 1, 60, &l).await;
+    let (_, cp) = checkpoint(&l, dir.path());
+    check_export(&consume(&js, head + 1).await, head, &cp, &l.ledger_key);
+    // A client without a certificate is refused by the server (the stream is not open to it).
+    let plain = async_nats::ConnectOptions::new()
+        .add_root_certificates(p.ca())
+        .require_tls(true)
+        .connection_timeout(Duration::from_secs(3))
+        .connect(format!("tls://127.0.0.1:{}", cluster.ports[0]))
+        .await;
+    assert!(plain.is_err(), "a client without a certificate was let in");
     l.stop();
 }
