@@ -245,14 +245,27 @@ struct Got {
 /// Every message of the stream, from the first, through an ordered consumer; stops after
 /// `at_least` messages and a quiet second (to see any message beyond them).
 async fn consume(js: &jetstream::Context, at_least: u64) -> Vec<Got> {
-    let stream = js.get_stream(STREAM).await.expect("the stream");
-    let mut msgs = stream
-        .create_consumer(OrderedConfig::default())
-        .await
-        .expect("an ordered consumer")
-        .messages()
-        .await
-        .expect("messages");
+    // After a node was killed the cluster may still be electing leaders: try for a while.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut msgs = loop {
+        let made = async {
+            js.get_stream(STREAM)
+                .await?
+                .create_consumer(OrderedConfig::default())
+                .await?
+                .messages()
+                .await
+                .map_err(async_nats::Error::from)
+        };
+        match made.await {
+            Ok(m) => break m,
+            Err(e) if Instant::now() < deadline => {
+                eprintln!("an ordered consumer: {e}");
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+            Err(e) => panic!("no ordered consumer: {e}"),
+        }
+    };
     let mut out = Vec::new();
     loop {
         let wait = if (out.len() as u64) < at_least {

@@ -66,17 +66,29 @@ async fn run(a: Args) -> anyhow::Result<()> {
         .context("--server")?;
     let client = async_nats::connect(addrs).await.context("connect")?;
     let js = jetstream::new(client);
-    let stream = js
-        .get_stream(&a.stream)
-        .await
-        .with_context(|| format!("--stream {}", a.stream))?;
-    let mut messages = stream
-        .create_consumer(OrderedConfig::default())
-        .await
-        .context("an ordered consumer")?
-        .messages()
-        .await
-        .context("reading")?;
+    // A cluster that just lost a node may still be electing leaders: retry for --idle-secs.
+    let deadline = std::time::Instant::now() + Duration::from_secs(a.idle_secs);
+    let mut messages = loop {
+        let made = async {
+            js.get_stream(&a.stream)
+                .await
+                .with_context(|| format!("--stream {}", a.stream))?
+                .create_consumer(OrderedConfig::default())
+                .await
+                .context("an ordered consumer")?
+                .messages()
+                .await
+                .context("reading")
+        };
+        match made.await {
+            Ok(m) => break m,
+            Err(e) if std::time::Instant::now() < deadline => {
+                eprintln!("nats-consumer: {e:#}; again in 1 s");
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+            Err(e) => return Err(e),
+        }
+    };
     let mut by_subject: BTreeMap<String, u64> = BTreeMap::new();
     let idle = Duration::from_secs(a.idle_secs);
     loop {
