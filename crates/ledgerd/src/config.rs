@@ -56,6 +56,8 @@ pub struct Config {
     pub mirror: Option<MirrorSection>,
     /// Acknowledge only what mirrors hold too (`crate::mirror::replication`).
     pub replication: Replication,
+    /// Copies of the durable entries to a distributed log (`crate::export_nats`).
+    pub export: crate::export_nats::Export,
 }
 
 /// `[replication]`: a receipt only once the event is durable here and on `required_mirrors` of
@@ -437,6 +439,7 @@ impl Default for Config {
             log: Log::default(),
             mirror: None,
             replication: Replication::default(),
+            export: Default::default(),
         }
     }
 }
@@ -574,6 +577,9 @@ impl Config {
                 m.tls_ca.as_mut().map(at);
                 m.tls_cert.as_mut().map(at);
                 m.tls_key.as_mut().map(at);
+            }
+            if let Some(n) = c.export.nats.as_mut() {
+                n.resolve(base);
             }
         }
         Ok(c)
@@ -873,6 +879,9 @@ impl Config {
             ));
         }
         identifier("ledger_id", &self.ledger_id)?;
+        if let Some(n) = &self.export.nats {
+            n.validate().map_err(ConfigError::Invalid)?;
+        }
         if let Some(k) = &self.ledger_public_key {
             ledger_core::signing::parse_public_key_hex(k)
                 .map_err(|e| ConfigError::Invalid(format!("ledger_public_key: {e}")))?;

@@ -13,6 +13,7 @@ pub mod allocator;
 pub mod audit;
 pub mod config;
 pub mod connections;
+pub mod export_nats;
 pub mod filesystem;
 pub mod limits;
 pub mod load;
@@ -413,6 +414,13 @@ async fn serve(
         None => (None, None),
     };
 
+    // The export of durable entries to NATS JetStream, beside ingest (never in its way).
+    let exporter = cfg
+        .export
+        .nats
+        .clone()
+        .map(|n| export_nats::Exporter::start(n, cfg.ledger_id.clone(), ledger.clone()));
+
     // Periodic checkpoints.
     let periodic = if cfg.checkpoint.interval_secs > 0 {
         let l = ledger.clone();
@@ -551,6 +559,7 @@ async fn serve(
     if let Some(m) = mirror {
         m.stop().await;
     }
+    drop(exporter);
     if let Some(a) = live {
         // Commit what the audit has pending and snapshot it.
         tokio::task::spawn_blocking(move || a.stop()).await?;

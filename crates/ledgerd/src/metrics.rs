@@ -108,11 +108,13 @@ pub fn registry(ledger: Ledger, audit: Option<AuditGauges>) -> Registry {
     if let Some(m) = ledger.mirror() {
         r.register_collector(Box::new(crate::mirror::Metrics(m.clone())));
     }
+    let ledger_store = &ledger.store().clone();
     r.register_collector(Box::new(Figures {
         ledger,
         audit,
         findings: Mutex::default(),
     }));
+    crate::export_nats::register(&mut r, ledger_store);
     r
 }
 
