@@ -1060,44 +1060,7 @@ impl Appender {
             s.last_sequence = seq;
             s.last_index = index;
         }
-        match payload {
-            Payload::DeviceRegistered(reg) => {
-                self.signers.insert(
-                    reg.device_id.clone(),
-                    Signer::from_registration(&reg, index),
-                );
-                p.mark_dirty(&self.store, reg.device_id)?;
-            }
-            Payload::DeviceRevoked { device_id, .. } => {
-                if let Some(s) = self.signers.get_mut(&device_id) {
-                    s.revoked_at_index = Some(index);
-                }
-                p.mark_dirty(&self.store, device_id)?;
-            }
-            // The device's sequence goes on under the new key; `commit` hands the key to the
-            // signature checks ahead of the appender (`Store::keys`), and until then a check
-            // made with the old key is made again (`signature_ok`).
-            Payload::DeviceKeyRotated {
-                device_id,
-                public_key,
-                ..
-            } => {
-                if let Some(s) = self.signers.get_mut(&device_id) {
-                    s.key = public_key;
-                }
-                p.mark_dirty(&self.store, device_id)?;
-            }
-            other => {
-                if let Some(pool) = pool_configured(&other) {
-                    let members = PoolMembers::of(pool);
-                    let key = pool_key(&pool.pool_id);
-                    let before = self.store.tree.get(&key)?.map(|v| v.len());
-                    p.undo_bytes += undo_item_len(key.len(), before);
-                    p.write(key, pool_record(&pool.pool_id, &members));
-                    self.pools.insert(pool.pool_id.clone(), members);
-                }
-            }
-        }
+        self.registry_effects(p, payload, index)?;
         Ok(v1::Receipt {
             status: St::Accepted as i32,
             device_id: dev,
@@ -1220,6 +1183,55 @@ impl Appender {
         })
     }
 
+    /// What an accepted event at `index` changes of the registry and the pools, with the
+    /// derived records it writes: for the writer's decisions and a mirror's verbatim copy alike.
+    fn registry_effects(
+        &mut self,
+        p: &mut Pending,
+        payload: Payload,
+        index: u64,
+    ) -> Result<(), StoreError> {
+        match payload {
+            Payload::DeviceRegistered(reg) => {
+                self.signers.insert(
+                    reg.device_id.clone(),
+                    Signer::from_registration(&reg, index),
+                );
+                p.mark_dirty(&self.store, reg.device_id)?;
+            }
+            Payload::DeviceRevoked { device_id, .. } => {
+                if let Some(s) = self.signers.get_mut(&device_id) {
+                    s.revoked_at_index = Some(index);
+                }
+                p.mark_dirty(&self.store, device_id)?;
+            }
+            // The device's sequence goes on under the new key; `commit` hands the key to the
+            // signature checks ahead of the appender (`Store::keys`), and until then a check
+            // made with the old key is made again (`signature_ok`).
+            Payload::DeviceKeyRotated {
+                device_id,
+                public_key,
+                ..
+            } => {
+                if let Some(s) = self.signers.get_mut(&device_id) {
+                    s.key = public_key;
+                }
+                p.mark_dirty(&self.store, device_id)?;
+            }
+            other => {
+                if let Some(pool) = pool_configured(&other) {
+                    let members = PoolMembers::of(pool);
+                    let key = pool_key(&pool.pool_id);
+                    let before = self.store.tree.get(&key)?.map(|v| v.len());
+                    p.undo_bytes += undo_item_len(key.len(), before);
+                    p.write(key, pool_record(&pool.pool_id, &members));
+                    self.pools.insert(pool.pool_id.clone(), members);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The derived records of one verified entry, as [`Appender::decide`] and
     /// [`Appender::declare_principals`] make them for the entries they append.
     fn derive_verbatim(&mut self, p: &mut Pending, e: &v1::ChainEntry) -> Result<(), StoreError> {
@@ -1250,41 +1262,7 @@ impl Appender {
                     s.last_sequence = seq;
                     s.last_index = index;
                 }
-                match ev.payload {
-                    Payload::DeviceRegistered(reg) => {
-                        self.signers.insert(
-                            reg.device_id.clone(),
-                            Signer::from_registration(&reg, index),
-                        );
-                        p.mark_dirty(&self.store, reg.device_id)?;
-                    }
-                    Payload::DeviceRevoked { device_id, .. } => {
-                        if let Some(s) = self.signers.get_mut(&device_id) {
-                            s.revoked_at_index = Some(index);
-                        }
-                        p.mark_dirty(&self.store, device_id)?;
-                    }
-                    Payload::DeviceKeyRotated {
-                        device_id,
-                        public_key,
-                        ..
-                    } => {
-                        if let Some(s) = self.signers.get_mut(&device_id) {
-                            s.key = public_key;
-                        }
-                        p.mark_dirty(&self.store, device_id)?;
-                    }
-                    other => {
-                        if let Some(pool) = pool_configured(&other) {
-                            let members = PoolMembers::of(pool);
-                            let key = pool_key(&pool.pool_id);
-                            let before = self.store.tree.get(&key)?.map(|v| v.len());
-                            p.undo_bytes += undo_item_len(key.len(), before);
-                            p.write(key, pool_record(&pool.pool_id, &members));
-                            self.pools.insert(pool.pool_id.clone(), members);
-                        }
-                    }
-                }
+                self.registry_effects(p, ev.payload, index)?;
             }
             Some(RecordKind::Ledger) => {
                 let rec = ledger_core::record::decode_ledger_record(&e.body).map_err(corrupt)?;
