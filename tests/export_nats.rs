@@ -344,13 +344,15 @@ fn check_export(got: &[Got], head: u64, cp: &v1::Checkpoint, key: &str) {
 }
 
 /// The example consumer, run as a downstream system would.
+/// Run the example consumer. It retries while the cluster re-elects leaders after a node was
+/// killed (each try may wait out a NATS request timeout), so give it a minute.
 fn run_example(cluster: &Cluster, cp: &Path, key: &str) -> (i32, String, String) {
     let mut cmd = Command::new(bin("nats-consumer"));
     for u in cluster.urls() {
         cmd.args(["--server", &u]);
     }
     let out = cmd
-        .args(["--stream", STREAM, "--ledger-key", key, "--idle-secs", "20"])
+        .args(["--stream", STREAM, "--ledger-key", key, "--idle-secs", "60"])
         .arg("--checkpoint")
         .arg(cp)
         .output()
