@@ -343,3 +343,220 @@ async fn ledgerd_gets_its_checkpoints_cosigned() {
     }
     l.stop();
 }
+
+/// The witness refusals in the chain of the ledger at `url`: (entry, checkpoint number, status).
+async fn refusals_in_chain(url: &str) -> Vec<(u64, u64, u32)> {
+    use ledger_core::proto::{self as v1, query_client::QueryClient};
+    use prost::Message;
+    use tokio_stream::StreamExt;
+    let ch = ledger_agent::connect(url).await.unwrap();
+    let mut all = QueryClient::new(ch)
+        .list_entries(v1::ListEntriesRequest::default())
+        .await
+        .unwrap()
+        .into_inner();
+    let mut out = Vec::new();
+    while let Some(e) = all.next().await {
+        let e = e.unwrap();
+        if e.kind == v1::RecordKind::Ledger as i32
+            && let Some(v1::ledger_record_body::Record::WitnessRefused(w)) =
+                v1::LedgerRecordBody::decode(e.body.as_slice())
+                    .unwrap()
+                    .record
+        {
+            assert_eq!(w.witness, NAME);
+            out.push((e.index, w.checkpoint_number, w.http_status));
+        }
+    }
+    out
+}
+
+/// GET /metrics as the admin.
+fn scrape(at: std::net::SocketAddr) -> String {
+    let mut s = tls_stream(at, "e2e-admin");
+    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    String::from_utf8(out).unwrap()
+}
+
+/// Wait until the checkpoint of tree size `size` is cosigned.
+async fn wait_cosigned(l: &Ledgerd, size: u64) {
+    use ledger_core::proto::{self as v1, checkpoints_client::CheckpointsClient};
+    let mut c = CheckpointsClient::new(ledger_agent::connect(&l.url()).await.unwrap());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        if let Ok(cp) = c
+            .get_latest(v1::GetCheckpointRequest { cosigned: true })
+            .await
+            && size_of(&cp.into_inner().note) >= size
+        {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "size {size} not cosigned in time: {}",
+            l.stderr_text()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+}
+
+/// An insider restarts the ledger from an older copy of its data directory (its key included)
+/// and writes another history. The witness, which cosigned the newer real history, refuses it:
+/// the fork's ledgerd counts each refusal, records it in its own chain once per checkpoint, and
+/// `verify --witness-key` accepts the real ledger, reporting what the witness cosigned, and
+/// refuses the fork, naming the recorded refusal.
+#[tokio::test]
+async fn a_witness_refusal_is_recorded_in_the_chain_and_verify_with_its_key_refuses_the_fork() {
+    let dir = tempdir();
+    let data = dir.path().join("data");
+    let plain = write_config(dir.path(), "[checkpoint]\ninterval_secs = 0\n");
+    let l = Ledgerd::start(&data, &plain, "127.0.0.1:0");
+    let ledger_key = l.ledger_key.clone();
+    l.stop();
+    let w = start_witness(dir.path(), &ledger_key);
+    let vkey = note::cosigner_vkey(NAME, &w.key);
+    let at = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap();
+    let cfg_dir = dir.path().join("with-witness");
+    std::fs::create_dir_all(&cfg_dir).unwrap();
+    let cfg = write_config(
+        &cfg_dir,
+        &format!(
+            "[checkpoint]\ninterval_secs = 0\n\n[metrics]\nlisten = \"{at}\"\n\n[[witnesses]]\nname = \"{NAME}\"\nurl = \"http://{}\"\npublic_key = \"{}\"\n",
+            w.addr,
+            hex::encode(w.key.as_bytes())
+        ),
+    );
+    let l = Ledgerd::start(&data, &cfg, "127.0.0.1:0");
+    let mut t = register(&l.url(), 1, &[table("table-1", "T1")])
+        .await
+        .remove(0);
+    let events =
+        |t: &mut ledger_agent::DeviceSigner, round: &str, range: std::ops::RangeInclusive<u64>| {
+            range
+                .map(|n| t.sign(now_ms(), bet("T1", round, n)))
+                .collect::<Vec<_>>()
+        };
+    submit(&l.url(), &events(&mut t, "r", 1..=30)).await;
+    let s1 = size_of(&checkpoint_note(&l.url(), &dir.path().join("client")));
+    wait_cosigned(&l, s1).await;
+    l.stop();
+    let fork = dir.path().join("fork");
+    copy_dir(&data, &fork);
+
+    let l = Ledgerd::start(&data, &cfg, "127.0.0.1:0");
+    submit(&l.url(), &events(&mut t, "r", 31..=80)).await;
+    let s2 = size_of(&checkpoint_note(&l.url(), &dir.path().join("client")));
+    wait_cosigned(&l, s2).await;
+    assert!(refusals_in_chain(&l.url()).await.is_empty());
+    l.stop();
+
+    // The fork: its newest checkpoint is older than what the witness holds (409, a rollback),
+    // then its own history past it cannot be proven consistent with the real one (422).
+    let f = Ledgerd::start(&fork, &cfg, "127.0.0.1:0");
+    let mut t2 = ledger_agent::DeviceSigner::new("table-1", t.key().clone(), 31);
+    submit(&f.url(), &events(&mut t2, "forked", 31..=200)).await;
+    let s3 = size_of(&checkpoint_note(&f.url(), &dir.path().join("insider")));
+    assert!(s3 > s2);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let refusals = loop {
+        let r = refusals_in_chain(&f.url()).await;
+        if r.iter().any(|(_, _, status)| *status == 422) {
+            break r;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no 422 refusal recorded: {r:?}\n{}",
+            f.stderr_text()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    };
+    // Once per witness and checkpoint, however often the submission is retried.
+    let mut numbers: Vec<u64> = refusals.iter().map(|r| r.1).collect();
+    numbers.dedup();
+    assert_eq!(numbers.len(), refusals.len(), "{refusals:?}");
+    assert!(
+        refusals.iter().all(|r| r.2 == 409 || r.2 == 422),
+        "{refusals:?}"
+    );
+    let text = scrape(at);
+    let counted: f64 = text
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix(&format!(
+                "ledger_witness_refusals_total{{witness=\"{NAME}\"}} "
+            ))
+        })
+        .unwrap_or_else(|| panic!("no refusal counter:\n{text}"))
+        .parse()
+        .unwrap();
+    assert!(counted >= refusals.len() as f64, "{counted} < {refusals:?}");
+    assert!(
+        text.contains(&format!(
+            "ledger_witness_round_trip_seconds_count{{witness=\"{NAME}\"}}"
+        )),
+        "{text}"
+    );
+    f.stop();
+
+    // verify with the witness's key: the real ledger passes and says what was cosigned.
+    let (code, out, err) = ledgerctl(&[
+        "--json",
+        "verify",
+        "--data-dir",
+        data.to_str().unwrap(),
+        "--witness-key",
+        &vkey,
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let ws = &v["witnesses"][0];
+    assert_eq!(ws["name"], NAME);
+    assert!(ws["cosigned"].as_u64().unwrap() >= 2, "{v}");
+    assert!(
+        ws["newest_cosigned"]["tree_size"].as_u64().unwrap() >= s2,
+        "{v}"
+    );
+    assert_eq!(v["witness_refusals"].as_array().unwrap().len(), 0);
+    // The fork holds together under the ledger's key alone, and is refused with the witness's.
+    let (code, out, err) = ledgerctl(&["verify", "--data-dir", fork.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("WITNESS REFUSED"), "{out}");
+    let (code, out, err) = ledgerctl(&[
+        "verify",
+        "--data-dir",
+        fork.to_str().unwrap(),
+        "--witness-key",
+        &vkey,
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    let last = refusals.last().unwrap();
+    assert!(
+        err.contains(&format!("refused checkpoint #{}", last.1))
+            && err.contains("cosigned nothing after it"),
+        "{err}"
+    );
+    // The same through an export file.
+    let export = dir.path().join("fork.export");
+    let (code, out, err) = ledgerctl(&[
+        "export",
+        "--data-dir",
+        fork.to_str().unwrap(),
+        "--out",
+        export.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, _, err) = ledgerctl(&[
+        "verify",
+        "--file",
+        export.to_str().unwrap(),
+        "--witness-key",
+        &vkey,
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("cosigned nothing after it"), "{err}");
+}

@@ -142,6 +142,35 @@ pub struct Summary {
     /// checkpoints signed a tree head (each checked against the entries).
     pub tree_root: Option<crate::merkle::TreeHash>,
     pub tree_checkpoints: u64,
+    /// Witnesses' refusals of this ledger's checkpoints, as the ledger recorded them.
+    pub witness_refusals: Vec<WitnessRefusal>,
+    /// What each witness the caller named ([`ChainVerifier::add_witness`]) cosigned.
+    pub witnesses: Vec<WitnessSummary>,
+}
+
+/// What one witness cosigned of the ledger's checkpoints, and refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WitnessSummary {
+    pub name: String,
+    pub key: VerifyingKey,
+    /// Checkpoints carrying its valid cosignature.
+    pub cosigned: u64,
+    /// The newest of them: (number, tree size).
+    pub newest: Option<(u64, u64)>,
+    /// Its refusals recorded in the chain, and the last one: (entry, checkpoint number).
+    pub refusals: u64,
+    pub last_refusal: Option<(u64, u64)>,
+}
+
+/// A [`v1::WitnessRefused`] record found in the chain.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WitnessRefusal {
+    /// The entry holding the record.
+    pub index: u64,
+    pub witness: String,
+    pub checkpoint_number: u64,
+    pub tree_size: u64,
+    pub http_status: u32,
 }
 
 /// The streaming verifier.
@@ -171,6 +200,14 @@ pub struct ChainVerifier {
     summary: Summary,
 }
 
+/// The witness policy a caller may add: see [`ChainVerifier::add_witness`].
+fn cosignature_error(number: u64, w: &WitnessSummary, e: crate::note::NoteError) -> VerifyError {
+    VerifyError::general(format!(
+        "checkpoint #{number}: the cosignature of witness {} does not verify: {e}",
+        w.name
+    ))
+}
+
 impl ChainVerifier {
     /// `expected_key`: the ledger key the regulator trusts (out of band); when `None`, the key in
     /// the genesis record is used and reported.
@@ -192,6 +229,21 @@ impl ChainVerifier {
             dated_back: Vec::new(),
             summary: Summary::default(),
         }
+    }
+
+    /// A witness whose cosignatures the caller trusts, before the checkpoints. Every cosignature
+    /// line of its name and key id must verify; at [`Self::finish`] it must have cosigned at least
+    /// one checkpoint, and none of its refusals recorded in the chain may come after the newest
+    /// checkpoint it cosigned (a history it disputes and never cosigned since).
+    pub fn add_witness(&mut self, name: &str, key: VerifyingKey) {
+        self.summary.witnesses.push(WitnessSummary {
+            name: name.to_string(),
+            key,
+            cosigned: 0,
+            newest: None,
+            refusals: 0,
+            last_refusal: None,
+        });
     }
 
     /// Add the checkpoints, oldest first, before the entries. Checks their signatures, numbering
@@ -225,6 +277,20 @@ impl ChainVerifier {
             if info.created_at_ms < last.created_at_ms {
                 // Only after the ledger's clock stepped back: checked as the entries pass.
                 self.dated_back.push((info.number, idx, info.index));
+            }
+        }
+        if !self.summary.witnesses.is_empty() && !cp.note.is_empty() {
+            let note = crate::note::SignedNote::parse(&cp.note)
+                .map_err(|e| VerifyError::general(format!("checkpoint #{n}'s note: {e}")))?;
+            for w in &mut self.summary.witnesses {
+                match note.cosigned_by(&w.name, &w.key) {
+                    Ok(_) => {
+                        w.cosigned += 1;
+                        w.newest = Some((n, info.index + 1));
+                    }
+                    Err(crate::note::NoteError::Unsigned(_)) => {}
+                    Err(e) => return Err(cosignature_error(n, w, e)),
+                }
             }
         }
         self.last_checkpoint = Some(info.clone());
@@ -451,6 +517,7 @@ impl ChainVerifier {
                 });
                 match &rec.record {
                     Some(Record::PrincipalsDeclared(p)) => self.declare_principals(i, p)?,
+                    Some(Record::WitnessRefused(w)) => self.witness_refused(i, w)?,
                     Some(Record::SecurityFinding(f)) => {
                         pending.push(self.check_finding(i, f)?);
                         self.summary.security_findings += 1;
@@ -524,6 +591,57 @@ impl ChainVerifier {
         self.prev_hash = h;
         self.next_index += 1;
         Ok(pending)
+    }
+
+    /// A witness's refusal names a witness key and a checkpoint of entries before it: the one
+    /// of that number, when the verifier holds it.
+    fn witness_refused(&mut self, i: u64, w: &v1::WitnessRefused) -> Result<(), VerifyError> {
+        parse_public_key(&w.witness_public_key)
+            .map_err(|e| VerifyError::at(i, format!("witness_refused.witness_public_key: {e}")))?;
+        if w.witness.is_empty() {
+            return Err(VerifyError::at(i, "witness_refused names no witness"));
+        }
+        if w.tree_size == 0 || w.tree_size > i {
+            return Err(VerifyError::at(
+                i,
+                format!(
+                    "witness_refused: a refused checkpoint of tree size {} cannot precede entry {i}",
+                    w.tree_size
+                ),
+            ));
+        }
+        let known = self
+            .checkpoints
+            .values()
+            .flatten()
+            .find(|c| c.number == w.checkpoint_number);
+        if let Some(c) = known
+            && c.index + 1 != w.tree_size
+        {
+            return Err(VerifyError::at(
+                i,
+                format!(
+                    "witness_refused: checkpoint #{} covers {} entries, the record says {}",
+                    c.number,
+                    c.index + 1,
+                    w.tree_size
+                ),
+            ));
+        }
+        for t in &mut self.summary.witnesses {
+            if t.name == w.witness && t.key.as_bytes().as_slice() == w.witness_public_key {
+                t.refusals += 1;
+                t.last_refusal = Some((i, w.checkpoint_number));
+            }
+        }
+        self.summary.witness_refusals.push(WitnessRefusal {
+            index: i,
+            witness: w.witness.clone(),
+            checkpoint_number: w.checkpoint_number,
+            tree_size: w.tree_size,
+            http_status: w.http_status,
+        });
+        Ok(())
     }
 
     fn declare_principals(
@@ -638,6 +756,25 @@ impl ChainVerifier {
                     cp.index,
                     key.map(|k| hex::encode(k.as_bytes())).unwrap_or_default()
                 )));
+            }
+        }
+        for w in &self.summary.witnesses {
+            let Some((_, size)) = w.newest else {
+                return Err(VerifyError::general(format!(
+                    "witness {} cosigned none of the ledger's {} checkpoints",
+                    w.name, self.checkpoint_count
+                )));
+            };
+            if let Some((at, number)) = w.last_refusal
+                && at >= size
+            {
+                return Err(VerifyError::at(
+                    at,
+                    format!(
+                        "witness {} refused checkpoint #{number} (recorded at entry {at}) and cosigned nothing after it: it holds another history",
+                        w.name
+                    ),
+                ));
             }
         }
         let s = &mut self.summary;
@@ -1245,6 +1382,165 @@ mod tests {
             threshold_ms: 1000,
             across_restart,
         })
+    }
+
+    /// A witness's refusal is reported; one naming no valid key, a checkpoint after it, or a
+    /// size the checkpoint of that number does not have is refused.
+    #[test]
+    fn witness_refusals_are_reported_and_checked() {
+        let refusal = |size: u64, key: Vec<u8>| {
+            Record::WitnessRefused(v1::WitnessRefused {
+                witness: "inspectorate.example/w1".into(),
+                witness_public_key: key,
+                checkpoint_number: 1,
+                tree_size: size,
+                http_status: 409,
+                witness_size: 7,
+                answer: "7".into(),
+            })
+        };
+        let wkey = SigningKey::from_bytes(&[9; 32])
+            .verifying_key()
+            .to_bytes()
+            .to_vec();
+        let mut c = with_table(1);
+        let size = c.entries.len() as u64;
+        let cp = c.checkpoint(1, size - 1, c.at_ms);
+        let at = c.record(refusal(size, wkey.clone()));
+        let mut v = ChainVerifier::new(None);
+        v.add_checkpoint(&cp).unwrap();
+        for e in &c.entries {
+            v.check_entry(e).unwrap();
+        }
+        let s = v.finish().unwrap();
+        assert_eq!(
+            s.witness_refusals,
+            vec![WitnessRefusal {
+                index: at,
+                witness: "inspectorate.example/w1".into(),
+                checkpoint_number: 1,
+                tree_size: size,
+                http_status: 409,
+            }]
+        );
+
+        // The checkpoint of that number covers another size.
+        let mut c2 = with_table(1);
+        let cp = c2.checkpoint(1, size - 2, c2.at_ms);
+        c2.record(refusal(size, wkey.clone()));
+        let mut v = ChainVerifier::new(None);
+        v.add_checkpoint(&cp).unwrap();
+        let e = c2
+            .entries
+            .iter()
+            .try_for_each(|e| v.check_entry(e).map(drop))
+            .unwrap_err();
+        assert!(e.what.contains("covers"), "{e}");
+
+        // A checkpoint that cannot precede the record, and a key that is not one.
+        for (size, key, what) in [
+            (size + 1, wkey.clone(), "cannot precede"),
+            (0, wkey.clone(), "cannot precede"),
+            (size, vec![1, 2, 3], "witness_public_key"),
+        ] {
+            let mut c3 = with_table(1);
+            c3.record(refusal(size, key));
+            let e = c3.refused();
+            assert!(e.what.contains(what), "{what}: {e}");
+        }
+    }
+
+    /// With a witness named, its cosignatures are counted, a forged one is refused, a witness
+    /// that cosigned nothing fails the verification, and so does a refusal it never cosigned
+    /// past.
+    #[test]
+    fn a_named_witness_must_have_cosigned_and_not_disputed_the_end() {
+        const W: &str = "inspectorate.example/w1";
+        let wkey = SigningKey::from_bytes(&[9; 32]);
+        let tree_cp = |c: &Chain, number: u64, index: u64| {
+            let hash: Hash32 = c.entries[index as usize]
+                .entry_hash
+                .as_slice()
+                .try_into()
+                .unwrap();
+            let root = naive_root(&c.entries[..=index as usize]);
+            crate::record::sign_checkpoint_with_tree(
+                &c.ledger,
+                number,
+                index,
+                &hash,
+                3000 + number as i64,
+                "test",
+                &crate::note::origin_of("t"),
+                &root,
+            )
+            .unwrap()
+        };
+        let cosigned = |cp: &v1::Checkpoint, by: &SigningKey| {
+            let mut n = crate::note::SignedNote::parse(&cp.note).unwrap();
+            let mut line = crate::note::cosign(&n.text, W, by, 1_800_000_000).unwrap();
+            // A forger signs with its own key under the witness's name and key id.
+            line.key_id = crate::note::cosigner_key_id(W, &wkey.verifying_key());
+            n.add_signatures(&[line]);
+            v1::Checkpoint {
+                note: n.encode(),
+                ..cp.clone()
+            }
+        };
+        let run = |c: &Chain, cps: &[v1::Checkpoint]| {
+            let mut v = ChainVerifier::new(None);
+            v.add_witness(W, wkey.verifying_key());
+            for cp in cps {
+                v.add_checkpoint(cp)?;
+            }
+            for e in &c.entries {
+                v.check_entry(e)?;
+            }
+            v.finish()
+        };
+        let mut c = with_table(2);
+        let first = tree_cp(&c, 1, c.entries.len() as u64 - 1);
+        c.event(3, "t1", 3, bet(3));
+        let second = tree_cp(&c, 2, c.entries.len() as u64 - 1);
+        let s = run(&c, &[cosigned(&first, &wkey), cosigned(&second, &wkey)]).unwrap();
+        let w = &s.witnesses[0];
+        assert_eq!(
+            (w.cosigned, w.newest),
+            (2, Some((2, c.entries.len() as u64)))
+        );
+        let s = run(&c, &[cosigned(&first, &wkey), second.clone()]).unwrap();
+        assert_eq!(s.witnesses[0].newest, Some((1, c.entries.len() as u64 - 1)));
+
+        let forger = SigningKey::from_bytes(&[8; 32]);
+        let e = run(&c, &[first.clone(), cosigned(&second, &forger)]).unwrap_err();
+        assert!(e.what.contains("does not verify"), "{e}");
+        let e = run(&c, &[first.clone(), second.clone()]).unwrap_err();
+        assert!(e.what.contains("cosigned none"), "{e}");
+
+        // The witness refused checkpoint #2 and cosigned only #1: disputed.
+        let size = c.entries.len() as u64;
+        let at = c.record(Record::WitnessRefused(v1::WitnessRefused {
+            witness: W.into(),
+            witness_public_key: wkey.verifying_key().to_bytes().to_vec(),
+            checkpoint_number: 2,
+            tree_size: size,
+            http_status: 422,
+            witness_size: 0,
+            answer: String::new(),
+        }));
+        let e = run(&c, &[cosigned(&first, &wkey), second.clone()]).unwrap_err();
+        assert!(
+            e.what.contains("refused checkpoint #2") && e.index == Some(at),
+            "{e}"
+        );
+        // Cosigned past the refusal (the witness's state was restored): accepted.
+        let third = tree_cp(&c, 3, at);
+        let s = run(
+            &c,
+            &[cosigned(&first, &wkey), second, cosigned(&third, &wkey)],
+        )
+        .unwrap();
+        assert_eq!((s.witnesses[0].refusals, s.witnesses[0].cosigned), (1, 2));
     }
 
     /// Received times go back only at a clock step record that declares it (and tells the

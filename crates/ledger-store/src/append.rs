@@ -59,6 +59,9 @@ pub enum PreOutcome {
     /// Refused before any state was consulted; the receipt says why.
     Rejected(Box<v1::Receipt>),
     Ready(Box<Ready>),
+    /// A record the ledger itself writes and signs at its place in the group (e.g. a witness's
+    /// refusal, [`v1::WitnessRefused`]); its receipt is ACCEPTED with the entry's index and hash.
+    Record(Box<Record>),
 }
 
 impl PreOutcome {
@@ -760,6 +763,18 @@ impl Appender {
                         self.commit(full)?;
                     }
                     self.decide(&mut p, *r, received_at)?
+                }
+                PreOutcome::Record(record) => {
+                    let prev_hash = self.head.map_or(GENESIS_PREV_HASH, |(_, h)| h);
+                    let (index, hash) = self.ledger_record(&mut p, received_at, *record)?;
+                    v1::Receipt {
+                        status: St::Accepted as i32,
+                        index,
+                        entry_hash: hash.to_vec(),
+                        received_at_ms: received_at,
+                        prev_hash: prev_hash.to_vec(),
+                        ..Default::default()
+                    }
                 }
             };
             receipts.push(r);

@@ -234,6 +234,23 @@ fn describe(e: &v1::ChainEntry) -> (String, String, u64) {
                     ""
                 }
             ),
+            Some(v1::ledger_record_body::Record::WitnessRefused(w)) => format!(
+                "WITNESS REFUSED checkpoint #{} (tree size {}): {} answered {}{}{}",
+                w.checkpoint_number,
+                w.tree_size,
+                w.witness,
+                w.http_status,
+                if w.http_status == 409 {
+                    format!(", holding tree size {}", w.witness_size)
+                } else {
+                    String::new()
+                },
+                if w.answer.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", w.answer)
+                }
+            ),
             None => "unreadable ledger record".into(),
         };
         return (what, "ledger".into(), 0);

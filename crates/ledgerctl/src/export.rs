@@ -150,7 +150,12 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
 /// Export a data directory.
 pub fn export_dir(dir: &std::path::Path, out: &std::path::Path) -> anyhow::Result<u64> {
     let store = Store::open_existing(dir)?;
-    let cps = store.all_checkpoints()?;
+    // With the witnesses' cosignatures in their notes, as a server's export has them.
+    let cps = store
+        .all_checkpoints()?
+        .into_iter()
+        .map(|cp| store.with_cosignatures(cp))
+        .collect::<Result<Vec<_>, _>>()?;
     let (head, _) = store.head()?.context("the store has no head record")?;
     let genesis = store.entry(0)?.context("no genesis entry")?;
     let (key, id) = genesis_info(&genesis);

@@ -38,8 +38,8 @@ pub struct Args {
     /// An evidence bundle (`ledgerctl evidence`), checked offline (needs --ledger-key).
     #[arg(long, value_name = "FILE", requires = "ledger_key")]
     pub evidence: Option<PathBuf>,
-    /// A witness whose cosignature the evidence's checkpoint must carry (NAME+ID+KEY). Repeatable.
-    #[arg(long = "witness-key", value_name = "VKEY", requires = "evidence")]
+    /// A witness (NAME+ID+KEY) that must have cosigned the ledger and not disputed it. Repeatable.
+    #[arg(long = "witness-key", value_name = "VKEY")]
     pub witness_keys: Vec<String>,
 }
 
@@ -51,6 +51,8 @@ const CHUNK: usize = 512;
 pub struct Trusted {
     pub key: Option<VerifyingKey>,
     pub checkpoints: Vec<v1::Checkpoint>,
+    /// Witnesses (name, key) whose cosignatures are checked ([`ChainVerifier::add_witness`]).
+    pub witnesses: Vec<(String, VerifyingKey)>,
 }
 
 /// Verify `entries` (in order) against `checkpoints`. Returns the summary or the first broken index.
@@ -64,6 +66,9 @@ where
     I: Iterator<Item = Result<v1::ChainEntry, VerifyError>>,
 {
     let mut v = ChainVerifier::new(trusted.key);
+    for (name, key) in &trusted.witnesses {
+        v.add_witness(name, *key);
+    }
     for cp in checkpoints {
         v.add_checkpoint(cp)?;
     }
@@ -207,6 +212,11 @@ pub fn run(a: Args, json: bool) -> anyhow::Result<i32> {
             .iter()
             .map(|p| read_held_checkpoint(p))
             .collect::<anyhow::Result<_>>()?,
+        witnesses: a
+            .witness_keys
+            .iter()
+            .map(|k| crate::evidence::parse_witness_vkey(k))
+            .collect::<anyhow::Result<_>>()?,
     };
     let start = Instant::now();
     let (source, result) = if let Some(dir) = &a.data_dir {
@@ -240,8 +250,14 @@ pub fn verify_dir(dir: &std::path::Path, trusted: &Trusted) -> Result<Summary, V
             VerifyError::general(format!("the store cannot be read: {e}"))
         }
     })?;
+    // With the witnesses' cosignatures the ledger kept (`[[witnesses]]`) in their notes.
     let checkpoints = store
         .all_checkpoints()
+        .and_then(|cps| {
+            cps.into_iter()
+                .map(|cp| store.with_cosignatures(cp))
+                .collect::<Result<Vec<_>, _>>()
+        })
         .map_err(|e| VerifyError::general(format!("checkpoints cannot be read: {e}")))?;
     let head = store
         .head()
@@ -505,6 +521,25 @@ pub fn report(
                         s.clock_steps
                     );
                 }
+                for w in &s.witnesses {
+                    let (number, size) = w.newest.unwrap_or_default();
+                    println!(
+                        "   witness {} cosigned {} checkpoint(s), the newest #{number} ({size} entries; {} after it){}",
+                        w.name,
+                        w.cosigned,
+                        s.entries.saturating_sub(size),
+                        match w.refusals {
+                            0 => String::new(),
+                            n => format!("; {n} refusal(s) recorded, all before it"),
+                        }
+                    );
+                }
+                for r in &s.witness_refusals {
+                    println!(
+                        "   WITNESS REFUSED: {} answered {} to checkpoint #{} (tree size {}), recorded at entry {}",
+                        r.witness, r.http_status, r.checkpoint_number, r.tree_size, r.index
+                    );
+                }
                 println!("   verified in {secs:.2} s ({rate:.0} entries/s)");
             }
             Ok(0)
@@ -534,6 +569,15 @@ pub fn summary_json(source: &str, s: &Summary, secs: f64) -> serde_json::Value {
         "head_hash": s.head_hash.map(|h| hex32(&h)), "ledger_id": s.ledger_id,
         "ledger_public_key": s.ledger_key.map(|k| hex::encode(k.as_bytes())),
         "payloads": s.payloads, "seconds": secs, "entries_per_second": s.entries as f64 / secs,
+        "witnesses": s.witnesses.iter().map(|w| serde_json::json!({
+            "name": w.name, "cosigned": w.cosigned,
+            "newest_cosigned": w.newest.map(|(n, size)| serde_json::json!({"number": n, "tree_size": size})),
+            "refusals": w.refusals,
+        })).collect::<Vec<_>>(),
+        "witness_refusals": s.witness_refusals.iter().map(|r| serde_json::json!({
+            "index": r.index, "witness": r.witness, "checkpoint_number": r.checkpoint_number,
+            "tree_size": r.tree_size, "http_status": r.http_status,
+        })).collect::<Vec<_>>(),
         "last_checkpoint": s.last_checkpoint.as_ref().map(|c| serde_json::json!({
             "number": c.number, "index": c.index, "head_hash": hex32(&c.head_hash),
             "created_at_ms": c.created_at_ms,

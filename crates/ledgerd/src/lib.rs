@@ -516,7 +516,7 @@ async fn serve(
             ws.push(witnesses::Witness::new(&w.name, &w.url, key).map_err(|e| anyhow::anyhow!(e))?);
         }
         Some(tokio::spawn(witnesses::run(
-            ledger.store().clone(),
+            ledger.clone(),
             ws,
             Duration::from_millis(cfg.checkpoint.witness_timeout_ms),
         )))

@@ -115,6 +115,7 @@ pub fn registry(ledger: Ledger, audit: Option<AuditGauges>) -> Registry {
         findings: Mutex::default(),
     }));
     crate::export_nats::register(&mut r, ledger_store);
+    crate::witnesses::register(&mut r, ledger_store);
     r
 }
 

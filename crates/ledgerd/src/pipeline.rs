@@ -451,13 +451,30 @@ impl Ledger {
                     .await
                     .ok()
             }
-            PreOutcome::Rejected(_) => None,
+            PreOutcome::Rejected(_) | PreOutcome::Record(_) => None,
         };
         if let Err(mpsc::error::SendError(Msg::Event(_, reply, _))) =
             self.tx.send(Msg::Event(item, reply, room)).await
         {
             reply.send(Err(unavailable(&self.fatal)));
         }
+    }
+
+    /// Append a record the ledger signs itself (e.g. a witness's refusal) in its turn among the
+    /// events; the receipt comes once it is durable, like an event's.
+    pub async fn record(
+        &self,
+        record: ledger_core::proto::ledger_record_body::Record,
+    ) -> Result<v1::Receipt, Status> {
+        let (tx, rx) = oneshot::channel();
+        let reply = Reply(Some(Sink::One(tx)), Instant::now());
+        let item = PreOutcome::Record(Box::new(record));
+        if let Err(mpsc::error::SendError(Msg::Event(_, reply, _))) =
+            self.tx.send(Msg::Event(item, reply, None)).await
+        {
+            reply.send(Err(unavailable(&self.fatal)));
+        }
+        rx.await.map_err(|_| unavailable(&self.fatal))?
     }
 
     /// Sign a checkpoint of everything submitted before this call, once it is durable.

@@ -1,18 +1,23 @@
 //! Submitting checkpoints to witnesses (C2SP tlog-witness, `[[witnesses]]`): each new
 //! checkpoint that has a tree head goes to every witness with a consistency proof from the
 //! last size that witness cosigned; a valid cosignature is kept with the checkpoint
-//! (`Store::add_cosignature`) and served in its note. A refusal is logged as an error: a
-//! witness that holds another history than this ledger's is what a rewrite looks like from
-//! outside.
+//! (`Store::add_cosignature`) and served in its note. A refusal is an alarm: a witness that
+//! holds another history than this ledger's is what a rewrite looks like from outside. It is
+//! logged as an error, counted (`ledger_witness_refusals_total`) and recorded in the chain as a
+//! [`v1::WitnessRefused`] ledger record, once per witness and checkpoint.
 
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use ed25519_dalek::VerifyingKey;
 use http_body_util::{BodyExt, Full, Limited};
 use ledger_core::note::{self, AddCheckpoint, SignedNote};
+use ledger_core::proto::{self as v1, ledger_record_body::Record};
 use ledger_store::Store;
+
+use crate::pipeline::Ledger;
 
 /// A witness and what ledgerd knows of it.
 pub struct Witness {
@@ -24,6 +29,60 @@ pub struct Witness {
     /// The size it last cosigned, as far as ledgerd knows (0 at start: its first answer, a 409,
     /// tells).
     old_size: u64,
+    /// The last checkpoint number whose refusal is recorded in the chain.
+    refusal_recorded: u64,
+    figures: Arc<Figures>,
+}
+
+/// What the metrics show of one witness.
+#[derive(Debug, Default)]
+pub struct Figures {
+    pub cosigned: AtomicU64,
+    pub refusals: AtomicU64,
+    pub unreachable: AtomicU64,
+    /// The tree size of the newest checkpoint it cosigned.
+    pub cosigned_size: AtomicU64,
+    /// Answered requests' round trips: count, sum in µs, and counts under each of
+    /// [`RTT_BOUNDS_US`] (not cumulated; the last one is +Inf).
+    pub answered: AtomicU64,
+    pub rtt_sum_us: AtomicU64,
+    pub rtt_buckets: [AtomicU64; RTT_BOUNDS_US.len()],
+}
+
+/// Round-trip histogram bounds, µs (the last is +Inf).
+pub const RTT_BOUNDS_US: [u64; 10] = [
+    1_000,
+    2_500,
+    5_000,
+    10_000,
+    25_000,
+    50_000,
+    100_000,
+    250_000,
+    1_000_000,
+    u64::MAX,
+];
+
+impl Figures {
+    fn round_trip(&self, took: Duration) {
+        let us = took.as_micros().min(u64::MAX as u128) as u64;
+        self.answered.fetch_add(1, Ordering::Relaxed);
+        self.rtt_sum_us.fetch_add(us, Ordering::Relaxed);
+        let b = RTT_BOUNDS_US
+            .iter()
+            .position(|b| us <= *b)
+            .unwrap_or(RTT_BOUNDS_US.len() - 1);
+        self.rtt_buckets[b].fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// The witnesses' figures of every running submitter, by the store it submits for (read by the
+/// metrics at each scrape).
+type Running = Mutex<Vec<(Weak<Store>, String, Arc<Figures>)>>;
+
+fn running() -> &'static Running {
+    static RUNNING: std::sync::OnceLock<Running> = std::sync::OnceLock::new();
+    RUNNING.get_or_init(Running::default)
 }
 
 impl Witness {
@@ -41,6 +100,8 @@ impl Witness {
             path_prefix: path.trim_end_matches('/').to_string(),
             key,
             old_size: 0,
+            refusal_recorded: 0,
+            figures: Arc::default(),
         })
     }
 }
@@ -117,7 +178,9 @@ async fn submit(
         checkpoint: note_text.to_string(),
     }
     .encode();
+    let t = Instant::now();
     let (status, ct, text) = post(w, body, timeout).await?;
+    w.figures.round_trip(t.elapsed());
     Ok(match status {
         200 => {
             let lines = note::parse_signature_lines(&text).map_err(|e| e.to_string())?;
@@ -141,8 +204,16 @@ async fn submit(
 }
 
 /// Follow the latest checkpoint and submit each new one to every witness, until the process
-/// ends.
-pub async fn run(store: Arc<Store>, mut witnesses: Vec<Witness>, timeout: Duration) {
+/// ends. Refusals are recorded in the chain through `ledger`.
+pub async fn run(ledger: Ledger, mut witnesses: Vec<Witness>, timeout: Duration) {
+    let store = ledger.store().clone();
+    {
+        let mut list = running().lock().unwrap_or_else(|p| p.into_inner());
+        list.retain(|(s, _, _)| s.strong_count() > 0);
+        for w in &witnesses {
+            list.push((Arc::downgrade(&store), w.name.clone(), w.figures.clone()));
+        }
+    }
     let mut done = 0u64;
     loop {
         tokio::time::sleep(Duration::from_millis(250)).await;
@@ -165,6 +236,8 @@ pub async fn run(store: Arc<Store>, mut witnesses: Vec<Witness>, timeout: Durati
                 match submit(&store, w, &cp.note, tree.size, timeout).await {
                     Ok(Answer::Cosigned(line)) => {
                         w.old_size = tree.size;
+                        w.figures.cosigned.fetch_add(1, Ordering::Relaxed);
+                        w.figures.cosigned_size.store(tree.size, Ordering::Relaxed);
                         let (s, n) = (store.clone(), info.number);
                         match tokio::task::spawn_blocking(move || s.add_cosignature(n, &line)).await
                         {
@@ -187,15 +260,18 @@ pub async fn run(store: Arc<Store>, mut witnesses: Vec<Witness>, timeout: Durati
                     Ok(Answer::Holds(n)) => {
                         all = false;
                         tracing::error!(witness = %w.name, holds = n, size = tree.size, "the witness holds a checkpoint this ledger cannot extend: it saw another history");
+                        refused(&ledger, w, info.number, tree.size, 409, n, "").await;
                         break;
                     }
                     Ok(Answer::Refused(status, text)) => {
                         all = false;
                         tracing::error!(witness = %w.name, status, answer = %text.trim(), number = info.number, "the witness refused the checkpoint");
+                        refused(&ledger, w, info.number, tree.size, status, 0, &text).await;
                         break;
                     }
                     Err(e) => {
                         all = false;
+                        w.figures.unreachable.fetch_add(1, Ordering::Relaxed);
                         tracing::warn!(witness = %w.name, error = %e, "witness unreachable; the next checkpoint is submitted again");
                         break;
                     }
@@ -209,5 +285,161 @@ pub async fn run(store: Arc<Store>, mut witnesses: Vec<Witness>, timeout: Durati
         } else {
             tokio::time::sleep(Duration::from_secs(2)).await;
         }
+    }
+}
+
+/// The most of a witness's answer kept in the chain, in characters.
+const ANSWER_MAX: usize = 512;
+
+/// A refusal: counted, and recorded in the chain once per witness and checkpoint (the
+/// submission is retried while the checkpoint is the latest; the record is not).
+async fn refused(
+    ledger: &Ledger,
+    w: &mut Witness,
+    number: u64,
+    tree_size: u64,
+    http_status: u16,
+    witness_size: u64,
+    answer: &str,
+) {
+    w.figures.refusals.fetch_add(1, Ordering::Relaxed);
+    if w.refusal_recorded >= number {
+        return;
+    }
+    let record = Record::WitnessRefused(refusal_record(
+        w,
+        number,
+        tree_size,
+        http_status,
+        witness_size,
+        answer,
+    ));
+    match ledger.record(record).await {
+        Ok(r) => {
+            w.refusal_recorded = number;
+            tracing::error!(witness = %w.name, number, index = r.index, "the witness's refusal is recorded in the chain");
+        }
+        Err(e) => {
+            tracing::error!(witness = %w.name, number, error = %e, "the witness's refusal could not be recorded in the chain; tried again at its next refusal")
+        }
+    }
+}
+
+fn refusal_record(
+    w: &Witness,
+    number: u64,
+    tree_size: u64,
+    http_status: u16,
+    witness_size: u64,
+    answer: &str,
+) -> v1::WitnessRefused {
+    let answer: String = answer
+        .trim()
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .take(ANSWER_MAX)
+        .collect();
+    v1::WitnessRefused {
+        witness: w.name.clone(),
+        witness_public_key: w.key.as_bytes().to_vec(),
+        checkpoint_number: number,
+        tree_size,
+        http_status: http_status.into(),
+        witness_size,
+        answer,
+    }
+}
+
+/// Add the figures of the witnesses that submit for `store` to `registry` (read at each
+/// scrape; nothing when no witness is configured).
+pub fn register(registry: &mut prometheus_client::registry::Registry, store: &Arc<Store>) {
+    registry.register_collector(Box::new(WitnessFigures {
+        store: Arc::downgrade(store),
+    }));
+}
+
+#[derive(Debug)]
+struct WitnessFigures {
+    store: Weak<Store>,
+}
+
+impl prometheus_client::collector::Collector for WitnessFigures {
+    fn encode(&self, mut e: prometheus_client::encoding::DescriptorEncoder) -> std::fmt::Result {
+        use prometheus_client::encoding::EncodeMetric;
+        use prometheus_client::metrics::MetricType;
+        use prometheus_client::metrics::counter::ConstCounter;
+        use prometheus_client::metrics::gauge::ConstGauge;
+        let ours: Vec<(String, Arc<Figures>)> = {
+            let list = running().lock().unwrap_or_else(|p| p.into_inner());
+            list.iter()
+                .filter(|(s, _, _)| s.ptr_eq(&self.store))
+                .map(|(_, n, f)| (n.clone(), f.clone()))
+                .collect()
+        };
+        if ours.is_empty() {
+            return Ok(());
+        }
+        type Read = fn(&Figures) -> u64;
+        let counters: [(&str, &str, Read); 3] = [
+            (
+                "ledger_witness_cosigned",
+                "Checkpoints the witness cosigned.",
+                |f| f.cosigned.load(Ordering::Relaxed),
+            ),
+            (
+                "ledger_witness_refusals",
+                "Answers of the witness refusing a checkpoint (each checkpoint's first is recorded in the chain).",
+                |f| f.refusals.load(Ordering::Relaxed),
+            ),
+            (
+                "ledger_witness_unreachable",
+                "Submissions the witness did not answer (connection failed or timed out).",
+                |f| f.unreachable.load(Ordering::Relaxed),
+            ),
+        ];
+        for (name, help, get) in counters {
+            let mut m = e.encode_descriptor(name, help, None, MetricType::Counter)?;
+            for (w, f) in &ours {
+                ConstCounter::new(get(f)).encode(m.encode_family(&[("witness", w.as_str())])?)?;
+            }
+        }
+        let mut m = e.encode_descriptor(
+            "ledger_witness_cosigned_tree_size",
+            "The tree size of the newest checkpoint the witness cosigned (0: none since start).",
+            None,
+            MetricType::Gauge,
+        )?;
+        for (w, f) in &ours {
+            ConstGauge::new(f.cosigned_size.load(Ordering::Relaxed) as f64)
+                .encode(m.encode_family(&[("witness", w.as_str())])?)?;
+        }
+        let mut m = e.encode_descriptor(
+            "ledger_witness_round_trip_seconds",
+            "Time from sending a checkpoint to the witness to its answer, for answered submissions.",
+            None,
+            MetricType::Histogram,
+        )?;
+        for (w, f) in &ours {
+            let buckets: Vec<(f64, u64)> = RTT_BOUNDS_US
+                .iter()
+                .zip(&f.rtt_buckets)
+                .map(|(b, n)| {
+                    let bound = if *b == u64::MAX {
+                        f64::INFINITY
+                    } else {
+                        *b as f64 / 1e6
+                    };
+                    (bound, n.load(Ordering::Relaxed))
+                })
+                .collect();
+            m.encode_family(&[("witness", w.as_str())])?
+                .encode_histogram::<prometheus_client::encoding::NoLabelSet>(
+                    f.rtt_sum_us.load(Ordering::Relaxed) as f64 / 1e6,
+                    f.answered.load(Ordering::Relaxed),
+                    &buckets,
+                    None,
+                )?;
+        }
+        Ok(())
     }
 }
