@@ -694,3 +694,74 @@ async fn a_full_disk_is_reported_as_full_not_as_corruption() {
     submit(&l.url(), &bets(&mut devs[0], 100, 10)).await;
     l.stop();
 }
+
+/// The source comes back, after a crash, as a copy of itself taken before its last checkpoint:
+/// the same entries, but a checkpoint of the same number signed again at another time. Two
+/// different checkpoints #n signed by the ledger: the mirror raises the alarm at reconnect,
+/// keeps the checkpoint it held, and stores nothing more.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_checkpoint_contradicting_the_one_held_raises_the_alarm_at_reconnect() {
+    let dir = tempdir();
+    let scfg = {
+        let d = dir.path().join("src-cfg");
+        std::fs::create_dir_all(&d).unwrap();
+        write_config(&d, "")
+    };
+    let (a_data, b_data) = (dir.path().join("a"), dir.path().join("b"));
+    let src = Ledgerd::start(&a_data, &scfg, "127.0.0.1:0");
+    let addr = src.addr.clone();
+    let mut dev = register(&src.url(), 1, &[table("table-1", "t1")])
+        .await
+        .remove(0);
+    submit(&src.url(), &bets(&mut dev, 0, 40)).await;
+    // No shutdown checkpoint: the entries after the last one are covered by none yet.
+    src.kill9();
+    copy_dir(&a_data, &b_data);
+
+    // Back up: its startup checkpoint covers them; the mirror copies all of it.
+    let src = Ledgerd::start(&a_data, &scfg, &addr);
+    let mcfg = {
+        let d = dir.path().join("mirror-cfg");
+        std::fs::create_dir_all(&d).unwrap();
+        mirror_config(&d, &src)
+    };
+    let mirror = Ledgerd::start(&dir.path().join("mirror"), &mcfg, "127.0.0.1:0");
+    wait_synced(&src.url(), &mirror.url()).await;
+    let held_cp = latest_checkpoint(&mirror.url()).await;
+    let held = entries(&mirror.url()).await;
+    src.kill9();
+
+    // The copy from before that checkpoint, on the same address: its own startup checkpoint has
+    // the same number and covers the same entry, signed at another time.
+    std::thread::sleep(Duration::from_millis(20));
+    let copy = Ledgerd::start(&b_data, &scfg, &addr);
+    let theirs = latest_checkpoint(&copy.url()).await;
+    assert_ne!(theirs, held_cp);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let found = loop {
+        let a = alarms(&mirror.url()).await;
+        if !a.is_empty() {
+            break a;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no alarm was raised: {}",
+            mirror.stderr_text()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(found[0].kind, "checkpoint_contradicts", "{found:?}");
+    assert!(
+        found[0].detail.contains("is not the one the mirror holds"),
+        "{found:?}"
+    );
+    // The copy takes new events; the halted mirror stores none of them and keeps its checkpoint.
+    submit(&copy.url(), &bets(&mut dev, 40, 10)).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(entries(&mirror.url()).await, held);
+    assert_eq!(latest_checkpoint(&mirror.url()).await, held_cp);
+    let s = mirror_status(&mirror.url()).await;
+    assert!(s.halted && s.alarms == 1, "{s:?}");
+    copy.stop();
+    mirror.stop();
+}
