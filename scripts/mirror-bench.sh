@@ -1,5 +1,5 @@
 #!/bin/bash
-# Mirror measurements on release builds (docs/performance.md, "Mirrors"):
+# Mirror measurements on release builds (docs/performance.md; docs/performance-history.md, "Mirrors"):
 #   scripts/mirror-bench.sh lag RATE EVENTS   receipt p50/p99 and mirror lag p99 at RATE, without and with [replication] k = 1
 #   scripts/mirror-bench.sh catchup EVENTS    a fresh mirror copying EVENTS entries (audits off), then a restore from it
 # Build first: cargo build --release -p ledgerd -p ledgerctl

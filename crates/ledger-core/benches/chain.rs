@@ -150,8 +150,9 @@ fn signatures(c: &mut Criterion) {
     let keys: Vec<SigningKey> = (0..=255u8)
         .map(|i| SigningKey::from_bytes(&[i; 32]))
         .collect();
-    // 150 by 8: about the group at half of the peak on a 2-vCPU AVX2 VM (`docs/performance.md`),
-    // where the batch's multiscalar multiplication costs more a signature than in a peak group.
+    // 150 by 8: about the group at half of the peak on a 2-vCPU AVX2 VM
+    // (`docs/performance-history.md`), where the batch's multiscalar multiplication costs more a
+    // signature than in a peak group.
     for (n, devices) in [
         (48usize, 8usize),
         (150, 8),

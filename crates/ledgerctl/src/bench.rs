@@ -54,7 +54,7 @@ pub struct Args {
     /// A running ledgerd to load (default: an embedded ledger in a temporary directory).
     #[arg(long, value_name = "URL", requires_all = ["operator_key", "operator_id"])]
     pub server: Option<String>,
-    /// With --server: worker threads for the load generator's streams (docs/performance.md).
+    /// With --server: worker threads of the load generator (docs/performance-history.md).
     #[arg(long, default_value_t = 1, value_name = "N", requires = "server",
           value_parser = clap::value_parser!(u16).range(1..=256))]
     pub client_threads: u16,

@@ -5,9 +5,10 @@
 //! second of one core. On tokio's blocking pool any number of them ran at once, at ingest's
 //! priority: eight clients asking for reports back to back took both cores, and ingest offered
 //! 70,000 events/s fell to 58,000-59,000 with a receipt p99 of 1.3-1.4 s (`ledgerctl bench
-//! --report-load 8`, `docs/performance.md`). Here they run on `grpc.query_threads` threads of
-//! their own (default 1), in turn, at a lower scheduling priority (nice [`QUERY_NICE`]): a
-//! query waits for ingest, never the other way round, and when ingest is idle it has the cores.
+//! --report-load 8`, `docs/performance-history.md`). Here they run on `grpc.query_threads`
+//! threads of their own (default 1), in turn, at a lower scheduling priority (nice
+//! [`QUERY_NICE`]): a query waits for ingest, never the other way round, and when ingest is idle
+//! it has the cores.
 
 use std::sync::{Arc, Mutex, mpsc};
 
