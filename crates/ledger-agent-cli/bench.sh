@@ -12,12 +12,14 @@ $B/ledgerctl keygen --out "$W/operator-1" >/dev/null
 $B/ledgerctl keygen --out "$W/m1" >/dev/null
 cat > "$W/ledgerd.toml" <<CFG
 ledger_id = "agent-bench"
+[tls]
+plaintext = true
 [[principals]]
 id = "operator-1"
 role = "operator"
 public_key = "$(cat "$W/operator-1.pub")"
 CFG
-$B/ledgerd --config "$W/ledgerd.toml" --data-dir "$W/data" --listen 127.0.0.1:0 > "$W/out" 2> "$W/err" &
+$B/ledgerd --init --config "$W/ledgerd.toml" --data-dir "$W/data" --listen 127.0.0.1:0 > "$W/out" 2> "$W/err" &
 LP=$!
 for _ in $(seq 100); do grep -q listening "$W/out" 2>/dev/null && break; sleep 0.1; done
 ADDR=$(head -1 "$W/out" | awk '{print $4}')
