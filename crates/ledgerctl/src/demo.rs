@@ -634,7 +634,7 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
         .get_report(v1::ReportRequest {
             from_ms: Some(0),
             to_ms: Some(chrono::Utc::now().timestamp_millis() + 86_400_000),
-            day: String::new(),
+            ..Default::default()
         })
         .await?
         .into_inner();
