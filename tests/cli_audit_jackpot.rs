@@ -21,8 +21,13 @@ struct TableSession {
 }
 
 async fn table_session() -> TableSession {
+    table_session_with("").await
+}
+
+/// [`table_session`] with `extra` sections in ledgerd's configuration.
+async fn table_session_with(extra: &str) -> TableSession {
     let dir = tempdir();
-    let cfg = write_config_with_regulator(dir.path());
+    let cfg = write_config_with_regulator_and(dir.path(), extra);
     let ledgerd = Ledgerd::start(&dir.path().join("data"), &cfg, "127.0.0.1:0");
     let url = ledgerd.url();
     let mut plan = casino_sim::standard_plan(5, 0, 11, true, "operator-1", REGULATOR_ID);
@@ -379,7 +384,7 @@ async fn round_explain_and_report_in_three_formats() {
         lines[0],
         "period,from,to,casino_id,table_id,game,rounds,void_rounds,handle_cents,\
          due_player_net_cents,reported_player_net_cents,due_win_cents,reported_win_cents,hold_bp,\
-         due_hold_bp,discrepancies,discrepancy_abs_cents"
+         due_hold_bp,discrepancies,discrepancy_abs_cents,first_day,last_day"
     );
     let rows: Vec<Vec<&str>> = lines[1..].iter().map(|l| l.split(',').collect()).collect();
     let tables = t.session.devices.len();
@@ -389,9 +394,14 @@ async fn round_explain_and_report_in_three_formats() {
         "tables, two casino totals, the total"
     );
     for r in &rows {
-        assert_eq!(r.len(), 17, "{r:?}");
+        assert_eq!(r.len(), 19, "{r:?}");
         assert_eq!(r[0], "period");
-        for n in &r[6..] {
+        assert_eq!(
+            &r[17..],
+            ["", ""],
+            "a period of instants has no gaming days"
+        );
+        for n in &r[6..17] {
             n.parse::<i64>()
                 .unwrap_or_else(|_| panic!("{n:?} in {r:?}"));
         }
@@ -458,11 +468,19 @@ async fn round_explain_and_report_in_three_formats() {
         "{out}"
     );
 
-    // Day mode: the day, the month to date and the year to date.
-    let day = rfc3339(last)[..10].to_string();
+    // Day mode: the gaming day (Europe/Lisbon from 06:00 by default), the month to date and the
+    // year to date.
+    let day = audit::DayRule::default()
+        .day_of(last)
+        .format("%Y-%m-%d")
+        .to_string();
     let (code, out, err) = ctl(&url, &["report", "--day", &day]);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.starts_with(&format!("Day {day}")), "{out}");
+    assert!(
+        out.starts_with("Gaming days: Europe/Lisbon from 06:00\n\nGaming day ")
+            && out.contains(&format!("Gaming day {day}  [")),
+        "{out}"
+    );
     assert!(
         out.contains("\nMonth to date, ") && out.contains("\nYear to date, "),
         "{out}"
@@ -490,6 +508,111 @@ async fn round_explain_and_report_in_three_formats() {
     assert!(err.contains("--day"), "{err}");
     let (code, _, _) = ctl(&url, &["report"]);
     assert_eq!(code, 2, "a period or a day is required");
+    t.ledgerd.stop();
+}
+
+/// Gaming days per casino (ledgerd `[reports]`): a casino on Kiritimati's clock (UTC+14) and one
+/// on Pago Pago's (UTC-11) are always on different dates, so the rounds settled now count on
+/// different gaming days; GetReport and `ledgerctl report --day` show each casino on its own day
+/// only, and `--days` gives the series of days.
+#[tokio::test]
+async fn reports_count_rounds_on_each_casinos_gaming_day() {
+    let mut casinos: Vec<String> = {
+        let plan = casino_sim::standard_plan(5, 0, 11, true, "operator-1", REGULATOR_ID);
+        let mut c: Vec<String> = plan.tables.iter().map(|t| t.casino_id.clone()).collect();
+        c.sort();
+        c.dedup();
+        c
+    };
+    assert!(casinos.len() >= 2, "{casinos:?}");
+    let (east, west) = (casinos.remove(0), casinos.remove(0));
+    let t = table_session_with(&format!(
+        "[reports]\ntime_zone = \"Pacific/Kiritimati\"\nday_starts = \"00:00\"\n\
+         [reports.casinos.{west}]\ntime_zone = \"Pacific/Pago_Pago\"\nday_starts = \"00:00\"\n"
+    ))
+    .await;
+    let url = t.ledgerd.url();
+    let rule = |tz: &str| audit::DayRule::parse(tz, "00:00").unwrap();
+    let (k, p) = (rule("Pacific/Kiritimati"), rule("Pacific/Pago_Pago"));
+    let first = t.receipts.first().unwrap().received_at_ms;
+    let last = t.receipts.last().unwrap().received_at_ms + 5_000;
+    if k.day_of(first) != k.day_of(last) || p.day_of(first) != p.day_of(last) {
+        eprintln!("the session crossed midnight in one of the zones: nothing to compare");
+        return;
+    }
+    let (east_day, west_day) = (k.day_of(last), p.day_of(last));
+    assert!(east_day > west_day);
+    let total = |v: &serde_json::Value, period: usize, casino: &str| {
+        v["periods"][period]["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["casino_id"] == casino && r["table_id"] == "*")
+            .map_or(0, |r| r["rounds"].as_u64().unwrap())
+    };
+    let report = |day: chrono::NaiveDate, days: &str| {
+        let d = day.format("%Y-%m-%d").to_string();
+        let (code, out, err) = ctl(&url, &["report", "--day", &d, "--days", days, "--json"]);
+        assert_eq!(code, 0, "{out}{err}");
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()
+    };
+    let v = report(east_day, "2");
+    assert_eq!(
+        v["gaming_day"],
+        format!("Pacific/Kiritimati from 00:00; {west}: Pacific/Pago_Pago from 00:00")
+    );
+    let names: Vec<&str> = v["periods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "day",
+            "month_to_date",
+            "year_to_date",
+            "gaming_day",
+            "gaming_day"
+        ]
+    );
+    assert_eq!(v["periods"][4]["first_day"], east_day.to_string());
+    assert_eq!(
+        v["periods"][3]["first_day"],
+        east_day.pred_opt().unwrap().to_string()
+    );
+    let east_rounds = total(&v, 0, &east);
+    assert!(east_rounds > 0, "{v}");
+    assert_eq!(
+        total(&v, 4, &east),
+        east_rounds,
+        "the series' last day is the day"
+    );
+    assert_eq!(
+        total(&v, 0, &west),
+        0,
+        "the west's rounds are on its own, earlier day"
+    );
+    let w = report(west_day, "0");
+    assert_eq!(w["periods"].as_array().unwrap().len(), 3);
+    let west_rounds = total(&w, 0, &west);
+    assert!(west_rounds > 0, "{w}");
+    assert_eq!(total(&w, 0, &east), 0);
+    let all = v["periods"][2]["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["casino_id"] == "*")
+        .unwrap()["rounds"]
+        .as_u64()
+        .unwrap();
+    if east_day.format("%Y").to_string() == west_day.format("%Y").to_string() {
+        assert_eq!(
+            all, t.session.rounds as u64,
+            "the year to date has every round"
+        );
+    }
     t.ledgerd.stop();
 }
 

@@ -121,13 +121,14 @@ const LIA_PW: &str = "lia: staple";
 /// Start the console against `ledgerd_url`: accounts `ana` (compliance, every casino) and `lia`
 /// (compliance of lisboa only), each with its own ledgerd client certificate. Returns the
 /// process and its https:// address.
-fn start_console(dir: &Path, ledgerd_url: &str) -> (Proc, String) {
+fn start_console(dir: &Path, ledgerd_url: &str, ledger_key: &str) -> (Proc, String) {
     let p = pki();
     let cfg = format!(
         r#"listen = "127.0.0.1:0"
 ledgerd = "{ledgerd_url}"
 ledgerd_ca = {ca:?}
 default_language = "en"
+ledger_public_key = "{ledger_key}"
 [tls]
 cert_chain = {cert:?}
 key = {key:?}
@@ -337,6 +338,23 @@ async fn https(
     cookie: &str,
     form: Option<&str>,
 ) -> (u16, Vec<u8>) {
+    let body = form.map(|f| {
+        (
+            "application/x-www-form-urlencoded".to_string(),
+            f.as_bytes().to_vec(),
+        )
+    });
+    https_body(base, method, path, cookie, body).await
+}
+
+/// [`https`] with a body of any content type.
+async fn https_body(
+    base: &str,
+    method: &str,
+    path: &str,
+    cookie: &str,
+    body: Option<(String, Vec<u8>)>,
+) -> (u16, Vec<u8>) {
     use http_body_util::{BodyExt, Full};
     let addr = base.strip_prefix("https://").unwrap();
     let mut roots = rustls::RootCertStore::empty();
@@ -368,13 +386,13 @@ async fn https(
         .uri(path)
         .header("host", addr)
         .header("cookie", cookie);
-    if form.is_some() {
-        req = req.header("content-type", "application/x-www-form-urlencoded");
+    if let Some((ct, _)) = &body {
+        req = req.header("content-type", ct.as_str());
     }
     let resp = send
         .send_request(
             req.body(Full::new(bytes::Bytes::from(
-                form.unwrap_or("").to_string(),
+                body.map(|b| b.1).unwrap_or_default(),
             )))
             .unwrap(),
         )
@@ -403,7 +421,7 @@ async fn session_cookie(c: &Client) -> String {
 async fn the_console_in_a_browser() {
     let dir = tempdir();
     let (ledgerd, session) = two_casinos(dir.path()).await;
-    let (_console, base) = start_console(dir.path(), &ledgerd.url());
+    let (_console, base) = start_console(dir.path(), &ledgerd.url(), &ledgerd.ledger_key);
     let (_driver, c) = browser().await;
 
     // --- sign-in required: every page sends an anonymous visitor to the sign-in form
@@ -590,6 +608,7 @@ async fn the_console_in_a_browser() {
         &round_path,
         "/devices",
         "/jackpots",
+        "/reports",
     ] {
         let mut ms = Vec::new();
         for _ in 0..20 {
@@ -647,6 +666,201 @@ async fn the_console_in_a_browser() {
     click_and_load(&c, "form[action='/verify'] button").await;
     let result = text(&c, "#verify-result").await;
     assert!(result.starts_with("Not verified"), "{result}");
+
+    // --- Evidence: the round's bundle downloads, checks on Verify against the configured ledger
+    // key, and a tampered one is refused (the checkpoint made above covers the round).
+    c.goto(&format!("{base}{round_path}")).await.unwrap();
+    let href = c
+        .find(Locator::Id("evidence-download"))
+        .await
+        .unwrap()
+        .attr("href")
+        .await
+        .unwrap()
+        .unwrap();
+    let (status, bundle) = https(&base, "GET", &href, &cookie, None).await;
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&bundle));
+    let bundle: serde_json::Value = serde_json::from_slice(&bundle).unwrap();
+    assert_eq!(bundle["round_id"].as_str(), with_round.round_id.as_deref());
+    let upload = |name: &str, b: &serde_json::Value| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, serde_json::to_vec_pretty(b).unwrap()).unwrap();
+        path
+    };
+    let good = upload("evidence.json", &bundle);
+    c.goto(&format!("{base}/verify")).await.unwrap();
+    c.find(Locator::Id("bundle"))
+        .await
+        .unwrap()
+        .send_keys(good.to_str().unwrap())
+        .await
+        .unwrap();
+    click_and_load(&c, "#check-bundle").await;
+    let result = text(&c, "#evidence-result").await;
+    assert!(result.starts_with("Verified."), "{result}");
+    assert!(
+        result.contains(with_round.round_id.as_deref().unwrap()),
+        "{result}"
+    );
+    screenshot(&c, "verify-evidence").await;
+    // Its findings taken out: the rules still find the planted mistake, so it is refused.
+    let mut tampered = bundle.clone();
+    let n = tampered["findings"].as_array().unwrap().len();
+    assert!(n > 0, "the planted mistake's finding is in the bundle");
+    tampered["findings"] = serde_json::json!([]);
+    let bad = upload("tampered.json", &tampered);
+    c.goto(&format!("{base}/verify")).await.unwrap();
+    c.find(Locator::Id("bundle"))
+        .await
+        .unwrap()
+        .send_keys(bad.to_str().unwrap())
+        .await
+        .unwrap();
+    click_and_load(&c, "#check-bundle").await;
+    let result = text(&c, "#evidence-result").await;
+    assert!(
+        result.starts_with("Refused:") && result.contains("the bundle has no finding for it"),
+        "{result}"
+    );
+    // A forged upload (no CSRF token) is refused before the bundle is looked at.
+    let boundary = "XbOuNdArY";
+    let mut body = format!(
+        "--{boundary}\r\nContent-Disposition: form-data; name=\"bundle\"; filename=\"b.json\"\r\nContent-Type: application/json\r\n\r\n"
+    )
+    .into_bytes();
+    body.extend(serde_json::to_vec(&bundle).unwrap());
+    body.extend(format!("\r\n--{boundary}--\r\n").into_bytes());
+    let (status, page) = https_body(
+        &base,
+        "POST",
+        "/verify/evidence",
+        &cookie,
+        Some((format!("multipart/form-data; boundary={boundary}"), body)),
+    )
+    .await;
+    assert_eq!(status, 403, "{}", String::from_utf8_lossy(&page));
+
+    // --- Reports: the gaming day's figures are GetReport's, and so are the CSV and XLSX rows
+    let day = audit::DayRule::default().day_of(now_ms()).to_string();
+    let want = audit
+        .get_report(v1::ReportRequest {
+            day: day.clone(),
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    c.goto(&format!("{base}/reports?day={day}")).await.unwrap();
+    assert_eq!(text(&c, "main h1").await, "Reports");
+    assert!(
+        text(&c, "#gaming-day-rule")
+            .await
+            .contains("Europe/Lisbon from 06:00"),
+        "the ledger's rule is shown"
+    );
+    let day_rows = c
+        .find_all(Locator::Css("#report-day tbody tr"))
+        .await
+        .unwrap();
+    assert_eq!(day_rows.len(), want.periods[0].rows.len());
+    let grand = want.periods[0]
+        .rows
+        .iter()
+        .find(|r| r.casino_id == "*")
+        .expect("ana sees every casino: the grand total");
+    assert!(
+        grand.rounds > 0,
+        "today's gaming day has the session's rounds"
+    );
+    let last = day_rows.last().unwrap();
+    let cells: Vec<String> = {
+        let mut v = Vec::new();
+        for td in last.find_all(Locator::Css("td")).await.unwrap() {
+            v.push(td.text().await.unwrap());
+        }
+        v
+    };
+    assert_eq!(cells[0], grand.rounds.to_string());
+    assert_eq!(
+        cells[1],
+        ledger_fmt::money(grand.handle_cents, ledger_fmt::Locale::En)
+    );
+    assert!(
+        !c.find_all(Locator::Css("svg.chart circle"))
+            .await
+            .unwrap()
+            .is_empty(),
+        "the hold chart has today's point"
+    );
+    screenshot(&c, "reports").await;
+    let csv_href = c
+        .find(Locator::Id("report-csv"))
+        .await
+        .unwrap()
+        .attr("href")
+        .await
+        .unwrap()
+        .unwrap();
+    let (status, csv) = https(&base, "GET", &csv_href, &cookie, None).await;
+    assert_eq!(status, 200);
+    let csv = String::from_utf8(csv).unwrap();
+    let want_rows: Vec<(String, String, String, String, i64)> = want
+        .periods
+        .iter()
+        .flat_map(|p| {
+            p.rows.iter().map(|r| {
+                (
+                    p.name.clone(),
+                    r.casino_id.clone(),
+                    r.table_id.clone(),
+                    r.game.clone(),
+                    r.handle_cents,
+                )
+            })
+        })
+        .collect();
+    let csv_rows: Vec<(String, String, String, String, i64)> = csv
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (
+                f[0].into(),
+                f[3].into(),
+                f[4].into(),
+                f[5].into(),
+                f[8].parse().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(csv_rows, want_rows, "{csv}");
+    let xlsx_href = c
+        .find(Locator::Id("report-xlsx"))
+        .await
+        .unwrap()
+        .attr("href")
+        .await
+        .unwrap()
+        .unwrap();
+    let (status, xlsx) = https(&base, "GET", &xlsx_href, &cookie, None).await;
+    assert_eq!(status, 200);
+    let mut wb: calamine::Xlsx<_> =
+        calamine::open_workbook_from_rs(std::io::Cursor::new(xlsx)).expect("an XLSX workbook");
+    let sheet = wb.worksheet_range("report").expect("the report sheet");
+    let xlsx_rows: Vec<(String, String, String, String, i64)> = sheet
+        .rows()
+        .skip(1)
+        .map(|r| {
+            (
+                r[0].to_string(),
+                r[3].to_string(),
+                r[4].to_string(),
+                r[5].to_string(),
+                r[8].to_string().parse::<f64>().unwrap() as i64,
+            )
+        })
+        .collect();
+    assert_eq!(xlsx_rows, want_rows);
 
     // --- Jackpots: declared against held
     c.goto(&format!("{base}/jackpots")).await.unwrap();
@@ -777,6 +991,19 @@ async fn the_console_in_a_browser() {
         casinos.insert(row.text().await.unwrap());
     }
     assert!(!casinos.contains("porto"), "{casinos:?}");
+    // Reports: lisboa's rows only, and no all-casinos total.
+    c.goto(&format!("{base}/reports?day={day}")).await.unwrap();
+    let mut report_casinos = BTreeSet::new();
+    for th in c
+        .find_all(Locator::Css(
+            "#report-year tbody tr td:first-child, #report-year tbody tr th",
+        ))
+        .await
+        .unwrap()
+    {
+        report_casinos.insert(th.text().await.unwrap());
+    }
+    assert_eq!(report_casinos, BTreeSet::from(["lisboa".to_string()]));
     // Held in trust: lisboa's liability only, without the all-casinos total.
     c.goto(&format!("{base}/jackpots")).await.unwrap();
     let mut held: BTreeSet<String> = BTreeSet::new();

@@ -365,6 +365,7 @@ async fn report_requests_name_the_field_they_refuse() {
         from_ms,
         to_ms,
         day: day.into(),
+        days: 0,
     };
     invalid(a.get_report(req(Some(5), Some(5), "")).await, "to_ms");
     invalid(a.get_report(req(Some(6), Some(5), "")).await, "to_ms");
@@ -389,6 +390,22 @@ async fn report_requests_name_the_field_they_refuse() {
             "{day}: {r:?}"
         );
     }
+    let days = |from_ms: Option<i64>, day: &str, days| v1::ReportRequest {
+        from_ms,
+        to_ms: from_ms.map(|f| f + 1),
+        day: day.into(),
+        days,
+    };
+    invalid(a.get_report(days(None, "2026-11-21", 367)).await, "days");
+    invalid(a.get_report(days(Some(5), "", 3)).await, "days");
+    let r = a
+        .get_report(days(None, "2026-11-21", 366))
+        .await
+        .unwrap()
+        .into_inner();
+    assert_eq!(r.periods.len(), 3 + 366);
+    assert_eq!(r.periods[3].first_day, "2025-11-21");
+    assert_eq!(r.periods[368].last_day, "2026-11-21");
     let r = a
         .get_report(req(Some(i64::MIN), Some(i64::MAX), ""))
         .await

@@ -27,6 +27,7 @@ pub mod auditor;
 pub mod clock;
 pub mod engines;
 pub mod finding;
+pub mod gaming_day;
 pub mod input;
 pub mod report;
 
@@ -35,6 +36,7 @@ pub use auditor::{
 };
 pub use engines::RulesEngines;
 pub use finding::{Finding, FindingsDigest, MAX_CODE_LEN, codes, is_well_formed_code};
+pub use gaming_day::{Calendar, DayRule, DayRuleConfig, DayRuleError};
 pub use input::{AuditInput, EntryMeta};
 pub use report::{Period, ReportBuilder, ReportRow, RoundSummary, aggregate, hold_bp};
 

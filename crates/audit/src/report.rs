@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use chrono::{DateTime, Datelike, NaiveDate, TimeZone, Utc};
+use chrono::{DateTime, Utc};
 use rules_core::{Cents, GameId};
 use serde::{Deserialize, Serialize};
 
@@ -80,43 +80,6 @@ impl Period {
         self.from_ms <= ms && ms < self.to_ms
     }
 
-    /// The UTC day, month-to-date and year-to-date periods ending at the end of `day`.
-    pub fn calendar(day: NaiveDate) -> [(&'static str, Period); 3] {
-        let start = |d: NaiveDate| -> i64 {
-            d.and_hms_opt(0, 0, 0)
-                .map(|t| Utc.from_utc_datetime(&t).timestamp_millis())
-                .unwrap_or(0)
-        };
-        // A day's end in ms, not the next day's start: chrono's last day has no next day (a
-        // UTC day is always 86,400,000 ms, and every day chrono has is far inside i64's ms).
-        let end = start(day).saturating_add(86_400_000);
-        let month = NaiveDate::from_ymd_opt(day.year(), day.month(), 1).unwrap_or(day);
-        let year = NaiveDate::from_ymd_opt(day.year(), 1, 1).unwrap_or(day);
-        [
-            (
-                "day",
-                Period {
-                    from_ms: start(day),
-                    to_ms: end,
-                },
-            ),
-            (
-                "month_to_date",
-                Period {
-                    from_ms: start(month),
-                    to_ms: end,
-                },
-            ),
-            (
-                "year_to_date",
-                Period {
-                    from_ms: start(year),
-                    to_ms: end,
-                },
-            ),
-        ]
-    }
-
     /// Human form, e.g. `2026-11-21T00:00:00Z..2026-11-22T00:00:00Z`.
     pub fn describe(&self) -> String {
         let f = |ms: i64| {
@@ -179,9 +142,14 @@ impl ReportBuilder {
 
     /// Count one round (ignored unless it closed within the period).
     pub fn add(&mut self, r: &RoundSummary) {
-        if !self.period.contains(r.closed_ms) {
-            return;
+        if self.period.contains(r.closed_ms) {
+            self.count(r);
         }
+    }
+
+    /// Count one round the caller has placed in the period (by its gaming day,
+    /// [`crate::gaming_day`]).
+    pub fn count(&mut self, r: &RoundSummary) {
         let casino = r.casino_id.as_deref().unwrap_or("-");
         let game = r.game.as_str();
         let keys = [
@@ -332,35 +300,5 @@ mod tests {
         assert_eq!(total.casino_id, "*");
         assert_eq!(total.rounds, 3);
         assert_eq!(total.handle_cents, 1700);
-    }
-
-    /// The last day chrono can represent has no next day to end at: its periods still end a
-    /// day after it starts (they were empty, and `GetReport` refused the day).
-    #[test]
-    fn the_last_representable_day_has_its_periods() {
-        for (name, p) in Period::calendar(NaiveDate::MAX) {
-            assert!(p.from_ms < p.to_ms, "{name}: {p:?}");
-        }
-        let [day, _, year] = Period::calendar(NaiveDate::MAX);
-        assert_eq!(day.1.to_ms - day.1.from_ms, 86_400_000);
-        assert_eq!(year.1.to_ms, day.1.to_ms);
-    }
-
-    #[test]
-    fn calendar_periods() {
-        let d = NaiveDate::from_ymd_opt(2026, 11, 21).unwrap();
-        let [day, month, year] = Period::calendar(d);
-        assert_eq!(
-            day.1.describe(),
-            "2026-11-21T00:00:00Z..2026-11-22T00:00:00Z"
-        );
-        assert_eq!(
-            month.1.describe(),
-            "2026-11-01T00:00:00Z..2026-11-22T00:00:00Z"
-        );
-        assert_eq!(
-            year.1.describe(),
-            "2026-01-01T00:00:00Z..2026-11-22T00:00:00Z"
-        );
     }
 }

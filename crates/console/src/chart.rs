@@ -70,6 +70,86 @@ pub fn stacked_bars(title: &str, series: &[Series], bars: &[Bar]) -> Markup {
     }
 }
 
+/// One x position of a line chart: its label and a value per series (none: no point).
+pub struct Point {
+    pub label: String,
+    pub values: Vec<Option<i64>>,
+}
+
+/// A line chart of signed values (e.g. basis points) with a zero line, `fmt` labelling the axis
+/// and the tooltips; the figures are also in a table beside it.
+pub fn lines(
+    title: &str,
+    series: &[Series],
+    points: &[Point],
+    fmt: &dyn Fn(i64) -> String,
+) -> Markup {
+    const W: i64 = 640;
+    const H: i64 = 220;
+    const TOP: i64 = 10;
+    const BOTTOM: i64 = 40;
+    const LEFT: i64 = 60;
+    let all = points
+        .iter()
+        .flat_map(|p| p.values.iter().flatten().copied());
+    let (lo, hi) = all.fold((0i64, 0i64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    let hi = if hi == lo { lo.saturating_add(1) } else { hi };
+    let plot_h = H - TOP - BOTTOM;
+    let span = i128::from(hi) - i128::from(lo);
+    let y = |v: i64| {
+        TOP + plot_h - ((i128::from(v) - i128::from(lo)) * i128::from(plot_h) / span) as i64
+    };
+    let n = points.len().max(1) as i64;
+    let slot = (W - LEFT) / n;
+    let x = |i: usize| LEFT + i as i64 * slot + slot / 2;
+    // Each series' points joined where consecutive days have a value.
+    let mut paths = Vec::new();
+    for (s, ser) in series.iter().enumerate() {
+        let mut d = String::new();
+        let mut pen_down = false;
+        for (i, p) in points.iter().enumerate() {
+            match p.values.get(s).copied().flatten() {
+                Some(v) => {
+                    d.push_str(&format!(
+                        "{}{} {} ",
+                        if pen_down { "L" } else { "M" },
+                        x(i),
+                        y(v)
+                    ));
+                    pen_down = true;
+                }
+                None => pen_down = false,
+            }
+        }
+        paths.push((d, ser.colour));
+    }
+    let label_every = (points.len() / 10).max(1);
+    html! {
+        svg xmlns="http://www.w3.org/2000/svg" viewBox={"0 0 " (W) " " (H)} width="100%"
+            role="img" aria-label=(title) class="chart" {
+            title { (title) }
+            line x1=(LEFT) y1=(y(0)) x2=(W) y2=(y(0)) stroke="#111827" {}
+            text x=(LEFT - 6) y=(TOP + 4) text-anchor="end" font-size="11" { (fmt(hi)) }
+            text x=(LEFT - 6) y=(TOP + plot_h) text-anchor="end" font-size="11" { (fmt(lo)) }
+            @for (d, colour) in &paths {
+                @if !d.is_empty() { path d=(d.trim_end()) fill="none" stroke=(colour) stroke-width="2" {} }
+            }
+            @for (s, ser) in series.iter().enumerate() {
+                @for (i, p) in points.iter().enumerate() {
+                    @if let Some(v) = p.values.get(s).copied().flatten() {
+                        circle cx=(x(i)) cy=(y(v)) r="3" fill=(ser.colour) { title { (p.label) ": " (ser.name) " " (fmt(v)) } }
+                    }
+                }
+            }
+            @for (i, p) in points.iter().enumerate() {
+                @if i % label_every == 0 {
+                    text x=(x(i)) y=(H - BOTTOM + 16) text-anchor="middle" font-size="11" { (p.label) }
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,5 +184,42 @@ mod tests {
         assert_eq!(svg.matches("<rect").count(), 3, "no bar for a zero count");
         assert!(svg.contains("Findings &lt;by day&gt;"), "escaped: {svg}");
         assert!(svg.contains(">d2: high 2<"));
+    }
+
+    #[test]
+    fn line_points_sit_at_their_values() {
+        let series = vec![Series {
+            name: "hold".into(),
+            colour: "#111111",
+        }];
+        let points = vec![
+            Point {
+                label: "a".into(),
+                values: vec![Some(-100)],
+            },
+            Point {
+                label: "b".into(),
+                values: vec![None],
+            },
+            Point {
+                label: "c".into(),
+                values: vec![Some(300)],
+            },
+        ];
+        let svg = lines("Hold", &series, &points, &|v| format!("{v}bp")).into_string();
+        // Plot 170 px high from -100 (y 180) to 300 (y 10); zero is at y 138.
+        assert!(
+            svg.contains(r#"cy="180""#) && svg.contains(r#"cy="10""#),
+            "{svg}"
+        );
+        assert!(svg.contains(r#"y1="138""#), "{svg}");
+        assert_eq!(
+            svg.matches("<circle").count(),
+            2,
+            "no point for a day without rounds"
+        );
+        // The gap breaks the line: two one-point moves, no line segment across it.
+        assert!(!svg.contains(" L"), "{svg}");
+        assert!(svg.contains(">c: hold 300bp<"), "{svg}");
     }
 }

@@ -56,7 +56,21 @@ pub struct Config {
     pub proxy: Option<Proxy>,
     #[serde(default)]
     pub accounts: Vec<Account>,
+    /// The ledger's public key (hex, as `ledgerctl init` prints it): evidence bundles uploaded on
+    /// the Verify page are checked against it. Absent: bundles cannot be checked here.
+    #[serde(default)]
+    pub ledger_public_key: Option<String>,
+    /// Witnesses whose cosignature a bundle's checkpoint must carry (`NAME+KEYID+KEY`, as
+    /// `ledgerctl witness serve` prints it).
+    #[serde(default)]
+    pub witness_keys: Vec<String>,
 }
+
+/// The ledger's key, and each witness's name and key.
+pub type EvidenceKeys = (
+    ed25519_dalek::VerifyingKey,
+    Vec<(String, ed25519_dalek::VerifyingKey)>,
+);
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -160,6 +174,7 @@ impl Config {
             .map_err(|e| ConfigError::Invalid(format!("default_language: {e}")))?;
         ledger_fmt::time_zone(&self.time_zone)
             .map_err(|e| ConfigError::Invalid(format!("time_zone: {e}")))?;
+        self.evidence_keys()?;
         if self.lockout.max_failures == 0 {
             return bad("lockout.max_failures must be at least 1".into());
         }
@@ -207,6 +222,31 @@ impl Config {
 
     pub fn locale(&self) -> ledger_fmt::Locale {
         self.default_language.parse().unwrap_or_default()
+    }
+
+    /// The ledger's key and the witnesses' keys for evidence bundles (none without a
+    /// `ledger_public_key`), or the key that is not one.
+    pub fn evidence_keys(&self) -> Result<Option<EvidenceKeys>, ConfigError> {
+        let Some(hex_key) = &self.ledger_public_key else {
+            if !self.witness_keys.is_empty() {
+                return Err(ConfigError::Invalid(
+                    "witness_keys: give ledger_public_key too".into(),
+                ));
+            }
+            return Ok(None);
+        };
+        let key = ledger_core::signing::parse_public_key_hex(hex_key.trim()).map_err(|e| {
+            ConfigError::Invalid(format!("ledger_public_key: {hex_key:?} is not a key: {e}"))
+        })?;
+        let witnesses = self
+            .witness_keys
+            .iter()
+            .map(|w| {
+                ledger_evidence::parse_witness_vkey(w)
+                    .map_err(|e| ConfigError::Invalid(format!("witness_keys: {e}")))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Some((key, witnesses)))
     }
 
     pub fn tz(&self) -> ledger_fmt::Tz {
@@ -263,5 +303,24 @@ client_key = "ana.key"
         assert!(e.contains("bogus"), "{e}");
         let twice = format!("{BASE}{}", &BASE[BASE.find("[[accounts]]").unwrap()..]);
         assert!(parse(&twice).unwrap_err().contains("appears twice"));
+        // Evidence keys: the ledger's key in hex, witnesses only with it.
+        let with =
+            |extra: &str| BASE.replace("plaintext = true", &format!("plaintext = true\n{extra}"));
+        let e = parse(&with("ledger_public_key = \"00ff\"")).unwrap_err();
+        assert!(
+            e.contains("ledger_public_key: \"00ff\" is not a key"),
+            "{e}"
+        );
+        let e = parse(&with("witness_keys = [\"w+00+AA\"]")).unwrap_err();
+        assert!(
+            e.contains("witness_keys: give ledger_public_key too"),
+            "{e}"
+        );
+        let key = "ledger_public_key = \"d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a\"";
+        let e = parse(&with(&format!("{key}\nwitness_keys = [\"w+00+AA\"]"))).unwrap_err();
+        assert!(e.contains("witness_keys: --witness-key"), "{e}");
+        let c = parse(&with(key)).unwrap();
+        assert!(c.evidence_keys().unwrap().is_some());
+        assert!(parse(BASE).unwrap().evidence_keys().unwrap().is_none());
     }
 }

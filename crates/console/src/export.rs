@@ -62,7 +62,7 @@ fn row(f: &v1::Finding) -> [Cell; 15] {
 }
 
 /// RFC 4180 quoting; a field a spreadsheet would read as a formula gets a leading `'`.
-fn csv_field(s: &str) -> String {
+pub(crate) fn csv_field(s: &str) -> String {
     let s = if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
         format!("'{s}")
     } else {
@@ -125,6 +125,115 @@ pub fn xlsx(findings: &[v1::Finding]) -> Result<Vec<u8>, XlsxError> {
     wb.save_to_buffer()
 }
 
+/// The report's columns (day, month and year to date; money in integer cents, hold in basis
+/// points, as `ledgerctl report --format csv`).
+pub const REPORT_COLUMNS: [&str; 15] = [
+    "period",
+    "first_day",
+    "last_day",
+    "casino",
+    "table",
+    "game",
+    "rounds",
+    "void_rounds",
+    "handle_cents",
+    "reported_win_cents",
+    "due_win_cents",
+    "hold_bp",
+    "due_hold_bp",
+    "discrepancies",
+    "discrepancy_abs_cents",
+];
+
+fn report_rows(r: &v1::Report) -> Vec<[Cell; 15]> {
+    use Cell::*;
+    let mut out = Vec::new();
+    for p in r.periods.iter().filter(|p| p.name != "gaming_day") {
+        for row in &p.rows {
+            out.push([
+                Text(p.name.clone()),
+                Text(p.first_day.clone()),
+                Text(p.last_day.clone()),
+                Text(row.casino_id.clone()),
+                Text(row.table_id.clone()),
+                Text(row.game.clone()),
+                Int(row.rounds as i64),
+                Int(row.void_rounds as i64),
+                Int(row.handle_cents),
+                Int(row.reported_win_cents),
+                Int(row.due_win_cents),
+                Int(row.hold_bp),
+                Int(row.due_hold_bp),
+                Int(row.discrepancies as i64),
+                Int(row.discrepancy_abs_cents),
+            ]);
+        }
+    }
+    out
+}
+
+fn csv_of<const N: usize>(columns: &[&str; N], rows: Vec<[Cell; N]>) -> String {
+    let mut out = columns.join(",");
+    out.push_str("\r\n");
+    for row in rows {
+        let cells: Vec<String> = row
+            .into_iter()
+            .map(|c| match c {
+                Cell::Int(i) => i.to_string(),
+                Cell::Text(t) => csv_field(&t),
+                Cell::Empty => String::new(),
+            })
+            .collect();
+        out.push_str(&cells.join(","));
+        out.push_str("\r\n");
+    }
+    out
+}
+
+fn xlsx_of<const N: usize>(
+    sheet: &str,
+    columns: &[&str; N],
+    rows: Vec<[Cell; N]>,
+) -> Result<Vec<u8>, XlsxError> {
+    let mut wb = Workbook::new();
+    let bold = Format::new().set_bold();
+    let ws = wb.add_worksheet();
+    ws.set_name(sheet)?;
+    for (c, h) in columns.iter().enumerate() {
+        ws.write_string_with_format(0, c as u16, *h, &bold)?;
+    }
+    for (r, row) in rows.into_iter().enumerate() {
+        let r = r as u32 + 1;
+        for (c, cell) in row.into_iter().enumerate() {
+            match cell {
+                Cell::Int(i) if i.unsigned_abs() < (1 << 53) => {
+                    ws.write_number(r, c as u16, i as f64)?;
+                }
+                Cell::Int(i) => {
+                    ws.write_string(r, c as u16, i.to_string())?;
+                }
+                Cell::Text(t) => {
+                    ws.write_string(r, c as u16, t)?;
+                }
+                Cell::Empty => {}
+            }
+        }
+    }
+    ws.set_freeze_panes(1, 0)?;
+    wb.save_to_buffer()
+}
+
+/// The report as CSV: a row per period, casino, table and game (casino totals have table `*`,
+/// the grand total casino `*`).
+pub fn report_csv(r: &v1::Report) -> String {
+    csv_of(&REPORT_COLUMNS, report_rows(r))
+}
+
+/// The report as an XLSX workbook, the same rows as [`report_csv`].
+pub fn report_xlsx(r: &v1::Report) -> Result<Vec<u8>, XlsxError> {
+    xlsx_of("report", &REPORT_COLUMNS, report_rows(r))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,5 +280,55 @@ mod tests {
         assert_eq!(&b[..2], b"PK");
         let empty = xlsx(&[]).unwrap();
         assert!(b.len() > empty.len());
+    }
+
+    #[test]
+    fn the_report_csv_has_a_row_per_period_and_line() {
+        let row = |casino: &str, table: &str, handle: i64| v1::ReportRow {
+            casino_id: casino.into(),
+            table_id: table.into(),
+            game: if table == "*" {
+                "*".into()
+            } else {
+                "roulette_french".into()
+            },
+            rounds: 2,
+            handle_cents: handle,
+            reported_win_cents: 25,
+            due_win_cents: 30,
+            hold_bp: 250,
+            due_hold_bp: 300,
+            ..Default::default()
+        };
+        let period = |name: &str, a: &str, b: &str| v1::ReportPeriod {
+            name: name.into(),
+            first_day: a.into(),
+            last_day: b.into(),
+            rows: vec![row("lisboa", "T1", 1000), row("lisboa", "*", 1000)],
+            ..Default::default()
+        };
+        let r = v1::Report {
+            periods: vec![
+                period("day", "2026-11-27", "2026-11-27"),
+                period("month_to_date", "2026-11-01", "2026-11-27"),
+                period("gaming_day", "2026-11-27", "2026-11-27"),
+            ],
+            gaming_day: "Europe/Lisbon from 06:00".into(),
+        };
+        let c = report_csv(&r);
+        let lines: Vec<&str> = c.split("\r\n").collect();
+        assert_eq!(lines[0], REPORT_COLUMNS.join(","));
+        assert_eq!(
+            lines[1],
+            "day,2026-11-27,2026-11-27,lisboa,T1,roulette_french,2,0,1000,25,30,250,300,0,0"
+        );
+        assert!(lines[4].starts_with("month_to_date,2026-11-01,2026-11-27,lisboa,*,*,2,"));
+        assert_eq!(
+            lines.len(),
+            6,
+            "header, four rows (not the series), final CRLF"
+        );
+        let x = report_xlsx(&r).unwrap();
+        assert_eq!(&x[..2], b"PK");
     }
 }

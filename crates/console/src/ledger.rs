@@ -51,6 +51,11 @@ impl Ledger {
         Ledger { channel }
     }
 
+    /// The account's channel (evidence bundles are built through it).
+    pub fn channel(&self) -> &Channel {
+        &self.channel
+    }
+
     pub fn audit(&self) -> AuditClient<Channel> {
         AuditClient::new(self.channel.clone()).max_decoding_message_size(MAX_REPLY)
     }

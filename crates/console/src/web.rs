@@ -74,6 +74,16 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/devices", get(devices_page))
         .route("/jackpots", get(jackpots_page))
         .route("/verify", get(verify_page).post(verify))
+        .route("/round/evidence", get(evidence::round_evidence))
+        .route(
+            "/verify/evidence",
+            post(evidence::verify_evidence).layer(axum::extract::DefaultBodyLimit::max(
+                evidence::MAX_BUNDLE_BYTES,
+            )),
+        )
+        .route("/reports", get(reports::reports_page))
+        .route("/reports.csv", get(reports::reports_csv))
+        .route("/reports.xlsx", get(reports::reports_xlsx))
         .route("/assets/console.css", get(css))
         .route("/healthz", get(healthz))
         .layer(axum::middleware::map_response_with_state(
@@ -326,12 +336,13 @@ fn ledger_error(loc: Locale, s: &tonic::Status) -> Markup {
 
 // -------------------------------------------------------------------------------- the layout
 
-const NAV: [(&str, &str, &str); 5] = [
+const NAV: [(&str, &str, &str); 6] = [
     ("/", "Overview", "Visão geral"),
     ("/findings", "Findings", "Constatações"),
     ("/devices", "Devices", "Dispositivos"),
     ("/jackpots", "Jackpots", "Jackpots"),
     ("/verify", "Verify", "Verificar"),
+    ("/reports", "Reports", "Relatórios"),
 ];
 
 fn shell(loc: Locale, title: &str, header_inner: Markup, body: Markup) -> Markup {
@@ -1327,6 +1338,8 @@ async fn round_page(
         }
         h2 { (tr(loc, "Rule by rule", "Regra a regra")) }
         pre #explanation { (r.explanation) }
+        h2 { (tr(loc, "Evidence", "Prova")) }
+        p { a #evidence-download download href={"/round/evidence?table=" (url_encode(json_str(&summary, "table_id"))) "&round=" (url_encode(json_str(&summary, "round_id")))} { (tr(loc, "Download the evidence bundle (JSON, checked offline by ledgerctl verify --evidence or on the Verify page)", "Descarregar o pacote de prova (JSON, verificável offline com ledgerctl verify --evidence ou na página Verificar)")) } }
     };
     respond(&ctx, StatusCode::OK, page(&app, &ctx, &title, body))
 }
@@ -1546,7 +1559,7 @@ async fn verify_page(
         "Verify a checkpoint",
         "Verificar um ponto de verificação",
     );
-    let body = verify_form(&ctx, "");
+    let body = html! { (verify_form(&ctx, "")) (evidence::upload_form(&app, &ctx)) };
     respond(&ctx, StatusCode::OK, page(&app, &ctx, title, body))
 }
 
@@ -1779,6 +1792,10 @@ casinos = ["lisboa"]
             "/jackpots",
             "/verify",
             "/findings.csv",
+            "/reports",
+            "/reports.csv?day=2026-11-27",
+            "/reports.xlsx",
+            "/round/evidence?round=1",
         ] {
             let (s, h, _) = send(&r, req("GET", p, "", "")).await;
             assert_eq!(s, StatusCode::SEE_OTHER, "{p}");
@@ -2054,3 +2071,8 @@ casinos = ["lisboa"]
         assert_eq!(local_path(None), "/");
     }
 }
+
+// ----------------------------------------------------------------------------------- reports
+
+mod evidence;
+mod reports;

@@ -1,7 +1,7 @@
 //! Answers that combine the chain and the derived store: a round rebuilt from its entries and
 //! adjudicated again (with its explanation), and the reports.
 
-use audit::{Finding, Period, ReportBuilder, ReportRow, RoundSummary};
+use audit::{Calendar, Finding, Period, ReportBuilder, ReportRow, RoundSummary};
 use chrono::NaiveDate;
 use ledger_convert::{Routed, route};
 use ledger_proto::v1;
@@ -155,38 +155,107 @@ fn stored_state(json: &str) -> Result<rules::TableState, QueryError> {
     serde_json::from_str(json).map_err(|e| QueryError::Invalid(format!("stored table state: {e}")))
 }
 
-/// The report for a period, or for a UTC day with its month and year to date.
+/// One period of a report: its name (`period`, `day`, `month_to_date`, `year_to_date`,
+/// `gaming_day`), the gaming days it covers (none for a period of instants), the instants it
+/// spans over the casinos' time zones, and its rows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReportPeriod {
+    pub name: String,
+    pub days: Option<(NaiveDate, NaiveDate)>,
+    pub period: Period,
+    pub rows: Vec<ReportRow>,
+}
+
+/// At most this many gaming days one at a time in one report (a year and a day).
+pub const MAX_REPORT_DAYS: u32 = 366;
+
+/// What a report is asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReportAsk {
+    /// The rounds settled within `[from_ms, to_ms)`.
+    Period(Period),
+    /// The gaming day `day`, its month and year to date, and each of the `days` gaming days
+    /// ending with it (0: none), by the casinos' gaming days ([`audit::gaming_day`]).
+    Day { day: NaiveDate, days: u32 },
+}
+
+/// The one report of the table games (`Audit.GetReport`, so `ledgerctl report` and the console):
+/// rounds count where they were settled, in a period of instants or on their casino's gaming day.
+/// Read from the store once, aggregated as it is read.
 pub fn report(
     audit: &AuditStore,
-    period: Option<Period>,
-    day: Option<NaiveDate>,
-) -> Result<Vec<(String, Period, Vec<ReportRow>)>, QueryError> {
-    let periods: Vec<(String, Period)> = match (period, day) {
-        (Some(p), _) => vec![("period".to_string(), p)],
-        (None, Some(d)) => Period::calendar(d)
-            .into_iter()
-            .map(|(n, p)| (n.to_string(), p))
-            .collect(),
-        (None, None) => {
-            return Err(QueryError::Invalid(
-                "give a period (from and to) or a day".to_string(),
-            ));
+    calendar: &Calendar,
+    ask: ReportAsk,
+) -> Result<Vec<ReportPeriod>, QueryError> {
+    let (day, days) = match ask {
+        ReportAsk::Period(p) => {
+            if p.to_ms <= p.from_ms {
+                return Err(QueryError::Invalid(format!(
+                    "the period {} is empty (from must be before to)",
+                    p.describe()
+                )));
+            }
+            let mut rows = ReportBuilder::new(p);
+            audit.for_each_round_in(p, |r| rows.add(&r))?;
+            return Ok(vec![ReportPeriod {
+                name: "period".to_string(),
+                days: None,
+                period: p,
+                rows: rows.finish(),
+            }]);
         }
+        ReportAsk::Day { day, days } => (day, days),
     };
-    let mut out = Vec::new();
-    for (name, p) in periods {
-        if p.to_ms <= p.from_ms {
-            return Err(QueryError::Invalid(format!(
-                "the period {} is empty (from must be before to)",
-                p.describe()
-            )));
-        }
-        // Aggregated as the store reads them, never collected.
-        let mut rows = ReportBuilder::new(p);
-        audit.for_each_round_in(p, |r| rows.add(&r))?;
-        out.push((name, p, rows.finish()));
+    if days > MAX_REPORT_DAYS {
+        return Err(QueryError::Invalid(format!(
+            "days: {days} is more than {MAX_REPORT_DAYS} gaming days"
+        )));
     }
-    Ok(out)
+    let (month, year) = audit::gaming_day::month_and_year_start(day);
+    let mut wanted: Vec<(String, NaiveDate, NaiveDate)> = vec![
+        ("day".to_string(), day, day),
+        ("month_to_date".to_string(), month, day),
+        ("year_to_date".to_string(), year, day),
+    ];
+    let mut d = Some(day);
+    let mut series = Vec::new();
+    for _ in 0..days {
+        let Some(this) = d else { break };
+        series.push(("gaming_day".to_string(), this, this));
+        d = this.pred_opt();
+    }
+    series.reverse();
+    wanted.extend(series);
+    let first = wanted.iter().map(|w| w.1).min().unwrap_or(day);
+    let (from_ms, to_ms) = calendar.span(first, day);
+    let mut builders: Vec<ReportBuilder> = wanted
+        .iter()
+        .map(|(_, a, b)| {
+            let (from_ms, to_ms) = calendar.span(*a, *b);
+            ReportBuilder::new(Period { from_ms, to_ms })
+        })
+        .collect();
+    audit.for_each_round_in(Period { from_ms, to_ms }, |r| {
+        let g = calendar.rule(r.casino_id.as_deref()).day_of(r.closed_ms);
+        for ((_, a, b), rows) in wanted.iter().zip(builders.iter_mut()) {
+            if *a <= g && g <= *b {
+                rows.count(&r);
+            }
+        }
+    })?;
+    Ok(wanted
+        .into_iter()
+        .zip(builders)
+        .map(|((name, a, b), rows)| {
+            let (from_ms, to_ms) = calendar.span(a, b);
+            ReportPeriod {
+                name,
+                days: Some((a, b)),
+                period: Period { from_ms, to_ms },
+                rows: rows.finish(),
+            }
+        })
+        .collect())
 }
 
 #[cfg(test)]
@@ -244,14 +313,120 @@ mod tests {
             },
         ] {
             let collected = audit::aggregate(&store.rounds_in(p).unwrap(), p);
-            let got = report(&store, Some(p), None).unwrap();
+            let got = report(&store, &Calendar::default(), ReportAsk::Period(p)).unwrap();
             assert_eq!(got.len(), 1);
             assert_eq!(
-                serde_json::to_string(&got[0].2).unwrap(),
+                serde_json::to_string(&got[0].rows).unwrap(),
                 serde_json::to_string(&collected).unwrap()
             );
             assert!(collected.last().unwrap().rounds > 100);
         }
+    }
+
+    /// Rounds count on their casino's gaming day of settlement: a round opened before 06:00
+    /// Lisbon and settled after it counts on the new day, one settled at 01:00 on the 28th on
+    /// the 27th; an Azores casino's day ends an hour later; the month and the year to date, and
+    /// the series of days, add up the same rounds.
+    #[test]
+    fn the_day_report_counts_rounds_on_their_gaming_day() {
+        use chrono::TimeZone;
+        let at = |d: u32, h: u32, m: u32| {
+            chrono::Utc
+                .with_ymd_and_hms(2026, 11, d, h, m, 0)
+                .unwrap()
+                .timestamp_millis()
+        };
+        let round = |i: u64, casino: &str, opened: i64, closed: i64, handle: i64| RoundSummary {
+            table_id: format!("{casino}-t"),
+            casino_id: Some(casino.to_string()),
+            game: rules_core::GameId::RouletteFrench,
+            round_id: format!("r{i}"),
+            config_index: 1,
+            opened_index: 10 * i + 1,
+            closed_index: 10 * i + 5,
+            opened_ms: opened,
+            closed_ms: closed,
+            void: false,
+            bets: 1,
+            handle_cents: handle,
+            due_player_net_cents: -handle,
+            reported_player_net_cents: -handle,
+            house_due_cents: 0,
+            house_reported_cents: 0,
+            discrepancies: 0,
+            discrepancy_abs_cents: 0,
+            findings: 0,
+            event_indexes: vec![],
+            jackpot_before_cents: None,
+            jackpot_pool_id: None,
+            state_before: None,
+        };
+        let rounds = vec![
+            round(1, "lisboa", at(26, 22, 0), at(26, 22, 1), 1),
+            // Settled at 01:00 on the 28th: the 27th's gaming day.
+            round(2, "lisboa", at(28, 0, 59), at(28, 1, 0), 10),
+            // Opened before 06:00, settled after: the 28th.
+            round(3, "lisboa", at(28, 5, 58), at(28, 6, 1), 100),
+            // 06:30 UTC is 05:30 in the Azores: still their 27th.
+            round(4, "acores", at(28, 6, 29), at(28, 6, 30), 1000),
+            round(5, "acores", at(28, 7, 0), at(28, 7, 1), 10000),
+        ];
+        let store = AuditStore::temporary().unwrap();
+        store.commit(&[], &rounds, &[], None).unwrap();
+        let mut calendar = Calendar::default();
+        calendar.casinos.insert(
+            "acores".into(),
+            audit::DayRule::parse("Atlantic/Azores", "06:00").unwrap(),
+        );
+        let d27 = NaiveDate::from_ymd_opt(2026, 11, 27).unwrap();
+        let got = report(&store, &calendar, ReportAsk::Day { day: d27, days: 3 }).unwrap();
+        let names: Vec<&str> = got.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "day",
+                "month_to_date",
+                "year_to_date",
+                "gaming_day",
+                "gaming_day",
+                "gaming_day"
+            ]
+        );
+        let total = |p: &ReportPeriod| {
+            p.rows
+                .iter()
+                .find(|r| r.casino_id == "*")
+                .map_or(0, |r| r.handle_cents)
+        };
+        assert_eq!(total(&got[0]), 10 + 1000);
+        assert_eq!(total(&got[1]), 1 + 10 + 1000);
+        assert_eq!(total(&got[2]), 1 + 10 + 1000);
+        assert_eq!(
+            got[3].days,
+            NaiveDate::from_ymd_opt(2026, 11, 25).map(|d| (d, d))
+        );
+        assert_eq!(total(&got[3]), 0);
+        assert_eq!(total(&got[4]), 1);
+        assert_eq!(total(&got[5]), 10 + 1000);
+        // Lisbon's 27th starts at 06:00 UTC; the Azores' ends at 07:00 UTC on the 28th.
+        assert_eq!(got[0].period.from_ms, at(27, 6, 0));
+        assert_eq!(got[0].period.to_ms, at(28, 7, 0));
+        let d28 = d27.succ_opt().unwrap();
+        let next = report(&store, &calendar, ReportAsk::Day { day: d28, days: 0 }).unwrap();
+        assert_eq!(next.len(), 3);
+        assert_eq!(total(&next[0]), 100 + 10000);
+        assert_eq!(total(&next[1]), 1 + 10 + 100 + 1000 + 10000);
+        assert!(matches!(
+            report(
+                &store,
+                &calendar,
+                ReportAsk::Day {
+                    day: d28,
+                    days: 367
+                }
+            ),
+            Err(QueryError::Invalid(_))
+        ));
     }
 
     #[test]

@@ -941,7 +941,7 @@ async fn report_loop(
         let req = v1::ReportRequest {
             from_ms: Some(0),
             to_ms: Some(chrono::Utc::now().timestamp_millis()),
-            day: String::new(),
+            ..Default::default()
         };
         tokio::select! {
             r = audit.get_report(req) => {

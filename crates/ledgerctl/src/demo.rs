@@ -634,7 +634,7 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
         .get_report(v1::ReportRequest {
             from_ms: Some(0),
             to_ms: Some(chrono::Utc::now().timestamp_millis() + 86_400_000),
-            day: String::new(),
+            ..Default::default()
         })
         .await?
         .into_inner();
@@ -727,7 +727,7 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
     // ---- stop, verify, replay from genesis
     server.stop().await?;
     let serve_config = leave_config(&dir, kept_cfg, &ledger_public_key)?;
-    let (console_config, console_password) = leave_console_config(&dir)?;
+    let (console_config, console_password) = leave_console_config(&dir, &ledger_public_key)?;
     let t = Instant::now();
     let verified = {
         let d = ledger_dir.clone();
@@ -1048,8 +1048,8 @@ const CONSOLE_ACCOUNT: &str = "inspector";
 
 /// Write DIR/console.toml (mode 0600): the compliance console over the ledger that
 /// DIR/ledgerd.toml serves, one account with the demo's regulator certificate and a random
-/// password (returned, for the demo to print).
-fn leave_console_config(dir: &Path) -> anyhow::Result<(PathBuf, String)> {
+/// password (returned, for the demo to print), and the ledger's key for evidence bundles.
+fn leave_console_config(dir: &Path, ledger_public_key: &str) -> anyhow::Result<(PathBuf, String)> {
     use std::os::unix::fs::PermissionsExt;
     let dir = std::fs::canonicalize(dir)?;
     let password = ledger_console::auth::random_token()[..16].to_string();
@@ -1063,6 +1063,7 @@ fn leave_console_config(dir: &Path) -> anyhow::Result<(PathBuf, String)> {
          listen = \"{CONSOLE_LISTEN}\"\n\
          ledgerd = \"https://{server}\"\n\
          ledgerd_ca = {ca:?}\n\
+         ledger_public_key = \"{ledger_public_key}\"\n\
          [tls]\n\
          cert_chain = {cert:?}\n\
          key = {key:?}\n\
@@ -1127,8 +1128,14 @@ mod tests {
     #[test]
     fn the_console_configuration_left_loads_and_its_password_signs_in() {
         let d = tempfile::tempdir().unwrap();
-        let (path, password) = leave_console_config(d.path()).unwrap();
+        let key = hex::encode(
+            ed25519_dalek::SigningKey::from_bytes(&[7; 32])
+                .verifying_key()
+                .as_bytes(),
+        );
+        let (path, password) = leave_console_config(d.path(), &key).unwrap();
         let cfg = ledger_console::config::Config::load(&path).unwrap();
+        assert!(cfg.evidence_keys().unwrap().is_some());
         assert_eq!(cfg.listen.to_string(), CONSOLE_LISTEN);
         assert_eq!(
             cfg.ledgerd,

@@ -179,19 +179,7 @@ pub(crate) fn checked_note(
     ledger_id: Option<&str>,
     what: &str,
 ) -> anyhow::Result<CheckpointText> {
-    let n = SignedNote::parse(note).with_context(|| what.to_string())?;
-    let t = CheckpointText::parse(&n.text).with_context(|| what.to_string())?;
-    if let Some(id) = ledger_id {
-        let want = ledger_core::note::origin_of(id);
-        if t.origin != want {
-            bail!("{what}: the note is of log {:?}, not {want:?}", t.origin);
-        }
-    } else if !t.origin.starts_with("casino-ledger/") {
-        bail!("{what}: origin {:?} is not a ledger's", t.origin);
-    }
-    n.verify(&t.origin, key)
-        .with_context(|| format!("{what}: not signed by the ledger key you gave"))?;
-    Ok(t)
+    Ok(ledger_evidence::checked_note(note, key, ledger_id, what)?)
 }
 
 fn hashes_of(v: &serde_json::Value) -> anyhow::Result<Vec<TreeHash>> {

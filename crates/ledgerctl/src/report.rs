@@ -1,7 +1,8 @@
 //! `ledgerctl report`: the summary report of the table games from the live audit
 //! (Audit.GetReport), per casino, table and game: rounds, handle, the casino's win as the rules
-//! say it was due and as the casino reported it, hold, discrepancies. For a period, or for a day
-//! with its month and year to date. As an aligned table, CSV or JSON.
+//! say it was due and as the casino reported it, hold, discrepancies. For a period, or for a
+//! gaming day with its month and year to date (and, with --days, each of the last days). As an
+//! aligned table, CSV or JSON. The gaming days are the ledger's (ledgerd `[reports]`).
 
 use anyhow::Context;
 use ledger_core::proto as v1;
@@ -23,8 +24,10 @@ pub enum Format {
 #[command(
     group(clap::ArgGroup::new("when").required(true).args(["from", "day"])),
     after_long_help = "\
-Rounds count in the period in which they closed (settlement or void declaration), by the
-ledger's receive time, UTC. Periods are half-open: from ≤ t < to.
+A round counts when it closed (settlement or void declaration), by the ledger's receive time:
+with --day on its casino's gaming day (ledgerd's [reports]: Europe/Lisbon from 06:00 unless
+configured), so a closed day's figures never change; with --from/--to if it closed within
+from ≤ t < to (UTC instants).
 
 Columns: rounds (void ones among them), handle (stakes decided), the casino's win as the rules
 make it due and as the casino reported it (players' losses plus the house take), hold = win ÷
@@ -34,6 +37,7 @@ and a grand total. CSV and JSON carry the players' nets as well, in cents.
 
 Examples:
   ledgerctl report --day 2026-11-21                 day, month to date, year to date
+  ledgerctl report --day 2026-11-21 --days 7        ... and each of the last 7 gaming days
   ledgerctl report --day today --format csv > today.csv
   ledgerctl report --from 2026-11-01 --to 2026-11-08T06:00:00Z --format json")]
 pub struct Args {
@@ -43,9 +47,12 @@ pub struct Args {
     /// End of the period, exclusive.
     #[arg(long, value_name = "TIME", requires = "from")]
     pub to: Option<String>,
-    /// A UTC day (YYYY-MM-DD, or `today`): the day, the month to date and the year to date.
+    /// A gaming day (YYYY-MM-DD, or `today` in Europe/Lisbon from 06:00) with month and year to date.
     #[arg(long, value_name = "YYYY-MM-DD", conflicts_with_all = ["from", "to"])]
     pub day: Option<String>,
+    /// With --day: also each of the N gaming days ending with it (at most 366).
+    #[arg(long, value_name = "N", requires = "day", value_parser = clap::value_parser!(u32).range(0..=366))]
+    pub days: Option<u32>,
     /// Output format (--json is the same as --format json).
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
@@ -55,8 +62,8 @@ pub struct Args {
 
 fn day_arg(s: &str) -> anyhow::Result<String> {
     if s == "today" {
-        return Ok(chrono::Utc::now()
-            .date_naive()
+        return Ok(audit::DayRule::default()
+            .day_of(chrono::Utc::now().timestamp_millis())
             .format("%Y-%m-%d")
             .to_string());
     }
@@ -69,7 +76,10 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
     let format = if json { Format::Json } else { a.format };
     let mut req = v1::ReportRequest::default();
     match (&a.day, &a.from, &a.to) {
-        (Some(d), _, _) => req.day = day_arg(d)?,
+        (Some(d), _, _) => {
+            req.day = day_arg(d)?;
+            req.days = a.days.unwrap_or(0);
+        }
         (None, Some(f), Some(t)) => {
             let from = crate::findings::parse_time("from", f)?;
             let to = crate::findings::parse_time("to", t)?;
@@ -100,16 +110,13 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
 }
 
 fn period_title(p: &v1::ReportPeriod) -> String {
-    let day = time_s(p.from_ms).chars().take(10).collect::<String>();
-    let last = time_s(p.to_ms.saturating_sub(1))
-        .chars()
-        .take(10)
-        .collect::<String>();
+    let (day, last) = (&p.first_day, &p.last_day);
     let range = format!("{} to {} (exclusive)", time_s(p.from_ms), time_s(p.to_ms));
     match p.name.as_str() {
-        "day" => format!("Day {day}  [{range}]"),
-        "month_to_date" => format!("Month to date, {day} to {last}  [{range}]"),
-        "year_to_date" => format!("Year to date, {day} to {last}  [{range}]"),
+        "day" => format!("Gaming day {day}  [{range}]"),
+        "month_to_date" => format!("Month to date, gaming days {day} to {last}  [{range}]"),
+        "year_to_date" => format!("Year to date, gaming days {day} to {last}  [{range}]"),
+        "gaming_day" => format!("Gaming day {day}  [{range}]"),
         _ => format!("Period {range}"),
     }
 }
@@ -153,6 +160,9 @@ pub fn render_table(report: &v1::Report) -> String {
         ("discrepancy", Align::Right),
     ];
     let mut out = String::new();
+    if !report.gaming_day.is_empty() && report.periods.iter().any(|p| !p.first_day.is_empty()) {
+        out.push_str(&format!("Gaming days: {}\n\n", report.gaming_day));
+    }
     for (i, p) in report.periods.iter().enumerate() {
         if i > 0 {
             out.push('\n');
@@ -194,7 +204,7 @@ pub fn render_table(report: &v1::Report) -> String {
 
 pub const CSV_HEADER: &str = "period,from,to,casino_id,table_id,game,rounds,void_rounds,\
 handle_cents,due_player_net_cents,reported_player_net_cents,due_win_cents,reported_win_cents,\
-hold_bp,due_hold_bp,discrepancies,discrepancy_abs_cents";
+hold_bp,due_hold_bp,discrepancies,discrepancy_abs_cents,first_day,last_day";
 
 pub fn render_csv(report: &v1::Report) -> String {
     let mut out = String::from(CSV_HEADER);
@@ -219,6 +229,8 @@ pub fn render_csv(report: &v1::Report) -> String {
                 r.due_hold_bp.to_string(),
                 r.discrepancies.to_string(),
                 r.discrepancy_abs_cents.to_string(),
+                p.first_day.clone(),
+                p.last_day.clone(),
             ];
             out.push_str(&fields.join(","));
             out.push('\n');
@@ -229,8 +241,11 @@ pub fn render_csv(report: &v1::Report) -> String {
 
 pub fn to_json(report: &v1::Report) -> serde_json::Value {
     serde_json::json!({
+        "gaming_day": report.gaming_day,
         "periods": report.periods.iter().map(|p| serde_json::json!({
             "name": p.name,
+            "first_day": p.first_day,
+            "last_day": p.last_day,
             "from": time_s(p.from_ms),
             "to": time_s(p.to_ms),
             "from_ms": p.from_ms,
@@ -287,7 +302,9 @@ mod tests {
                     row("lisboa", "T1, west", "craps", 10_000, -500),
                     row("lisboa", "T2", "blackjack", 20_000, 1_500),
                 ],
+                ..Default::default()
             }],
+            ..Default::default()
         }
     }
 

@@ -407,6 +407,8 @@ pub struct AuditService {
     pub max_reply_bytes: usize,
     /// Where findings, rounds and reports are read ([`QueryPool`]).
     pub queries: Arc<QueryPool>,
+    /// The casinos' gaming days (`[reports]`).
+    pub calendar: Arc<audit::Calendar>,
 }
 
 #[tonic::async_trait]
@@ -551,22 +553,49 @@ impl Audit for AuditService {
             }
             None => None,
         };
+        let ask = match (period, day) {
+            (Some(p), _) => {
+                if r.days != 0 {
+                    return Err(Status::invalid_argument(
+                        "days: only with a day, not with a period",
+                    ));
+                }
+                query::ReportAsk::Period(p)
+            }
+            (None, Some(day)) => {
+                if r.days > query::MAX_REPORT_DAYS {
+                    return Err(Status::invalid_argument(format!(
+                        "days: {} is more than {} gaming days",
+                        r.days,
+                        query::MAX_REPORT_DAYS
+                    )));
+                }
+                query::ReportAsk::Day { day, days: r.days }
+            }
+            (None, None) => return Err(Status::invalid_argument("day: missing")),
+        };
         let store = self.store.clone();
+        let calendar = self.calendar.clone();
         let periods = self
             .queries
-            .run(move || query::report(&store, period, day))
+            .run(move || query::report(&store, &calendar, ask))
             .await?
             .map_err(report_status)?;
+        let date = |d: NaiveDate| d.format("%Y-%m-%d").to_string();
         Ok(Response::new(v1::Report {
+            gaming_day: self.calendar.describe(),
             periods: periods
                 .into_iter()
-                .map(|(name, p, rows)| v1::ReportPeriod {
-                    name,
-                    from_ms: p.from_ms,
-                    to_ms: p.to_ms,
+                .map(|p| v1::ReportPeriod {
+                    name: p.name,
+                    from_ms: p.period.from_ms,
+                    to_ms: p.period.to_ms,
+                    first_day: p.days.map(|d| date(d.0)).unwrap_or_default(),
+                    last_day: p.days.map(|d| date(d.1)).unwrap_or_default(),
                     // A principal limited to casinos gets their rows only: not the other
                     // casinos', nor the grand total ("*"), which includes them.
-                    rows: rows
+                    rows: p
+                        .rows
                         .into_iter()
                         .map(report_row)
                         .filter(|row| {

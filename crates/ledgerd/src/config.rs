@@ -58,6 +58,56 @@ pub struct Config {
     pub replication: Replication,
     /// Copies of the durable entries to a distributed log (`crate::export_nats`).
     pub export: crate::export_nats::Export,
+    /// The casinos' gaming days for the reports (`audit::gaming_day`).
+    pub reports: Reports,
+}
+
+/// `[reports]`: the gaming day (time zone and start) of the ledger's casinos, and
+/// `[reports.casinos.<id>]` for a casino that differs.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Reports {
+    /// IANA time zone of the gaming day (default Europe/Lisbon).
+    pub time_zone: String,
+    /// Local time the gaming day starts at, HH:MM (default 06:00).
+    pub day_starts: String,
+    pub casinos: std::collections::BTreeMap<String, audit::DayRuleConfig>,
+}
+
+impl Default for Reports {
+    fn default() -> Reports {
+        let d = audit::DayRuleConfig::default();
+        Reports {
+            time_zone: d.time_zone,
+            day_starts: d.day_starts,
+            casinos: Default::default(),
+        }
+    }
+}
+
+impl Reports {
+    /// The calendar, or an error naming the key.
+    pub fn calendar(&self) -> Result<audit::Calendar, ConfigError> {
+        let rule = |at: &str, r: &audit::DayRuleConfig| {
+            r.rule()
+                .map_err(|e| ConfigError::Invalid(format!("{at}: {e}")))
+        };
+        let mut c = audit::Calendar {
+            default: rule(
+                "reports",
+                &audit::DayRuleConfig {
+                    time_zone: self.time_zone.clone(),
+                    day_starts: self.day_starts.clone(),
+                },
+            )?,
+            casinos: Default::default(),
+        };
+        for (id, r) in &self.casinos {
+            c.casinos
+                .insert(id.clone(), rule(&format!("reports.casinos.{id}"), r)?);
+        }
+        Ok(c)
+    }
 }
 
 /// `[replication]`: a receipt only once the event is durable here and on `required_mirrors` of
@@ -440,6 +490,7 @@ impl Default for Config {
             mirror: None,
             replication: Replication::default(),
             export: Default::default(),
+            reports: Reports::default(),
         }
     }
 }
@@ -608,6 +659,7 @@ impl Config {
     /// Check values that TOML types cannot.
     pub fn validate(&self) -> Result<(), ConfigError> {
         let bad = |m: String| Err(ConfigError::Invalid(m));
+        self.reports.calendar()?;
         let r = &self.replication;
         if r.required_mirrors > r.mirrors.len() {
             return bad(format!(
@@ -1272,6 +1324,32 @@ mod tests {
         assert!(
             missing.is_empty(),
             "keys missing from deploy/ledgerd.toml: {missing:?}"
+        );
+    }
+
+    #[test]
+    fn gaming_days_are_checked_and_named() {
+        let e = Config::parse("[reports]\ntime_zone = \"Europe/Lisboa\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("reports: `Europe/Lisboa` is not an IANA time zone"),
+            "{e}"
+        );
+        let e = Config::parse("[reports.casinos.porto]\nday_starts = \"25:00\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("reports.casinos.porto: `25:00`"), "{e}");
+        let c = Config::parse(
+            "[reports]\nday_starts = \"05:30\"\n[reports.casinos.acores]\ntime_zone = \"Atlantic/Azores\"\n",
+        )
+        .unwrap()
+        .reports
+        .calendar()
+        .unwrap();
+        assert_eq!(
+            c.describe(),
+            "Europe/Lisbon from 05:30; acores: Atlantic/Azores from 06:00"
         );
     }
 
