@@ -215,7 +215,7 @@ pub fn run(a: Args, json: bool) -> anyhow::Result<i32> {
         witnesses: a
             .witness_keys
             .iter()
-            .map(|k| crate::evidence::parse_witness_vkey(k))
+            .map(|k| crate::evidence::parse_witness_vkey(k).map_err(anyhow::Error::from))
             .collect::<anyhow::Result<_>>()?,
     };
     let start = Instant::now();
