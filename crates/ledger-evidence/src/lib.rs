@@ -41,6 +41,7 @@ const ROLES: &[&str] = &[
     "genesis",
     "principals",
     "registration",
+    "rotation",
     "configuration",
     "opening",
     "event",
@@ -116,7 +117,6 @@ async fn build_bundle(
     }
     roles.insert(summary.closed_index, "settlement");
     roles.insert(0, "genesis");
-    let mut query = QueryClient::new(ch.clone());
     let mut signers = BTreeSet::new();
     for e in &detail.entries {
         if e.kind == v1::RecordKind::Event as i32
@@ -125,8 +125,41 @@ async fn build_bundle(
             signers.insert(b.device_id);
         }
     }
+    let last = *roles.keys().next_back().expect("entries");
+    prove_signers(ch, &signers, last, &mut roles).await?;
+    let (note, entries) = proven_entries(ch, &roles, cosigned).await?;
+    let findings: Vec<serde_json::Value> = detail
+        .findings
+        .iter()
+        .map(serde_json::to_value)
+        .collect::<Result<_, _>>()?;
+    let bundle = serde_json::json!({
+        "format": FORMAT,
+        "kind": "round",
+        "table_id": summary.table_id,
+        "round_id": summary.round_id,
+        "checkpoint": note,
+        "entries": entries,
+        "round": serde_json::from_str::<serde_json::Value>(&detail.summary_json)?,
+        "adjudication": serde_json::from_str::<serde_json::Value>(&detail.adjudication_json)?,
+        "findings": findings,
+    });
+    Ok(bundle)
+}
+
+/// Add to `roles` the entries that prove the keys of `signers` (devices or principals) as of
+/// entry `until`: each device's registration and the operator's key rotations of it before
+/// `until`, and the principals' declarations of the operators who signed those.
+async fn prove_signers(
+    ch: &tonic::transport::Channel,
+    signers: &BTreeSet<String>,
+    until: u64,
+    roles: &mut BTreeMap<u64, &'static str>,
+) -> anyhow::Result<()> {
+    let mut query = QueryClient::new(ch.clone());
     let mut principals = BTreeSet::new();
-    for id in &signers {
+    let mut operators = BTreeMap::new();
+    for id in signers {
         let d = query
             .get_device(v1::GetDeviceRequest {
                 device_id: id.clone(),
@@ -153,12 +186,48 @@ async fn build_bundle(
             .with_context(|| format!("principal {by}"))?
             .into_inner();
         principals.insert(op.registered_at_index);
+        operators
+            .entry(by)
+            .or_insert_with(BTreeSet::new)
+            .insert(id.clone());
+    }
+    // Key rotations (operator-signed, `ledgerctl device rotate-key`) of those devices before
+    // `until`: the operator's own entries say where.
+    for (op, devices) in &operators {
+        let mut s = query
+            .list_device_entries(v1::ListDeviceEntriesRequest {
+                device_id: op.clone(),
+                from_sequence: 0,
+            })
+            .await
+            .with_context(|| format!("the entries of principal {op}"))?
+            .into_inner();
+        while let Some(e) = s.message().await? {
+            if e.index >= until {
+                break;
+            }
+            if let Ok(b) = v1::EventBody::decode(e.body.as_slice())
+                && let Some(P::DeviceKeyRotated(r)) = b.payload
+                && devices.contains(&r.device_id)
+            {
+                roles.entry(e.index).or_insert("rotation");
+            }
+        }
     }
     for i in principals {
         roles.entry(i).or_insert("principals");
     }
+    roles.insert(0, "genesis");
+    Ok(())
+}
 
-    // One checkpoint covering every entry, and each entry's proof in its tree.
+/// The latest checkpoint (cosigned, with `cosigned`) that covers every entry of `roles`, and
+/// each entry with its role and inclusion proof in that checkpoint's tree.
+async fn proven_entries(
+    ch: &tonic::transport::Channel,
+    roles: &BTreeMap<u64, &'static str>,
+    cosigned: bool,
+) -> anyhow::Result<(String, Vec<serde_json::Value>)> {
     let cp = CheckpointsClient::new(ch.clone())
         .get_latest(v1::GetCheckpointRequest { cosigned })
         .await
@@ -178,7 +247,7 @@ async fn build_bundle(
         );
     }
     let mut entries = Vec::new();
-    for (&index, role) in &roles {
+    for (&index, role) in roles {
         let p = proofs_entry(ch, index, text.size).await?;
         let e = p.entry.context("the ledger sent no entry")?;
         entries.push(serde_json::json!({
@@ -188,23 +257,85 @@ async fn build_bundle(
             "proof": p.hashes.iter().map(|h| B64.encode(h)).collect::<Vec<_>>(),
         }));
     }
-    let findings: Vec<serde_json::Value> = detail
-        .findings
-        .iter()
-        .map(serde_json::to_value)
-        .collect::<Result<_, _>>()?;
-    let bundle = serde_json::json!({
+    Ok((cp.note, entries))
+}
+
+/// The most events a device bundle holds.
+pub const MAX_DEVICE_EVENTS: u64 = 10_000;
+
+/// The evidence bundle of device `device`'s events of sequences `from..=to` (what a machine's
+/// or a table's dispute is about: meters, games, a transfer): the events as the ledger stores
+/// them, the entries that prove the device's key, each entry's proof in the latest
+/// (`cosigned`: cosigned) checkpoint's tree.
+pub async fn build_device(
+    ch: &tonic::transport::Channel,
+    device: &str,
+    from: u64,
+    to: u64,
+    cosigned: bool,
+) -> Result<serde_json::Value, Error> {
+    Ok(build_device_bundle(ch, device, from, to, cosigned).await?)
+}
+
+async fn build_device_bundle(
+    ch: &tonic::transport::Channel,
+    device: &str,
+    from: u64,
+    to: u64,
+    cosigned: bool,
+) -> anyhow::Result<serde_json::Value> {
+    if from == 0 || to < from {
+        bail!("sequences {from}..{to}: the first is 1 or more and the last not before it");
+    }
+    if to - from + 1 > MAX_DEVICE_EVENTS {
+        bail!(
+            "sequences {from}..{to}: at most {MAX_DEVICE_EVENTS} events a bundle; split the range"
+        );
+    }
+    let mut s = QueryClient::new(ch.clone())
+        .max_decoding_message_size(64 << 20)
+        .list_device_entries(v1::ListDeviceEntriesRequest {
+            device_id: device.to_string(),
+            from_sequence: from,
+        })
+        .await
+        .with_context(|| format!("the entries of device {device}"))?
+        .into_inner();
+    let mut roles: BTreeMap<u64, &'static str> = BTreeMap::new();
+    let mut next = from;
+    while let Some(e) = s.message().await? {
+        let b = v1::EventBody::decode(e.body.as_slice())
+            .with_context(|| format!("entry {}", e.index))?;
+        if b.sequence > to {
+            break;
+        }
+        if b.sequence != next {
+            bail!(
+                "the ledger gave sequence {} of device {device} where {next} was due",
+                b.sequence
+            );
+        }
+        roles.insert(e.index, "event");
+        next += 1;
+    }
+    if next <= to {
+        bail!(
+            "device {device} has no event of sequence {next} in the ledger (its events {from}..{to} were asked)"
+        );
+    }
+    drop(s);
+    let last = *roles.keys().next_back().expect("events");
+    prove_signers(ch, &BTreeSet::from([device.to_string()]), last, &mut roles).await?;
+    let (note, entries) = proven_entries(ch, &roles, cosigned).await?;
+    Ok(serde_json::json!({
         "format": FORMAT,
-        "kind": "round",
-        "table_id": summary.table_id,
-        "round_id": summary.round_id,
-        "checkpoint": cp.note,
+        "kind": "device",
+        "device_id": device,
+        "from_sequence": from,
+        "to_sequence": to,
+        "checkpoint": note,
         "entries": entries,
-        "round": serde_json::from_str::<serde_json::Value>(&detail.summary_json)?,
-        "adjudication": serde_json::from_str::<serde_json::Value>(&detail.adjudication_json)?,
-        "findings": findings,
-    });
-    Ok(bundle)
+    }))
 }
 
 async fn proofs_entry(
@@ -264,6 +395,8 @@ pub struct Verified {
     pub findings_rederived: usize,
     pub audit_findings: Vec<String>,
     pub sequence_gaps: Vec<String>,
+    /// A device bundle's device and its sequences (first, last); round fields are empty then.
+    pub device: Option<(String, u64, u64)>,
 }
 
 fn str_of<'a>(v: &'a serde_json::Value, name: &str) -> anyhow::Result<&'a str> {
@@ -289,8 +422,9 @@ fn verify_bundle(
     if bundle.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
         bail!("not an evidence bundle (format is not {FORMAT:?})");
     }
-    if bundle.get("kind").and_then(|f| f.as_str()) != Some("round") {
-        bail!("kind: only \"round\" bundles exist");
+    let kind = bundle.get("kind").and_then(|f| f.as_str());
+    if !matches!(kind, Some("round" | "device")) {
+        bail!("kind: a bundle is of a \"round\" or a \"device\"");
     }
     // The checkpoint: the ledger's signature, and each witness's cosignature.
     let note = str_of(bundle, "checkpoint")?;
@@ -446,6 +580,10 @@ fn verify_bundle(
         }
     }
 
+    if kind == Some("device") {
+        return verify_device(bundle, &by_index, cp, cosigned, signatures);
+    }
+
     // The round: exactly the entries its summary names, adjudicated again.
     let summary: audit::RoundSummary = serde_json::from_value(
         bundle
@@ -597,6 +735,71 @@ fn verify_bundle(
         findings_rederived: stated.len() - audit_findings.len(),
         audit_findings,
         sequence_gaps,
+        device: None,
+    })
+}
+
+/// A device bundle: its events are exactly the device's sequences `from_sequence..=to_sequence`,
+/// each once, in the ledger's order (their signatures and proofs are checked by the caller).
+fn verify_device(
+    bundle: &serde_json::Value,
+    by_index: &BTreeMap<u64, (v1::ChainEntry, String)>,
+    cp: CheckpointText,
+    cosigned: Vec<(String, u64)>,
+    signatures: usize,
+) -> anyhow::Result<Verified> {
+    let device = str_of(bundle, "device_id")?;
+    let seq = |name: &str| {
+        bundle
+            .get(name)
+            .and_then(|x| x.as_u64())
+            .with_context(|| format!("no \"{name}\" number"))
+    };
+    let (from, to) = (seq("from_sequence")?, seq("to_sequence")?);
+    if from == 0 || to < from {
+        bail!("sequences {from}..{to} are not a range");
+    }
+    let mut next = from;
+    for (index, (e, role)) in by_index {
+        if role != "event" {
+            if !["genesis", "principals", "registration", "rotation"].contains(&role.as_str()) {
+                bail!("entry {index}: a {role} entry in a device bundle");
+            }
+            continue;
+        }
+        let b = v1::EventBody::decode(e.body.as_slice())
+            .with_context(|| format!("entry {index}: not an event"))?;
+        if b.device_id != device {
+            bail!("entry {index} is {}'s event, not {device}'s", b.device_id);
+        }
+        if b.sequence != next {
+            bail!(
+                "entry {index} is {device}'s sequence {}, where {next} was due: the bundle is not its events {from}..{to}",
+                b.sequence
+            );
+        }
+        next += 1;
+    }
+    if next != to + 1 {
+        bail!(
+            "the bundle holds {device}'s events {from}..{}, not up to {to}",
+            next - 1
+        );
+    }
+    Ok(Verified {
+        origin: cp.origin,
+        tree_size: cp.size,
+        entries: by_index.len(),
+        signatures,
+        witnesses: cosigned,
+        table_id: String::new(),
+        round_id: String::new(),
+        bets: 0,
+        due_player_net_cents: 0,
+        findings_rederived: 0,
+        audit_findings: Vec::new(),
+        sequence_gaps: Vec::new(),
+        device: Some((device.to_string(), from, to)),
     })
 }
 

@@ -42,7 +42,7 @@ pub struct Args {
     #[command(flatten)]
     pub server: ServerArg,
     /// The round to bundle.
-    #[arg(long, required_unless_present = "finding")]
+    #[arg(long, required_unless_present_any = ["finding", "device"])]
     pub round: Option<String>,
     /// The round's table (needed when the round id was used at several tables).
     #[arg(long)]
@@ -50,6 +50,15 @@ pub struct Args {
     /// Bundle the round of this finding (its id, as `ledgerctl findings` shows it).
     #[arg(long, conflicts_with = "round")]
     pub finding: Option<String>,
+    /// Bundle this device's events (with --from-seq and --to-seq) instead of a round.
+    #[arg(long, conflicts_with_all = ["round", "finding", "table"], requires_all = ["from_seq", "to_seq"])]
+    pub device: Option<String>,
+    /// The device's first sequence in the bundle.
+    #[arg(long, value_name = "SEQ", requires = "device")]
+    pub from_seq: Option<u64>,
+    /// The device's last sequence in the bundle.
+    #[arg(long, value_name = "SEQ", requires = "device")]
+    pub to_seq: Option<u64>,
     /// Use the newest checkpoint the configured witnesses cosigned.
     #[arg(long)]
     pub cosigned: bool,
@@ -92,6 +101,25 @@ async fn round_of_finding(
 
 pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
     let ch = common::channel(&a.server.server).await?;
+    if let (Some(d), Some(from), Some(to)) = (&a.device, a.from_seq, a.to_seq) {
+        let bundle = ledger_evidence::build_device(&ch, d, from, to, a.cosigned).await?;
+        let text_out = serde_json::to_string_pretty(&bundle)? + "\n";
+        std::fs::write(&a.out, text_out).with_context(|| format!("--out {}", a.out.display()))?;
+        let entries = bundle["entries"].as_array().map_or(0, Vec::len);
+        if json {
+            println!(
+                "{}",
+                serde_json::json!({"written": a.out.display().to_string(), "device_id": d,
+                    "from_sequence": from, "to_sequence": to, "entries": entries})
+            );
+        } else {
+            println!(
+                "evidence of device {d}'s events {from}..{to} written to {}: {entries} entries with their proofs",
+                a.out.display()
+            );
+        }
+        return Ok(0);
+    }
     let mut audit = AuditClient::new(ch.clone()).max_decoding_message_size(64 << 20);
     let (table, round) = match (&a.finding, &a.round) {
         (Some(id), _) => round_of_finding(&mut audit, id).await?,
@@ -148,7 +176,8 @@ pub fn run_verify(
                 "table_id": v.table_id, "round_id": v.round_id, "bets": v.bets,
                 "due_player_net_cents": v.due_player_net_cents,
                 "findings_rederived": v.findings_rederived, "audit_findings": v.audit_findings,
-                "sequence_gaps": v.sequence_gaps})
+                "sequence_gaps": v.sequence_gaps,
+                "device": v.device.as_ref().map(|(d, from, to)| serde_json::json!({"device_id": d, "from_sequence": from, "to_sequence": to}))})
         );
     } else {
         println!("OK: {what}");
@@ -158,6 +187,10 @@ pub fn run_verify(
         );
         for (n, t) in &v.witnesses {
             println!("  cosigned by witness {n} (at {t})");
+        }
+        if let Some((d, from, to)) = &v.device {
+            println!("  device {d}'s events {from}..{to}, each once, in the ledger's order");
+            return Ok(0);
         }
         println!(
             "  round {} at table {}: the rules give the same adjudication ({} bets, players' net due {})",
