@@ -378,7 +378,14 @@ async fn serve(
         clients: clients.clone(),
     });
     let metrics =
-        metrics.map(|l| tokio::spawn(metrics::serve(l, ledger.clone(), gauges, metrics_tls)));
+        metrics.map(|l| {
+            tokio::spawn(metrics::serve(
+                l,
+                ledger.clone(),
+                (gauges, gate.clone()),
+                metrics_tls,
+            ))
+        });
     let (audit_service, jackpot_service) = match &live {
         Some(a) => {
             health
@@ -452,12 +459,13 @@ async fn serve(
         Some(_) => access::Identify::Certificates(clients),
         None => access::Identify::Local,
     };
-    let router = tonic::transport::Server::builder()
+    let builder = tonic::transport::Server::builder()
         .initial_stream_window_size(Some(cfg.grpc.stream_window_bytes))
         .initial_connection_window_size(Some(cfg.grpc.connection_window_bytes))
         .max_concurrent_streams(Some(cfg.grpc.max_streams_per_connection))
         .http2_keepalive_interval(keepalive)
-        .http2_keepalive_timeout(keepalive.map(|_| Duration::from_secs(20)))
+        .http2_keepalive_timeout(keepalive.map(|_| Duration::from_secs(20)));
+    let router = builder
         .layer(access::Access {
             identify,
             calls: limits::TokenBuckets::new(

@@ -62,6 +62,11 @@ impl Gate {
         v.get(self.required - 1).copied().unwrap_or(0)
     }
 
+    /// Entries held by at least `required_mirrors` of the mirrors, by their latest reports.
+    pub fn replicated_entries(&self) -> u64 {
+        self.replicated(&self.held.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
     /// Mirror `who` holds `entries` entries, durably.
     pub fn report(&self, who: &str, entries: u64) {
         let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
@@ -122,6 +127,60 @@ impl Gate {
                 }
             }
         }
+    }
+}
+
+/// The gate's figures for `/metrics` (registered by `crate::metrics::registry`): whether
+/// receipts go out local-only, how often that started, what the mirrors hold.
+#[derive(Debug)]
+pub struct Metrics(pub Arc<Gate>);
+
+impl std::fmt::Debug for Gate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("replication::Gate")
+            .field("required", &self.required)
+            .finish()
+    }
+}
+
+impl prometheus_client::collector::Collector for Metrics {
+    fn encode(&self, mut e: prometheus_client::encoding::DescriptorEncoder) -> std::fmt::Result {
+        use prometheus_client::encoding::EncodeMetric;
+        use prometheus_client::metrics::MetricType;
+        use prometheus_client::metrics::counter::ConstCounter;
+        use prometheus_client::metrics::gauge::ConstGauge;
+        let g = &self.0;
+        let gauges: [(&str, &str, i64); 3] = [
+            (
+                "ledger_replication_degraded",
+                "1 while receipts go out local-only after replication.timeout_ms (on_lag = \"degrade\"); 0 while they wait for the mirrors.",
+                i64::from(g.degraded.load(Relaxed)),
+            ),
+            (
+                "ledger_replication_required_mirrors",
+                "Mirrors that must hold a group before its receipts go out (replication.required_mirrors).",
+                g.required as i64,
+            ),
+            (
+                "ledger_replication_entries",
+                "Entries held by at least replication.required_mirrors of the mirrors, by their reports.",
+                i64::try_from(g.replicated_entries()).unwrap_or(i64::MAX),
+            ),
+        ];
+        for (name, help, v) in gauges {
+            ConstGauge::new(v).encode(e.encode_descriptor(
+                name,
+                help,
+                None,
+                MetricType::Gauge,
+            )?)?;
+        }
+        ConstCounter::new(g.degradations.load(Relaxed)).encode(e.encode_descriptor(
+            "ledger_replication_degradations",
+            "Times receipts started going out local-only because too few mirrors held the entries.",
+            None,
+            MetricType::Counter,
+        )?)
     }
 }
 
@@ -214,5 +273,38 @@ mod tests {
         g.report("b", 200);
         g.wait(150);
         assert!(!g.degraded.load(Relaxed), "caught up: waiting again");
+    }
+
+    /// The metrics say whether receipts go out local-only, how often that began, and what k
+    /// mirrors hold.
+    #[test]
+    fn the_metrics_show_the_degraded_state_and_what_the_mirrors_hold() {
+        let g = gate(2, LagPolicy::Degrade);
+        let text = |g: &Arc<Gate>| {
+            let mut r = prometheus_client::registry::Registry::default();
+            r.register_collector(Box::new(Metrics(g.clone())));
+            crate::metrics::encode(&r, false).unwrap().0
+        };
+        let has = |t: &str, line: &str| t.lines().any(|l| l == line);
+        let t = text(&g);
+        for line in [
+            "ledger_replication_degraded 0",
+            "ledger_replication_degradations_total 0",
+            "ledger_replication_required_mirrors 2",
+            "ledger_replication_entries 0",
+        ] {
+            assert!(has(&t, line), "{line} in:\n{t}");
+        }
+        g.report("a", 30);
+        g.wait(40); // one mirror of the two: degraded after the timeout
+        let t = text(&g);
+        assert!(has(&t, "ledger_replication_degraded 1"), "{t}");
+        assert!(has(&t, "ledger_replication_degradations_total 1"), "{t}");
+        assert!(has(&t, "ledger_replication_entries 0"), "{t}");
+        g.report("c", 50);
+        g.wait(25); // two mirrors hold it: caught up
+        let t = text(&g);
+        assert!(has(&t, "ledger_replication_degraded 0"), "{t}");
+        assert!(has(&t, "ledger_replication_entries 30"), "{t}");
     }
 }
