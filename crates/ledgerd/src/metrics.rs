@@ -161,7 +161,7 @@ pub async fn serve(
                 match tls {
                     None => http1(sock, registry, ledger, Ok(None)).await,
                     Some(tls) => {
-                        let acceptor = tls.tls.acceptor();
+                        let acceptor = tls.tls.http1_acceptor();
                         match tokio::time::timeout(READ_TIMEOUT, acceptor.accept(sock)).await {
                             Ok(Ok(conn)) => {
                                 let who = admitted(&tls, &conn);

@@ -34,6 +34,9 @@ pub struct Gate {
     pub degraded: AtomicBool,
     /// Times it started acknowledging local-only.
     pub degradations: AtomicU64,
+    /// While degraded: the last entry acknowledged local-only. Once `required` mirrors hold it,
+    /// receipts wait for them again.
+    local_only_up_to: AtomicU64,
     closed: AtomicBool,
 }
 
@@ -50,6 +53,7 @@ impl Gate {
                 changed: Condvar::new(),
                 degraded: AtomicBool::new(false),
                 degradations: AtomicU64::new(0),
+                local_only_up_to: AtomicU64::new(0),
                 closed: AtomicBool::new(false),
             })
         })
@@ -72,6 +76,14 @@ impl Gate {
         let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
         let e = held.entry(who.to_string()).or_insert(0);
         *e = (*e).max(entries);
+        // Caught up with everything acknowledged without them: later groups wait again. (Only a
+        // group arriving after that would not clear it while groups keep coming.)
+        if self.degraded.load(Relaxed)
+            && self.replicated(&held) > self.local_only_up_to.load(Relaxed)
+        {
+            self.degraded.store(false, Relaxed);
+            tracing::warn!("replication: the mirrors caught up; receipts wait for them again");
+        }
         drop(held);
         self.changed.notify_all();
     }
@@ -93,6 +105,7 @@ impl Gate {
                     "replication: the mirrors caught up; receipts wait for them again"
                 );
             } else {
+                self.local_only_up_to.fetch_max(index, Relaxed);
                 return;
             }
         }
@@ -111,6 +124,7 @@ impl Gate {
                     if now >= deadline {
                         self.degraded.store(true, Relaxed);
                         self.degradations.fetch_add(1, Relaxed);
+                        self.local_only_up_to.store(index, Relaxed);
                         tracing::error!(
                             index,
                             required = self.required,
@@ -273,6 +287,22 @@ mod tests {
         g.report("b", 200);
         g.wait(150);
         assert!(!g.degraded.load(Relaxed), "caught up: waiting again");
+    }
+
+    /// Under continuous traffic a new group is never held by the mirrors when it is released,
+    /// so catching up is noticed when they report holding what went out local-only.
+    #[test]
+    fn a_report_covering_what_went_out_local_only_ends_the_degraded_state() {
+        let g = gate(1, LagPolicy::Degrade);
+        g.wait(100); // times out: degraded
+        g.wait(101); // local-only, no wait
+        g.report("a", 101); // holds 0..=100 only
+        assert!(g.degraded.load(Relaxed), "entry 101 went out local-only");
+        g.report("a", 102);
+        assert!(!g.degraded.load(Relaxed), "caught up");
+        g.wait(105); // waits again: times out (1 ms), degraded a second time
+        assert!(g.degraded.load(Relaxed));
+        assert_eq!(g.degradations.load(Relaxed), 2);
     }
 
     /// The metrics say whether receipts go out local-only, how often that began, and what k
