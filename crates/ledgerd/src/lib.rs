@@ -377,15 +377,14 @@ async fn serve(
         tls,
         clients: clients.clone(),
     });
-    let metrics =
-        metrics.map(|l| {
-            tokio::spawn(metrics::serve(
-                l,
-                ledger.clone(),
-                (gauges, gate.clone()),
-                metrics_tls,
-            ))
-        });
+    let metrics = metrics.map(|l| {
+        tokio::spawn(metrics::serve(
+            l,
+            ledger.clone(),
+            (gauges, gate.clone()),
+            metrics_tls,
+        ))
+    });
     let (audit_service, jackpot_service) = match &live {
         Some(a) => {
             health
@@ -465,6 +464,12 @@ async fn serve(
         .max_concurrent_streams(Some(cfg.grpc.max_streams_per_connection))
         .http2_keepalive_interval(keepalive)
         .http2_keepalive_timeout(keepalive.map(|_| Duration::from_secs(20)));
+    // A span per call (an ingest stream is one call) for the OTLP export; without the feature
+    // the log lines stay as they were.
+    #[cfg(feature = "otel")]
+    let builder = builder.trace_fn(
+        |req| tracing::info_span!("grpc", otel.name = %req.uri().path(), rpc.system = "grpc"),
+    );
     let router = builder
         .layer(access::Access {
             identify,
