@@ -420,17 +420,9 @@ async fn every_metric_the_alerts_and_the_dashboard_use_is_exported_by_ledgerd() 
 fn ledgerd_tree(features: &[&str]) -> String {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut c = std::process::Command::new(cargo);
-    c.args([
-        "tree",
-        "-p",
-        "ledgerd",
-        "-e",
-        "normal",
-        "--prefix",
-        "none",
-        "--offline",
-    ])
-    .current_dir(env!("CARGO_MANIFEST_DIR"));
+    // Not --offline: a fresh CARGO_HOME holds only what the default build downloaded.
+    c.args(["tree", "-p", "ledgerd", "-e", "normal", "--prefix", "none"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"));
     if !features.is_empty() {
         c.arg("--features").arg(features.join(","));
     }
