@@ -553,3 +553,66 @@ fn ledgerd_serves_the_ledger_the_demo_left() {
     assert_eq!(status["ledger_public_key"], l.ledger_key.as_str());
     l.stop();
 }
+
+/// The README's "Run a ledger by hand" block, run line by line by bash (`set -e`: any line that
+/// fails fails the test) in an empty directory, as a newcomer would paste it: only the build is
+/// left out (the binaries under test stand in for target/release) and the port is a free one.
+#[test]
+fn the_readmes_by_hand_section_runs_line_by_line() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
+        .expect("README.md");
+    let from = readme
+        .find("**Run a ledger by hand.**")
+        .expect("the by-hand section");
+    let block = readme[from..]
+        .split_once("```sh\n")
+        .and_then(|(_, rest)| rest.split_once("\n```"))
+        .expect("its shell block")
+        .0;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let bins = bin("ledgerctl").parent().expect("target dir").to_path_buf();
+    let mut script = String::from("set -e\n");
+    for line in block.lines() {
+        if line.starts_with("cargo build") {
+            continue; // built already
+        }
+        let line = line.replace("B=target/release", &format!("B={}", bins.display()));
+        script += &line.replace("127.0.0.1:50051", &format!("127.0.0.1:{port}"));
+        script.push('\n');
+    }
+    assert!(script.contains("ledgerd --config ledgerd.toml"), "{script}");
+    let dir = tempdir();
+    let out = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(&script)
+        .current_dir(dir.path())
+        .env_remove("LEDGER_CA")
+        .env_remove("LEDGER_CERT")
+        .env_remove("LEDGER_KEY")
+        // ledgerctl's default server is 127.0.0.1:50051; the test's port instead.
+        .env("LEDGER_SERVER", format!("127.0.0.1:{port}"))
+        .env("LEDGER_STATE_DIR", dir.path().join("state"))
+        .output()
+        .expect("bash");
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    let log = std::fs::read_to_string(dir.path().join("ledgerd.log")).unwrap_or_default();
+    assert!(
+        out.status.success(),
+        "the README's block failed ({}):\n{script}\n--- stdout\n{stdout}\n--- stderr\n{stderr}\n--- ledgerd.log\n{log}",
+        out.status
+    );
+    // What the lines claim: the proof checked, the export and the stopped ledger verified.
+    assert!(
+        stdout.contains("OK: entry 2 (operator-1 #1 device_registered"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("OK ledger.jsonl: 3 entries"), "{stdout}");
+    assert!(stdout.contains("OK ./ledger-data: 3 entries"), "{stdout}");
+    assert!(log.contains("ledgerd stopped cleanly"), "{log}");
+}

@@ -204,21 +204,35 @@ pub async fn run(c: Command, json: bool) -> anyhow::Result<i32> {
                     .collect();
                 println!("{}", serde_json::to_string_pretty(&v)?);
             } else {
-                println!(
-                    "{:<24} {:<9} {:<8} {:>9} {:>10}  public key",
-                    "id", "kind", "status", "last seq", "registered"
+                use crate::present::{Align, table};
+                let rows: Vec<Vec<String>> = list
+                    .devices
+                    .iter()
+                    .map(|d| {
+                        vec![
+                            d.device_id.clone(),
+                            d.kind.to_string(),
+                            if d.revoked { "revoked" } else { "active" }.into(),
+                            d.last_sequence.to_string(),
+                            d.registered_at_index.to_string(),
+                            hex::encode(&d.public_key),
+                        ]
+                    })
+                    .collect();
+                print!(
+                    "{}",
+                    table(
+                        &[
+                            ("id", Align::Left),
+                            ("kind", Align::Left),
+                            ("status", Align::Left),
+                            ("last seq", Align::Right),
+                            ("registered", Align::Right),
+                            ("public key", Align::Left),
+                        ],
+                        &rows,
+                    )
                 );
-                for d in &list.devices {
-                    println!(
-                        "{:<24} {:<9} {:<8} {:>9} {:>10}  {}",
-                        d.device_id,
-                        d.kind,
-                        if d.revoked { "revoked" } else { "active" },
-                        d.last_sequence,
-                        d.registered_at_index,
-                        hex::encode(&d.public_key)
-                    );
-                }
             }
             Ok(0)
         }
@@ -248,12 +262,51 @@ pub async fn run(c: Command, json: bool) -> anyhow::Result<i32> {
 
 /// Sign `payload` as the operator with its next sequence number (asked from the ledger) and
 /// submit it.
+/// The flag a field of the operator's event comes from.
+fn flag_of(field: &str) -> Option<&'static str> {
+    if field == "device_id" {
+        return Some("--operator-id"); // the event's signer
+    }
+    let last = field.rsplit('.').next().unwrap_or(field);
+    Some(match last.split('[').next().unwrap_or(last) {
+        "device_id" => "--device-id",
+        "casino_id" => "--casino",
+        "table_ids" => "--table",
+        "machine_id" => "--machine-id",
+        "model_id" => "--model",
+        "bet_values_cents" => "--bet-value",
+        "description" => "--description",
+        "reason" => "--reason",
+        _ => return None,
+    })
+}
+
+/// The checks ledgerd makes of the event's body, before anything is sent: a bad value is named
+/// by its flag and the rule it breaks (not as a REJECTED receipt for a "malformed body").
+fn check_flags(operator_id: &str, payload: &Payload) -> anyhow::Result<()> {
+    let body = v1::EventBody {
+        device_id: operator_id.to_string(),
+        sequence: 1,
+        occurred_at_ms: chrono::Utc::now().timestamp_millis(),
+        payload: Some(payload.clone()),
+    };
+    match ledger_core::event::Event::from_proto(body) {
+        Ok(_) => Ok(()),
+        Err(ledger_core::event::BodyError::Malformed { field, problem }) => match flag_of(&field) {
+            Some(flag) => bail!("{flag}: {problem}"),
+            None => bail!("{field}: {problem}"),
+        },
+        Err(e) => bail!("{e}"),
+    }
+}
+
 async fn send_signed(
     server: &str,
     op: &Operator,
     payload: Payload,
     json: bool,
 ) -> anyhow::Result<i32> {
+    check_flags(&op.operator_id, &payload)?;
     let key = ledger_agent::keys::read_secret(&op.operator_key).context("--operator-key")?;
     let ch = common::channel(server).await?;
     let info = QueryClient::new(ch)
@@ -334,4 +387,45 @@ async fn print_verified(
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bad_value_is_named_by_its_flag_before_anything_is_sent() {
+        let reg = |device: &str, casino: &str, tables: &[&str]| {
+            Payload::DeviceRegistered(v1::DeviceRegistered {
+                device_id: device.into(),
+                public_key: ed25519_dalek::SigningKey::from_bytes(&[7; 32])
+                    .verifying_key()
+                    .to_bytes()
+                    .to_vec(),
+                kind: v1::DeviceKind::Table as i32,
+                casino_id: casino.into(),
+                table_ids: tables.iter().map(|t| t.to_string()).collect(),
+                ..Default::default()
+            })
+        };
+        let e = |op: &str, p: Payload| format!("{:#}", check_flags(op, &p).unwrap_err());
+        let m = e("operator-1", reg("table 1", "lisboa", &["RF-01"]));
+        assert!(m.starts_with("--device-id: character ' '"), "{m}");
+        let m = e("operator-1", reg("table-1", "", &["RF-01"]));
+        assert!(m.starts_with("--casino: missing"), "{m}");
+        let m = e("operator-1", reg("table-1", "lisboa", &["RF 01"]));
+        assert!(m.starts_with("--table: "), "{m}");
+        let m = e("op 1", reg("table-1", "lisboa", &["RF-01"]));
+        assert!(m.starts_with("--operator-id: "), "{m}");
+        let revoke = Payload::DeviceRevoked(v1::DeviceRevoked {
+            device_id: "t1".into(),
+            reason: "x".repeat(100_000),
+        });
+        let m = e("operator-1", revoke);
+        assert!(m.starts_with("--reason: longer than"), "{m}");
+        assert!(
+            check_flags("operator-1", &reg("table-1", "lisboa", &["RF-01"])).is_ok(),
+            "a good registration passes"
+        );
+    }
 }

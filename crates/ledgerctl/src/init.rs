@@ -40,6 +40,13 @@ const OPERATOR: &str = "operator-1";
 const REGULATOR: &str = "inspectorate";
 
 pub fn run(a: Args, json: bool) -> anyhow::Result<i32> {
+    // Before anything is written: the id goes into the genesis entry and ledgerd.toml.
+    ledger_core::event::id("--ledger-id", &a.ledger_id).map_err(|e| match e {
+        ledger_core::event::BodyError::Malformed { field, problem } => {
+            anyhow::anyhow!("{field} {:?}: {problem}", a.ledger_id)
+        }
+        e => anyhow::anyhow!("--ledger-id: {e}"),
+    })?;
     let dir = new_dir(&a.dir)?;
     let data_dir = match &a.data_dir {
         Some(d) if d.is_absolute() => d.clone(),
@@ -231,6 +238,16 @@ mod tests {
             "admin, operator, regulator"
         );
         assert_eq!(cfg.principals.len(), 2);
+        // An id the genesis cannot hold is named by its flag, and nothing is written.
+        let other = d.path().join("other");
+        let mut a = args(&other);
+        a.ledger_id = "casino lisboa".into();
+        let e = format!("{:#}", run(a, true).unwrap_err());
+        assert!(
+            e.starts_with("--ledger-id \"casino lisboa\": character ' '"),
+            "{e}"
+        );
+        assert!(!other.exists());
         // Anything there is kept: a second run refuses.
         let e = run(args(&dir), true).unwrap_err();
         assert!(format!("{e:#}").contains("not empty"), "{e:#}");

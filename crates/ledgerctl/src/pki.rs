@@ -97,7 +97,8 @@ pub fn run(c: Command, json: bool) -> anyhow::Result<i32> {
                         "client": {"name": name, "role": role, "casinos": casinos, "fingerprint": fp}})
                 );
             } else {
-                println!("wrote {} and {}", cert.display(), key.display());
+                // All of it TOML, so that it can be appended to ledgerd.toml as it is.
+                println!("# wrote {} and {}", cert.display(), key.display());
                 println!("# for ledgerd's configuration:");
                 print!("{}", clients_toml(&name, &role, &casinos, &fp));
             }

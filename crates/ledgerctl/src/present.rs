@@ -55,56 +55,60 @@ pub enum Align {
     Right,
 }
 
-/// An aligned text table: a header row, then the rows, columns separated by two spaces.
-/// Trailing spaces are trimmed. Widths count characters, not bytes.
+/// An aligned text table: a header row, then the rows, columns separated by two spaces, no
+/// borders (comfy-table). Trailing spaces are trimmed. Widths count display columns.
 pub fn table(headers: &[(&str, Align)], rows: &[Vec<String>]) -> String {
+    use comfy_table::{CellAlignment, ContentArrangement, ContentLineStyle, Table, TableStyle};
     let n = headers.len();
-    let mut widths: Vec<usize> = headers.iter().map(|(h, _)| h.chars().count()).collect();
+    // No borders or rules; a space between columns, which with a cell's right padding of one
+    // gives two.
+    let columns = ContentLineStyle::none().junction(' ');
+    let mut t = Table::new();
+    t.load_style(
+        TableStyle::new()
+            .header_lines(columns)
+            .content_lines(columns),
+    )
+    .set_content_arrangement(ContentArrangement::Disabled)
+    .set_header(headers.iter().map(|(h, _)| *h));
     for r in rows {
-        for (i, c) in r.iter().enumerate().take(n) {
-            widths[i] = widths[i].max(c.chars().count());
+        t.add_row((0..n).map(|i| r.get(i).map(String::as_str).unwrap_or("")));
+    }
+    for (i, (_, align)) in headers.iter().enumerate() {
+        if let Some(c) = t.column_mut(i) {
+            c.set_padding((0, if i + 1 < n { 1 } else { 0 }));
+            c.set_cell_alignment(match align {
+                Align::Left => CellAlignment::Left,
+                Align::Right => CellAlignment::Right,
+            });
         }
     }
-    let line = |cells: Vec<&str>| {
-        let mut s = String::new();
-        for (i, c) in cells.iter().enumerate() {
-            if i > 0 {
-                s.push_str("  ");
-            }
-            let pad = widths[i].saturating_sub(c.chars().count());
-            match headers[i].1 {
-                Align::Left => {
-                    s.push_str(c);
-                    s.push_str(&" ".repeat(pad));
-                }
-                Align::Right => {
-                    s.push_str(&" ".repeat(pad));
-                    s.push_str(c);
-                }
-            }
-        }
-        s.trim_end().to_string()
-    };
-    let mut out = line(headers.iter().map(|(h, _)| *h).collect());
-    out.push('\n');
-    for r in rows {
-        out.push_str(&line(
-            (0..n)
-                .map(|i| r.get(i).map(String::as_str).unwrap_or(""))
-                .collect(),
-        ));
+    let mut out = String::new();
+    for line in t.lines() {
+        out.push_str(line.trim_end());
         out.push('\n');
     }
     out
 }
 
-/// One CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break.
+/// One CSV field (RFC 4180, quoted by the `csv` crate): quoted when it holds a comma, a quote
+/// or a line break.
 pub fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
+    if s.is_empty() {
+        return String::new(); // alone in a record the crate would write `""`
     }
+    let mut w = ::csv::WriterBuilder::new()
+        .terminator(::csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    // Writing into memory cannot fail.
+    let _ = w.write_field(s);
+    let _ = w.write_record(None::<&[u8]>);
+    let mut out = w
+        .into_inner()
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    out.pop(); // the terminator
+    out
 }
 
 /// A gRPC error for a human: the server's message, with `what` we were doing.
@@ -155,9 +159,27 @@ mod tests {
     }
 
     #[test]
+    fn tables_keep_short_rows_and_wide_cells_on_one_line() {
+        let long = "x".repeat(300);
+        let t = table(
+            &[("a", Align::Left), ("b", Align::Right), ("c", Align::Left)],
+            &[
+                vec!["1".into()],
+                vec![long.clone(), "22".into(), "z".into()],
+            ],
+        );
+        assert_eq!(
+            t,
+            format!("a{pad}   b  c\n1\n{long}  22  z\n", pad = " ".repeat(299))
+        );
+    }
+
+    #[test]
     fn csv_quoting() {
         assert_eq!(csv_field("T01"), "T01");
         assert_eq!(csv_field("a,b"), "\"a,b\"");
         assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(csv_field("two\nlines"), "\"two\nlines\"");
+        assert_eq!(csv_field(""), "");
     }
 }

@@ -100,7 +100,8 @@ pub async fn run(c: Command, json: bool) -> anyhow::Result<i32> {
                     entry: Some(entry),
                     tree_size: 0,
                 })
-                .await?
+                .await
+                .map_err(|s| crate::present::status_error("inclusion proof", s))?
                 .into_inner();
             let cp = p.checkpoint.context("the ledger sent no checkpoint")?;
             let e = p.entry.context("the ledger sent no entry")?;
@@ -134,7 +135,8 @@ pub async fn run(c: Command, json: bool) -> anyhow::Result<i32> {
                     from_size: old.size,
                     to_size: 0,
                 })
-                .await?
+                .await
+                .map_err(|s| crate::present::status_error("consistency proof", s))?
                 .into_inner();
             let cp = p.checkpoint.context("the ledger sent no checkpoint")?;
             let v = serde_json::json!({

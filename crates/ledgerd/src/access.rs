@@ -517,6 +517,7 @@ where
                         && req.uri().path() != INGEST
                         && let Err(wait) = calls.take(p.name.as_bytes(), std::time::Instant::now())
                     {
+                        crate::limits::Limit::PrincipalCalls.refused();
                         let ms = wait.as_millis().max(1);
                         let mut s = tonic::Status::resource_exhausted(format!(
                             "{} is over its call rate (grpc.principal_calls_per_sec): retry in {ms} ms",

@@ -465,6 +465,10 @@ pub struct Log {
     pub filter: String,
     /// "plain" (text, coloured only on a terminal) or "json" (one object per line).
     pub format: crate::logging::LogFormat,
+    /// OTLP/gRPC collector for trace export (http://host:4317); needs the `otel` build feature.
+    /// Unset: OTEL_EXPORTER_OTLP_ENDPOINT if set, else no export.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub otlp_endpoint: Option<String>,
 }
 
 impl Default for Config {
@@ -565,6 +569,7 @@ impl Default for Log {
         Log {
             filter: "info".into(),
             format: crate::logging::LogFormat::Plain,
+            otlp_endpoint: None,
         }
     }
 }
@@ -931,6 +936,13 @@ impl Config {
             ));
         }
         identifier("ledger_id", &self.ledger_id)?;
+        if let Some(e) = &self.log.otlp_endpoint
+            && !(e.starts_with("http://") || e.starts_with("https://"))
+        {
+            return bad(format!(
+                "log.otlp_endpoint = {e:?}: give the collector's OTLP/gRPC address as http://host:4317"
+            ));
+        }
         if let Some(n) = &self.export.nats {
             n.validate().map_err(ConfigError::Invalid)?;
         }
@@ -1363,6 +1375,18 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("max_bach"), "{e}");
+        let e = Config::parse("[log]\notlp_endpoint = \"collector:4317\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("log.otlp_endpoint = \"collector:4317\""),
+            "{e}"
+        );
+        let c = Config::parse("[log]\notlp_endpoint = \"http://127.0.0.1:4317\"\n").unwrap();
+        assert_eq!(
+            c.log.otlp_endpoint.as_deref(),
+            Some("http://127.0.0.1:4317")
+        );
         let e = Config::parse("[ingest]\nmax_in_flight_per_stream = 18446744073709551615\n")
             .unwrap_err()
             .to_string();

@@ -124,6 +124,7 @@ where
                         Err(_) => None, // already gone
                     };
                     let Some(place) = place else {
+                        crate::limits::Limit::ConnectionsPerPeer.refused();
                         self.refuse(
                             tcp,
                             "grpc.max_connections_per_peer are open from its address",
@@ -138,7 +139,10 @@ where
                                 _place: place,
                             })));
                         }
-                        Err(_) => self.refuse(tcp, "grpc.max_connections are open"),
+                        Err(_) => {
+                            crate::limits::Limit::Connections.refused();
+                            self.refuse(tcp, "grpc.max_connections are open")
+                        }
                     }
                 }
             }

@@ -377,8 +377,14 @@ async fn serve(
         tls,
         clients: clients.clone(),
     });
-    let metrics =
-        metrics.map(|l| tokio::spawn(metrics::serve(l, ledger.clone(), gauges, metrics_tls)));
+    let metrics = metrics.map(|l| {
+        tokio::spawn(metrics::serve(
+            l,
+            ledger.clone(),
+            (gauges, gate.clone()),
+            metrics_tls,
+        ))
+    });
     let (audit_service, jackpot_service) = match &live {
         Some(a) => {
             health
@@ -453,12 +459,19 @@ async fn serve(
         Some(_) => access::Identify::Certificates(clients),
         None => access::Identify::Local,
     };
-    let router = tonic::transport::Server::builder()
+    let builder = tonic::transport::Server::builder()
         .initial_stream_window_size(Some(cfg.grpc.stream_window_bytes))
         .initial_connection_window_size(Some(cfg.grpc.connection_window_bytes))
         .max_concurrent_streams(Some(cfg.grpc.max_streams_per_connection))
         .http2_keepalive_interval(keepalive)
-        .http2_keepalive_timeout(keepalive.map(|_| Duration::from_secs(20)))
+        .http2_keepalive_timeout(keepalive.map(|_| Duration::from_secs(20)));
+    // A span per call (an ingest stream is one call) for the OTLP export; without the feature
+    // the log lines stay as they were.
+    #[cfg(feature = "otel")]
+    let builder = builder.trace_fn(
+        |req| tracing::info_span!("grpc", otel.name = %req.uri().path(), rpc.system = "grpc"),
+    );
+    let router = builder
         .layer(access::Access {
             identify,
             calls: limits::TokenBuckets::new(

@@ -10,7 +10,57 @@
 
 use std::collections::HashMap;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
+
+/// What a limit refused, counted for `/metrics` (`ledger_limit_refusals_total{limit}`). One set
+/// per process: each limit is ledgerd's, not one listener's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    /// An ingest stream ended: its device over `ingest.device_rate_per_sec`.
+    DeviceRate,
+    /// A call refused: its principal over `grpc.principal_calls_per_sec`.
+    PrincipalCalls,
+    /// A connection closed at accept: `grpc.max_connections_per_peer` open from its address.
+    ConnectionsPerPeer,
+    /// A connection closed at accept: `grpc.max_connections` open.
+    Connections,
+    /// A stream of entries refused (`grpc.max_entry_streams[_per_principal]`).
+    EntryStreams,
+}
+
+impl Limit {
+    pub const ALL: [Limit; 5] = [
+        Limit::DeviceRate,
+        Limit::PrincipalCalls,
+        Limit::ConnectionsPerPeer,
+        Limit::Connections,
+        Limit::EntryStreams,
+    ];
+
+    /// Its label in the metrics.
+    pub fn label(self) -> &'static str {
+        match self {
+            Limit::DeviceRate => "device_rate",
+            Limit::PrincipalCalls => "principal_calls",
+            Limit::ConnectionsPerPeer => "connections_per_peer",
+            Limit::Connections => "connections",
+            Limit::EntryStreams => "entry_streams",
+        }
+    }
+
+    /// Count one refusal.
+    pub fn refused(self) {
+        REFUSALS[self as usize].fetch_add(1, Relaxed);
+    }
+
+    /// Refusals since the process started.
+    pub fn count(self) -> u64 {
+        REFUSALS[self as usize].load(Relaxed)
+    }
+}
+
+static REFUSALS: [AtomicU64; 5] = [const { AtomicU64::new(0) }; 5];
 
 /// Tokens are counted in millionths, so that the refill of a microsecond is exact.
 const UNIT: u64 = 1_000_000;
@@ -130,11 +180,13 @@ impl EntryStreams {
         let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
         let n = open.get(who).copied().unwrap_or(0);
         if n >= self.per_principal {
+            Limit::EntryStreams.refused();
             return Err(tonic::Status::resource_exhausted(format!(
                 "{who} has {n} streams of entries open (grpc.max_entry_streams_per_principal); close one or retry later"
             )));
         }
         let all = self.all.clone().try_acquire_owned().map_err(|_| {
+            Limit::EntryStreams.refused();
             tonic::Status::resource_exhausted(
                 "every stream of entries ledgerd allows is open (grpc.max_entry_streams); close one or retry later",
             )

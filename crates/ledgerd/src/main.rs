@@ -96,7 +96,27 @@ fn run() -> anyhow::Result<()> {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .or_else(|_| tracing_subscriber::EnvFilter::try_new(&cfg.log.filter))
         .context("log.filter")?;
-    ledgerd::logging::init(filter, cfg.log.format);
+    // The runtime first: an OTLP exporter's channel lives in it.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let traces = {
+        let _in = runtime.enter();
+        let otlp = ledgerd::logging::otlp_endpoint(cfg.log.otlp_endpoint.as_deref());
+        ledgerd::logging::init_with_traces(filter, cfg.log.format, otlp)?
+    };
+    let r = serve(args, cfg, thp, &runtime);
+    // What the exporter still holds goes out while the runtime runs.
+    drop(traces);
+    r
+}
+
+fn serve(
+    args: Args,
+    cfg: Config,
+    thp: std::io::Result<()>,
+    runtime: &tokio::runtime::Runtime,
+) -> anyhow::Result<()> {
     if let Err(e) = thp {
         tracing::warn!(error = %e, "could not turn transparent huge pages off (latency may suffer)");
     }
@@ -147,15 +167,12 @@ fn run() -> anyhow::Result<()> {
         tls_key,
     }) = args.command
     {
-        let r = tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .build()?
-            .block_on(ledgerd::mirror::restore::restore(
-                &cfg,
-                &data_dir,
-                &from,
-                (tls_ca, tls_cert, tls_key),
-            ))?;
+        let r = runtime.block_on(ledgerd::mirror::restore::restore(
+            &cfg,
+            &data_dir,
+            &from,
+            (tls_ca, tls_cert, tls_key),
+        ))?;
         println!(
             "restored {} entries and {} checkpoints from {from} into {} in {:.1} s{}",
             r.entries,
@@ -168,17 +185,14 @@ fn run() -> anyhow::Result<()> {
         );
         return Ok(());
     }
-    tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?
-        .block_on(ledgerd::run(
-            cfg,
-            &data_dir,
-            args.config.as_deref(),
-            if args.init {
-                ledgerd::Init::Create
-            } else {
-                ledgerd::Init::Existing
-            },
-        ))
+    runtime.block_on(ledgerd::run(
+        cfg,
+        &data_dir,
+        args.config.as_deref(),
+        if args.init {
+            ledgerd::Init::Create
+        } else {
+            ledgerd::Init::Existing
+        },
+    ))
 }

@@ -1,8 +1,10 @@
 //! An optional Prometheus endpoint (`[metrics] listen`): `GET /metrics` answers ledgerd's
 //! figures for the monitoring a casino's operations team runs: ingest ([`crate::stats`]),
 //! receipts by status and reason, the durable head, whether ledgerd still acknowledges, the live
-//! audit (position, lag in entries and seconds, findings by code and severity), the process
-//! ([`crate::process`]) and the build.
+//! audit (position, lag in entries and seconds, findings by code and severity), refusals by
+//! limit ([`crate::limits::Limit`]), the data directory's filesystem, the process
+//! ([`crate::process`]) and the build; on a mirror its lag and alarms ([`crate::mirror`]), with
+//! `[replication]` the gate's state, with `[export.nats]` the export's lag.
 //!
 //! The text is written by `prometheus-client` (Prometheus text 0.0.4, or OpenMetrics when the
 //! scraper's `Accept` asks for it) from a [`Collector`] that reads the figures at each scrape:
@@ -102,11 +104,19 @@ fn admitted(tls: &MetricsTls, conn: &tokio_rustls::server::TlsStream<TcpStream>)
     Ok(Some(p))
 }
 
-/// The registry every scrape encodes: one [`Figures`] collector.
-pub fn registry(ledger: Ledger, audit: Option<AuditGauges>) -> Registry {
+/// The registry every scrape encodes: one [`Figures`] collector, and those of the mirror, the
+/// replication gate and the export where they run.
+pub fn registry(
+    ledger: Ledger,
+    audit: Option<AuditGauges>,
+    gate: Option<Arc<crate::mirror::replication::Gate>>,
+) -> Registry {
     let mut r = Registry::default();
     if let Some(m) = ledger.mirror() {
         r.register_collector(Box::new(crate::mirror::Metrics(m.clone())));
+    }
+    if let Some(g) = gate {
+        r.register_collector(Box::new(crate::mirror::replication::Metrics(g)));
     }
     let ledger_store = &ledger.store().clone();
     r.register_collector(Box::new(Figures {
@@ -123,10 +133,13 @@ pub fn registry(ledger: Ledger, audit: Option<AuditGauges>) -> Registry {
 pub async fn serve(
     listener: TcpListener,
     ledger: Ledger,
-    audit: Option<AuditGauges>,
+    (audit, gate): (
+        Option<AuditGauges>,
+        Option<Arc<crate::mirror::replication::Gate>>,
+    ),
     tls: Option<MetricsTls>,
 ) {
-    let registry = Arc::new(registry(ledger.clone(), audit));
+    let registry = Arc::new(registry(ledger.clone(), audit, gate));
     let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
     let peers = crate::connections::Peers::default();
     loop {
@@ -149,7 +162,7 @@ pub async fn serve(
                 match tls {
                     None => http1(sock, registry, ledger, Ok(None)).await,
                     Some(tls) => {
-                        let acceptor = tls.tls.acceptor();
+                        let acceptor = tls.tls.http1_acceptor();
                         match tokio::time::timeout(READ_TIMEOUT, acceptor.accept(sock)).await {
                             Ok(Ok(conn)) => {
                                 let who = admitted(&tls, &conn);
@@ -608,6 +621,31 @@ impl Collector for Figures {
         if let Some(a) = &self.audit {
             self.audit(&mut e, a)?;
         }
+        {
+            let mut m = e.encode_descriptor(
+                "ledger_limit_refusals",
+                "Refusals by ledgerd's limits since it started: device_rate, principal_calls (RESOURCE_EXHAUSTED), connections_per_peer, connections (closed at accept), entry_streams.",
+                None,
+                MetricType::Counter,
+            )?;
+            for l in crate::limits::Limit::ALL {
+                ConstCounter::new(l.count()).encode(m.encode_family(&[("limit", l.label())])?)?;
+            }
+        }
+        if let Some((available, size)) = crate::process::filesystem(self.ledger.store().dir()) {
+            gauge(
+                &mut e,
+                "ledger_data_dir_available_bytes",
+                "Bytes free for ledgerd on the filesystem of its data directory (statvfs f_bavail).",
+                available,
+            )?;
+            gauge(
+                &mut e,
+                "ledger_data_dir_size_bytes",
+                "Size of the filesystem of ledgerd's data directory.",
+                size,
+            )?;
+        }
         if let Some(p) = crate::process::sample() {
             counter(
                 &mut e,
@@ -770,7 +808,7 @@ mod tests {
             halted: Arc::default(),
             store: store.clone(),
         };
-        let registry = registry(ledger.clone(), Some(audit.clone()));
+        let registry = registry(ledger.clone(), Some(audit.clone()), None);
         let (text, content_type) = encode(&registry, false).unwrap();
         assert_eq!(content_type, "text/plain; version=0.0.4; charset=utf-8");
         for want in [
@@ -807,6 +845,9 @@ mod tests {
             "# TYPE process_open_fds gauge\n",
             "# TYPE process_start_time_seconds gauge\n",
             "ledger_build_info{version=\"",
+            "ledger_limit_refusals_total{limit=\"device_rate\"} ",
+            "ledger_limit_refusals_total{limit=\"connections_per_peer\"} ",
+            "# TYPE ledger_data_dir_available_bytes gauge\n",
         ] {
             assert!(text.contains(want), "{want:?} missing from:\n{text}");
         }
@@ -821,6 +862,27 @@ mod tests {
         let lag = value(&text, "ledger_audit_lag_seconds");
         assert!((0.0..3600.0).contains(&lag), "{lag}");
         assert!(value(&text, "process_resident_memory_bytes") > 0.0);
+        let (free, size) = (
+            value(&text, "ledger_data_dir_available_bytes"),
+            value(&text, "ledger_data_dir_size_bytes"),
+        );
+        assert!(size > 0.0 && free <= size, "{free} of {size}");
+        // Refusals are counted by limit (one set per process, so other tests may add to them).
+        let before = value(
+            &text,
+            "ledger_limit_refusals_total{limit=\"entry_streams\"}",
+        );
+        let streams = crate::limits::EntryStreams::new(1, 1);
+        let _open = streams.open("x").unwrap();
+        assert!(streams.open("x").is_err());
+        let (text2, _) = encode(&registry, false).unwrap();
+        assert!(
+            value(
+                &text2,
+                "ledger_limit_refusals_total{limit=\"entry_streams\"}"
+            ) > before,
+            "{text2}"
+        );
         // Every sample line is "name value" or "name{labels} value", and its family typed.
         for line in text.lines().filter(|l| !l.starts_with('#')) {
             let (name, v) = line.rsplit_once(' ').unwrap();
@@ -866,7 +928,8 @@ mod tests {
         assert_eq!(value(&text, "ledger_audit_position"), head as f64);
 
         // OpenMetrics on request; no audit figures when the audit is off.
-        let (om, content_type) = encode(&super::registry(ledger.clone(), None), true).unwrap();
+        let (om, content_type) =
+            encode(&super::registry(ledger.clone(), None, None), true).unwrap();
         assert!(content_type.starts_with("application/openmetrics-text"));
         assert!(om.ends_with("# EOF\n"), "{om}");
         assert!(
@@ -880,7 +943,7 @@ mod tests {
     async fn only_get_and_head_of_metrics_are_answered_and_only_to_admitted_peers() {
         let dir = tempfile::tempdir().unwrap();
         let ledger = ledger(dir.path());
-        let registry = registry(ledger.clone(), None);
+        let registry = registry(ledger.clone(), None, None);
         let ok: Who = Ok(None);
         let req =
             |method: &str, uri: &str| Request::builder().method(method).uri(uri).body(()).unwrap();

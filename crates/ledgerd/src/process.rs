@@ -49,6 +49,24 @@ pub fn sample() -> Option<Process> {
     })
 }
 
+/// The filesystem holding `dir`: (bytes available to an unprivileged writer, its size), by
+/// statvfs; `None` if it cannot be read.
+pub fn filesystem(dir: &std::path::Path) -> Option<(u64, u64)> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+    let mut st = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: `c` is a NUL-terminated path and `st` is written by statvfs before it is read.
+    if unsafe { libc::statvfs(c.as_ptr(), st.as_mut_ptr()) } != 0 {
+        return None;
+    }
+    // SAFETY: statvfs returned 0, so it filled `st`.
+    let st = unsafe { st.assume_init() };
+    // The field types differ between platforms (u64 here).
+    #[allow(clippy::unnecessary_cast)]
+    let (frsize, avail, blocks) = (st.f_frsize as u64, st.f_bavail as u64, st.f_blocks as u64);
+    Some((avail.saturating_mul(frsize), blocks.saturating_mul(frsize)))
+}
+
 /// `btime` (boot time, seconds since the epoch) from `/proc/stat`.
 fn boot_time(proc_stat: &str) -> Option<u64> {
     proc_stat
@@ -105,6 +123,14 @@ mod tests {
             Some(1_700_000_000)
         );
         assert_eq!(boot_time("cpu 1 2\n"), None);
+    }
+
+    #[test]
+    fn the_filesystem_of_a_directory_has_a_size_and_room_within_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (avail, size) = filesystem(dir.path()).unwrap();
+        assert!(size > 0 && avail <= size, "{avail} of {size}");
+        assert_eq!(filesystem(&dir.path().join("missing")), None);
     }
 
     #[cfg(target_os = "linux")]

@@ -95,6 +95,7 @@ impl Ingest for IngestService {
                                 String::from_utf8_lossy(crate::limits::device_id(&env.body))
                                     .into_owned();
                             tracing::debug!(?peer, %device, ?wait, "device over its rate");
+                            crate::limits::Limit::DeviceRate.refused();
                             let mut s = Status::resource_exhausted(format!(
                                 "device {device} is over its rate (ingest.device_rate_per_sec): \
                                  retry in {} ms; nothing after its last receipt was stored",

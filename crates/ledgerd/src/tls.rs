@@ -134,6 +134,16 @@ impl Reloadable {
         Ok(())
     }
 
+    /// For the HTTP/1.1 listener (metrics, tlog-tiles): the same configuration, but offering
+    /// only `http/1.1` in ALPN, so that a client that would take `h2` (Prometheus does by
+    /// default) speaks what the listener serves.
+    pub(crate) fn http1_acceptor(&self) -> tokio_rustls::TlsAcceptor {
+        let mut cfg =
+            rustls::ServerConfig::clone(&self.current.read().unwrap_or_else(|e| e.into_inner()));
+        cfg.alpn_protocols = vec![b"http/1.1".to_vec()];
+        tokio_rustls::TlsAcceptor::from(Arc::new(cfg))
+    }
+
     pub(crate) fn acceptor(&self) -> tokio_rustls::TlsAcceptor {
         tokio_rustls::TlsAcceptor::from(
             self.current

@@ -466,6 +466,7 @@ async fn session(
         .await?
         .into_inner();
     status.connected.store(true, Relaxed);
+    status.observe(ledger_store::now_ms());
     tracing::info!(source = %cfg.source, from = next, "mirror: following the source");
     let mut poll = tokio::time::interval(Duration::from_millis(cfg.poll_ms));
     poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -495,11 +496,13 @@ async fn session(
                 if status.source_entries.load(Relaxed) < head + 1 {
                     status.source_entries.store(head + 1, Relaxed);
                 }
+                status.observe(now);
                 let _ = durable.send((head, hash));
             }
             _ = poll.tick() => {
                 let head = query.get_head(v1::GetHeadRequest {}).await?.into_inner();
                 status.source_entries.store(head.length, Relaxed);
+                status.observe(ledger_store::now_ms());
                 let held = store.latest_checkpoint()?.map_or(0, |(_, i)| i.number);
                 let mut s = cps
                     .list(v1::ListCheckpointsRequest { after_number: held })

@@ -23,7 +23,7 @@ pub mod replication;
 pub mod restore;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU64, Ordering::Relaxed};
 
 use ledger_core::proto as v1;
 use ledger_store::Store;
@@ -51,6 +51,9 @@ pub struct Status {
     pub checkpoints: AtomicU64,
     /// Per entry: its received time at the source to durable here.
     pub lag: Histogram,
+    /// When (ms since the epoch, this machine's clock) the mirror was last seen holding all the
+    /// source had, connected ([`Status::observe`]); its start until then.
+    pub caught_up_at_ms: AtomicI64,
 }
 
 impl Status {
@@ -65,6 +68,33 @@ impl Status {
             alarms: AtomicU64::new(alarms),
             checkpoints: AtomicU64::new(0),
             lag: Histogram::default(),
+            caught_up_at_ms: AtomicI64::new(ledger_store::now_ms()),
+        }
+    }
+
+    /// Note, at `now_ms`, whether the mirror holds everything the source last said it had (the
+    /// follower calls it after each group stored and each poll of the source's head).
+    pub fn observe(&self, now_ms: i64) {
+        if self.connected.load(Relaxed)
+            && self.mirrored.load(Relaxed) >= self.source_entries.load(Relaxed)
+        {
+            self.caught_up_at_ms.store(now_ms, Relaxed);
+        }
+    }
+
+    /// Seconds behind the source at `now_ms`: 0 while connected and holding all the source
+    /// had when last asked; otherwise the time since it last did (so a mirror cut off from its
+    /// source counts as falling behind, an upper bound of the real lag).
+    pub fn lag_seconds(&self, now_ms: i64) -> f64 {
+        let caught_up = self.connected.load(Relaxed)
+            && self.mirrored.load(Relaxed) >= self.source_entries.load(Relaxed);
+        if caught_up {
+            0.0
+        } else {
+            now_ms
+                .saturating_sub(self.caught_up_at_ms.load(Relaxed))
+                .max(0) as f64
+                / 1e3
         }
     }
 
@@ -244,6 +274,12 @@ impl Collector for Metrics {
             "Entries the source holds that the mirror does not yet.",
             source.saturating_sub(held) as i64,
         )?;
+        ConstGauge::new(s.lag_seconds(ledger_store::now_ms())).encode(e.encode_descriptor(
+            "ledger_mirror_lag_seconds",
+            "Seconds since the mirror last held all the source had (0 while it does; counts on while disconnected).",
+            None,
+            MetricType::Gauge,
+        )?)?;
         let h = s.lag.to_proto();
         gauge(
             &mut e,
@@ -281,6 +317,8 @@ mod tests {
     fn the_metrics_say_how_far_behind_and_how_many_alarms() {
         let s = Arc::new(Status::new("https://src:1", "x", 40, 2));
         s.source_entries.store(100, Relaxed);
+        s.caught_up_at_ms
+            .store(ledger_store::now_ms() - 90_000, Relaxed);
         s.halted.store(true, Relaxed);
         s.lag.record(std::time::Duration::from_millis(30));
         let mut r = prometheus_client::registry::Registry::default();
@@ -302,7 +340,43 @@ mod tests {
             .and_then(|v| v.parse::<u64>().ok())
             .unwrap();
         assert!((30..=40).contains(&p99), "{p99}");
+        let behind = text
+            .lines()
+            .find_map(|l| l.strip_prefix("ledger_mirror_lag_seconds "))
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap();
+        assert!((90.0..3600.0).contains(&behind), "{behind}");
         let p = s.to_proto();
         assert_eq!((p.mirrored_entries, p.alarms, p.halted), (40, 2, true));
+    }
+
+    /// Seconds behind: 0 only while connected and holding all the source had; otherwise counted
+    /// from the last time it did, disconnected included.
+    #[test]
+    fn lag_in_seconds_counts_from_the_last_time_the_mirror_held_everything() {
+        let s = Status::new("https://src:1", "x", 10, 0);
+        let t0 = s.caught_up_at_ms.load(Relaxed);
+        assert_eq!(s.lag_seconds(t0 + 5_000), 5.0, "not connected yet");
+        s.connected.store(true, Relaxed);
+        s.source_entries.store(10, Relaxed);
+        s.observe(t0 + 6_000);
+        assert_eq!(s.lag_seconds(t0 + 9_000), 0.0, "caught up");
+        s.source_entries.store(25, Relaxed); // the source grew
+        s.observe(t0 + 9_000);
+        assert_eq!(
+            s.lag_seconds(t0 + 9_500),
+            3.5,
+            "behind since the last catch-up"
+        );
+        s.mirrored.store(25, Relaxed);
+        s.observe(t0 + 10_000);
+        s.connected.store(false, Relaxed);
+        assert_eq!(s.lag_seconds(t0 + 12_000), 2.0, "cut off: counts on");
+        s.observe(t0 + 13_000);
+        assert_eq!(
+            s.lag_seconds(t0 + 13_000),
+            3.0,
+            "not caught up while disconnected"
+        );
     }
 }

@@ -34,6 +34,9 @@ pub struct Gate {
     pub degraded: AtomicBool,
     /// Times it started acknowledging local-only.
     pub degradations: AtomicU64,
+    /// While degraded: the last entry acknowledged local-only. Once `required` mirrors hold it,
+    /// receipts wait for them again.
+    local_only_up_to: AtomicU64,
     closed: AtomicBool,
 }
 
@@ -50,6 +53,7 @@ impl Gate {
                 changed: Condvar::new(),
                 degraded: AtomicBool::new(false),
                 degradations: AtomicU64::new(0),
+                local_only_up_to: AtomicU64::new(0),
                 closed: AtomicBool::new(false),
             })
         })
@@ -62,11 +66,24 @@ impl Gate {
         v.get(self.required - 1).copied().unwrap_or(0)
     }
 
+    /// Entries held by at least `required_mirrors` of the mirrors, by their latest reports.
+    pub fn replicated_entries(&self) -> u64 {
+        self.replicated(&self.held.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
     /// Mirror `who` holds `entries` entries, durably.
     pub fn report(&self, who: &str, entries: u64) {
         let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
         let e = held.entry(who.to_string()).or_insert(0);
         *e = (*e).max(entries);
+        // Caught up with everything acknowledged without them: later groups wait again. (Only a
+        // group arriving after that would not clear it while groups keep coming.)
+        if self.degraded.load(Relaxed)
+            && self.replicated(&held) > self.local_only_up_to.load(Relaxed)
+        {
+            self.degraded.store(false, Relaxed);
+            tracing::warn!("replication: the mirrors caught up; receipts wait for them again");
+        }
         drop(held);
         self.changed.notify_all();
     }
@@ -88,6 +105,7 @@ impl Gate {
                     "replication: the mirrors caught up; receipts wait for them again"
                 );
             } else {
+                self.local_only_up_to.fetch_max(index, Relaxed);
                 return;
             }
         }
@@ -106,6 +124,7 @@ impl Gate {
                     if now >= deadline {
                         self.degraded.store(true, Relaxed);
                         self.degradations.fetch_add(1, Relaxed);
+                        self.local_only_up_to.store(index, Relaxed);
                         tracing::error!(
                             index,
                             required = self.required,
@@ -122,6 +141,60 @@ impl Gate {
                 }
             }
         }
+    }
+}
+
+/// The gate's figures for `/metrics` (registered by `crate::metrics::registry`): whether
+/// receipts go out local-only, how often that started, what the mirrors hold.
+#[derive(Debug)]
+pub struct Metrics(pub Arc<Gate>);
+
+impl std::fmt::Debug for Gate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("replication::Gate")
+            .field("required", &self.required)
+            .finish()
+    }
+}
+
+impl prometheus_client::collector::Collector for Metrics {
+    fn encode(&self, mut e: prometheus_client::encoding::DescriptorEncoder) -> std::fmt::Result {
+        use prometheus_client::encoding::EncodeMetric;
+        use prometheus_client::metrics::MetricType;
+        use prometheus_client::metrics::counter::ConstCounter;
+        use prometheus_client::metrics::gauge::ConstGauge;
+        let g = &self.0;
+        let gauges: [(&str, &str, i64); 3] = [
+            (
+                "ledger_replication_degraded",
+                "1 while receipts go out local-only after replication.timeout_ms (on_lag = \"degrade\"); 0 while they wait for the mirrors.",
+                i64::from(g.degraded.load(Relaxed)),
+            ),
+            (
+                "ledger_replication_required_mirrors",
+                "Mirrors that must hold a group before its receipts go out (replication.required_mirrors).",
+                g.required as i64,
+            ),
+            (
+                "ledger_replication_entries",
+                "Entries held by at least replication.required_mirrors of the mirrors, by their reports.",
+                i64::try_from(g.replicated_entries()).unwrap_or(i64::MAX),
+            ),
+        ];
+        for (name, help, v) in gauges {
+            ConstGauge::new(v).encode(e.encode_descriptor(
+                name,
+                help,
+                None,
+                MetricType::Gauge,
+            )?)?;
+        }
+        ConstCounter::new(g.degradations.load(Relaxed)).encode(e.encode_descriptor(
+            "ledger_replication_degradations",
+            "Times receipts started going out local-only because too few mirrors held the entries.",
+            None,
+            MetricType::Counter,
+        )?)
     }
 }
 
@@ -214,5 +287,54 @@ mod tests {
         g.report("b", 200);
         g.wait(150);
         assert!(!g.degraded.load(Relaxed), "caught up: waiting again");
+    }
+
+    /// Under continuous traffic a new group is never held by the mirrors when it is released,
+    /// so catching up is noticed when they report holding what went out local-only.
+    #[test]
+    fn a_report_covering_what_went_out_local_only_ends_the_degraded_state() {
+        let g = gate(1, LagPolicy::Degrade);
+        g.wait(100); // times out: degraded
+        g.wait(101); // local-only, no wait
+        g.report("a", 101); // holds 0..=100 only
+        assert!(g.degraded.load(Relaxed), "entry 101 went out local-only");
+        g.report("a", 102);
+        assert!(!g.degraded.load(Relaxed), "caught up");
+        g.wait(105); // waits again: times out (1 ms), degraded a second time
+        assert!(g.degraded.load(Relaxed));
+        assert_eq!(g.degradations.load(Relaxed), 2);
+    }
+
+    /// The metrics say whether receipts go out local-only, how often that began, and what k
+    /// mirrors hold.
+    #[test]
+    fn the_metrics_show_the_degraded_state_and_what_the_mirrors_hold() {
+        let g = gate(2, LagPolicy::Degrade);
+        let text = |g: &Arc<Gate>| {
+            let mut r = prometheus_client::registry::Registry::default();
+            r.register_collector(Box::new(Metrics(g.clone())));
+            crate::metrics::encode(&r, false).unwrap().0
+        };
+        let has = |t: &str, line: &str| t.lines().any(|l| l == line);
+        let t = text(&g);
+        for line in [
+            "ledger_replication_degraded 0",
+            "ledger_replication_degradations_total 0",
+            "ledger_replication_required_mirrors 2",
+            "ledger_replication_entries 0",
+        ] {
+            assert!(has(&t, line), "{line} in:\n{t}");
+        }
+        g.report("a", 30);
+        g.wait(40); // one mirror of the two: degraded after the timeout
+        let t = text(&g);
+        assert!(has(&t, "ledger_replication_degraded 1"), "{t}");
+        assert!(has(&t, "ledger_replication_degradations_total 1"), "{t}");
+        assert!(has(&t, "ledger_replication_entries 0"), "{t}");
+        g.report("c", 50);
+        g.wait(25); // two mirrors hold it: caught up
+        let t = text(&g);
+        assert!(has(&t, "ledger_replication_degraded 0"), "{t}");
+        assert!(has(&t, "ledger_replication_entries 30"), "{t}");
     }
 }
