@@ -12,15 +12,6 @@ use std::time::{Duration, Instant};
 use e2e::*;
 use promql_parser::parser::{self, Expr};
 
-/// Metrics the kit names that another branch adds to ledgerd (the witness work, merged on main
-/// after this branch left it). The test's source has a `[[witnesses]]`, so once both are merged
-/// the scrape has them: empty this list then, and the test holds them to it like the rest.
-const ADDED_ELSEWHERE: &[&str] = &[
-    "ledger_witness_refusals_total",
-    "ledger_witness_unreachable_total",
-    "ledger_witness_cosigned_total",
-];
-
 /// Series Prometheus makes itself for each target.
 const PROMETHEUS_OWN: &[&str] = &["up"];
 
@@ -401,10 +392,7 @@ async fn every_metric_the_alerts_and_the_dashboard_use_is_exported_by_ledgerd() 
         have.insert(n.to_string());
     }
     let used = used_metrics();
-    let missing: Vec<&String> = used
-        .iter()
-        .filter(|n| !have.contains(*n) && !ADDED_ELSEWHERE.contains(&n.as_str()))
-        .collect();
+    let missing: Vec<&String> = used.iter().filter(|n| !have.contains(*n)).collect();
     assert!(
         missing.is_empty(),
         "deploy/ names metrics ledgerd does not export: {missing:?}\nexported: {have:?}"
