@@ -780,6 +780,43 @@ impl Appender {
         ))
     }
 
+    /// Append one record of the ledger's own (signed by the ledger key) as a group of its own,
+    /// for a service that records something on a principal's request (a finding review). Like
+    /// [`Appender::apply`], it is durable only after the store's next sync; the receipt names
+    /// the entry (signed, when receipts are).
+    pub fn append_record(
+        &mut self,
+        record: Record,
+        now_ms: i64,
+    ) -> Result<(v1::Receipt, Applied), StoreError> {
+        let group_first = self.head.map_or(0, |(i, _)| i + 1);
+        self.group_leaves.clear();
+        let mut p = self.begin();
+        let received_at = self.stamp(&mut p, now_ms)?;
+        let (index, hash) = self.ledger_record(&mut p, received_at, record)?;
+        let appended = p.entries.len() as u64;
+        self.commit(p)?;
+        let mut receipts = [v1::Receipt {
+            status: St::Accepted as i32,
+            index,
+            entry_hash: hash.to_vec(),
+            received_at_ms: received_at,
+            ..Default::default()
+        }];
+        if self.sign_receipts {
+            self.sign_group(group_first, now_ms, &mut receipts)?;
+        }
+        let [receipt] = receipts;
+        Ok((
+            receipt,
+            Applied {
+                head_index: index,
+                head_hash: hash,
+                appended,
+            },
+        ))
+    }
+
     /// Sign receipts from now on (`ingest.signed_receipts`): each group's head is signed once
     /// and its ACCEPTED receipts carry it with their entry's path ([`ledger_core::receipt`]).
     pub fn sign_receipts(&mut self, on: bool) {

@@ -3068,3 +3068,30 @@ fn alarms_are_kept_outside_the_chain_in_order() {
     assert_eq!(store.head().unwrap(), head);
     verify_all(&store);
 }
+
+/// A record of the ledger's own appended on a service's request (a finding review) is the next
+/// entry, named by its receipt, signed when receipts are, and a chain holding it verifies.
+#[test]
+fn a_record_appended_for_a_service_is_the_next_entry_and_verifies() {
+    let (_dir, mut op, store, mut a) = setup();
+    a.sign_receipts(true);
+    submit(&mut a, vec![op.env(register(&Dev::new("t1", 2)))]);
+    let before = a.head().unwrap().0;
+    let record = v1::ledger_record_body::Record::FindingReviewed(v1::FindingReviewed {
+        finding_id: "abc".into(),
+        action: v1::FindingAction::Acknowledge as i32,
+        principal: "compliance-lx".into(),
+        previous_status: v1::FindingStatus::Open as i32,
+        ..Default::default()
+    });
+    let (receipt, applied) = a.append_record(record.clone(), NOW + 5).unwrap();
+    store.sync().unwrap();
+    assert_eq!(receipt.index, before + 1);
+    assert_eq!(applied.head_index, receipt.index);
+    assert_eq!(receipt.entry_hash, applied.head_hash.to_vec());
+    assert!(receipt.group.is_some(), "signed like any accepted receipt");
+    let e = store.entry(receipt.index).unwrap().unwrap();
+    let body = ledger_core::record::decode_ledger_record(&e.body).unwrap();
+    assert_eq!(body.record, Some(record));
+    assert_eq!(verify_all(&store).finding_reviews, 1);
+}

@@ -652,6 +652,7 @@ fn describe(
                     R::SecurityFinding(_) => "security_finding",
                     R::LedgerKeyRotated(_) => "ledger_key_rotated",
                     R::ClockStep(_) => "clock_step",
+                    R::FindingReviewed(_) => "finding_reviewed",
                 }
             })
             .unwrap_or("unknown");

@@ -397,6 +397,7 @@ async fn serve(
                         ledger: ledger.clone(),
                         max_reply_bytes: max,
                         queries: queries.clone(),
+                        reviews: Default::default(),
                     })
                     .max_encoding_message_size(max),
                 ),

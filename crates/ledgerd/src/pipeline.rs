@@ -192,19 +192,23 @@ impl Outbox {
 }
 
 type CheckpointReply = oneshot::Sender<Result<v1::Checkpoint, Status>>;
+
+/// What ends a group: a checkpoint request, or a record of the ledger's own to append after it
+/// (a finding review), answered like an envelope once durable.
+enum Control {
+    Checkpoint(&'static str, CheckpointReply),
+    Record(Box<v1::ledger_record_body::Record>, Reply),
+}
 /// A prechecked group on its way to the appender, with its replies and an optional checkpoint
 /// request that follows it.
-type Group = (
-    Vec<PreOutcome>,
-    Vec<Reply>,
-    Option<(&'static str, CheckpointReply)>,
-);
+type Group = (Vec<PreOutcome>, Vec<Reply>, Option<Control>);
 
 enum Msg {
     /// An envelope, and its share of the queue's bytes ([`PipelineConfig::queue_bytes`]), given
     /// back when the verifier takes it.
     Event(PreOutcome, Reply, Option<QueueBytes>),
     Checkpoint(&'static str, CheckpointReply),
+    Record(Box<v1::ledger_record_body::Record>, Reply),
 }
 
 enum Applied {
@@ -220,7 +224,7 @@ enum Applied {
     /// settled: its replies answer UNAVAILABLE, and nothing is acknowledged after it.
     Refused {
         replies: Vec<Reply>,
-        checkpoint: Option<CheckpointReply>,
+        control: Option<Control>,
         why: String,
     },
 }
@@ -389,6 +393,7 @@ impl Ledger {
                     Msg::Checkpoint(_, r) => {
                         let _ = r.send(Err(why));
                     }
+                    Msg::Record(_, reply) => reply.send(Err(why)),
                 }
             }
         });
@@ -467,6 +472,19 @@ impl Ledger {
             .send(Msg::Checkpoint(reason, reply))
             .await
             .map_err(|_| unavailable(&self.fatal))?;
+        rx.await.map_err(|_| unavailable(&self.fatal))?
+    }
+
+    /// Append a record of the ledger's own (signed with the ledger key) after everything
+    /// submitted before this call; the receipt names its entry once it is durable.
+    pub async fn append_record(&self, record: v1::ledger_record_body::Record) -> ReceiptResult {
+        let (tx, rx) = oneshot::channel();
+        let reply = Reply(Some(Sink::One(tx)), Instant::now());
+        if let Err(mpsc::error::SendError(Msg::Record(_, reply))) =
+            self.tx.send(Msg::Record(Box::new(record), reply)).await
+        {
+            reply.send(Err(unavailable(&self.fatal)));
+        }
         rx.await.map_err(|_| unavailable(&self.fatal))?
     }
 
@@ -599,7 +617,11 @@ fn gather(
                     drop(room);
                 }
                 Msg::Checkpoint(why, reply) => {
-                    g.2 = Some((why, reply));
+                    g.2 = Some(Control::Checkpoint(why, reply));
+                    break;
+                }
+                Msg::Record(record, reply) => {
+                    g.2 = Some(Control::Record(record, reply));
                     break;
                 }
             }
@@ -792,7 +814,7 @@ fn stage_b(
         if let Some(why) = fatal.borrow().clone() {
             feed.push(Applied::Refused {
                 replies,
-                checkpoint: control.map(|(_, r)| r),
+                control,
                 why,
             });
             continue;
@@ -818,15 +840,38 @@ fn stage_b(
                     let _ = fatal.send(Some(why.clone()));
                     feed.push(Applied::Refused {
                         replies,
-                        checkpoint: control.map(|(_, r)| r),
+                        control,
                         why,
                     });
                     continue;
                 }
             }
         }
-        if let Some((why, r)) = control {
-            feed.push(Applied::Checkpoint(why, r));
+        match control {
+            Some(Control::Checkpoint(why, r)) => feed.push(Applied::Checkpoint(why, r)),
+            Some(Control::Record(record, reply)) => match appender.append_record(*record, now_ms())
+            {
+                Ok((receipt, applied)) => {
+                    stamps.applied = Instant::now();
+                    feed.push(Applied::Group {
+                        receipts: vec![receipt],
+                        replies: vec![reply],
+                        head: (applied.head_index, applied.head_hash),
+                        stamps,
+                    });
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, "append failed; the ledger stops acknowledging");
+                    let why = format!("append failed: {e}");
+                    let _ = fatal.send(Some(why.clone()));
+                    feed.push(Applied::Refused {
+                        replies: vec![reply],
+                        control: None,
+                        why,
+                    });
+                }
+            },
+            None => {}
         }
     }
 }
@@ -1121,7 +1166,7 @@ impl Syncs {
             }
             Applied::Refused {
                 replies,
-                checkpoint,
+                control,
                 why,
             } => {
                 let mut out = Outbox::default();
@@ -1134,7 +1179,7 @@ impl Syncs {
                     );
                 }
                 out.send();
-                drop(checkpoint);
+                drop(control);
                 false
             }
             Applied::Checkpoint(why, reply) => {
