@@ -533,7 +533,10 @@ async fn finding_reviews_are_recorded_by_principal_scoped_and_rebuilt_from_the_c
     assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
     assert!(e.message().contains("resolved"), "{e:?}");
     // Status: in the list (filtered) and in the finding.
-    assert_eq!(with_status(&mut lisboa, S::Resolved).await, [lx.clone()]);
+    assert_eq!(
+        with_status(&mut lisboa, S::Resolved).await,
+        std::slice::from_ref(&lx)
+    );
     assert!(!with_status(&mut lisboa, S::Open).await.contains(&lx));
     assert!(with_status(&mut reg, S::Open).await.contains(&po));
     let seen = history(&mut lisboa, &lx).await;
@@ -600,7 +603,10 @@ async fn finding_reviews_are_recorded_by_principal_scoped_and_rebuilt_from_the_c
     wait_caught_up(&url).await;
     let mut reg = AuditClient::new(channel_as(&url, "e2e-regulator").await);
     assert_eq!(steps(&history(&mut reg, &lx).await), want);
-    assert_eq!(with_status(&mut reg, S::Resolved).await, [lx.clone()]);
+    assert_eq!(
+        with_status(&mut reg, S::Resolved).await,
+        std::slice::from_ref(&lx)
+    );
     l.stop();
     let (code, out, err) = ledgerctl(&["verify", "--data-dir", data.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
