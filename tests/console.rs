@@ -583,10 +583,20 @@ async fn the_console_in_a_browser() {
     // server time as seen by an HTTP client on loopback (TLS handshake included).
     let round_path = c.current_url().await.unwrap();
     let round_path = format!("{}?{}", round_path.path(), round_path.query().unwrap_or(""));
+    let one = audit
+        .list_findings(v1::ListFindingsRequest {
+            limit: 1,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .findings;
     for path in [
         "/",
         "/findings",
         &format!("/findings?code={}", with_round.code),
+        &format!("/finding?id={}", one[0].id),
         &round_path,
         "/devices",
         "/jackpots",

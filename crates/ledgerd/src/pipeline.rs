@@ -219,6 +219,13 @@ enum Applied {
         stamps: Stamps,
     },
     Checkpoint(&'static str, CheckpointReply),
+    /// A record of the ledger's own ([`Ledger::append_record`]): answered once durable, like a
+    /// group, but not counted in the ingest figures (it is not a device's event).
+    Record {
+        receipt: Box<v1::Receipt>,
+        reply: Reply,
+        head: (u64, Hash32),
+    },
     /// A group (or checkpoint request) the appender did not apply, because an append failed (at
     /// it or before it) or a sync did. Released in its turn, after the groups before it have
     /// settled: its replies answer UNAVAILABLE, and nothing is acknowledged after it.
@@ -852,12 +859,10 @@ fn stage_b(
             Some(Control::Record(record, reply)) => match appender.append_record(*record, now_ms())
             {
                 Ok((receipt, applied)) => {
-                    stamps.applied = Instant::now();
-                    feed.push(Applied::Group {
-                        receipts: vec![receipt],
-                        replies: vec![reply],
+                    feed.push(Applied::Record {
+                        receipt: Box::new(receipt),
+                        reply,
                         head: (applied.head_index, applied.head_hash),
-                        stamps,
                     });
                 }
                 Err(e) => {
@@ -1014,7 +1019,7 @@ impl Syncs {
                 let has_groups = st
                     .waiting
                     .iter()
-                    .any(|m| matches!(m, Applied::Group { .. }));
+                    .any(|m| matches!(m, Applied::Group { .. } | Applied::Record { .. }));
                 st.started = st.pushed;
                 st.started_syncs += 1;
                 (st.pushed, has_groups, st.started_syncs - 1)
@@ -1089,7 +1094,7 @@ impl Syncs {
             if let Some(gate) = &self.replication
                 && !*halted
                 && let Some(last) = due.iter().rev().find_map(|m| match m {
-                    Applied::Group { head, .. } => Some(*head),
+                    Applied::Group { head, .. } | Applied::Record { head, .. } => Some(*head),
                     _ => None,
                 })
             {
@@ -1162,6 +1167,19 @@ impl Syncs {
                     out.add(reply, Ok(r));
                 }
                 out.send();
+                true
+            }
+            Applied::Record {
+                receipt,
+                reply,
+                head,
+            } => {
+                self.durable.send_if_modified(|h| {
+                    let changed = *h != head;
+                    *h = head;
+                    changed
+                });
+                reply.send(Ok(*receipt));
                 true
             }
             Applied::Refused {
@@ -1582,6 +1600,36 @@ mod tests {
             "{parts} against {}",
             receipts.sum_us
         );
+    }
+
+    /// A record of the ledger's own goes in after the events submitted before it, is answered
+    /// once durable with its entry, and is not counted as an ingested event.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_ledger_record_is_appended_after_the_events_before_it_and_answered_when_durable() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, ledger, keys) = ledger(dir.path(), 1);
+        let event = ledger.submit(env(&keys[0], "op0", 1, model(1))).await;
+        let record = v1::ledger_record_body::Record::FindingReviewed(v1::FindingReviewed {
+            finding_id: "F1".into(),
+            action: v1::FindingAction::Acknowledge as i32,
+            principal: "compliance".into(),
+            previous_status: v1::FindingStatus::Open as i32,
+            ..Default::default()
+        });
+        let r = ledger.append_record(record.clone()).await.unwrap();
+        let e = event.await.unwrap().unwrap();
+        assert_eq!(r.status, v1::ReceiptStatus::Accepted as i32);
+        assert!(r.index > e.index, "after the event submitted before it");
+        assert!(
+            ledger.durable().borrow().0 >= r.index,
+            "durable when answered"
+        );
+        let stored = store.entry(r.index).unwrap().unwrap();
+        assert_eq!(stored.entry_hash, r.entry_hash);
+        let body = ledger_core::record::decode_ledger_record(&stored.body).unwrap();
+        assert_eq!(body.record, Some(record));
+        let st = ledger.stats().to_proto(Instant::now());
+        assert_eq!((st.accepted, st.receipt_latency.unwrap().count), (1, 1));
     }
 
     /// A resent event's receipt and a rejection (a bad signature, found by the batch check)
