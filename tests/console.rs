@@ -601,10 +601,20 @@ async fn the_console_in_a_browser() {
     // server time as seen by an HTTP client on loopback (TLS handshake included).
     let round_path = c.current_url().await.unwrap();
     let round_path = format!("{}?{}", round_path.path(), round_path.query().unwrap_or(""));
+    let one = audit
+        .list_findings(v1::ListFindingsRequest {
+            limit: 1,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .findings;
     for path in [
         "/",
         "/findings",
         &format!("/findings?code={}", with_round.code),
+        &format!("/finding?id={}", one[0].id),
         &round_path,
         "/devices",
         "/jackpots",
@@ -862,6 +872,116 @@ async fn the_console_in_a_browser() {
         .collect();
     assert_eq!(xlsx_rows, want_rows);
 
+    // --- a finding's review: acknowledged in the browser, recorded in the ledger for ana's
+    // principal (e2e-compliance); `ledgerctl verify` accepts the chain at the end
+    let mut query = ledger_core::proto::query_client::QueryClient::new(
+        ledger_agent::connect(&ledgerd.url()).await.unwrap(),
+    );
+    let head_before = query
+        .get_head(v1::GetHeadRequest {})
+        .await
+        .unwrap()
+        .into_inner()
+        .index;
+    c.goto(&format!(
+        "{base}/findings?code={}&status=open",
+        with_round.code
+    ))
+    .await
+    .unwrap();
+    let open = finding_rows(&c).await;
+    assert!(!open.is_empty(), "open findings of {}", with_round.code);
+    let reviewed_seq = open[0].0;
+    click_and_load(&c, "#findings td.status a").await;
+    assert_eq!(c.current_url().await.unwrap().path(), "/finding");
+    assert!(text(&c, "#finding-status").await.contains("open"));
+    assert!(c.find(Locator::Id("history-empty")).await.is_ok());
+    c.find(Locator::Css("#review input[value='acknowledge']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    c.find(Locator::Id("comment"))
+        .await
+        .unwrap()
+        .send_keys("seen in the browser")
+        .await
+        .unwrap();
+    click_and_load(&c, "#review button[type=submit]").await;
+    assert_eq!(c.current_url().await.unwrap().path(), "/finding");
+    assert!(
+        text(&c, "#finding-status").await.contains("acknowledged"),
+        "{}",
+        c.source().await.unwrap()
+    );
+    let entry: u64 = text(&c, "#history tbody tr td.entry")
+        .await
+        .parse()
+        .unwrap();
+    assert!(
+        entry > head_before,
+        "a new ledger entry {entry} > {head_before}"
+    );
+    screenshot(&c, "finding").await;
+    // The entry is the ledger's record of the review, naming ana's principal.
+    let stored = query
+        .get_entry(v1::GetEntryRequest { index: entry })
+        .await
+        .unwrap()
+        .into_inner();
+    let record = ledger_core::record::decode_ledger_record(&stored.body)
+        .unwrap()
+        .record;
+    let Some(v1::ledger_record_body::Record::FindingReviewed(r)) = record else {
+        panic!("entry {entry} is not a review: {record:?}");
+    };
+    assert_eq!(
+        (r.principal.as_str(), r.comment.as_str(), r.finding_seq),
+        ("e2e-compliance", "seen in the browser", reviewed_seq)
+    );
+    // The status filter finds it; a second acknowledgement is refused and says why.
+    c.goto(&format!(
+        "{base}/findings?code={}&status=acknowledged",
+        with_round.code
+    ))
+    .await
+    .unwrap();
+    assert_eq!(
+        finding_rows(&c)
+            .await
+            .iter()
+            .map(|r| r.0)
+            .collect::<Vec<_>>(),
+        [reviewed_seq]
+    );
+    let csrf_form = format!(
+        "csrf={}&id={}&action=acknowledge",
+        c.find(Locator::Css("form[action='/signout'] input[name=csrf]"))
+            .await
+            .unwrap()
+            .attr("value")
+            .await
+            .unwrap()
+            .unwrap(),
+        r.finding_id
+    );
+    let (status, body) = https(&base, "POST", "/finding/review", &cookie, Some(&csrf_form)).await;
+    assert_eq!(status, 409, "{}", String::from_utf8_lossy(&body));
+    assert!(String::from_utf8_lossy(&body).contains("already acknowledged"));
+    let (status, _) = https(
+        &base,
+        "POST",
+        "/finding/review",
+        &cookie,
+        Some(&format!(
+            "id={}&action=resolve&comment=forged",
+            r.finding_id
+        )),
+    )
+    .await;
+    assert_eq!(status, 403, "a review without the CSRF token");
+
     // --- Jackpots: declared against held
     c.goto(&format!("{base}/jackpots")).await.unwrap();
     assert!(
@@ -1017,4 +1137,11 @@ async fn the_console_in_a_browser() {
     assert_eq!(held, BTreeSet::from(["lisboa".to_string()]));
     assert!(c.find(Locator::Id("trust-total")).await.is_err());
     c.close().await.unwrap();
+
+    // The chain with the review verifies.
+    let data = ledgerd.data_dir.clone();
+    ledgerd.stop();
+    let (code, out, err) = ledgerctl(&["verify", "--data-dir", data.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("1 finding review(s)"), "{out}");
 }

@@ -43,12 +43,13 @@ fn rename(c: &str) -> &'static str {
     }
 }
 
-/// The standard session, its casinos renamed lisboa and porto, streamed and audited.
-async fn two_casinos(dir: &Path) -> (Ledgerd, casino_sim::Session) {
+/// The standard session (with its planted mistakes when `mistakes`), its casinos renamed lisboa
+/// and porto, streamed and audited.
+async fn two_casinos(dir: &Path, mistakes: bool) -> (Ledgerd, casino_sim::Session) {
     let cfg = write_config_with_regulator(dir);
     let l = Ledgerd::start(&dir.join("data"), &cfg, "127.0.0.1:0");
     let url = l.url();
-    let mut plan = casino_sim::standard_plan(2, 2, 11, false, "operator-1", REGULATOR_ID);
+    let mut plan = casino_sim::standard_plan(2, 2, 11, mistakes, "operator-1", REGULATOR_ID);
     for t in &mut plan.tables {
         t.casino_id = rename(&t.casino_id).to_string();
         t.config.casino_id = Some(t.casino_id.clone());
@@ -128,7 +129,7 @@ fn hidden_like_unknown(hidden: tonic::Status, unknown: tonic::Status, id: &str, 
 #[tokio::test]
 async fn rounds_and_jackpots_answer_a_casino_with_its_own_part() {
     let dir = tempdir();
-    let (l, session) = two_casinos(dir.path()).await;
+    let (l, session) = two_casinos(dir.path(), false).await;
     let url = l.url();
     let casino_of_machine: BTreeMap<String, String> = session
         .devices
@@ -392,4 +393,222 @@ async fn rounds_and_jackpots_answer_a_casino_with_its_own_part() {
         }
     }
     l.stop();
+}
+
+async fn review(
+    a: &mut AuditClient<Channel>,
+    id: &str,
+    action: v1::FindingAction,
+    comment: &str,
+) -> Result<v1::FindingReview, tonic::Status> {
+    a.review_finding(v1::ReviewFindingRequest {
+        finding_id: id.into(),
+        action: action as i32,
+        comment: comment.into(),
+    })
+    .await
+    .map(|r| r.into_inner())
+}
+
+async fn history(a: &mut AuditClient<Channel>, id: &str) -> v1::FindingDetail {
+    a.get_finding(v1::GetFindingRequest {
+        finding_id: id.into(),
+    })
+    .await
+    .unwrap()
+    .into_inner()
+}
+
+/// Findings of one status, as `who` lists them.
+async fn with_status(a: &mut AuditClient<Channel>, status: v1::FindingStatus) -> Vec<String> {
+    let page = a
+        .list_findings(v1::ListFindingsRequest {
+            status: status as i32,
+            limit: 10_000,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    assert!(page.findings.iter().all(|f| f.status == status as i32));
+    page.findings.into_iter().map(|f| f.id).collect()
+}
+
+/// A finding's review is recorded in the chain for the principal who made it: only compliance
+/// (of the finding's casino) and the regulator may review, another casino's finding reads as
+/// one that does not exist, the transitions are enforced, the status filters the list, the
+/// history survives a restart and a rebuild of the audit from the chain, and `ledgerctl verify`
+/// accepts the chain.
+#[tokio::test]
+async fn finding_reviews_are_recorded_by_principal_scoped_and_rebuilt_from_the_chain() {
+    use v1::{FindingAction as A, FindingStatus as S};
+    let dir = tempdir();
+    let (l, _session) = two_casinos(dir.path(), true).await;
+    let url = l.url();
+    let mut reg = AuditClient::new(channel_as(&url, "e2e-regulator").await);
+    let all = reg
+        .list_findings(v1::ListFindingsRequest {
+            limit: 10_000,
+            ..Default::default()
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .findings;
+    assert!(all.iter().all(|f| f.status == S::Open as i32), "{all:?}");
+    let of = |c: &str| {
+        all.iter()
+            .find(|f| f.casino_id == c)
+            .unwrap_or_else(|| panic!("a finding of {c} among {all:?}"))
+            .id
+            .clone()
+    };
+    let (lx, po) = (of("lisboa"), of("porto"));
+
+    // Roles: operator, admin and device may not review.
+    for who in ["e2e-operator", "e2e-admin", "e2e-device"] {
+        let mut a = AuditClient::new(channel_as(&url, who).await);
+        let e = review(&mut a, &lx, A::Acknowledge, "").await.unwrap_err();
+        assert_eq!(e.code(), Code::PermissionDenied, "{who}: {e:?}");
+        assert!(e.message().contains("ReviewFinding"), "{e:?}");
+    }
+    // Another casino's finding is answered as one that does not exist.
+    let mut lisboa = AuditClient::new(channel_as(&url, "lisboa-compliance").await);
+    let hidden = review(&mut lisboa, &po, A::Acknowledge, "")
+        .await
+        .unwrap_err();
+    let unknown = review(&mut lisboa, "no-such-id", A::Acknowledge, "")
+        .await
+        .unwrap_err();
+    hidden_like_unknown(hidden, unknown, &po, "ReviewFinding");
+    let hidden = lisboa
+        .get_finding(v1::GetFindingRequest {
+            finding_id: po.clone(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(hidden.code(), Code::NotFound, "{hidden:?}");
+    // Bad requests change nothing.
+    let e = review(&mut lisboa, &lx, A::Resolve, " ").await.unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument);
+    assert!(e.message().starts_with("comment:"), "{e:?}");
+    let e = review(&mut lisboa, &lx, A::Unspecified, "x")
+        .await
+        .unwrap_err();
+    assert!(e.message().starts_with("action:"), "{e:?}");
+    let e = review(&mut lisboa, &lx, A::Acknowledge, &"x".repeat(2001))
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::InvalidArgument, "{e:?}");
+    assert!(history(&mut reg, &lx).await.history.is_empty());
+
+    // The workflow.
+    let ack = review(&mut lisboa, &lx, A::Acknowledge, "seen; table closed")
+        .await
+        .unwrap();
+    let rec = ack.record.clone().unwrap();
+    assert_eq!(rec.principal, "lisboa-compliance");
+    assert_eq!(rec.principal_role, "compliance");
+    assert_eq!(
+        rec.principal_fingerprint,
+        pki().fingerprint("lisboa-compliance")
+    );
+    assert_eq!(
+        (rec.casino_id.as_str(), rec.previous_status),
+        ("lisboa", S::Open as i32)
+    );
+    let e = review(&mut lisboa, &lx, A::Acknowledge, "")
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    review(&mut reg, &lx, A::Dispute, "the payout table says otherwise")
+        .await
+        .unwrap();
+    review(&mut lisboa, &lx, A::Resolve, "player repaid 35 €")
+        .await
+        .unwrap();
+    let e = review(&mut reg, &lx, A::Dispute, "again")
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::FailedPrecondition, "{e:?}");
+    assert!(e.message().contains("resolved"), "{e:?}");
+    // Status: in the list (filtered) and in the finding.
+    assert_eq!(
+        with_status(&mut lisboa, S::Resolved).await,
+        std::slice::from_ref(&lx)
+    );
+    assert!(!with_status(&mut lisboa, S::Open).await.contains(&lx));
+    assert!(with_status(&mut reg, S::Open).await.contains(&po));
+    let seen = history(&mut lisboa, &lx).await;
+    assert_eq!(seen.finding.as_ref().unwrap().status, S::Resolved as i32);
+    let steps = |d: &v1::FindingDetail| {
+        d.history
+            .iter()
+            .map(|h| {
+                let r = h.record.as_ref().unwrap();
+                (h.index, r.action, r.principal.clone(), r.comment.clone())
+            })
+            .collect::<Vec<_>>()
+    };
+    let want = steps(&seen);
+    assert_eq!(
+        want.iter().map(|s| (s.1, s.2.as_str())).collect::<Vec<_>>(),
+        [
+            (A::Acknowledge as i32, "lisboa-compliance"),
+            (A::Dispute as i32, "e2e-regulator"),
+            (A::Resolve as i32, "lisboa-compliance"),
+        ]
+    );
+    assert_eq!(want[0].0, ack.index);
+    // The CLI: the status column and filter, and its own refusals.
+    let (code, out, err) = ledgerctl_as(
+        "lisboa-compliance",
+        &["findings", "--status", "resolved", "--server", &url],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("resolved") && err.contains("1 finding(s)"),
+        "{out}{err}"
+    );
+    let (code, _, err) = ledgerctl_as(
+        "lisboa-compliance",
+        &[
+            "finding",
+            "review",
+            &po,
+            "--action",
+            "acknowledge",
+            "--server",
+            &url,
+        ],
+    );
+    assert_ne!(code, 0);
+    assert!(err.contains("no finding"), "{err}");
+    let (code, _, err) = ledgerctl_as(
+        "lisboa-compliance",
+        &[
+            "finding", "review", &lx, "--action", "close", "--server", &url,
+        ],
+    );
+    assert_ne!(code, 0);
+    assert!(err.contains("--action"), "{err}");
+
+    // After a restart, and after the audit is rebuilt from the chain alone: the same history.
+    let data = l.data_dir.clone();
+    let cfg = write_config_with_regulator(dir.path());
+    l.stop();
+    std::fs::remove_dir_all(data.join("audit")).unwrap();
+    let l = Ledgerd::start(&data, &cfg, "127.0.0.1:0");
+    let url = l.url();
+    wait_caught_up(&url).await;
+    let mut reg = AuditClient::new(channel_as(&url, "e2e-regulator").await);
+    assert_eq!(steps(&history(&mut reg, &lx).await), want);
+    assert_eq!(
+        with_status(&mut reg, S::Resolved).await,
+        std::slice::from_ref(&lx)
+    );
+    l.stop();
+    let (code, out, err) = ledgerctl(&["verify", "--data-dir", data.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("3 finding review"), "{out}");
 }

@@ -70,6 +70,8 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/findings", get(findings_page))
         .route("/findings.csv", get(findings_csv))
         .route("/findings.xlsx", get(findings_xlsx))
+        .route("/finding", get(findings_review::finding_page))
+        .route("/finding/review", post(findings_review::review))
         .route("/round", get(round_page))
         .route("/devices", get(devices_page))
         .route("/jackpots", get(jackpots_page))
@@ -862,6 +864,9 @@ pub struct FindingsQuery {
     to: String,
     #[serde(default)]
     after: String,
+    /// Review status: open, acknowledged, disputed, resolved (empty: any).
+    #[serde(default)]
+    status: String,
 }
 
 impl FindingsQuery {
@@ -875,6 +880,7 @@ impl FindingsQuery {
             ("severity", &self.severity),
             ("from", &self.from),
             ("to", &self.to),
+            ("status", &self.status),
         ] {
             if !v.is_empty() {
                 parts.push(format!("{k}={}", url_encode(v)));
@@ -978,6 +984,7 @@ fn findings_request(
             .and_then(|d| day_start_ms(app.tz, d)),
         after_seq,
         limit: PAGE,
+        status: findings_review::status_filter(loc, &q.status)?,
         ..Default::default()
     })
 }
@@ -1013,6 +1020,7 @@ fn findings_table(app: &App, loc: Locale, fs: &[v1::Finding]) -> Markup {
                 th.num scope="col" { (tr(loc, "Reported", "Declarado")) }
                 th scope="col" { (tr(loc, "Rule", "Regra")) }
                 th scope="col" { (tr(loc, "What", "O quê")) }
+                th scope="col" { (tr(loc, "Status", "Estado")) }
             } }
             tbody {
                 @for f in fs {
@@ -1029,6 +1037,7 @@ fn findings_table(app: &App, loc: Locale, fs: &[v1::Finding]) -> Markup {
                         (money_cell(loc, f.reported_cents))
                         td { (f.citation) }
                         td { (f.message) }
+                        td.status { a href=(findings_review::finding_href(&f.id)) { (findings_review::status_label(loc, f.status)) } }
                     }
                 }
             }
@@ -1092,6 +1101,12 @@ async fn findings_page(
             }
             label { (tr(loc, "From", "De")) input type="date" name="from" value=(q.from); }
             label { (tr(loc, "To", "Até")) input type="date" name="to" value=(q.to); }
+            label { (tr(loc, "Status", "Estado"))
+                select name="status" {
+                    option value="" { (tr(loc, "any", "qualquer")) }
+                    @for (n, _, en, pt) in findings_review::STATUSES { option value=(n) selected[q.status == n] { (tr(loc, en, pt)) } }
+                }
+            }
             button type="submit" { (tr(loc, "Filter", "Filtrar")) }
         }
         p {
@@ -1672,6 +1687,9 @@ async fn verify(
     respond(&ctx, status, page(&app, &ctx, title, body))
 }
 
+#[path = "findings_review.rs"]
+mod findings_review;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1682,7 +1700,7 @@ mod tests {
 
     const PEER: &str = "192.0.2.7:5000";
 
-    fn app_with(extra: &str) -> (Arc<App>, Router) {
+    pub(super) fn app_with(extra: &str) -> (Arc<App>, Router) {
         let hash = crate::auth::hash_password("s3cret").unwrap();
         let cfg: Config = toml::from_str(&format!(
             r#"
@@ -1717,7 +1735,7 @@ casinos = ["lisboa"]
         (app.clone(), router(app))
     }
 
-    fn req(method: &str, uri: &str, cookies: &str, body: &str) -> Request<Body> {
+    pub(super) fn req(method: &str, uri: &str, cookies: &str, body: &str) -> Request<Body> {
         let mut r = Request::builder()
             .method(method)
             .uri(uri)
@@ -1730,7 +1748,7 @@ casinos = ["lisboa"]
         r
     }
 
-    async fn send(r: &Router, q: Request<Body>) -> (StatusCode, HeaderMap, String) {
+    pub(super) async fn send(r: &Router, q: Request<Body>) -> (StatusCode, HeaderMap, String) {
         let resp = r.clone().oneshot(q).await.unwrap();
         let status = resp.status();
         let headers = resp.headers().clone();

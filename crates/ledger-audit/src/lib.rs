@@ -1,4 +1,5 @@
 pub mod live;
 pub mod query;
 pub mod replay;
+pub mod review;
 pub mod store;

@@ -62,6 +62,7 @@ struct Batch {
     findings: Vec<Finding>,
     rounds: Vec<RoundSummary>,
     detail: Vec<jackpot::Detail>,
+    reviews: Vec<crate::review::Review>,
     snapshot: Option<ReplayerSnapshot>,
     /// The replayer's position the batch covers.
     position: Option<u64>,
@@ -93,7 +94,13 @@ impl Committer {
                     let started = Instant::now();
                     let with_snapshot = b.snapshot.is_some();
                     let r = store
-                        .commit(&b.findings, &b.rounds, &b.detail, b.snapshot.as_ref())
+                        .commit_with(
+                            &b.findings,
+                            &b.rounds,
+                            &b.detail,
+                            &b.reviews,
+                            b.snapshot.as_ref(),
+                        )
                         .and_then(|()| match b.snapshot {
                             Some(_) => store.flush(),
                             None => Ok(()),
@@ -310,6 +317,7 @@ impl Follower {
             findings: std::mem::take(&mut self.pending.findings),
             rounds: std::mem::take(&mut self.pending.rounds),
             detail: std::mem::take(&mut self.pending.detail),
+            reviews: std::mem::take(&mut self.pending.reviews),
             snapshot,
             position,
             done: force.then_some(done_tx),
@@ -493,11 +501,13 @@ struct Pending {
     findings: Vec<Finding>,
     rounds: Vec<RoundSummary>,
     detail: Vec<jackpot::Detail>,
+    reviews: Vec<crate::review::Review>,
 }
 
 impl Pending {
     fn add(&mut self, keep_rounds: bool, step: Step) {
         self.findings.extend(step.findings);
+        self.reviews.extend(step.reviews);
         if keep_rounds {
             self.rounds.extend(step.rounds);
             self.detail.extend(step.detail);

@@ -33,6 +33,8 @@ pub struct Step {
     /// The jackpot book's per-event detail (pool history lines, meter increases, day totals),
     /// for the store the queries read it from.
     pub detail: Vec<jackpot::Detail>,
+    /// A review of a finding the entry records (it changes no finding and no digest).
+    pub reviews: Vec<crate::review::Review>,
 }
 
 /// Everything the replayer needs to resume.
@@ -53,6 +55,7 @@ pub struct Prepared {
     /// An event's own time (its signer's clock), for the device clock check.
     occurred_at_ms: Option<i64>,
     routed: Result<(EntryMeta, Routed), ConvertError>,
+    review: Option<crate::review::Review>,
 }
 
 /// The one field of an `EventBody` the clock check reads (the rest is skipped, not decoded).
@@ -76,6 +79,12 @@ impl Prepared {
             received_at_ms: entry.received_at_ms,
             occurred_at_ms: occurred_at(entry.kind, &entry.body),
             routed: route(entry),
+            review: crate::review::Review::of_entry(
+                entry.index,
+                entry.received_at_ms,
+                entry.kind,
+                &entry.body,
+            ),
         }
     }
 
@@ -86,6 +95,12 @@ impl Prepared {
             received_at_ms: entry.received_at_ms,
             occurred_at_ms: occurred_at(entry.kind, &entry.body),
             routed: route_parts(entry.index, entry.received_at_ms, entry.kind, &entry.body),
+            review: crate::review::Review::of_entry(
+                entry.index,
+                entry.received_at_ms,
+                entry.kind,
+                &entry.body,
+            ),
         }
     }
 
@@ -199,6 +214,7 @@ impl Replayer {
         if self.position().is_some_and(|p| entry.index <= p) {
             return step;
         }
+        step.reviews.extend(entry.review);
         let (meta, routed) = match entry.routed {
             Ok(r) => r,
             Err(e) => {

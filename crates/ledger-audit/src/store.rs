@@ -16,6 +16,8 @@
 //! | `D` machine(id) at_ms(biased) index(u64 BE) | a machine's credited meter increase, [`jackpot::MeterDelta`] (JSON) |
 //! | `Y` machine(id) day(biased) | the sum of a machine's increases of one UTC day, [`jackpot::DeltaSum`] (JSON) |
 //! | `E` machine(id) at_ms(biased) index(u64 BE) | a machine's significant event, [`jackpot::LoggedEvent`] (JSON) |
+//! | `I` id | a finding's seq (u64 BE): findings by id |
+//! | `W` (finding id) index(u64 BE) | a review of the finding in entry `index`: its receive time (i64 BE), then the encoded [`v1::FindingReviewed`] |
 //! | `S` | the [`ReplayerSnapshot`] (JSON) |
 //!
 //! An `(id)` in a key is its length (u32 BE) and its bytes, so that no id can run into the next
@@ -37,7 +39,9 @@
 //! often. On [`AuditStore::load`] every finding and round after the snapshot is removed, so replay
 //! resumes from the snapshot without a duplicate or a gap. The detail records after it are left:
 //! each is keyed by what it is (a pool and a position, a machine and a reading, a machine and a
-//! day), and the replay from the snapshot writes the same records under the same keys again.
+//! day), and the replay from the snapshot writes the same records under the same keys again. So
+//! are the `W` reviews (keyed by their finding and entry): a finding's status is its last
+//! review's action ([`ledger_core::review::status_of`]), and an `I` key goes with its finding.
 
 use std::path::Path;
 
@@ -48,6 +52,8 @@ use serde::{Deserialize, Serialize};
 use jackpot::{DeltaSum, Detail, DetailSource, MeterDelta, PoolEntry, QueryError};
 
 use crate::replay::ReplayerSnapshot;
+use crate::review::Review;
+use ledger_proto::v1::{self, FindingStatus};
 
 /// Why the audit store failed.
 #[derive(Debug, thiserror::Error)]
@@ -93,6 +99,9 @@ pub struct FindingFilter {
     /// Ledger time window `[from_ms, to_ms)`.
     pub from_ms: Option<i64>,
     pub to_ms: Option<i64>,
+    /// Only findings in this review status (from the `W` records, so not in [`Self::matches`]).
+    #[serde(skip)]
+    pub status: Option<FindingStatus>,
 }
 
 impl FindingFilter {
@@ -154,7 +163,8 @@ fn biased(ms: i64) -> [u8; 8] {
 /// The version of the layout above. Raised also when the rules' results change, so that a
 /// store derived under the old rules is rebuilt from the chain rather than kept: 6 = jackpot
 /// transfers booked as carried out and faulty-meter play after the reading only (issue 38).
-pub const LAYOUT: &[u8] = b"6";
+/// 7 = findings by id (`I`) and their reviews (`W`, issue 41).
+pub const LAYOUT: &[u8] = b"7";
 
 /// Most rounds in one `T` block (a lookup by id decodes its block: about 40 KB of JSON).
 pub const BLOCK_ROUNDS: usize = 64;
@@ -210,6 +220,8 @@ fn encode<T: Serialize>(v: &T) -> Vec<u8> {
 #[derive(Debug, Default)]
 pub struct FindingsPage {
     pub findings: Vec<Finding>,
+    /// Each finding's review status, in the same order.
+    pub statuses: Vec<FindingStatus>,
     /// The seq of the last finding read, when the read budget stopped the read there (before
     /// the page was full and before the end): resume after it. None: nothing more to read, or
     /// the page is full.
@@ -299,6 +311,7 @@ impl AuditStore {
                 batch.remove(x);
             }
             batch.remove(code_key(&f.code, f.seq));
+            batch.remove(prefixed(b'I', &[f.id.as_bytes()]));
             batch.remove(k);
         }
         // Rounds closed after the position: in the last blocks (chain order, see the layout).
@@ -335,7 +348,25 @@ impl AuditStore {
         detail: &[Detail],
         snapshot: Option<&ReplayerSnapshot>,
     ) -> Result<()> {
+        self.commit_with(findings, rounds, detail, &[], snapshot)
+    }
+
+    /// [`AuditStore::commit`], with the findings' reviews.
+    pub fn commit_with(
+        &self,
+        findings: &[Finding],
+        rounds: &[RoundSummary],
+        detail: &[Detail],
+        reviews: &[Review],
+        snapshot: Option<&ReplayerSnapshot>,
+    ) -> Result<()> {
         let mut batch = sled::Batch::default();
+        for r in reviews {
+            batch.insert(
+                with(id_key(b'W', &r.record.finding_id), &r.index.to_be_bytes()),
+                r.encode_value(),
+            );
+        }
         for d in detail {
             match d {
                 Detail::PoolLine {
@@ -372,6 +403,7 @@ impl AuditStore {
                 batch.insert(x, &[][..]);
             }
             batch.insert(code_key(&f.code, f.seq), &[][..]);
+            batch.insert(prefixed(b'I', &[f.id.as_bytes()]), &f.seq.to_be_bytes()[..]);
         }
         for block in rounds.chunks(BLOCK_ROUNDS) {
             let at = time_key(&block[0]);
@@ -426,7 +458,11 @@ impl AuditStore {
         let mut take = |seq: &[u8], v: &[u8]| -> Result<bool> {
             let f: Finding = decode(v)?;
             if filter.matches(&f) {
-                page.findings.push(f);
+                let status = self.status(&f.id)?;
+                if filter.status.is_none_or(|s| s == status) {
+                    page.findings.push(f);
+                    page.statuses.push(status);
+                }
             }
             read += 1;
             if page.findings.len() >= limit {
@@ -465,6 +501,44 @@ impl AuditStore {
             }
         }
         Ok(page)
+    }
+
+    /// The finding with this id.
+    pub fn finding_by_id(&self, id: &str) -> Result<Option<Finding>> {
+        let Some(seq) = self.tree.get(prefixed(b'I', &[id.as_bytes()]))? else {
+            return Ok(None);
+        };
+        match self.tree.get(prefixed(b'F', &[&seq]))? {
+            Some(v) => Ok(Some(decode(&v)?)),
+            None => Err(AuditStoreError::Corrupt(format!(
+                "finding {id} is indexed but not stored"
+            ))),
+        }
+    }
+
+    /// A finding's reviews, in chain order.
+    pub fn reviews(&self, finding_id: &str) -> Result<Vec<Review>> {
+        self.tree
+            .scan_prefix(id_key(b'W', finding_id))
+            .map(|kv| {
+                let (k, v) = kv?;
+                Review::decode_stored(&k, &v)
+            })
+            .collect()
+    }
+
+    /// A finding's review status: its last review's action, or open.
+    pub fn status(&self, finding_id: &str) -> Result<FindingStatus> {
+        match self.tree.scan_prefix(id_key(b'W', finding_id)).next_back() {
+            Some(kv) => {
+                let (k, v) = kv?;
+                let r = Review::decode_stored(&k, &v)?;
+                Ok(ledger_core::review::status_of(Some(
+                    v1::FindingAction::try_from(r.record.action).unwrap_or_default(),
+                )))
+            }
+            None => Ok(FindingStatus::Open),
+        }
     }
 
     /// One round.
@@ -887,6 +961,85 @@ mod tests {
             .unwrap();
         assert_eq!(page.findings.len(), 4);
         assert_eq!(page.read_up_to, None);
+    }
+
+    fn review(index: u64, finding: &str, action: v1::FindingAction) -> Review {
+        Review {
+            index,
+            at_ms: 1_000 + index as i64,
+            record: v1::FindingReviewed {
+                finding_id: finding.into(),
+                action: action as i32,
+                comment: format!("review {index}"),
+                principal: "compliance-lx".into(),
+                ..Default::default()
+            },
+        }
+    }
+
+    /// A finding is found by id; its status is its last review's action (open without one), its
+    /// history every review in chain order; the status filters a page; and a review written
+    /// again by a replay from the snapshot changes nothing.
+    #[test]
+    fn reviews_give_each_finding_its_status_and_history() {
+        use v1::FindingAction as A;
+        let s = AuditStore::temporary().unwrap();
+        let all: Vec<Finding> = (0..6)
+            .map(|i| Finding {
+                id: format!("F{i}"),
+                ..finding(i, "RL_WRONG_PAYOUT")
+            })
+            .collect();
+        s.commit(&all, &[], &[], None).unwrap();
+        assert_eq!(s.finding_by_id("F3").unwrap().unwrap().seq, 3);
+        assert_eq!(s.finding_by_id("F9").unwrap(), None);
+        assert_eq!(s.status("F1").unwrap(), FindingStatus::Open);
+        let reviews = [
+            review(100, "F1", A::Acknowledge),
+            review(101, "F2", A::Dispute),
+            review(105, "F1", A::Resolve),
+        ];
+        s.commit_with(&[], &[], &[], &reviews[..2], None).unwrap();
+        assert_eq!(s.status("F1").unwrap(), FindingStatus::Acknowledged);
+        s.commit_with(&[], &[], &[], &reviews[2..], None).unwrap();
+        // Written again (a replay after a restart): the same records under the same keys.
+        s.commit_with(&[], &[], &[], &reviews, None).unwrap();
+        assert_eq!(s.status("F1").unwrap(), FindingStatus::Resolved);
+        assert_eq!(s.status("F2").unwrap(), FindingStatus::Disputed);
+        assert_eq!(
+            s.reviews("F1").unwrap(),
+            [reviews[0].clone(), reviews[2].clone()]
+        );
+        assert_eq!(s.reviews("F0").unwrap(), []);
+        // "F1" is a prefix of no other id here, but ids are length-prefixed in any case.
+        assert_eq!(s.reviews("F").unwrap(), []);
+        let only = |status| {
+            let page = s
+                .findings_within(
+                    &FindingFilter {
+                        status: Some(status),
+                        ..FindingFilter::default()
+                    },
+                    None,
+                    100,
+                    usize::MAX,
+                )
+                .unwrap();
+            assert_eq!(page.findings.len(), page.statuses.len());
+            assert!(page.statuses.iter().all(|s| *s == status));
+            page.findings.iter().map(|f| f.seq).collect::<Vec<_>>()
+        };
+        assert_eq!(only(FindingStatus::Resolved), [1]);
+        assert_eq!(only(FindingStatus::Disputed), [2]);
+        assert_eq!(only(FindingStatus::Open), [0, 3, 4, 5]);
+        assert_eq!(only(FindingStatus::Acknowledged), Vec::<u64>::new());
+        // Findings after the snapshot are dropped with their id index.
+        let mut snap = Replayer::new(settings(false)).snapshot();
+        snap.auditor.digest.count = 4;
+        s.commit(&[], &[], &[], Some(&snap)).unwrap();
+        s.load().unwrap();
+        assert!(s.finding_by_id("F3").unwrap().is_some());
+        assert_eq!(s.finding_by_id("F4").unwrap(), None);
     }
 
     /// A query for one code reads that code's findings only: it pages, finds nothing quickly for

@@ -16,6 +16,7 @@ pub mod merkle;
 pub mod note;
 pub mod receipt;
 pub mod record;
+pub mod review;
 pub mod signers;
 pub mod signing;
 pub mod tiles;

@@ -118,6 +118,8 @@ pub struct Summary {
     pub security_findings: u64,
     /// Ledger-signed records of a step of the ledger's wall clock.
     pub clock_steps: u64,
+    /// Ledger-signed reviews of audit findings ([`crate::review`]).
+    pub finding_reviews: u64,
     pub checkpoints: u64,
     pub signers: u64,
     pub revoked: u64,
@@ -535,6 +537,11 @@ impl ChainVerifier {
                         }
                         self.ledger_key = Some(k);
                         self.ledger_keys.push((i, k));
+                    }
+                    Some(Record::FindingReviewed(r)) => {
+                        crate::review::check_record(r)
+                            .map_err(|e| VerifyError::at(i, e.to_string()))?;
+                        self.summary.finding_reviews += 1;
                     }
                     _ => {}
                 }
@@ -1372,6 +1379,37 @@ mod tests {
         let e = c.refused();
         assert_eq!(e.index, Some(5));
         assert!(e.what.contains("is before the previous entry's"), "{e}");
+    }
+
+    /// A finding review is a ledger record like the others: accepted and counted when it is
+    /// well formed, refused (at its index, saying why) when it is not.
+    #[test]
+    fn finding_reviews_are_accepted_when_well_formed() {
+        let review = |comment: &str, previous: v1::FindingStatus| {
+            Record::FindingReviewed(v1::FindingReviewed {
+                finding_id: "0123abcd".into(),
+                action: v1::FindingAction::Resolve as i32,
+                comment: comment.into(),
+                principal: "compliance-lx".into(),
+                principal_role: "compliance".into(),
+                principal_fingerprint: "ab".repeat(32),
+                casino_id: "lisboa".into(),
+                code: "RL_WRONG_PAYOUT".into(),
+                finding_seq: 3,
+                previous_status: previous as i32,
+            })
+        };
+        let mut c = with_table(1);
+        c.record(review("paid back", v1::FindingStatus::Acknowledged));
+        let s = c.verify(None).unwrap();
+        assert_eq!(s.finding_reviews, 1);
+        let at = c.record(review("", v1::FindingStatus::Acknowledged));
+        let e = c.refused();
+        assert_eq!(e.index, Some(at));
+        assert!(e.what.contains("comment: required to resolve"), "{e}");
+        let mut c = with_table(1);
+        let at = c.record(review("again", v1::FindingStatus::Resolved));
+        assert_eq!(c.refused().index, Some(at));
     }
 
     fn clock_step(c: &Chain, after_ms: i64, mono: u64, across_restart: bool) -> Record {

@@ -59,9 +59,6 @@ pub enum PreOutcome {
     /// Refused before any state was consulted; the receipt says why.
     Rejected(Box<v1::Receipt>),
     Ready(Box<Ready>),
-    /// A record the ledger itself writes and signs at its place in the group (e.g. a witness's
-    /// refusal, [`v1::WitnessRefused`]); its receipt is ACCEPTED with the entry's index and hash.
-    Record(Box<Record>),
 }
 
 impl PreOutcome {
@@ -764,18 +761,6 @@ impl Appender {
                     }
                     self.decide(&mut p, *r, received_at)?
                 }
-                PreOutcome::Record(record) => {
-                    let prev_hash = self.head.map_or(GENESIS_PREV_HASH, |(_, h)| h);
-                    let (index, hash) = self.ledger_record(&mut p, received_at, *record)?;
-                    v1::Receipt {
-                        status: St::Accepted as i32,
-                        index,
-                        entry_hash: hash.to_vec(),
-                        received_at_ms: received_at,
-                        prev_hash: prev_hash.to_vec(),
-                        ..Default::default()
-                    }
-                }
             };
             receipts.push(r);
         }
@@ -790,6 +775,43 @@ impl Appender {
             Applied {
                 head_index,
                 head_hash,
+                appended,
+            },
+        ))
+    }
+
+    /// Append one record of the ledger's own (signed by the ledger key) as a group of its own,
+    /// for a service that records something on a principal's request (a finding review). Like
+    /// [`Appender::apply`], it is durable only after the store's next sync; the receipt names
+    /// the entry (signed, when receipts are).
+    pub fn append_record(
+        &mut self,
+        record: Record,
+        now_ms: i64,
+    ) -> Result<(v1::Receipt, Applied), StoreError> {
+        let group_first = self.head.map_or(0, |(i, _)| i + 1);
+        self.group_leaves.clear();
+        let mut p = self.begin();
+        let received_at = self.stamp(&mut p, now_ms)?;
+        let (index, hash) = self.ledger_record(&mut p, received_at, record)?;
+        let appended = p.entries.len() as u64;
+        self.commit(p)?;
+        let mut receipts = [v1::Receipt {
+            status: St::Accepted as i32,
+            index,
+            entry_hash: hash.to_vec(),
+            received_at_ms: received_at,
+            ..Default::default()
+        }];
+        if self.sign_receipts {
+            self.sign_group(group_first, now_ms, &mut receipts)?;
+        }
+        let [receipt] = receipts;
+        Ok((
+            receipt,
+            Applied {
+                head_index: index,
+                head_hash: hash,
                 appended,
             },
         ))

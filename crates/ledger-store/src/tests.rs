@@ -204,64 +204,6 @@ fn genesis_principals_registration_and_events() {
     assert_eq!(store.device_entries("table-1", 3).count(), 3);
 }
 
-/// A ledger record submitted among events is written at its place in the group, signed by the
-/// ledger, with an ACCEPTED receipt naming its entry; the chain verifies and reports it.
-#[test]
-fn a_ledger_record_in_a_group_takes_its_place_among_the_events() {
-    let (_d, mut op, store, mut a) = setup();
-    let mut t = Dev::new("table-1", 2);
-    let reg = op.env(register(&t));
-    submit(&mut a, vec![reg]);
-    let cp = store
-        .write_checkpoint(2, &store.head().unwrap().unwrap().1, NOW, "test")
-        .unwrap();
-    let number = v1::CheckpointBody::decode(cp.body.as_slice())
-        .unwrap()
-        .number;
-    let refused = v1::WitnessRefused {
-        witness: "w1".into(),
-        witness_public_key: ed25519_dalek::SigningKey::from_bytes(&[7; 32])
-            .verifying_key()
-            .to_bytes()
-            .to_vec(),
-        checkpoint_number: number,
-        tree_size: 3,
-        http_status: 422,
-        witness_size: 0,
-        answer: "bad proof".into(),
-    };
-    let mut items: Vec<PreOutcome> = vec![t.env(bet(1))]
-        .into_iter()
-        .map(|e| precheck(&store, e, 65536, &TimePolicy::default(), NOW))
-        .collect();
-    items.push(PreOutcome::Record(Box::new(
-        v1::ledger_record_body::Record::WitnessRefused(refused.clone()),
-    )));
-    items.extend(
-        [t.env(bet(2))]
-            .into_iter()
-            .map(|e| precheck(&store, e, 65536, &TimePolicy::default(), NOW)),
-    );
-    verify_prechecked(&mut items);
-    let (r, _) = a.apply(items, NOW).unwrap();
-    store.sync().unwrap();
-    assert!(r.iter().all(|r| status(r).0 == St::Accepted), "{r:?}");
-    assert_eq!(r.iter().map(|r| r.index).collect::<Vec<_>>(), vec![3, 4, 5]);
-    let e = store.entry(4).unwrap().unwrap();
-    assert_eq!(e.kind, v1::RecordKind::Ledger as i32);
-    assert_eq!(r[1].entry_hash, e.entry_hash);
-    assert_eq!(r[1].prev_hash, store.entry(3).unwrap().unwrap().entry_hash);
-    let body = ledger_core::record::decode_ledger_record(&e.body).unwrap();
-    assert_eq!(
-        body.record,
-        Some(v1::ledger_record_body::Record::WitnessRefused(refused))
-    );
-    let s = verify_all(&store);
-    assert_eq!((s.entries, s.events), (6, 3));
-    assert_eq!(s.witness_refusals.len(), 1);
-    assert_eq!(s.witness_refusals[0].index, 4);
-}
-
 /// Two devices interleaved in the same groups share chunks; each device's reading decodes a
 /// chunk once for all its entries there (and settles sled's cache past 8 chunks), and still
 /// gives exactly its own entries, in sequence order, with their bodies, from any starting
@@ -3125,4 +3067,31 @@ fn alarms_are_kept_outside_the_chain_in_order() {
     );
     assert_eq!(store.head().unwrap(), head);
     verify_all(&store);
+}
+
+/// A record of the ledger's own appended on a service's request (a finding review) is the next
+/// entry, named by its receipt, signed when receipts are, and a chain holding it verifies.
+#[test]
+fn a_record_appended_for_a_service_is_the_next_entry_and_verifies() {
+    let (_dir, mut op, store, mut a) = setup();
+    a.sign_receipts(true);
+    submit(&mut a, vec![op.env(register(&Dev::new("t1", 2)))]);
+    let before = a.head().unwrap().0;
+    let record = v1::ledger_record_body::Record::FindingReviewed(v1::FindingReviewed {
+        finding_id: "abc".into(),
+        action: v1::FindingAction::Acknowledge as i32,
+        principal: "compliance-lx".into(),
+        previous_status: v1::FindingStatus::Open as i32,
+        ..Default::default()
+    });
+    let (receipt, applied) = a.append_record(record.clone(), NOW + 5).unwrap();
+    store.sync().unwrap();
+    assert_eq!(receipt.index, before + 1);
+    assert_eq!(applied.head_index, receipt.index);
+    assert_eq!(receipt.entry_hash, applied.head_hash.to_vec());
+    assert!(receipt.group.is_some(), "signed like any accepted receipt");
+    let e = store.entry(receipt.index).unwrap().unwrap();
+    let body = ledger_core::record::decode_ledger_record(&e.body).unwrap();
+    assert_eq!(body.record, Some(record));
+    assert_eq!(verify_all(&store).finding_reviews, 1);
 }

@@ -251,6 +251,19 @@ fn describe(e: &v1::ChainEntry) -> (String, String, u64) {
                     format!(": {}", w.answer)
                 }
             ),
+            Some(v1::ledger_record_body::Record::FindingReviewed(r)) => format!(
+                "FINDING REVIEWED {} {} by {} ({}, key {}): {}",
+                r.finding_id,
+                ledger_core::review::action_name(
+                    v1::FindingAction::try_from(r.action).unwrap_or_default()
+                ),
+                r.principal,
+                r.principal_role,
+                r.principal_fingerprint
+                    .get(..16)
+                    .unwrap_or(&r.principal_fingerprint),
+                r.comment.escape_debug()
+            ),
             None => "unreadable ledger record".into(),
         };
         return (what, "ledger".into(), 0);

@@ -41,11 +41,167 @@ pub struct Args {
     /// Until this time (exclusive).
     #[arg(long)]
     pub to: Option<String>,
+    /// Only in this review status: open, acknowledged, disputed, resolved.
+    #[arg(long)]
+    pub status: Option<String>,
     /// At most this many (0: all).
     #[arg(long, default_value_t = 0)]
     pub limit: u64,
     #[command(flatten)]
     pub server: ServerArg,
+}
+
+/// `ledgerctl finding`: one finding, and its review.
+#[derive(clap::Subcommand, Debug)]
+pub enum FindingCommand {
+    /// One finding with its status and review history.
+    Show(ShowArgs),
+    /// Review a finding (recorded in the chain for your client certificate's principal).
+    #[command(after_long_help = "\
+Examples:
+  ledgerctl finding review F0a1b2c3d4e5f60718293a4b --action acknowledge --comment \"seen; table closed\"
+  ledgerctl finding review F0a1b2c3d4e5f60718293a4b --action resolve --comment \"player repaid 35 EUR\"")]
+    Review(ReviewArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ShowArgs {
+    /// The finding's id (as `ledgerctl findings` shows it).
+    pub id: String,
+    #[command(flatten)]
+    pub server: ServerArg,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ReviewArgs {
+    /// The finding's id (as `ledgerctl findings` shows it).
+    pub id: String,
+    /// What the review does: acknowledge, dispute or resolve.
+    #[arg(long)]
+    pub action: String,
+    /// Why, at most 2000 characters (required to resolve).
+    #[arg(long, default_value = "")]
+    pub comment: String,
+    #[command(flatten)]
+    pub server: ServerArg,
+}
+
+/// `--status`'s value.
+fn status_arg(s: &str) -> anyhow::Result<i32> {
+    match ledger_core::review::parse_status(s) {
+        Some(v1::FindingStatus::Unspecified) | None => {
+            anyhow::bail!("--status: `{s}` is not one of open, acknowledged, disputed, resolved")
+        }
+        Some(st) => Ok(st as i32),
+    }
+}
+
+/// A status's name, or "" when the answer has none.
+fn status_of(f: &v1::Finding) -> &'static str {
+    match v1::FindingStatus::try_from(f.status) {
+        Ok(v1::FindingStatus::Unspecified) | Err(_) => "",
+        Ok(s) => ledger_core::review::status_name(s),
+    }
+}
+
+/// One review on one line.
+pub fn review_line(r: &v1::FindingReview) -> String {
+    let rec = r.record.clone().unwrap_or_default();
+    let action = v1::FindingAction::try_from(rec.action).unwrap_or_default();
+    format!(
+        "entry {:<8} {}  {:<11} by {} ({}){}",
+        r.index,
+        ledger_fmt::rfc3339_s(r.at_ms),
+        ledger_core::review::action_name(action),
+        rec.principal,
+        rec.principal_role,
+        if rec.comment.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", rec.comment.escape_debug())
+        }
+    )
+}
+
+/// `ledgerctl finding show|review`.
+pub async fn run_finding(c: FindingCommand, json: bool) -> anyhow::Result<i32> {
+    match c {
+        FindingCommand::Show(a) => {
+            let channel = common::channel(&a.server.server).await?;
+            let mut client = v1::audit_client::AuditClient::new(channel);
+            let d = client
+                .get_finding(v1::GetFindingRequest { finding_id: a.id })
+                .await
+                .context("reading the finding")?
+                .into_inner();
+            let f = d.finding.unwrap_or_default();
+            if json {
+                let mut v = finding_json(&f);
+                v["history"] = d.history.iter().map(review_json).collect();
+                println!("{}", serde_json::to_string(&v)?);
+            } else {
+                println!("{}\n       id: {}", proto_line(&f), f.id);
+                if d.history.is_empty() {
+                    println!("       never reviewed");
+                }
+                for r in &d.history {
+                    println!("       {}", review_line(r));
+                }
+            }
+            Ok(0)
+        }
+        FindingCommand::Review(a) => {
+            let action = ledger_core::review::parse_action(&a.action).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "--action: `{}` is not one of acknowledge, dispute, resolve",
+                    a.action
+                )
+            })?;
+            ledger_core::review::check_comment(&a.comment).map_err(|e| anyhow::anyhow!("--{e}"))?;
+            if action == v1::FindingAction::Resolve && a.comment.trim().is_empty() {
+                anyhow::bail!("--comment: required to resolve (say how it was dealt with)");
+            }
+            let channel = common::channel(&a.server.server).await?;
+            let mut client = v1::audit_client::AuditClient::new(channel);
+            let r = client
+                .review_finding(v1::ReviewFindingRequest {
+                    finding_id: a.id,
+                    action: action as i32,
+                    comment: a.comment,
+                })
+                .await
+                .context("reviewing the finding")?
+                .into_inner();
+            if json {
+                println!("{}", serde_json::to_string(&review_json(&r))?);
+            } else {
+                let rec = r.record.clone().unwrap_or_default();
+                println!(
+                    "finding {} {}: recorded in entry {}",
+                    rec.finding_id,
+                    ledger_core::review::status_name(ledger_core::review::status_after(action)),
+                    r.index
+                );
+            }
+            Ok(0)
+        }
+    }
+}
+
+/// A review as JSON.
+pub fn review_json(r: &v1::FindingReview) -> serde_json::Value {
+    let rec = r.record.clone().unwrap_or_default();
+    serde_json::json!({
+        "index": r.index, "at_ms": r.at_ms, "finding_id": rec.finding_id,
+        "action": ledger_core::review::action_name(
+            v1::FindingAction::try_from(rec.action).unwrap_or_default()),
+        "comment": rec.comment, "principal": rec.principal,
+        "principal_role": rec.principal_role,
+        "principal_fingerprint": rec.principal_fingerprint,
+        "casino_id": rec.casino_id, "code": rec.code, "finding_seq": rec.finding_seq,
+        "previous_status": ledger_core::review::status_name(
+            v1::FindingStatus::try_from(rec.previous_status).unwrap_or_default()),
+    })
 }
 
 /// A time argument in ms since the epoch.
@@ -131,10 +287,16 @@ pub fn proto_line(f: &v1::Finding) -> String {
         (Some(d), None) => format!(" [due {}, nothing reported]", euros(d)),
         _ => String::new(),
     };
+    let status = status_of(f);
     format!(
-        "#{:<5} {:<8} {}{}  {}{}\n       {}\n       rule: {}  evidence: entries {}",
+        "#{:<5} {:<8} {}{}{}  {}{}\n       {}\n       rule: {}  evidence: entries {}",
         f.seq,
         sev,
+        if status.is_empty() {
+            String::new()
+        } else {
+            format!("{status:<13}")
+        },
         f.code,
         if f.for_review { " (review)" } else { "" },
         subject,
@@ -173,6 +335,12 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
         to_ms: a.to.as_deref().map(|s| parse_time("to", s)).transpose()?,
         after_seq: None,
         limit: 1000,
+        status: a
+            .status
+            .as_deref()
+            .map(status_arg)
+            .transpose()?
+            .unwrap_or(0),
     };
     let mut n = 0u64;
     loop {
@@ -219,5 +387,6 @@ pub fn finding_json(f: &v1::Finding) -> serde_json::Value {
         "device_id": f.device_id, "game": f.game, "round_id": f.round_id, "bet_id": f.bet_id,
         "due_cents": f.due_cents, "reported_cents": f.reported_cents,
         "evidence": f.evidence, "at_ms": f.at_ms, "message": f.message,
+        "status": status_of(f),
     })
 }

@@ -146,6 +146,9 @@ enum Command {
     Audit(audit_cmd::Args),
     /// List the audit's findings from the running ledger, with filters.
     Findings(findings::Args),
+    /// One finding and its review history, or review it (acknowledge, dispute, resolve).
+    #[command(subcommand)]
+    Finding(findings::FindingCommand),
     /// One settled round from the live audit: due vs reported per bet, and its findings.
     Round(round::Args),
     /// The table games' summary report (rounds, handle, win, hold) as a table, CSV or JSON.
@@ -210,6 +213,9 @@ fn main() {
         Command::Audit(a) => common::runtime().and_then(|rt| rt.block_on(audit_cmd::run(a, json))),
         Command::Findings(a) => {
             common::runtime().and_then(|rt| rt.block_on(findings::run(a, json)))
+        }
+        Command::Finding(c) => {
+            common::runtime().and_then(|rt| rt.block_on(findings::run_finding(c, json)))
         }
         Command::Round(a) => common::runtime().and_then(|rt| rt.block_on(round::run(a, json))),
         Command::Report(a) => common::runtime().and_then(|rt| rt.block_on(report::run(a, json))),

@@ -540,6 +540,12 @@ pub fn report(
                         r.witness, r.http_status, r.checkpoint_number, r.tree_size, r.index
                     );
                 }
+                if s.finding_reviews > 0 {
+                    println!(
+                        "   {} finding review(s) recorded (signed by the ledger for their principals)",
+                        s.finding_reviews
+                    );
+                }
                 println!("   verified in {secs:.2} s ({rate:.0} entries/s)");
             }
             Ok(0)
@@ -586,5 +592,6 @@ pub fn summary_json(source: &str, s: &Summary, secs: f64) -> serde_json::Value {
         "tree_root": s.tree_root.map(hex::encode),
         "tree_checkpoints": s.tree_checkpoints,
         "held_checkpoints": s.held_checkpoints, "clock_steps": s.clock_steps,
+        "finding_reviews": s.finding_reviews,
     })
 }

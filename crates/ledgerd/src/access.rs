@@ -84,6 +84,9 @@ pub struct Principal {
     pub roles: BTreeSet<Role>,
     /// The casinos it is limited to; empty = every casino of the ledger.
     pub casinos: BTreeSet<String>,
+    /// The SHA-256 of its certificate's public key (hex, [`spki_fingerprint`]); empty for the
+    /// local caller.
+    pub fingerprint: String,
 }
 
 impl Principal {
@@ -92,7 +95,14 @@ impl Principal {
             name: name.into(),
             roles: [role].into(),
             casinos: casinos.into_iter().collect(),
+            fingerprint: String::new(),
         }
+    }
+
+    /// The same, identified by the certificate key `fingerprint`.
+    pub fn with_fingerprint(mut self, fingerprint: &str) -> Principal {
+        self.fingerprint = fingerprint.to_string();
+        self
     }
 
     /// The caller of a ledgerd that serves plaintext on loopback: the machine's own users, who
@@ -102,6 +112,7 @@ impl Principal {
             name: "local (plaintext on loopback)".into(),
             roles: Role::ALL.into(),
             casinos: BTreeSet::new(),
+            fingerprint: String::new(),
         }
     }
 
@@ -217,6 +228,16 @@ pub const RULES: &[(&str, Admits)] = &[
         Admits::Roles(&[OP, CO, RE]),
     ),
     (
+        "/casino_ledger.v1.Audit/GetFinding",
+        Admits::Roles(&[OP, CO, RE]),
+    ),
+    // A review is recorded in the chain for its principal: the casino's compliance team and the
+    // inspectorate; not the operator, whose own conduct the findings judge (docs/security.md).
+    (
+        "/casino_ledger.v1.Audit/ReviewFinding",
+        Admits::Roles(&[CO, RE]),
+    ),
+    (
         "/casino_ledger.v1.Audit/GetRound",
         Admits::Roles(&[OP, CO, RE]),
     ),
@@ -277,6 +298,8 @@ pub const RULES: &[(&str, Admits)] = &[
 /// narrow its answer yet.
 pub const CASINO_SCOPED: &[&str] = &[
     "/casino_ledger.v1.Audit/ListFindings",
+    "/casino_ledger.v1.Audit/GetFinding",
+    "/casino_ledger.v1.Audit/ReviewFinding",
     "/casino_ledger.v1.Audit/GetReport",
     "/casino_ledger.v1.Audit/GetRound",
     "/casino_ledger.v1.Jackpots/ListPools",

@@ -278,6 +278,16 @@ pub fn finding_to_proto(f: &Finding) -> v1::Finding {
         evidence: f.evidence.clone(),
         at_ms: f.at_ms,
         message: f.message.clone(),
+        // Unknown here: served answers set it (`finding_with_status`).
+        status: v1::FindingStatus::Unspecified as i32,
+    }
+}
+
+/// A finding in its proto form, with its review status.
+fn finding_with_status(f: &Finding, status: v1::FindingStatus) -> v1::Finding {
+    v1::Finding {
+        status: status as i32,
+        ..finding_to_proto(f)
     }
 }
 
@@ -301,9 +311,14 @@ fn findings_page(
     use prost::Message as _;
     let mut budget = crate::reply::Budget::new(max_reply_bytes);
     let (findings, more) = crate::reply::fill(
-        page.findings
-            .iter()
-            .map(|f| Ok::<_, Status>(finding_to_proto(f))),
+        page.findings.iter().enumerate().map(|(i, f)| {
+            let status = page
+                .statuses
+                .get(i)
+                .copied()
+                .unwrap_or(v1::FindingStatus::Unspecified);
+            Ok::<_, Status>(finding_with_status(f, status))
+        }),
         limit,
         &mut budget,
         |f| Ok(crate::reply::message_cost(f.encoded_len())),
@@ -331,6 +346,16 @@ fn finding_query(r: v1::ListFindingsRequest) -> Result<(FindingFilter, usize), S
         None => None,
     };
     let code = non_empty(r.code);
+    let status = match v1::FindingStatus::try_from(r.status) {
+        Ok(v1::FindingStatus::Unspecified) => None,
+        Ok(s) => Some(s),
+        Err(_) => {
+            return Err(Status::invalid_argument(format!(
+                "status: {} is not a finding status",
+                r.status
+            )));
+        }
+    };
     if let Some(c) = &code
         && !audit::is_well_formed_code(c)
     {
@@ -358,6 +383,7 @@ fn finding_query(r: v1::ListFindingsRequest) -> Result<(FindingFilter, usize), S
         round_id: non_empty(r.round_id),
         from_ms: r.from_ms,
         to_ms: r.to_ms,
+        status,
     };
     let limit = match r.limit {
         0 => 100,
@@ -409,6 +435,78 @@ pub struct AuditService {
     pub queries: Arc<QueryPool>,
     /// The casinos' gaming days (`[reports]`).
     pub calendar: Arc<audit::Calendar>,
+    /// Held from a review's check of the finding's status to the audit's applying it, so two
+    /// reviews of one finding are judged one after the other.
+    pub reviews: Arc<tokio::sync::Mutex<()>>,
+}
+
+/// How long a review waits for the audit to reach the chain's head (before checking the
+/// finding's status) and to apply the review (before answering; the review is durable by then).
+pub const REVIEW_WAIT: Duration = Duration::from_secs(10);
+
+impl AuditService {
+    /// Wait until the audit has committed entry `index` (true), or `REVIEW_WAIT` passed or the
+    /// audit stopped (false).
+    async fn audit_reaches(&self, index: u64) -> bool {
+        let deadline = tokio::time::Instant::now() + REVIEW_WAIT;
+        loop {
+            if self.committed.read().map(|p| *p).unwrap_or(None) >= Some(index) {
+                return true;
+            }
+            let halted = self.halted.lock().map(|h| h.is_some()).unwrap_or(true);
+            if halted || tokio::time::Instant::now() >= deadline {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    /// The finding `id` if the caller may see it (NOT_FOUND otherwise: another casino's finding
+    /// reads as one that does not exist), with its status and history.
+    async fn visible_finding(
+        &self,
+        caller: &crate::access::Principal,
+        id: &str,
+    ) -> Result<
+        (
+            Finding,
+            v1::FindingStatus,
+            Vec<ledger_audit::review::Review>,
+        ),
+        Status,
+    > {
+        let store = self.store.clone();
+        let key = id.to_string();
+        let found = self
+            .queries
+            .run(move || -> Result<_, ledger_audit::store::AuditStoreError> {
+                let Some(f) = store.finding_by_id(&key)? else {
+                    return Ok(None);
+                };
+                Ok(Some((f, store.status(&key)?, store.reviews(&key)?)))
+            })
+            .await?
+            .map_err(|e| stored_data_status(query::QueryError::Store(e)))?;
+        match found {
+            Some((f, status, history))
+                if caller.casinos.is_empty()
+                    || f.casino_id
+                        .as_deref()
+                        .is_some_and(|c| caller.casinos.contains(c)) =>
+            {
+                Ok((f, status, history))
+            }
+            _ => Err(Status::not_found(format!("finding_id: no finding {id}"))),
+        }
+    }
+}
+
+/// A finding id argument: present and of an id's form.
+fn finding_id_arg(id: &str) -> Result<(), Status> {
+    if id.is_empty() {
+        return Err(Status::invalid_argument("finding_id: missing"));
+    }
+    id_arg("finding_id", id)
 }
 
 #[tonic::async_trait]
@@ -478,6 +576,94 @@ impl Audit for AuditService {
         )?))
     }
 
+    async fn review_finding(
+        &self,
+        req: Request<v1::ReviewFindingRequest>,
+    ) -> Result<Response<v1::FindingReview>, Status> {
+        use ledger_core::review::{ReviewError, check_review};
+        let caller = crate::access::Caller::of(&req);
+        let r = req.into_inner();
+        finding_id_arg(&r.finding_id)?;
+        let action = v1::FindingAction::try_from(r.action).map_err(|_| {
+            Status::invalid_argument(format!("action: {} is not an action", r.action))
+        })?;
+        let refused = |e: ReviewError| match e {
+            ReviewError::Invalid(m) => Status::invalid_argument(m),
+            ReviewError::Transition(m) => {
+                Status::failed_precondition(format!("finding {}: {m}", r.finding_id))
+            }
+        };
+        // The request's own faults first, whatever the finding's status.
+        check_review(v1::FindingStatus::Open, action, &r.comment)
+            .or_else(|e| match e {
+                ReviewError::Transition(_) => Ok(()),
+                e => Err(e),
+            })
+            .map_err(refused)?;
+        let _one_at_a_time = self.reviews.lock().await;
+        let head = self.ledger.durable().borrow().0;
+        if !self.audit_reaches(head).await {
+            return Err(Status::unavailable(format!(
+                "the audit has not reached the chain's head (entry {head}) within {} s, or it stopped (GetStatus says why): the finding's status cannot be checked; try again",
+                REVIEW_WAIT.as_secs()
+            )));
+        }
+        let (finding, status, _) = self.visible_finding(&caller, &r.finding_id).await?;
+        check_review(status, action, &r.comment).map_err(refused)?;
+        let record = v1::FindingReviewed {
+            finding_id: finding.id.clone(),
+            action: action as i32,
+            comment: r.comment,
+            principal: caller.name.clone(),
+            principal_role: caller
+                .roles
+                .iter()
+                .map(|r| r.name())
+                .collect::<Vec<_>>()
+                .join(","),
+            principal_fingerprint: caller.fingerprint.clone(),
+            casino_id: finding.casino_id.clone().unwrap_or_default(),
+            code: finding.code.clone(),
+            finding_seq: finding.seq,
+            previous_status: status as i32,
+        };
+        let receipt = self
+            .ledger
+            .append_record(v1::ledger_record_body::Record::FindingReviewed(
+                record.clone(),
+            ))
+            .await?;
+        tracing::info!(
+            finding = %record.finding_id,
+            action = ledger_core::review::action_name(action),
+            principal = %record.principal,
+            index = receipt.index,
+            "finding reviewed"
+        );
+        // Durable now; answered once the audit shows it (or after REVIEW_WAIT, when the audit
+        // is behind: the status then follows when it catches up).
+        self.audit_reaches(receipt.index).await;
+        Ok(Response::new(v1::FindingReview {
+            index: receipt.index,
+            at_ms: receipt.received_at_ms,
+            record: Some(record),
+        }))
+    }
+
+    async fn get_finding(
+        &self,
+        req: Request<v1::GetFindingRequest>,
+    ) -> Result<Response<v1::FindingDetail>, Status> {
+        let caller = crate::access::Caller::of(&req);
+        let r = req.into_inner();
+        finding_id_arg(&r.finding_id)?;
+        let (finding, status, history) = self.visible_finding(&caller, &r.finding_id).await?;
+        Ok(Response::new(v1::FindingDetail {
+            finding: Some(finding_with_status(&finding, status)),
+            history: history.iter().map(|h| h.to_proto()).collect(),
+        }))
+    }
+
     async fn get_round(
         &self,
         req: Request<v1::GetRoundRequest>,
@@ -493,17 +679,23 @@ impl Audit for AuditService {
         let chain = self.ledger.store().clone();
         let detail = self
             .queries
-            .run(move || {
-                query::round_detail(
+            .run(move || -> Result<_, query::QueryError> {
+                let d = query::round_detail(
                     &chain,
                     &store,
                     non_empty(r.table_id).as_deref(),
                     &r.round_id,
                     r.explain,
-                )
+                )?;
+                let statuses = d
+                    .findings
+                    .iter()
+                    .map(|f| store.status(&f.id))
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok((d, statuses))
             })
             .await?
-            .map_err(|e| match e {
+            .map_err(|e: query::QueryError| match e {
                 query::QueryError::NoRound(_) => Status::not_found(e.to_string()),
                 // The tables it names may be other casinos'.
                 query::QueryError::Ambiguous { .. } if !caller.casinos.is_empty() => {
@@ -514,6 +706,7 @@ impl Audit for AuditService {
                 query::QueryError::Ambiguous { .. } => Status::invalid_argument(e.to_string()),
                 other => stored_data_status(other),
             })?;
+        let (detail, statuses) = detail;
         // A round of another casino's table is answered as one that does not exist.
         let casino = detail.summary.casino_id.as_deref().unwrap_or_default();
         if !caller.casinos.is_empty() && !caller.casinos.contains(casino) {
@@ -526,7 +719,12 @@ impl Audit for AuditService {
             entries: detail.entries,
             adjudication_json: serde_json::to_string(&detail.adjudication).map_err(internal)?,
             explanation: detail.explanation,
-            findings: detail.findings.iter().map(finding_to_proto).collect(),
+            findings: detail
+                .findings
+                .iter()
+                .zip(statuses)
+                .map(|(f, s)| finding_with_status(f, s))
+                .collect(),
         }))
     }
 
@@ -1314,11 +1512,17 @@ mod tests {
         };
         let page = |seqs: &[u64], read_up_to| ledger_audit::store::FindingsPage {
             findings: seqs.iter().map(|&s| f(s)).collect(),
+            statuses: vec![v1::FindingStatus::Open; seqs.len()],
             read_up_to,
         };
         let all = |p, limit| findings_page(p, limit, 4 << 20).unwrap();
         let r = all(page(&[1, 5, 9], None), 2);
         assert_eq!(r.findings.len(), 2);
+        assert!(
+            r.findings
+                .iter()
+                .all(|f| f.status == v1::FindingStatus::Open as i32)
+        );
         assert_eq!(r.next_after_seq, Some(5));
         let r = all(page(&[1], Some(40_000)), 2);
         assert_eq!((r.findings.len(), r.next_after_seq), (1, Some(40_000)));
@@ -1340,9 +1544,10 @@ mod tests {
         };
         let page = |n: u64, read_up_to| ledger_audit::store::FindingsPage {
             findings: (0..n).map(f).collect(),
+            statuses: vec![v1::FindingStatus::Resolved; n as usize],
             read_up_to,
         };
-        let one = finding_to_proto(&f(0)).encoded_len();
+        let one = finding_with_status(&f(0), v1::FindingStatus::Resolved).encoded_len();
         let max = crate::reply::MARGIN + 3 * crate::reply::message_cost(one) + 10;
         // Five asked, three fit: the next page starts after the third, even when the read was
         // cut short too.

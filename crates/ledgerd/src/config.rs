@@ -1077,7 +1077,8 @@ impl Config {
                     c.name
                 )));
             }
-            let p = crate::access::Principal::new(&c.name, role, c.casinos.iter().cloned());
+            let p = crate::access::Principal::new(&c.name, role, c.casinos.iter().cloned())
+                .with_fingerprint(&fp);
             if out.insert(fp, std::sync::Arc::new(p)).is_some() {
                 return Err(ConfigError::Invalid(format!(
                     "{at}.fingerprint (client {}): another client has the same key",

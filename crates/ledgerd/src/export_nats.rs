@@ -653,6 +653,7 @@ fn describe(
                     R::LedgerKeyRotated(_) => "ledger_key_rotated",
                     R::ClockStep(_) => "clock_step",
                     R::WitnessRefused(_) => "witness_refused",
+                    R::FindingReviewed(_) => "finding_reviewed",
                 }
             })
             .unwrap_or("unknown");

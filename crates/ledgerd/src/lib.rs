@@ -404,6 +404,7 @@ async fn serve(
                         max_reply_bytes: max,
                         queries: queries.clone(),
                         calendar: std::sync::Arc::new(cfg.reports.calendar()?),
+                        reviews: Default::default(),
                     })
                     .max_encoding_message_size(max),
                 ),

@@ -192,19 +192,23 @@ impl Outbox {
 }
 
 type CheckpointReply = oneshot::Sender<Result<v1::Checkpoint, Status>>;
+
+/// What ends a group: a checkpoint request, or a record of the ledger's own to append after it
+/// (a finding review), answered like an envelope once durable.
+enum Control {
+    Checkpoint(&'static str, CheckpointReply),
+    Record(Box<v1::ledger_record_body::Record>, Reply),
+}
 /// A prechecked group on its way to the appender, with its replies and an optional checkpoint
 /// request that follows it.
-type Group = (
-    Vec<PreOutcome>,
-    Vec<Reply>,
-    Option<(&'static str, CheckpointReply)>,
-);
+type Group = (Vec<PreOutcome>, Vec<Reply>, Option<Control>);
 
 enum Msg {
     /// An envelope, and its share of the queue's bytes ([`PipelineConfig::queue_bytes`]), given
     /// back when the verifier takes it.
     Event(PreOutcome, Reply, Option<QueueBytes>),
     Checkpoint(&'static str, CheckpointReply),
+    Record(Box<v1::ledger_record_body::Record>, Reply),
 }
 
 enum Applied {
@@ -215,12 +219,19 @@ enum Applied {
         stamps: Stamps,
     },
     Checkpoint(&'static str, CheckpointReply),
+    /// A record of the ledger's own ([`Ledger::append_record`]): answered once durable, like a
+    /// group, but not counted in the ingest figures (it is not a device's event).
+    Record {
+        receipt: Box<v1::Receipt>,
+        reply: Reply,
+        head: (u64, Hash32),
+    },
     /// A group (or checkpoint request) the appender did not apply, because an append failed (at
     /// it or before it) or a sync did. Released in its turn, after the groups before it have
     /// settled: its replies answer UNAVAILABLE, and nothing is acknowledged after it.
     Refused {
         replies: Vec<Reply>,
-        checkpoint: Option<CheckpointReply>,
+        control: Option<Control>,
         why: String,
     },
 }
@@ -389,6 +400,7 @@ impl Ledger {
                     Msg::Checkpoint(_, r) => {
                         let _ = r.send(Err(why));
                     }
+                    Msg::Record(_, reply) => reply.send(Err(why)),
                 }
             }
         });
@@ -451,30 +463,13 @@ impl Ledger {
                     .await
                     .ok()
             }
-            PreOutcome::Rejected(_) | PreOutcome::Record(_) => None,
+            PreOutcome::Rejected(_) => None,
         };
         if let Err(mpsc::error::SendError(Msg::Event(_, reply, _))) =
             self.tx.send(Msg::Event(item, reply, room)).await
         {
             reply.send(Err(unavailable(&self.fatal)));
         }
-    }
-
-    /// Append a record the ledger signs itself (e.g. a witness's refusal) in its turn among the
-    /// events; the receipt comes once it is durable, like an event's.
-    pub async fn record(
-        &self,
-        record: ledger_core::proto::ledger_record_body::Record,
-    ) -> Result<v1::Receipt, Status> {
-        let (tx, rx) = oneshot::channel();
-        let reply = Reply(Some(Sink::One(tx)), Instant::now());
-        let item = PreOutcome::Record(Box::new(record));
-        if let Err(mpsc::error::SendError(Msg::Event(_, reply, _))) =
-            self.tx.send(Msg::Event(item, reply, None)).await
-        {
-            reply.send(Err(unavailable(&self.fatal)));
-        }
-        rx.await.map_err(|_| unavailable(&self.fatal))?
     }
 
     /// Sign a checkpoint of everything submitted before this call, once it is durable.
@@ -484,6 +479,19 @@ impl Ledger {
             .send(Msg::Checkpoint(reason, reply))
             .await
             .map_err(|_| unavailable(&self.fatal))?;
+        rx.await.map_err(|_| unavailable(&self.fatal))?
+    }
+
+    /// Append a record of the ledger's own (signed with the ledger key) after everything
+    /// submitted before this call; the receipt names its entry once it is durable.
+    pub async fn append_record(&self, record: v1::ledger_record_body::Record) -> ReceiptResult {
+        let (tx, rx) = oneshot::channel();
+        let reply = Reply(Some(Sink::One(tx)), Instant::now());
+        if let Err(mpsc::error::SendError(Msg::Record(_, reply))) =
+            self.tx.send(Msg::Record(Box::new(record), reply)).await
+        {
+            reply.send(Err(unavailable(&self.fatal)));
+        }
         rx.await.map_err(|_| unavailable(&self.fatal))?
     }
 
@@ -616,7 +624,11 @@ fn gather(
                     drop(room);
                 }
                 Msg::Checkpoint(why, reply) => {
-                    g.2 = Some((why, reply));
+                    g.2 = Some(Control::Checkpoint(why, reply));
+                    break;
+                }
+                Msg::Record(record, reply) => {
+                    g.2 = Some(Control::Record(record, reply));
                     break;
                 }
             }
@@ -809,7 +821,7 @@ fn stage_b(
         if let Some(why) = fatal.borrow().clone() {
             feed.push(Applied::Refused {
                 replies,
-                checkpoint: control.map(|(_, r)| r),
+                control,
                 why,
             });
             continue;
@@ -835,15 +847,36 @@ fn stage_b(
                     let _ = fatal.send(Some(why.clone()));
                     feed.push(Applied::Refused {
                         replies,
-                        checkpoint: control.map(|(_, r)| r),
+                        control,
                         why,
                     });
                     continue;
                 }
             }
         }
-        if let Some((why, r)) = control {
-            feed.push(Applied::Checkpoint(why, r));
+        match control {
+            Some(Control::Checkpoint(why, r)) => feed.push(Applied::Checkpoint(why, r)),
+            Some(Control::Record(record, reply)) => match appender.append_record(*record, now_ms())
+            {
+                Ok((receipt, applied)) => {
+                    feed.push(Applied::Record {
+                        receipt: Box::new(receipt),
+                        reply,
+                        head: (applied.head_index, applied.head_hash),
+                    });
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, "append failed; the ledger stops acknowledging");
+                    let why = format!("append failed: {e}");
+                    let _ = fatal.send(Some(why.clone()));
+                    feed.push(Applied::Refused {
+                        replies: vec![reply],
+                        control: None,
+                        why,
+                    });
+                }
+            },
+            None => {}
         }
     }
 }
@@ -986,7 +1019,7 @@ impl Syncs {
                 let has_groups = st
                     .waiting
                     .iter()
-                    .any(|m| matches!(m, Applied::Group { .. }));
+                    .any(|m| matches!(m, Applied::Group { .. } | Applied::Record { .. }));
                 st.started = st.pushed;
                 st.started_syncs += 1;
                 (st.pushed, has_groups, st.started_syncs - 1)
@@ -1061,7 +1094,7 @@ impl Syncs {
             if let Some(gate) = &self.replication
                 && !*halted
                 && let Some(last) = due.iter().rev().find_map(|m| match m {
-                    Applied::Group { head, .. } => Some(*head),
+                    Applied::Group { head, .. } | Applied::Record { head, .. } => Some(*head),
                     _ => None,
                 })
             {
@@ -1136,9 +1169,22 @@ impl Syncs {
                 out.send();
                 true
             }
+            Applied::Record {
+                receipt,
+                reply,
+                head,
+            } => {
+                self.durable.send_if_modified(|h| {
+                    let changed = *h != head;
+                    *h = head;
+                    changed
+                });
+                reply.send(Ok(*receipt));
+                true
+            }
             Applied::Refused {
                 replies,
-                checkpoint,
+                control,
                 why,
             } => {
                 let mut out = Outbox::default();
@@ -1151,7 +1197,7 @@ impl Syncs {
                     );
                 }
                 out.send();
-                drop(checkpoint);
+                drop(control);
                 false
             }
             Applied::Checkpoint(why, reply) => {
@@ -1554,6 +1600,36 @@ mod tests {
             "{parts} against {}",
             receipts.sum_us
         );
+    }
+
+    /// A record of the ledger's own goes in after the events submitted before it, is answered
+    /// once durable with its entry, and is not counted as an ingested event.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_ledger_record_is_appended_after_the_events_before_it_and_answered_when_durable() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, ledger, keys) = ledger(dir.path(), 1);
+        let event = ledger.submit(env(&keys[0], "op0", 1, model(1))).await;
+        let record = v1::ledger_record_body::Record::FindingReviewed(v1::FindingReviewed {
+            finding_id: "F1".into(),
+            action: v1::FindingAction::Acknowledge as i32,
+            principal: "compliance".into(),
+            previous_status: v1::FindingStatus::Open as i32,
+            ..Default::default()
+        });
+        let r = ledger.append_record(record.clone()).await.unwrap();
+        let e = event.await.unwrap().unwrap();
+        assert_eq!(r.status, v1::ReceiptStatus::Accepted as i32);
+        assert!(r.index > e.index, "after the event submitted before it");
+        assert!(
+            ledger.durable().borrow().0 >= r.index,
+            "durable when answered"
+        );
+        let stored = store.entry(r.index).unwrap().unwrap();
+        assert_eq!(stored.entry_hash, r.entry_hash);
+        let body = ledger_core::record::decode_ledger_record(&stored.body).unwrap();
+        assert_eq!(body.record, Some(record));
+        let st = ledger.stats().to_proto(Instant::now());
+        assert_eq!((st.accepted, st.receipt_latency.unwrap().count), (1, 1));
     }
 
     /// A resent event's receipt and a rejection (a bad signature, found by the batch check)

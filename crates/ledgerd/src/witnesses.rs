@@ -314,7 +314,7 @@ async fn refused(
         witness_size,
         answer,
     ));
-    match ledger.record(record).await {
+    match ledger.append_record(record).await {
         Ok(r) => {
             w.refusal_recorded = number;
             tracing::error!(witness = %w.name, number, index = r.index, "the witness's refusal is recorded in the chain");
