@@ -674,6 +674,12 @@ impl ChainVerifier {
             .map(|(_, k)| *k)
     }
 
+    /// The ledger's keys so far, by the first entry each signs for (for the store's derived
+    /// state): the genesis key from 0, each rotated-to key from its rotation record on.
+    pub fn ledger_keys(&self) -> &[(u64, VerifyingKey)] {
+        &self.ledger_keys
+    }
+
     /// The signers known so far (for reports).
     pub fn signers(&self) -> impl Iterator<Item = &Signer> {
         self.signers.values()

@@ -3068,3 +3068,166 @@ fn alarms_are_kept_outside_the_chain_in_order() {
     assert_eq!(store.head().unwrap(), head);
     verify_all(&store);
 }
+
+/// A key file for the ledger's rotation tests, outside the data directory.
+fn key_file(dir: &std::path::Path, name: &str) -> KeySource {
+    KeySource::File(dir.join(name))
+}
+
+/// The ledger's key rotated offline: the record is signed by the old key, the key in force is
+/// derived state that a restart reads and a rebuild gives again, the old key is refused at
+/// the next start (naming the new one) and signs nothing more in the rotating process, the
+/// new key signs later records and checkpoints, and the whole chain verifies with the genesis
+/// key as its identity.
+#[test]
+fn the_ledger_key_is_rotated_and_the_new_key_signs_from_then_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let (old, new) = (
+        key_file(keys.path(), "old.key"),
+        key_file(keys.path(), "new.key"),
+    );
+    let mut op = Dev::new("operator-1", 1);
+    let mut t = Dev::new("table-1", 2);
+    let (genesis_key, before) = {
+        let (store, mut a) = Store::open_writer_with_signer(&data, &cfg(&op), &old).unwrap();
+        submit(&mut a, vec![op.env(register(&t)), t.env(bet(0))]);
+        let (i, h) = store.head().unwrap().unwrap();
+        store.write_checkpoint(i, &h, NOW, "test").unwrap();
+        (store.ledger_public_key().unwrap(), i)
+    };
+
+    let r = Store::rotate_ledger_key(&data, &cfg(&op), &old, &new).unwrap();
+    assert_eq!((r.index, r.old), (before + 1, genesis_key));
+    assert_ne!(r.new, genesis_key);
+
+    let err = Store::open_writer_with_signer(&data, &cfg(&op), &old)
+        .err()
+        .expect("the old key is refused");
+    assert!(
+        err.to_string().contains(&format!(
+            "which entry {} rotated to {}",
+            r.index,
+            hex::encode(r.new.as_bytes())
+        )),
+        "{err}"
+    );
+    let stranger = key_file(keys.path(), "stranger.key");
+    crate::keyfile::load_or_create_at(&keys.path().join("stranger.key"), true).unwrap();
+    let err = Store::open_writer_with_signer(&data, &cfg(&op), &stranger)
+        .err()
+        .expect("another key is refused");
+    assert!(err.to_string().contains("not the key in force"), "{err}");
+
+    let (store, mut a) = Store::open_writer_with_signer(&data, &cfg(&op), &new).unwrap();
+    assert_eq!(store.genesis_public_key().unwrap(), genesis_key);
+    assert_eq!(store.ledger_public_key(), Some(r.new));
+    let want = vec![(0, genesis_key), (r.index, r.new)];
+    assert_eq!(store.ledger_keys().unwrap(), want);
+    submit(&mut a, vec![t.env(bet(1))]);
+    let (i, h) = store.head().unwrap().unwrap();
+    let cp = store.write_checkpoint(i, &h, NOW, "test").unwrap();
+    let info = ledger_core::record::check_checkpoint(&cp, None).unwrap();
+    assert_eq!(info.ledger_public_key, r.new);
+    let s = verify_all(&store);
+    assert_eq!(
+        (s.ledger_key, s.current_ledger_key, s.ledger_key_rotations),
+        (Some(genesis_key), Some(r.new), 1)
+    );
+    // Rotating to the key in force is refused; rebuilt derived state gives the same keys.
+    assert!(a.rotate_ledger_key(r.new).is_err());
+    store.tree.remove(crate::store::K_LEDGER_KEYS).unwrap();
+    store.rebuild_derived().unwrap();
+    assert_eq!(store.ledger_keys().unwrap(), want);
+    drop((a, store));
+
+    // A restart with the new key checks the tail against the new key's checkpoint.
+    let (store, mut a) = Store::open_writer_with_signer(&data, &cfg(&op), &new).unwrap();
+    submit(&mut a, vec![t.env(bet(2))]);
+    verify_all(&store);
+}
+
+/// In the process that rotated, the old key signs nothing more: no record, no checkpoint.
+#[test]
+fn after_a_rotation_the_old_key_signs_nothing() {
+    let (_d, mut op, store, mut a) = setup();
+    let new = ed25519_dalek::SigningKey::from_bytes(&[42; 32]).verifying_key();
+    let mut t = Dev::new("table-1", 2);
+    submit(&mut a, vec![op.env(register(&t))]);
+    a.rotate_ledger_key(new).unwrap();
+    let (i, h) = store.head().unwrap().unwrap();
+    let err = store.write_checkpoint(i, &h, NOW, "test").unwrap_err();
+    assert!(err.to_string().contains("rotated to"), "{err}");
+    let mut items = vec![precheck(
+        &store,
+        t.env(bet(0)),
+        65536,
+        &TimePolicy::default(),
+        NOW,
+    )];
+    verify_prechecked(&mut items);
+    a.sign_receipts(true);
+    assert!(
+        a.apply(items, NOW).is_err(),
+        "a signed group head would be the old key's"
+    );
+}
+
+/// A rotation cut short by a crash (its group written up to any point before its head record)
+/// is undone: the old key is still the key in force at the next start, the new one is refused.
+#[test]
+fn a_rotation_cut_short_by_a_crash_leaves_the_old_key_in_force() {
+    let keys = tempfile::tempdir().unwrap();
+    let new_key = ed25519_dalek::SigningKey::from_bytes(&[42; 32]);
+    let new_path = keys.path().join("new.key");
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&new_path)
+            .unwrap();
+        std::io::Write::write_all(
+            &mut f,
+            ledger_core::signing::secret_key_pem(&new_key).as_bytes(),
+        )
+        .unwrap();
+    }
+    let mut cut = 0;
+    for stop in 0u64.. {
+        let dir = tempfile::tempdir().unwrap();
+        let op = Dev::new("operator-1", 1);
+        let (store, mut a) = Store::open_writer(dir.path(), &cfg(&op)).unwrap();
+        let old = store.ledger_public_key().unwrap();
+        store
+            .crash_before_write
+            .store(stop, std::sync::atomic::Ordering::SeqCst);
+        if a.rotate_ledger_key(new_key.verifying_key()).is_ok() {
+            break;
+        }
+        cut += 1;
+        store.db.flush().unwrap();
+        drop((a, store));
+        let err = Store::open_writer_with_signer(
+            dir.path(),
+            &cfg(&op),
+            &KeySource::File(new_path.clone()),
+        )
+        .err()
+        .expect("the new key is not in force");
+        assert!(
+            err.to_string()
+                .contains("not the key this ledger was created with"),
+            "{err}"
+        );
+        let (store, _a) = Store::open_writer(dir.path(), &cfg(&op)).unwrap();
+        assert_eq!(store.ledger_keys().unwrap(), vec![(0, old)], "stop {stop}");
+        verify_all(&store);
+    }
+    assert!(
+        cut >= 3,
+        "the rotation's group makes at least 4 writes; cut {cut} times"
+    );
+}
