@@ -3231,3 +3231,72 @@ fn a_rotation_cut_short_by_a_crash_leaves_the_old_key_in_force() {
         "the rotation's group makes at least 4 writes; cut {cut} times"
     );
 }
+
+/// A table's configuration naming jackpot pool `pool` (empty: no jackpot).
+fn table_config(pool: &str) -> P {
+    P::TableConfigured(v1::TableConfigured {
+        table_id: "t1".into(),
+        casino_id: "lisboa".into(),
+        game: "blackjack".into(),
+        jackpot: Some(v1::TableJackpot {
+            pool_id: pool.into(),
+            bet_amount_cents: 100,
+            increment_bp: 7_500,
+            ..Default::default()
+        }),
+        ..Default::default()
+    })
+}
+
+fn table_pool(id: &str, tables: &[&str]) -> P {
+    P::PoolConfigured(v1::PoolConfigured {
+        pool_id: id.into(),
+        kind: v1::PoolKind::TableJackpot as i32,
+        casino_ids: vec!["lisboa".into()],
+        member_table_ids: tables.iter().map(|t| t.to_string()).collect(),
+        contribution_bp: 7_500,
+        ..Default::default()
+    })
+}
+
+/// A table device configures its table only with a jackpot pool whose latest `PoolConfigured`
+/// lists the table: another table's pool, or one not configured, is refused with
+/// NOT_POOL_MEMBER (nothing stored); no jackpot needs no pool; once the pool lists the table
+/// it is accepted, and the chain verifies.
+#[test]
+fn a_table_feeds_only_a_jackpot_pool_that_lists_it() {
+    let (_d, mut op, store, mut a) = setup();
+    let mut t = Dev::new("table-1", 2);
+    let r = submit(
+        &mut a,
+        vec![op.env(register(&t)), op.env(table_pool("TJ", &["t2"]))],
+    );
+    assert!(r.iter().all(|x| status(x).0 == St::Accepted), "{r:?}");
+    let head = store.head().unwrap().unwrap().0;
+    let r = submit(
+        &mut a,
+        vec![
+            t.env_at(1, table_config("TJ")),
+            t.env_at(1, table_config("TX")),
+        ],
+    );
+    assert_eq!(status(&r[0]), (St::Rejected, Why::NotPoolMember));
+    assert_eq!(
+        r[0].detail,
+        "table t1 (device table-1) is not a member of pool TJ"
+    );
+    assert_eq!(status(&r[1]), (St::Rejected, Why::NotPoolMember));
+    assert_eq!(r[1].detail, "pool TX is not configured");
+    assert_eq!(store.head().unwrap().unwrap().0, head, "nothing stored");
+    let r = submit(&mut a, vec![t.env(table_config(""))]);
+    assert_eq!(status(&r[0]).0, St::Accepted, "{:?}", r[0]);
+    let r = submit(
+        &mut a,
+        vec![
+            op.env(table_pool("TJ", &["t2", "t1"])),
+            t.env(table_config("TJ")),
+        ],
+    );
+    assert!(r.iter().all(|x| status(x).0 == St::Accepted), "{r:?}");
+    verify_all(&store);
+}
