@@ -2934,8 +2934,9 @@ fn a_machine_reports_only_for_the_pools_it_is_a_member_of() {
 
 /// A mirror's copy (entries appended verbatim in groups cut differently from the source's, the
 /// source's checkpoints copied) holds the same chain, derived state, Merkle tree and
-/// checkpoints; it reopens as a mirror, and with the source's key it opens as the source's
-/// writer and carries on (a restore).
+/// checkpoints, and the key in force after the source's key was rotated; it reopens as a
+/// mirror, and with the source's key it opens as the source's writer and carries on (a
+/// restore).
 #[test]
 fn a_verbatim_copy_holds_what_the_source_holds_and_can_become_the_source() {
     let src_dir = tempfile::tempdir().unwrap();
@@ -2962,11 +2963,21 @@ fn a_verbatim_copy_holds_what_the_source_holds_and_can_become_the_source() {
         let (i, h) = store.head().unwrap().unwrap();
         store.write_checkpoint(i, &h, NOW + 1, "test").unwrap();
     }
-    // The operator's key changes: a principals record.
+    // The operator's key changes: a principals record. Then the ledger's key is rotated.
     let op2 = Dev::new("operator-1", 9);
     {
         let (_s, mut a) = Store::open_writer(src_dir.path(), &cfg(&op2)).unwrap();
         submit(&mut a, (0..20).map(|n| t.env(bet(1000 + n))).collect());
+    }
+    let keys_dir = tempfile::tempdir().unwrap();
+    let new_key = KeySource::File(keys_dir.path().join("new.key"));
+    Store::rotate_ledger_key(src_dir.path(), &cfg(&op2), &KeySource::DataDir, &new_key).unwrap();
+    {
+        let (s, mut a) =
+            Store::open_writer_with_signer(src_dir.path(), &cfg(&op2), &new_key).unwrap();
+        submit(&mut a, (0..5).map(|n| t.env(bet(2000 + n))).collect());
+        let (i, h) = s.head().unwrap().unwrap();
+        s.write_checkpoint(i, &h, NOW + 2, "test").unwrap();
     }
     let src = Store::open_existing(src_dir.path()).unwrap();
     let entries: Vec<_> = src.entries(0, u64::MAX).map(|e| e.unwrap()).collect();
@@ -3005,6 +3016,8 @@ fn a_verbatim_copy_holds_what_the_source_holds_and_can_become_the_source() {
     a_s.sort_by(|x, y| x.id.cmp(&y.id));
     a_m.sort_by(|x, y| x.id.cmp(&y.id));
     assert_eq!(a_m, a_s);
+    assert_eq!(m.ledger_keys().unwrap(), src.ledger_keys().unwrap());
+    assert_eq!(m.ledger_keys().unwrap().len(), 2);
     for d in [&t, &u] {
         for seq in 1..=d.seq + 1 {
             assert_eq!(
@@ -3030,19 +3043,14 @@ fn a_verbatim_copy_holds_what_the_source_holds_and_can_become_the_source() {
         .err()
         .expect("another ledger id is refused");
     assert!(e.to_string().contains("not \"other\""), "{e}");
-    // With the source's key, the copy is the source's store: its writer carries on.
-    std::fs::copy(
-        src_dir.path().join(LEDGER_KEY_FILE),
-        m_dir.path().join(LEDGER_KEY_FILE),
-    )
-    .unwrap();
+    // With the source's key in force, the copy is the source's store: its writer carries on.
     drop(src);
-    let (w, mut a) = Store::open_writer(m_dir.path(), &cfg(&op2)).unwrap();
+    let (w, mut a) = Store::open_writer_with_signer(m_dir.path(), &cfg(&op2), &new_key).unwrap();
     let r = submit(&mut a, vec![t.env(bet(5000))]);
     assert_eq!(status(&r[0]).0, St::Accepted);
     assert_eq!(r[0].index, size);
     let (i, h) = w.head().unwrap().unwrap();
-    w.write_checkpoint(i, &h, NOW + 2, "test").unwrap();
+    w.write_checkpoint(i, &h, NOW + 3, "test").unwrap();
     assert_eq!(verify_all(&w).checkpoints, cps.len() as u64 + 1);
 }
 
