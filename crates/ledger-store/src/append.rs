@@ -752,8 +752,9 @@ impl Appender {
         )?;
         self.note_rotation(&mut p, index, new)?;
         self.commit(p)?;
-        self.store.sync()?;
+        // From the record on, whether or not the sync below succeeds.
         self.store.set_in_force(new);
+        self.store.sync()?;
         tracing::warn!(
             index,
             old = %hex::encode(old.as_bytes()),

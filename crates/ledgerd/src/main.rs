@@ -69,8 +69,7 @@ enum Command {
         #[arg(long, value_name = "FILE", requires = "tls_cert")]
         tls_key: Option<PathBuf>,
     },
-    /// Rotate the ledger's signing key (ledgerd stopped): the key in force signs a record naming
-    /// the new one; then name the new key in the configuration and start ledgerd.
+    /// Rotate the ledger's signing key, with ledgerd stopped (docs/security.md, "Rotation").
     #[command(group(clap::ArgGroup::new("new").required(true)))]
     RotateLedgerKey {
         /// The new key: a PKCS#8 PEM file outside the data directory (created if absent).
@@ -163,9 +162,10 @@ fn run() -> anyhow::Result<()> {
         };
         let r = ledgerd::rotate_ledger_key(&cfg, &data_dir, &new)?;
         let set = match &new {
-            ledgerd::NewLedgerKey::File(f) => {
-                format!("ledger_key_file = \"{}\"", f.display())
-            }
+            ledgerd::NewLedgerKey::File(f) => format!(
+                "ledger_key_file = \"{}\"",
+                f.canonicalize().unwrap_or_else(|_| f.clone()).display()
+            ),
             ledgerd::NewLedgerKey::TokenLabel(l) => format!("key_label = \"{l}\" in [ledger_key]"),
         };
         println!(
