@@ -296,3 +296,179 @@ async fn captive_values_come_only_from_the_pools_members() {
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("5 events"), "{out}");
 }
+
+/// `ledgerd rotate-ledger-key ARGS` with `cfg` on `data`: (exit code, stdout, stderr).
+fn ledgerd_rotate(
+    cfg: &Path,
+    data: &Path,
+    args: &[&str],
+    env: &[(&str, &Path)],
+) -> (i32, String, String) {
+    let out = Command::new(bin("ledgerd"))
+        .args([
+            "--config",
+            cfg.to_str().unwrap(),
+            "--data-dir",
+            data.to_str().unwrap(),
+        ])
+        .arg("rotate-ledger-key")
+        .args(args)
+        .envs(env.iter().map(|(k, v)| (*k, *v)))
+        .output()
+        .expect("run ledgerd");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+/// The rotated-to key's hex in `ledgerd rotate-ledger-key`'s output ("... OLD -> NEW").
+fn rotated_to(out: &str) -> String {
+    out.split_whitespace()
+        .skip_while(|w| *w != "->")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no new key in {out}"))
+        .to_string()
+}
+
+/// The ledger's own key rotated (ledgerd stopped): the old key signs the rotation record; a
+/// start with the old key is refused, naming the new one; with the new key the same ledger
+/// (its genesis key, pinned, stays its identity in `GetHead`) ingests, restarts, checkpoints and
+/// signs receipts; `ledgerctl verify` accepts the whole chain from the data directory and from
+/// an export, under the pinned genesis key, and reports the key in force.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_ledgers_key_rotates_and_the_whole_chain_verifies() {
+    use prost::Message;
+    let dir = tempdir();
+    let data = dir.path().join("data");
+    let (old_key, new_key) = (dir.path().join("old.key"), dir.path().join("new.key"));
+    let cfg = write_config(dir.path(), "[ingest]\nsigned_receipts = true");
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    let with_key =
+        |key: &Path, pin: &str| format!("ledger_key_file = \"{}\"\n{pin}{text}", key.display());
+    std::fs::write(&cfg, with_key(&old_key, "")).unwrap();
+    let l = Ledgerd::start(&data, &cfg, "127.0.0.1:0");
+    let genesis = l.ledger_key.clone();
+    let pin = format!("ledger_public_key = \"{genesis}\"\n");
+    let url = l.url();
+    let mut t = register(&url, 1, &[table("table-1", "T1")]).await.remove(0);
+    let mut n = 0;
+    let mut bets = async |t: &mut ledger_agent::DeviceSigner, url: &str, k: u64| {
+        let envs: Vec<_> = (n..n + k)
+            .map(|i| t.sign(now_ms(), bet("T1", "r1", i)))
+            .collect();
+        n += k;
+        let rs = submit(url, &envs).await;
+        for r in &rs {
+            assert_eq!(st(r), St::Accepted, "{r:?}");
+        }
+        rs
+    };
+    bets(&mut t, &url, 5).await;
+    let (code, out, err) = ledgerctl(&["checkpoint", "--server", &url]);
+    assert_eq!(code, 0, "{out}{err}");
+    l.stop();
+
+    // Both keys named, or neither: refused by the argument parser.
+    let (code, _, err) = ledgerd_rotate(&cfg, &data, &[], &[]);
+    assert_ne!(code, 0);
+    assert!(err.contains("--new-key"), "{err}");
+    let (code, out, err) =
+        ledgerd_rotate(&cfg, &data, &["--new-key", new_key.to_str().unwrap()], &[]);
+    assert_eq!(code, 0, "{out}{err}");
+    let new_hex = rotated_to(&out);
+    assert!(out.contains(&format!("{genesis} -> {new_hex}")), "{out}");
+    assert_ne!(new_hex, genesis);
+
+    // The old key no longer starts the ledger, and says which key does.
+    let err = Ledgerd::try_start(&data, &cfg, "127.0.0.1:0")
+        .err()
+        .expect("the old key is refused");
+    assert!(err.contains(&format!("rotated to {new_hex}")), "{err}");
+
+    std::fs::write(&cfg, with_key(&new_key, &pin)).unwrap();
+    let l = Ledgerd::start(&data, &cfg, "127.0.0.1:0");
+    assert_eq!(l.ledger_key, genesis, "the identity stays the genesis key");
+    let url = l.url();
+    let rs: Vec<v1::Receipt> = bets(&mut t, &url, 5).await;
+    let group =
+        v1::GroupHeadBody::decode(rs[0].group.as_ref().expect("signed").body.as_ref()).unwrap();
+    assert_eq!(hex::encode(&group.ledger_public_key), new_hex);
+    l.stop();
+    let l = Ledgerd::start(&data, &cfg, "127.0.0.1:0");
+    let url = l.url();
+    bets(&mut t, &url, 5).await;
+    let (code, out, err) = ledgerctl(&["--json", "checkpoint", "--server", &url]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains(&new_hex),
+        "the checkpoint is the new key's: {out}"
+    );
+    let export = dir.path().join("export.jsonl");
+    let (code, out, err) = ledgerctl(&[
+        "export",
+        "--server",
+        &url,
+        "--out",
+        export.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    // An entry from before the rotation, proved under the new key's checkpoint: the proof
+    // needs the new key, given beside the genesis key.
+    let proof = dir.path().join("proof.json");
+    let (code, out, err) = ledgerctl(&[
+        "prove",
+        "entry",
+        "--server",
+        &url,
+        "--index",
+        "3",
+        "--out",
+        proof.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let proof = proof.to_str().unwrap();
+    let (code, out, err) = ledgerctl(&["verify-proof", proof, "--ledger-key", &genesis]);
+    assert_ne!(code, 0, "{out}");
+    assert!(
+        err.contains("not signed by the ledger key you gave"),
+        "{err}"
+    );
+    let (code, out, err) = ledgerctl(&[
+        "verify-proof",
+        proof,
+        "--ledger-key",
+        &genesis,
+        "--ledger-key",
+        &new_hex,
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    l.stop();
+
+    for source in [
+        ["--data-dir", data.to_str().unwrap()],
+        ["--file", export.to_str().unwrap()],
+    ] {
+        let (code, out, err) =
+            ledgerctl(&[&["verify", "--ledger-key", &genesis][..], &source].concat());
+        assert_eq!(code, 0, "{source:?}: {out}{err}");
+        assert!(out.contains("16 events"), "{out}");
+        assert!(
+            out.contains(&format!(
+                "rotated 1 time(s), each by a record of the key before it; key in force: {new_hex}"
+            )),
+            "{out}"
+        );
+    }
+    // Pinned to the new key, the chain is another ledger's.
+    let (code, out, err) = ledgerctl(&[
+        "verify",
+        "--ledger-key",
+        &new_hex,
+        "--data-dir",
+        data.to_str().unwrap(),
+    ]);
+    assert_ne!(code, 0, "{out}");
+    assert!(err.contains("the trusted ledger key is"), "{err}");
+}

@@ -39,6 +39,7 @@ pub const CLIENTS: &[(&str, &str, &[&str])] = &[
     ("e2e-device", "device", &[]),
     ("lisboa-compliance", "compliance", &["lisboa"]),
     ("lisboa-device", "device", &["lisboa"]),
+    ("lisboa-operator", "operator", &["lisboa"]),
     ("porto-compliance", "compliance", &["porto"]),
 ];
 

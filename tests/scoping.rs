@@ -392,6 +392,55 @@ async fn rounds_and_jackpots_answer_a_casino_with_its_own_part() {
             assert!(!c.json.contains(&format!("\"{m}\"")), "{who}: {}", c.json);
         }
     }
+
+    // A transfer out of the superjackpot that is not eligible (its members are not under force
+    // majeure): the findings name its members; to lisboa's operator, none of porto's machines.
+    let lisboa_pool = all_pools
+        .pools
+        .iter()
+        .find(|p| p.casino_ids == ["lisboa"])
+        .map(|p| p.pool_id.clone())
+        .expect("a pool of lisboa alone");
+    let transfer = v1::JackpotTransfer {
+        transfer_id: "T-scoping".into(),
+        from_pool_id: sjp.clone(),
+        to_pool_id: lisboa_pool,
+        amount_cents: 1,
+        reason: "test".into(),
+        authorization_id: String::new(),
+    };
+    let messages = |v: v1::TransferValidation| {
+        assert!(!v.accepted, "{v:?}");
+        v.findings
+            .iter()
+            .map(|f| f.message.clone())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let porto_machines: Vec<&str> = casino_of_machine
+        .iter()
+        .filter(|(_, c)| c.as_str() == "porto")
+        .map(|(m, _)| m.as_str())
+        .collect();
+    let all = messages(
+        everyone
+            .validate_transfer(transfer.clone())
+            .await
+            .unwrap()
+            .into_inner(),
+    );
+    assert!(
+        porto_machines
+            .iter()
+            .any(|m| all.contains(&format!("`{m}`"))),
+        "the regulator's answer names porto's members: {all}"
+    );
+    let mut op = JackpotsClient::new(channel_as(&url, "lisboa-operator").await);
+    let own = messages(op.validate_transfer(transfer).await.unwrap().into_inner());
+    for m in &porto_machines {
+        assert!(!own.contains(&format!("`{m}`")), "lisboa-operator: {own}");
+    }
+    assert!(own.contains("another casino's machine"), "{own}");
     l.stop();
 }
 

@@ -210,13 +210,8 @@ pub fn generate(plan: &SessionPlan) -> Result<Session, SessionError> {
         let mut t_rng = rng.fork(t_index as u64);
         // Tables open a few seconds apart.
         let mut ms = plan.start_ms + 1_000 + t_index as i64 * 3_000;
-        push(
-            &mut out,
-            &t.device_id,
-            ms,
-            to_proto::table_configured(&t.table_id, &t.casino_id, &t.config),
-        );
-        // A table jackpot is a pool of the operator's, fed by the engine's results.
+        // A table jackpot is a pool of the operator's, fed by the engine's results; configured
+        // before the table names it (a table device may name only a pool that lists its table).
         let mut shadow = Book::new();
         let pool = t.config.jackpot.as_ref().and_then(|j| {
             let pool_id = j.pool_id.clone()?;
@@ -244,6 +239,12 @@ pub fn generate(plan: &SessionPlan) -> Result<Session, SessionError> {
         if let Some((_, payload)) = &pool {
             push(&mut out, &plan.operator_id, ms, payload.clone());
         }
+        push(
+            &mut out,
+            &t.device_id,
+            ms,
+            to_proto::table_configured(&t.table_id, &t.casino_id, &t.config),
+        );
         let mut shadow_index = 1u64;
         let mut state = table.fresh_state();
         for i in 0..plan.rounds_per_table {

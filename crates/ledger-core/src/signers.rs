@@ -215,48 +215,60 @@ pub fn pool_configured(payload: &Payload) -> Option<&v1::PoolConfigured> {
     }
 }
 
-/// The pool a machine's payload speaks for: a captive value or a contribution, which only a
-/// member may report. An award or a fault naming a pool the machine does not feed is a thing that
+/// The pool a device's payload speaks for: a machine's captive value or contribution, which only
+/// a member may report, or the jackpot pool a table's configuration feeds. An award or a fault naming a pool the machine does not feed is a thing that
 /// happened on the floor: it is recorded, and the audit makes it a finding (refusing it would
 /// lose the evidence).
 pub fn pools_named(payload: &Payload) -> Vec<&str> {
     use v1::event_body::Payload as P;
-    let Payload::Machine { event, .. } = payload else {
-        return Vec::new();
-    };
-    match event {
-        P::CaptiveValueReported(m) => vec![m.pool_id.as_str()],
-        P::JackpotContribution(m) => vec![m.pool_id.as_str()],
+    match payload {
+        Payload::Machine { event, .. } => match event {
+            P::CaptiveValueReported(m) => vec![m.pool_id.as_str()],
+            P::JackpotContribution(m) => vec![m.pool_id.as_str()],
+            _ => Vec::new(),
+        },
+        // The table jackpot its configuration feeds (its rounds' jackpot chips and prizes).
+        Payload::Table {
+            event: P::TableConfigured(c),
+            ..
+        } => c
+            .jackpot
+            .iter()
+            .filter(|j| !j.pool_id.is_empty())
+            .map(|j| j.pool_id.as_str())
+            .collect(),
         _ => Vec::new(),
     }
 }
 
-/// A machine speaks only for the pools it is a member of (by its machine id, as registered):
-/// each pool its payload names must be configured and list the machine. Operators (who may
-/// report captive values) and other payloads pass.
+/// A machine speaks only for the pools it is a member of (by its machine id, as registered),
+/// a table device configures its table only with a jackpot pool that lists the table: each pool
+/// its payload names must be configured and list the machine (`member_machine_ids`) or the
+/// table (`member_table_ids`). Operators (who may report captive values) and other payloads
+/// pass.
 pub fn check_pool_authority<'a>(
     signer: &Signer,
     payload: &Payload,
     members: impl Fn(&str) -> Option<&'a PoolMembers>,
 ) -> Result<(), String> {
-    if signer.role != SignerRole::Machine {
-        return Ok(());
-    }
-    let machine = if signer.machine_id.is_empty() {
-        signer.id.as_str()
-    } else {
-        signer.machine_id.as_str()
+    let (member, table) = match (signer.role, payload) {
+        (SignerRole::Machine, _) if signer.machine_id.is_empty() => (signer.id.as_str(), false),
+        (SignerRole::Machine, _) => (signer.machine_id.as_str(), false),
+        (SignerRole::Table, Payload::Table { table_id, .. }) => (table_id.as_str(), true),
+        _ => return Ok(()),
     };
     for pool in pools_named(payload) {
-        match members(pool) {
-            None => return Err(format!("pool {pool} is not configured")),
-            Some(m) if !m.machine_ids.iter().any(|x| x == machine) => {
-                return Err(format!(
-                    "machine {machine} (device {}) is not a member of pool {pool}",
-                    signer.id
-                ));
-            }
-            Some(_) => {}
+        let m = members(pool).ok_or_else(|| format!("pool {pool} is not configured"))?;
+        let (listed, what) = if table {
+            (&m.table_ids, "table")
+        } else {
+            (&m.machine_ids, "machine")
+        };
+        if !listed.iter().any(|x| x == member) {
+            return Err(format!(
+                "{what} {member} (device {}) is not a member of pool {pool}",
+                signer.id
+            ));
         }
     }
     Ok(())

@@ -818,6 +818,12 @@ impl ChainVerifier {
             .map(|(_, k)| *k)
     }
 
+    /// The ledger's keys so far, by the first entry each signs for (for the store's derived
+    /// state): the genesis key from 0, each rotated-to key from its rotation record on.
+    pub fn ledger_keys(&self) -> &[(u64, VerifyingKey)] {
+        &self.ledger_keys
+    }
+
     /// The signers known so far (for reports).
     pub fn signers(&self) -> impl Iterator<Item = &Signer> {
         self.signers.values()
@@ -1950,6 +1956,46 @@ mod tests {
         assert_eq!(
             (e.index, e.what.as_str()),
             (Some(i), "pool P2 is not configured")
+        );
+    }
+
+    /// `verify` holds a table device to its jackpot pool as ingest does: a configuration naming
+    /// a pool that does not list the table is refused, one that does passes.
+    #[test]
+    fn a_table_is_configured_only_with_a_pool_that_lists_it() {
+        let config = |pool: &str| {
+            P::TableConfigured(v1::TableConfigured {
+                table_id: "T".into(),
+                casino_id: "c".into(),
+                game: "blackjack".into(),
+                jackpot: Some(v1::TableJackpot {
+                    pool_id: pool.into(),
+                    bet_amount_cents: 100,
+                    ..Default::default()
+                }),
+                ..Default::default()
+            })
+        };
+        let pool = |table: &str| {
+            P::PoolConfigured(v1::PoolConfigured {
+                pool_id: "TJ".into(),
+                kind: v1::PoolKind::TableJackpot as i32,
+                casino_ids: vec!["c".into()],
+                member_table_ids: vec![table.into()],
+                ..Default::default()
+            })
+        };
+        let mut ok = with_table(0);
+        ok.event(2, "op", 2, pool("T"));
+        ok.event(3, "t1", 1, config("TJ"));
+        ok.verify(None).unwrap();
+        let mut bad = with_table(0);
+        bad.event(2, "op", 2, pool("U"));
+        let i = bad.event(3, "t1", 1, config("TJ"));
+        let e = bad.refused();
+        assert_eq!(
+            (e.index, e.what.as_str()),
+            (Some(i), "table T (device t1) is not a member of pool TJ")
         );
     }
 

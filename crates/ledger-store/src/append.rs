@@ -24,8 +24,8 @@ use prost::Message;
 use crate::StoreError;
 use crate::commit::{UNDO_HEADER, UNDO_MAX, undo_item_len};
 use crate::store::{
-    K_DERIVED, SEQ_RUN_MAX, Store, device_key, finding_key, pool_key, pool_record, seq_key,
-    seq_key_len, u64_of,
+    K_DERIVED, K_LEDGER_KEYS, SEQ_RUN_MAX, Store, device_key, finding_key, pool_key, pool_record,
+    rotations_value, seq_key, seq_key_len, u64_of,
 };
 use v1::{ReceiptStatus as St, RejectReason as Why};
 
@@ -372,6 +372,8 @@ pub struct Appender {
     signers: HashMap<String, Signer>,
     /// Each configured pool's members (`G` records).
     pools: HashMap<String, PoolMembers>,
+    /// The ledger key's rotations ([`K_LEDGER_KEYS`]).
+    rotations: Vec<(u64, VerifyingKey)>,
     /// The most bytes a group's undo record may take: [`UNDO_MAX`]; tests lower it, so that a
     /// group is split after a few envelopes instead of thousands.
     pub(crate) undo_max: usize,
@@ -420,6 +422,7 @@ impl Appender {
             },
             signers: HashMap::new(),
             pools: HashMap::new(),
+            rotations: Vec::new(),
             undo_max: UNDO_MAX,
             edge: crate::tree::Edge::default(),
             sign_receipts: false,
@@ -450,6 +453,10 @@ impl Appender {
             }
         }
         let pools = store.pools()?;
+        let rotations = match &head {
+            Some(_) => store.ledger_keys()?.split_off(1),
+            None => Vec::new(),
+        };
         let edge = store.load_tree()?;
         store.publish_edge(&edge);
         Ok(Appender {
@@ -461,6 +468,7 @@ impl Appender {
             },
             signers,
             pools,
+            rotations,
             undo_max: UNDO_MAX,
             edge,
             sign_receipts: false,
@@ -510,11 +518,7 @@ impl Appender {
         now_ms: i64,
         record: Record,
     ) -> Result<(u64, Hash32), StoreError> {
-        let key = self
-            .store
-            .key
-            .as_ref()
-            .ok_or_else(|| StoreError::Refused("read-only store".into()))?;
+        let key = self.store.signing_key()?;
         let (body, sig) = try_sign_ledger_record(key, now_ms, record)?;
         Ok(self.push(p, now_ms, RecordKind::Ledger, body, sig))
     }
@@ -638,11 +642,7 @@ impl Appender {
     }
 
     pub(crate) fn append_genesis(&mut self, ledger_id: &str) -> Result<(), StoreError> {
-        let key = self
-            .store
-            .key
-            .as_ref()
-            .ok_or_else(|| StoreError::Refused("read-only store".into()))?;
+        let key = self.store.signing_key()?;
         let record = Record::Genesis(v1::LedgerGenesis {
             ledger_id: ledger_id.to_string(),
             ledger_public_key: key.public_key().as_bytes().to_vec(),
@@ -727,6 +727,55 @@ impl Appender {
         );
         self.commit(p)?;
         self.store.sync()
+    }
+
+    /// Rotate the ledger's key to `new`: a `LedgerKeyRotated` record signed by the key in force,
+    /// written and synced with the key in force as derived state ([`K_LEDGER_KEYS`]). From then
+    /// on this process's signer (the old key) signs nothing: the ledger is restarted with the new
+    /// key. Returns the record's index.
+    pub fn rotate_ledger_key(&mut self, new: VerifyingKey) -> Result<u64, StoreError> {
+        let old = self.store.signing_key()?.public_key();
+        if new == old {
+            return Err(StoreError::Refused(format!(
+                "the new ledger key {} is the key in force",
+                hex::encode(new.as_bytes())
+            )));
+        }
+        let mut p = self.begin();
+        let now = self.stamp(&mut p, now_ms())?;
+        let (index, _) = self.ledger_record(
+            &mut p,
+            now,
+            Record::LedgerKeyRotated(v1::LedgerKeyRotated {
+                new_public_key: new.as_bytes().to_vec(),
+            }),
+        )?;
+        self.note_rotation(&mut p, index, new)?;
+        self.commit(p)?;
+        // From the record on, whether or not the sync below succeeds.
+        self.store.set_in_force(new);
+        self.store.sync()?;
+        tracing::warn!(
+            index,
+            old = %hex::encode(old.as_bytes()),
+            new = %hex::encode(new.as_bytes()),
+            "the ledger's key was rotated"
+        );
+        Ok(index)
+    }
+
+    /// The rotation at `index` to `key` is written with the group.
+    fn note_rotation(
+        &mut self,
+        p: &mut Pending,
+        index: u64,
+        key: VerifyingKey,
+    ) -> Result<(), StoreError> {
+        self.rotations.push((index, key));
+        let before = self.store.tree.get(K_LEDGER_KEYS)?.map(|v| v.len());
+        p.undo_bytes += undo_item_len(K_LEDGER_KEYS.len(), before);
+        p.write(K_LEDGER_KEYS.to_vec(), rotations_value(&self.rotations));
+        Ok(())
     }
 
     /// Decide and write a group of prechecked envelopes, in order. Returns one receipt per item
@@ -850,11 +899,7 @@ impl Appender {
             );
             return Ok(());
         }
-        let key = self
-            .store
-            .key
-            .as_ref()
-            .ok_or_else(|| StoreError::Refused("read-only store".into()))?;
+        let key = self.store.signing_key()?;
         let tree = ledger_core::merkle::LevelTree::new(leaves);
         let head = ledger_core::receipt::sign_group_head(
             key,
@@ -1347,6 +1392,11 @@ impl Appender {
                         let before = self.store.tree.get(K_CLOCK_BACK)?.map(|v| v.len());
                         p.undo_bytes += undo_item_len(K_CLOCK_BACK.len(), before);
                         p.write(K_CLOCK_BACK.to_vec(), e.index.to_be_bytes().to_vec());
+                    }
+                    Some(Record::LedgerKeyRotated(r)) => {
+                        let key = ledger_core::signing::parse_public_key(&r.new_public_key)
+                            .map_err(|x| corrupt(format!("ledger_key_rotated: {x}")))?;
+                        self.note_rotation(p, e.index, key)?;
                     }
                     _ => {}
                 }

@@ -41,6 +41,9 @@ pub(crate) const P_FINDING: u8 = b'F';
 pub(crate) const P_POOL: u8 = b'G';
 /// Present once the derived state holds the pools (`G`): a store written before them rebuilds.
 pub(crate) const K_POOLS_DERIVED: &[u8] = b"@pools";
+/// The ledger key's rotations (derived): `n × (u64be index of the LedgerKeyRotated record, 32
+/// bytes of the key it names)`, oldest first. Absent: none.
+pub(crate) const K_LEDGER_KEYS: &[u8] = b"@ledger-keys";
 /// The first layout's head, derived-up-to and derived prefixes (`Mhead`, `Mderived`, `S` runs,
 /// `D` devices). A writer moves the head and rebuilds the derived state ([`Store::open_writer`]);
 /// readers find the head under either key.
@@ -522,6 +525,42 @@ pub(crate) fn pool_record(id: &str, m: &PoolMembers) -> Vec<u8> {
     .encode_to_vec()
 }
 
+/// The value of [`K_LEDGER_KEYS`].
+pub(crate) fn rotations_value(r: &[(u64, VerifyingKey)]) -> Vec<u8> {
+    let mut v = Vec::with_capacity(r.len() * 40);
+    for (i, k) in r {
+        v.extend_from_slice(&i.to_be_bytes());
+        v.extend_from_slice(k.as_bytes());
+    }
+    v
+}
+
+/// Parse a [`K_LEDGER_KEYS`] value.
+pub(crate) fn rotations_of(v: &[u8]) -> Result<Vec<(u64, VerifyingKey)>, StoreError> {
+    let bad = |what: &str| {
+        StoreError::Corrupt(format!("ledger key rotations ({K_LEDGER_KEYS:?}): {what}"))
+    };
+    if !v.len().is_multiple_of(40) {
+        return Err(bad("length is not a multiple of 40"));
+    }
+    v.chunks(40)
+        .map(|c| {
+            let i = u64_of(&c[..8]).ok_or_else(|| bad("index"))?;
+            let k: [u8; 32] = c[8..].try_into().map_err(|_| bad("key length"))?;
+            let k = VerifyingKey::from_bytes(&k).map_err(|e| bad(&e.to_string()))?;
+            Ok((i, k))
+        })
+        .collect()
+}
+
+/// The key in force at entry `index` among `keys` (by the first entry each signs for).
+pub fn ledger_key_at(keys: &[(u64, VerifyingKey)], index: u64) -> Option<VerifyingKey> {
+    keys.iter()
+        .take_while(|(from, _)| *from <= index)
+        .last()
+        .map(|(_, k)| *k)
+}
+
 pub(crate) fn u64_of(v: &[u8]) -> Option<u64> {
     Some(u64::from_be_bytes(v.get(..8)?.try_into().ok()?))
 }
@@ -532,6 +571,15 @@ pub struct PrincipalConfig {
     pub id: String,
     pub role: SignerRole,
     pub key: VerifyingKey,
+}
+
+/// A rotation of the ledger's key ([`Store::rotate_ledger_key`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rotation {
+    /// The index of the `LedgerKeyRotated` record.
+    pub index: u64,
+    pub old: VerifyingKey,
+    pub new: VerifyingKey,
 }
 
 /// What the writer needs at open.
@@ -557,6 +605,10 @@ pub struct Store {
     /// Fault injection: every later write of a group fails ([`Store::inject_write_failures_for_tests`]).
     pub(crate) fail_writes: std::sync::atomic::AtomicBool,
     pub(crate) key: Option<LedgerKey>,
+    /// The ledger's key in force at the head (writer only): what `key` must be to sign. Set at
+    /// open, and by a rotation ([`crate::Appender::rotate_ledger_key`]), after which this
+    /// process's old key signs nothing more.
+    in_force: RwLock<Option<VerifyingKey>>,
     /// Public keys of the known signers, for signature checks ahead of the appender.
     pub(crate) keys: RwLock<HashMap<String, VerifyingKey>>,
     checkpoint_lock: std::sync::Mutex<()>,
@@ -663,6 +715,7 @@ impl Store {
             fail_syncs: Default::default(),
             fail_writes: Default::default(),
             key: None,
+            in_force: RwLock::new(None),
             keys: RwLock::new(HashMap::new()),
             checkpoint_lock: std::sync::Mutex::new(()),
             latest: std::sync::Mutex::new(None),
@@ -754,6 +807,7 @@ impl Store {
             fail_syncs: Default::default(),
             fail_writes: Default::default(),
             key: Some(key),
+            in_force: RwLock::new(None),
             keys: RwLock::new(HashMap::new()),
             checkpoint_lock: std::sync::Mutex::new(()),
             latest: std::sync::Mutex::new(None),
@@ -785,6 +839,9 @@ impl Store {
                     "entries exist but the head record is missing".into(),
                 ));
             }
+            if let Some(k) = store.ledger_public_key() {
+                store.set_in_force(k);
+            }
             let mut a = Appender::new_empty(store.clone());
             a.append_genesis(&cfg.ledger_id)?;
             store.tree.insert(K_POOLS_DERIVED, &[])?;
@@ -812,6 +869,49 @@ impl Store {
         appender.declare_principals(&cfg.principals)?;
         store.sync()?;
         Ok((store, appender))
+    }
+
+    /// Rotate the ledger's key, with ledgerd stopped: open the ledger in `dir` with the key in
+    /// force (`old`), check that `new` can sign (a key file is created if it does not exist; a
+    /// PKCS#11 key pair must exist), then append a `LedgerKeyRotated` record naming it, signed
+    /// by the old key, and sync. The ledger is then started with `new`.
+    pub fn rotate_ledger_key(
+        dir: &Path,
+        cfg: &OpenConfig,
+        old: &KeySource,
+        new: &KeySource,
+    ) -> Result<Rotation, StoreError> {
+        if !dir.join("db").exists() {
+            return Err(StoreError::Refused(format!(
+                "{} holds no ledger to rotate the key of",
+                dir.display()
+            )));
+        }
+        if new == old {
+            return Err(StoreError::Refused(
+                "the new ledger key is where the key in force is".into(),
+            ));
+        }
+        // The new key signs once (the token's key pair: a probe signature) before anything is
+        // written; its token session is closed before the old key's is opened.
+        let new_key = match new {
+            KeySource::DataDir => {
+                return Err(StoreError::Refused(format!(
+                    "the new ledger key cannot be {} in the data directory: name a file outside it",
+                    keyfile::LEDGER_KEY_FILE
+                )));
+            }
+            KeySource::File(f) => keyfile::load_or_create_at(f, true)?.verifying_key(),
+            KeySource::Pkcs11(p) => Pkcs11Signer::public_key(p)?,
+        };
+        let (store, mut appender) = Store::open_writer_with_signer(dir, cfg, old)?;
+        let old_key = store.signing_key()?.public_key();
+        let index = appender.rotate_ledger_key(new_key)?;
+        Ok(Rotation {
+            index,
+            old: old_key,
+            new: new_key,
+        })
     }
 
     /// Open (or create) a **mirror's** store: a copy of another ledger's chain, written only by
@@ -848,6 +948,7 @@ impl Store {
             fail_syncs: Default::default(),
             fail_writes: Default::default(),
             key: None,
+            in_force: RwLock::new(None),
             keys: RwLock::new(HashMap::new()),
             checkpoint_lock: std::sync::Mutex::new(()),
             latest: std::sync::Mutex::new(None),
@@ -925,9 +1026,83 @@ impl Store {
         &self.dir
     }
 
-    /// The ledger's public key (writer only).
+    /// The public key of the ledger's signer (writer only): the key in force.
     pub fn ledger_public_key(&self) -> Option<VerifyingKey> {
         self.key.as_ref().map(|k| k.public_key())
+    }
+
+    /// The signer, if it is the key in force: after a rotation the old key signs nothing more.
+    pub(crate) fn signing_key(&self) -> Result<&LedgerKey, StoreError> {
+        let key = self
+            .key
+            .as_ref()
+            .ok_or_else(|| StoreError::Refused("read-only store".into()))?;
+        let in_force = *self.in_force.read().unwrap_or_else(|e| e.into_inner());
+        match in_force {
+            Some(k) if k == key.public_key() => Ok(key),
+            Some(k) => Err(StoreError::Refused(format!(
+                "the ledger's key was rotated to {}: this process holds the key before it, which signs nothing more (restart ledgerd with the new key)",
+                hex::encode(k.as_bytes())
+            ))),
+            None => Err(StoreError::Refused(
+                "the ledger's key in force is not known yet".into(),
+            )),
+        }
+    }
+
+    /// The ledger's key in force from now on (the writer's, after its rotation record).
+    pub(crate) fn set_in_force(&self, key: VerifyingKey) {
+        *self.in_force.write().unwrap_or_else(|e| e.into_inner()) = Some(key);
+    }
+
+    /// The genesis record's key: the ledger's identity, what readers pin (it stays so after a
+    /// rotation of the signing key).
+    pub fn genesis_public_key(&self) -> Result<VerifyingKey, StoreError> {
+        let g = self.genesis_record()?;
+        ledger_core::signing::parse_public_key(&g.ledger_public_key).map_err(|e| {
+            StoreError::CorruptEntry {
+                index: 0,
+                detail: format!("genesis ledger key: {e}"),
+            }
+        })
+    }
+
+    /// The ledger's keys by the first entry each signs for (the checkpoints of that entry and
+    /// after, the records after it): the genesis key from 0, each rotated-to key from its
+    /// `LedgerKeyRotated` record on. Only rotations the head record covers count (a group cut
+    /// short by a crash is undone at the writer's start).
+    pub fn ledger_keys(&self) -> Result<Vec<(u64, VerifyingKey)>, StoreError> {
+        let mut keys = vec![(0, self.genesis_public_key()?)];
+        let head = self.head()?.map(|h| h.0);
+        if let Some(v) = self.tree.get(K_LEDGER_KEYS)? {
+            keys.extend(
+                rotations_of(&v)?
+                    .into_iter()
+                    .filter(|(i, _)| head.is_some_and(|h| *i <= h)),
+            );
+        }
+        Ok(keys)
+    }
+
+    /// Entry 0's genesis record.
+    fn genesis_record(&self) -> Result<v1::LedgerGenesis, StoreError> {
+        let g = self.entry(0)?.ok_or_else(|| StoreError::CorruptEntry {
+            index: 0,
+            detail: "genesis entry missing".into(),
+        })?;
+        let rec = ledger_core::record::decode_ledger_record(&g.body).map_err(|e| {
+            StoreError::CorruptEntry {
+                index: 0,
+                detail: e,
+            }
+        })?;
+        let Some(v1::ledger_record_body::Record::Genesis(gen_rec)) = rec.record else {
+            return Err(StoreError::CorruptEntry {
+                index: 0,
+                detail: "entry 0 is not a genesis record".into(),
+            });
+        };
+        Ok(gen_rec)
     }
 
     /// Make everything applied so far durable: sled flush, then fsync of sled's `db` file.
@@ -1468,10 +1643,16 @@ impl Store {
             );
         }
         if log.checkpoints.len() > sled_cps.len() {
-            let ours = self.ledger_public_key();
+            let keys = self.ledger_keys()?;
             for (i, cp) in log.checkpoints.iter().enumerate().skip(sled_cps.len()) {
-                let info = check_checkpoint(cp, ours.as_ref())
+                let info = check_checkpoint(cp, None)
                     .map_err(|e| StoreError::Corrupt(format!("{CHECKPOINT_LOG}: {e}")))?;
+                if Some(info.ledger_public_key) != ledger_key_at(&keys, info.index) {
+                    return Err(StoreError::Corrupt(format!(
+                        "{CHECKPOINT_LOG}: checkpoint #{} is not signed by the ledger's key in force at entry {}",
+                        info.number, info.index
+                    )));
+                }
                 if info.number != i as u64 + 1 {
                     return Err(StoreError::Corrupt(format!(
                         "{CHECKPOINT_LOG}: checkpoint #{} is numbered {}",
@@ -1544,10 +1725,7 @@ impl Store {
         now_ms: i64,
         reason: &str,
     ) -> Result<v1::Checkpoint, StoreError> {
-        let key = self
-            .key
-            .as_ref()
-            .ok_or_else(|| StoreError::Refused("read-only store".into()))?;
+        let key = self.signing_key()?;
         let _guard = self
             .checkpoint_lock
             .lock()
@@ -1640,37 +1818,40 @@ impl Store {
     /// configuration meant for another ledger (`ledger_id`) must not serve this one under its
     /// name.
     fn check_genesis(&self, ledger_id: &str) -> Result<(), StoreError> {
-        let g = self.entry(0)?.ok_or_else(|| StoreError::CorruptEntry {
-            index: 0,
-            detail: "genesis entry missing".into(),
-        })?;
-        let rec = ledger_core::record::decode_ledger_record(&g.body).map_err(|e| {
-            StoreError::CorruptEntry {
-                index: 0,
-                detail: e,
-            }
-        })?;
-        let Some(v1::ledger_record_body::Record::Genesis(gen_rec)) = rec.record else {
-            return Err(StoreError::CorruptEntry {
-                index: 0,
-                detail: "entry 0 is not a genesis record".into(),
-            });
-        };
-        let ours = self.ledger_public_key().map(|k| k.as_bytes().to_vec());
-        if ours.as_deref() != Some(gen_rec.ledger_public_key.as_slice()) {
-            return Err(StoreError::Refused(format!(
-                "the ledger's key ({}, or [ledger_key]'s token) is {}, not the key this ledger was created with (genesis key {})",
-                keyfile::LEDGER_KEY_FILE,
-                ours.map(hex::encode).unwrap_or_default(),
-                hex::encode(&gen_rec.ledger_public_key)
-            )));
-        }
+        let gen_rec = self.genesis_record()?;
         if gen_rec.ledger_id != ledger_id {
             return Err(StoreError::Refused(format!(
                 "this data directory holds ledger {:?} (its genesis), but ledger_id is {ledger_id:?}",
                 gen_rec.ledger_id
             )));
         }
+        let keys = self.ledger_keys()?;
+        let (rotated_at, in_force) = *keys.last().expect("the genesis key");
+        let ours = self.ledger_public_key();
+        if ours != Some(in_force) {
+            let ours_hex = ours.map(|k| hex::encode(k.as_bytes())).unwrap_or_default();
+            return Err(StoreError::Refused(
+                match keys.iter().position(|k| Some(k.1) == ours) {
+                    Some(_) => format!(
+                        "the ledger's key ({}, or [ledger_key]'s token) is {ours_hex}, which entry {rotated_at} rotated to {}: configure the new key (ledger_key_file, or [ledger_key] key_label)",
+                        keyfile::LEDGER_KEY_FILE,
+                        hex::encode(in_force.as_bytes())
+                    ),
+                    None if keys.len() == 1 => format!(
+                        "the ledger's key ({}, or [ledger_key]'s token) is {ours_hex}, not the key this ledger was created with (genesis key {})",
+                        keyfile::LEDGER_KEY_FILE,
+                        hex::encode(&gen_rec.ledger_public_key)
+                    ),
+                    None => format!(
+                        "the ledger's key ({}, or [ledger_key]'s token) is {ours_hex}, not the key in force ({}, since entry {rotated_at}; genesis key {})",
+                        keyfile::LEDGER_KEY_FILE,
+                        hex::encode(in_force.as_bytes()),
+                        hex::encode(&gen_rec.ledger_public_key)
+                    ),
+                },
+            ));
+        }
+        self.set_in_force(in_force);
         Ok(())
     }
 
@@ -1683,13 +1864,13 @@ impl Store {
             .head()?
             .ok_or_else(|| StoreError::Corrupt("no head record".into()))?;
         let cp = self.latest_checkpoint()?;
-        let ours = self.ledger_public_key();
         let (from, mut prev) = match &cp {
             Some((_, info)) => {
-                if ours.is_some() && Some(info.ledger_public_key) != ours {
+                let keys = self.ledger_keys()?;
+                if Some(info.ledger_public_key) != ledger_key_at(&keys, info.index) {
                     return Err(StoreError::Refused(format!(
-                        "checkpoint #{} is not signed by this ledger's key",
-                        info.number
+                        "checkpoint #{} is not signed by this ledger's key in force at entry {}",
+                        info.number, info.index
                     )));
                 }
                 if info.index > head_index {
@@ -1775,6 +1956,7 @@ impl Store {
                 removals.remove(r?.0);
             }
         }
+        removals.remove(K_LEDGER_KEYS);
         self.tree.apply_batch(removals)?;
         let mut v = ChainVerifier::new(None);
         let mut batch = sled::Batch::default();
@@ -1839,6 +2021,11 @@ impl Store {
             batch.insert(pool_key(id), pool_record(id, m));
         }
         batch.insert(K_POOLS_DERIVED, &[]);
+        if let Some(rotations) = v.ledger_keys().get(1..)
+            && !rotations.is_empty()
+        {
+            batch.insert(K_LEDGER_KEYS, rotations_value(rotations));
+        }
         if let Some(l) = last {
             batch.insert(K_DERIVED, &l.to_be_bytes());
         }

@@ -2934,8 +2934,9 @@ fn a_machine_reports_only_for_the_pools_it_is_a_member_of() {
 
 /// A mirror's copy (entries appended verbatim in groups cut differently from the source's, the
 /// source's checkpoints copied) holds the same chain, derived state, Merkle tree and
-/// checkpoints; it reopens as a mirror, and with the source's key it opens as the source's
-/// writer and carries on (a restore).
+/// checkpoints, and the key in force after the source's key was rotated; it reopens as a
+/// mirror, and with the source's key it opens as the source's writer and carries on (a
+/// restore).
 #[test]
 fn a_verbatim_copy_holds_what_the_source_holds_and_can_become_the_source() {
     let src_dir = tempfile::tempdir().unwrap();
@@ -2962,11 +2963,21 @@ fn a_verbatim_copy_holds_what_the_source_holds_and_can_become_the_source() {
         let (i, h) = store.head().unwrap().unwrap();
         store.write_checkpoint(i, &h, NOW + 1, "test").unwrap();
     }
-    // The operator's key changes: a principals record.
+    // The operator's key changes: a principals record. Then the ledger's key is rotated.
     let op2 = Dev::new("operator-1", 9);
     {
         let (_s, mut a) = Store::open_writer(src_dir.path(), &cfg(&op2)).unwrap();
         submit(&mut a, (0..20).map(|n| t.env(bet(1000 + n))).collect());
+    }
+    let keys_dir = tempfile::tempdir().unwrap();
+    let new_key = KeySource::File(keys_dir.path().join("new.key"));
+    Store::rotate_ledger_key(src_dir.path(), &cfg(&op2), &KeySource::DataDir, &new_key).unwrap();
+    {
+        let (s, mut a) =
+            Store::open_writer_with_signer(src_dir.path(), &cfg(&op2), &new_key).unwrap();
+        submit(&mut a, (0..5).map(|n| t.env(bet(2000 + n))).collect());
+        let (i, h) = s.head().unwrap().unwrap();
+        s.write_checkpoint(i, &h, NOW + 2, "test").unwrap();
     }
     let src = Store::open_existing(src_dir.path()).unwrap();
     let entries: Vec<_> = src.entries(0, u64::MAX).map(|e| e.unwrap()).collect();
@@ -3005,6 +3016,8 @@ fn a_verbatim_copy_holds_what_the_source_holds_and_can_become_the_source() {
     a_s.sort_by(|x, y| x.id.cmp(&y.id));
     a_m.sort_by(|x, y| x.id.cmp(&y.id));
     assert_eq!(a_m, a_s);
+    assert_eq!(m.ledger_keys().unwrap(), src.ledger_keys().unwrap());
+    assert_eq!(m.ledger_keys().unwrap().len(), 2);
     for d in [&t, &u] {
         for seq in 1..=d.seq + 1 {
             assert_eq!(
@@ -3030,19 +3043,14 @@ fn a_verbatim_copy_holds_what_the_source_holds_and_can_become_the_source() {
         .err()
         .expect("another ledger id is refused");
     assert!(e.to_string().contains("not \"other\""), "{e}");
-    // With the source's key, the copy is the source's store: its writer carries on.
-    std::fs::copy(
-        src_dir.path().join(LEDGER_KEY_FILE),
-        m_dir.path().join(LEDGER_KEY_FILE),
-    )
-    .unwrap();
+    // With the source's key in force, the copy is the source's store: its writer carries on.
     drop(src);
-    let (w, mut a) = Store::open_writer(m_dir.path(), &cfg(&op2)).unwrap();
+    let (w, mut a) = Store::open_writer_with_signer(m_dir.path(), &cfg(&op2), &new_key).unwrap();
     let r = submit(&mut a, vec![t.env(bet(5000))]);
     assert_eq!(status(&r[0]).0, St::Accepted);
     assert_eq!(r[0].index, size);
     let (i, h) = w.head().unwrap().unwrap();
-    w.write_checkpoint(i, &h, NOW + 2, "test").unwrap();
+    w.write_checkpoint(i, &h, NOW + 3, "test").unwrap();
     assert_eq!(verify_all(&w).checkpoints, cps.len() as u64 + 1);
 }
 
@@ -3094,4 +3102,236 @@ fn a_record_appended_for_a_service_is_the_next_entry_and_verifies() {
     let body = ledger_core::record::decode_ledger_record(&e.body).unwrap();
     assert_eq!(body.record, Some(record));
     assert_eq!(verify_all(&store).finding_reviews, 1);
+}
+
+/// A key file for the ledger's rotation tests, outside the data directory.
+fn key_file(dir: &std::path::Path, name: &str) -> KeySource {
+    KeySource::File(dir.join(name))
+}
+
+/// The ledger's key rotated offline: the record is signed by the old key, the key in force is
+/// derived state that a restart reads and a rebuild gives again, the old key is refused at
+/// the next start (naming the new one) and signs nothing more in the rotating process, the
+/// new key signs later records and checkpoints, and the whole chain verifies with the genesis
+/// key as its identity.
+#[test]
+fn the_ledger_key_is_rotated_and_the_new_key_signs_from_then_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let keys = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let (old, new) = (
+        key_file(keys.path(), "old.key"),
+        key_file(keys.path(), "new.key"),
+    );
+    let mut op = Dev::new("operator-1", 1);
+    let mut t = Dev::new("table-1", 2);
+    let (genesis_key, before) = {
+        let (store, mut a) = Store::open_writer_with_signer(&data, &cfg(&op), &old).unwrap();
+        submit(&mut a, vec![op.env(register(&t)), t.env(bet(0))]);
+        let (i, h) = store.head().unwrap().unwrap();
+        store.write_checkpoint(i, &h, NOW, "test").unwrap();
+        (store.ledger_public_key().unwrap(), i)
+    };
+
+    let r = Store::rotate_ledger_key(&data, &cfg(&op), &old, &new).unwrap();
+    assert_eq!((r.index, r.old), (before + 1, genesis_key));
+    assert_ne!(r.new, genesis_key);
+
+    let err = Store::open_writer_with_signer(&data, &cfg(&op), &old)
+        .err()
+        .expect("the old key is refused");
+    assert!(
+        err.to_string().contains(&format!(
+            "which entry {} rotated to {}",
+            r.index,
+            hex::encode(r.new.as_bytes())
+        )),
+        "{err}"
+    );
+    let stranger = key_file(keys.path(), "stranger.key");
+    crate::keyfile::load_or_create_at(&keys.path().join("stranger.key"), true).unwrap();
+    let err = Store::open_writer_with_signer(&data, &cfg(&op), &stranger)
+        .err()
+        .expect("another key is refused");
+    assert!(err.to_string().contains("not the key in force"), "{err}");
+
+    let (store, mut a) = Store::open_writer_with_signer(&data, &cfg(&op), &new).unwrap();
+    assert_eq!(store.genesis_public_key().unwrap(), genesis_key);
+    assert_eq!(store.ledger_public_key(), Some(r.new));
+    let want = vec![(0, genesis_key), (r.index, r.new)];
+    assert_eq!(store.ledger_keys().unwrap(), want);
+    submit(&mut a, vec![t.env(bet(1))]);
+    let (i, h) = store.head().unwrap().unwrap();
+    let cp = store.write_checkpoint(i, &h, NOW, "test").unwrap();
+    let info = ledger_core::record::check_checkpoint(&cp, None).unwrap();
+    assert_eq!(info.ledger_public_key, r.new);
+    let s = verify_all(&store);
+    assert_eq!(
+        (s.ledger_key, s.current_ledger_key, s.ledger_key_rotations),
+        (Some(genesis_key), Some(r.new), 1)
+    );
+    // Rotating to the key in force is refused; rebuilt derived state gives the same keys.
+    assert!(a.rotate_ledger_key(r.new).is_err());
+    store.tree.remove(crate::store::K_LEDGER_KEYS).unwrap();
+    store.rebuild_derived().unwrap();
+    assert_eq!(store.ledger_keys().unwrap(), want);
+    drop((a, store));
+
+    // A restart with the new key checks the tail against the new key's checkpoint.
+    let (store, mut a) = Store::open_writer_with_signer(&data, &cfg(&op), &new).unwrap();
+    submit(&mut a, vec![t.env(bet(2))]);
+    verify_all(&store);
+}
+
+/// In the process that rotated, the old key signs nothing more: no record, no checkpoint.
+#[test]
+fn after_a_rotation_the_old_key_signs_nothing() {
+    let (_d, mut op, store, mut a) = setup();
+    let new = ed25519_dalek::SigningKey::from_bytes(&[42; 32]).verifying_key();
+    let mut t = Dev::new("table-1", 2);
+    submit(&mut a, vec![op.env(register(&t))]);
+    a.rotate_ledger_key(new).unwrap();
+    let (i, h) = store.head().unwrap().unwrap();
+    let err = store.write_checkpoint(i, &h, NOW, "test").unwrap_err();
+    assert!(err.to_string().contains("rotated to"), "{err}");
+    let mut items = vec![precheck(
+        &store,
+        t.env(bet(0)),
+        65536,
+        &TimePolicy::default(),
+        NOW,
+    )];
+    verify_prechecked(&mut items);
+    a.sign_receipts(true);
+    assert!(
+        a.apply(items, NOW).is_err(),
+        "a signed group head would be the old key's"
+    );
+}
+
+/// A rotation cut short by a crash (its group written up to any point before its head record)
+/// is undone: the old key is still the key in force at the next start, the new one is refused.
+#[test]
+fn a_rotation_cut_short_by_a_crash_leaves_the_old_key_in_force() {
+    let keys = tempfile::tempdir().unwrap();
+    let new_key = ed25519_dalek::SigningKey::from_bytes(&[42; 32]);
+    let new_path = keys.path().join("new.key");
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&new_path)
+            .unwrap();
+        std::io::Write::write_all(
+            &mut f,
+            ledger_core::signing::secret_key_pem(&new_key).as_bytes(),
+        )
+        .unwrap();
+    }
+    let mut cut = 0;
+    for stop in 0u64.. {
+        let dir = tempfile::tempdir().unwrap();
+        let op = Dev::new("operator-1", 1);
+        let (store, mut a) = Store::open_writer(dir.path(), &cfg(&op)).unwrap();
+        let old = store.ledger_public_key().unwrap();
+        store
+            .crash_before_write
+            .store(stop, std::sync::atomic::Ordering::SeqCst);
+        if a.rotate_ledger_key(new_key.verifying_key()).is_ok() {
+            break;
+        }
+        cut += 1;
+        store.db.flush().unwrap();
+        drop((a, store));
+        let err = Store::open_writer_with_signer(
+            dir.path(),
+            &cfg(&op),
+            &KeySource::File(new_path.clone()),
+        )
+        .err()
+        .expect("the new key is not in force");
+        assert!(
+            err.to_string()
+                .contains("not the key this ledger was created with"),
+            "{err}"
+        );
+        let (store, _a) = Store::open_writer(dir.path(), &cfg(&op)).unwrap();
+        assert_eq!(store.ledger_keys().unwrap(), vec![(0, old)], "stop {stop}");
+        verify_all(&store);
+    }
+    assert!(
+        cut >= 3,
+        "the rotation's group makes at least 4 writes; cut {cut} times"
+    );
+}
+
+/// A table's configuration naming jackpot pool `pool` (empty: no jackpot).
+fn table_config(pool: &str) -> P {
+    P::TableConfigured(v1::TableConfigured {
+        table_id: "t1".into(),
+        casino_id: "lisboa".into(),
+        game: "blackjack".into(),
+        jackpot: Some(v1::TableJackpot {
+            pool_id: pool.into(),
+            bet_amount_cents: 100,
+            increment_bp: 7_500,
+            ..Default::default()
+        }),
+        ..Default::default()
+    })
+}
+
+fn table_pool(id: &str, tables: &[&str]) -> P {
+    P::PoolConfigured(v1::PoolConfigured {
+        pool_id: id.into(),
+        kind: v1::PoolKind::TableJackpot as i32,
+        casino_ids: vec!["lisboa".into()],
+        member_table_ids: tables.iter().map(|t| t.to_string()).collect(),
+        contribution_bp: 7_500,
+        ..Default::default()
+    })
+}
+
+/// A table device configures its table only with a jackpot pool whose latest `PoolConfigured`
+/// lists the table: another table's pool, or one not configured, is refused with
+/// NOT_POOL_MEMBER (nothing stored); no jackpot needs no pool; once the pool lists the table
+/// it is accepted, and the chain verifies.
+#[test]
+fn a_table_feeds_only_a_jackpot_pool_that_lists_it() {
+    let (_d, mut op, store, mut a) = setup();
+    let mut t = Dev::new("table-1", 2);
+    let r = submit(
+        &mut a,
+        vec![op.env(register(&t)), op.env(table_pool("TJ", &["t2"]))],
+    );
+    assert!(r.iter().all(|x| status(x).0 == St::Accepted), "{r:?}");
+    let head = store.head().unwrap().unwrap().0;
+    let r = submit(
+        &mut a,
+        vec![
+            t.env_at(1, table_config("TJ")),
+            t.env_at(1, table_config("TX")),
+        ],
+    );
+    assert_eq!(status(&r[0]), (St::Rejected, Why::NotPoolMember));
+    assert_eq!(
+        r[0].detail,
+        "table t1 (device table-1) is not a member of pool TJ"
+    );
+    assert_eq!(status(&r[1]), (St::Rejected, Why::NotPoolMember));
+    assert_eq!(r[1].detail, "pool TX is not configured");
+    assert_eq!(store.head().unwrap().unwrap().0, head, "nothing stored");
+    let r = submit(&mut a, vec![t.env(table_config(""))]);
+    assert_eq!(status(&r[0]).0, St::Accepted, "{:?}", r[0]);
+    let r = submit(
+        &mut a,
+        vec![
+            op.env(table_pool("TJ", &["t2", "t1"])),
+            t.env(table_config("TJ")),
+        ],
+    );
+    assert!(r.iter().all(|x| status(x).0 == St::Accepted), "{r:?}");
+    verify_all(&store);
 }

@@ -162,4 +162,62 @@ fn the_ledger_key_in_softhsm2_signs_records_and_checkpoints() {
         .unwrap()
         .to_string();
     assert!(e.contains("does not exist"), "{e}");
+
+    // The key rotated to another key pair of the token: a label it does not hold is refused
+    // before anything is written; the rotation record is the old key's, the new key signs the
+    // next checkpoint, the old label no longer opens the ledger, and the chain verifies.
+    let next = Pkcs11Config {
+        key_label: "ledger-signing-2".into(),
+        ..cfg.clone()
+    };
+    let head_before = Store::open_existing(&data).unwrap().head().unwrap();
+    let e = Store::rotate_ledger_key(&data, &open, &source, &KeySource::Pkcs11(next.clone()))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("no Ed25519 private key"), "{e}");
+    assert_eq!(
+        Store::open_existing(&data).unwrap().head().unwrap(),
+        head_before
+    );
+    let new_public = Pkcs11Signer::generate(&next).unwrap();
+    let r =
+        Store::rotate_ledger_key(&data, &open, &source, &KeySource::Pkcs11(next.clone())).unwrap();
+    assert_eq!((r.old, r.new), (public, new_public));
+    let e = Store::open_writer_with_signer(&data, &open, &source)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("rotated to"), "{e}");
+    {
+        let (store, appender) =
+            Store::open_writer_with_signer(&data, &open, &KeySource::Pkcs11(next)).unwrap();
+        assert_eq!(store.genesis_public_key().unwrap(), public);
+        let (index, hash) = appender.head().unwrap();
+        let cp = store.write_checkpoint(index, &hash, 2_000, "test").unwrap();
+        check_checkpoint(&cp, Some(&new_public)).unwrap();
+        let mut v = ledger_core::ChainVerifier::new(Some(public));
+        for cp in store.checkpoints().unwrap() {
+            v.add_checkpoint(&cp).unwrap();
+        }
+        let mut checks = Vec::new();
+        for e in store.entries(0, index + 1) {
+            checks.extend(
+                v.check_entry(&e.unwrap())
+                    .unwrap()
+                    .into_iter()
+                    .map(|p| p.check),
+            );
+        }
+        assert!(
+            ledger_core::signing::verify_many(&checks)
+                .iter()
+                .all(|ok| *ok)
+        );
+        let s = v.finish().unwrap();
+        assert_eq!(
+            (s.ledger_key, s.current_ledger_key, s.ledger_key_rotations),
+            (Some(public), Some(new_public), 1)
+        );
+    }
 }

@@ -58,9 +58,9 @@ pub struct ConsistencyArgs {
 pub struct VerifyArgs {
     /// The proof file (`ledgerctl prove ... --out FILE`).
     pub file: std::path::PathBuf,
-    /// The ledger's public key (hex, or a PEM file), obtained out of band.
-    #[arg(long)]
-    pub ledger_key: String,
+    /// The ledger's key (hex or PEM file), out of band; repeat for keys it rotated to.
+    #[arg(long, required = true)]
+    pub ledger_key: Vec<String>,
     /// The ledger's id, if you want its checkpoints' origin checked too.
     #[arg(long)]
     pub ledger_id: Option<String>,
@@ -206,7 +206,24 @@ fn u64_of(v: &serde_json::Value, name: &str) -> anyhow::Result<u64> {
 }
 
 pub fn verify(a: VerifyArgs, json: bool) -> anyhow::Result<i32> {
-    let key = ledger_agent::keys::read_public(&a.ledger_key).context("--ledger-key")?;
+    let keys = a
+        .ledger_key
+        .iter()
+        .map(|k| ledger_agent::keys::read_public(k).context("--ledger-key"))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    // A note signed by any of the keys (a checkpoint after a rotation is the new key's).
+    let note_of = |note: &str, what: &str| {
+        let mut first = None;
+        for k in &keys {
+            match checked_note(note, k, a.ledger_id.as_deref(), what) {
+                Ok(t) => return Ok(t),
+                Err(e) => {
+                    first.get_or_insert(e);
+                }
+            }
+        }
+        Err(first.expect("--ledger-key is required"))
+    };
     let what = a.file.display().to_string();
     let text = std::fs::read_to_string(&a.file).with_context(|| what.clone())?;
     let v: serde_json::Value =
@@ -218,7 +235,7 @@ pub fn verify(a: VerifyArgs, json: bool) -> anyhow::Result<i32> {
         .get("checkpoint")
         .and_then(|c| c.as_str())
         .with_context(|| format!("{what}: no \"checkpoint\" note"))?;
-    let cp = checked_note(note, &key, a.ledger_id.as_deref(), "checkpoint")?;
+    let cp = note_of(note, "checkpoint")?;
     let hashes = hashes_of(&v).with_context(|| what.clone())?;
     match v.get("kind").and_then(|k| k.as_str()) {
         Some("inclusion") => {
@@ -264,7 +281,7 @@ pub fn verify(a: VerifyArgs, json: bool) -> anyhow::Result<i32> {
                 .get("from_checkpoint")
                 .and_then(|c| c.as_str())
                 .context("no \"from_checkpoint\" note")?;
-            let old = checked_note(old_note, &key, a.ledger_id.as_deref(), "from_checkpoint")?;
+            let old = note_of(old_note, "from_checkpoint")?;
             if old.origin != cp.origin {
                 bail!(
                     "the two checkpoints are of different logs ({:?}, {:?})",

@@ -8,13 +8,30 @@ pub struct Args {
     /// Receipt files (`ledger-agent receipt --sequence N --out FILE`).
     #[arg(required = true, value_name = "FILE")]
     pub files: Vec<std::path::PathBuf>,
-    /// The ledger's public key (hex, or a PEM file), obtained out of band.
-    #[arg(long)]
-    pub ledger_key: String,
+    /// The ledger's key (hex or PEM file), out of band; repeat for keys it rotated to.
+    #[arg(long, required = true)]
+    pub ledger_key: Vec<String>,
 }
 
 pub fn run(a: Args, json: bool) -> anyhow::Result<i32> {
-    let key = ledger_agent::keys::read_public(&a.ledger_key).context("--ledger-key")?;
+    let keys = a
+        .ledger_key
+        .iter()
+        .map(|k| ledger_agent::keys::read_public(k).context("--ledger-key"))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    // Signed by any of the keys (a group head after a rotation is the new key's).
+    let verify = |r: &ledger_core::proto::Receipt, env: &ledger_core::proto::Envelope| {
+        let mut first = None;
+        for k in &keys {
+            match verify_receipt(r, env, k) {
+                Ok(c) => return Ok(c),
+                Err(e) => {
+                    first.get_or_insert(e);
+                }
+            }
+        }
+        Err(first.expect("--ledger-key is required"))
+    };
     let mut bad = 0;
     for path in &a.files {
         let what = path.display().to_string();
@@ -25,7 +42,7 @@ pub fn run(a: Args, json: bool) -> anyhow::Result<i32> {
                     .with_context(|| format!("{what}: not a receipt file"))
             })
             .and_then(|f| f.decode().with_context(|| what.clone()))
-            .and_then(|(env, r)| verify_receipt(&r, &env, &key).with_context(|| what.clone()));
+            .and_then(|(env, r)| verify(&r, &env).with_context(|| what.clone()));
         match checked {
             Ok(c) => {
                 let at = chrono::DateTime::from_timestamp_millis(c.received_at_ms)

@@ -515,6 +515,15 @@ pub fn report(
                         .map(|k| hex::encode(k.as_bytes()))
                         .unwrap_or_default()
                 );
+                if s.ledger_key_rotations > 0 {
+                    println!(
+                        "   the ledger's key was rotated {} time(s), each by a record of the key before it; key in force: {}",
+                        s.ledger_key_rotations,
+                        s.current_ledger_key
+                            .map(|k| hex::encode(k.as_bytes()))
+                            .unwrap_or_default()
+                    );
+                }
                 if s.clock_steps > 0 {
                     println!(
                         "   {} step(s) of the ledger's clock recorded (received times go back only there)",
@@ -574,6 +583,8 @@ pub fn summary_json(source: &str, s: &Summary, secs: f64) -> serde_json::Value {
         "checkpoints": s.checkpoints, "signers": s.signers, "revoked": s.revoked,
         "head_hash": s.head_hash.map(|h| hex32(&h)), "ledger_id": s.ledger_id,
         "ledger_public_key": s.ledger_key.map(|k| hex::encode(k.as_bytes())),
+        "ledger_key_rotations": s.ledger_key_rotations,
+        "current_ledger_public_key": s.current_ledger_key.map(|k| hex::encode(k.as_bytes())),
         "payloads": s.payloads, "seconds": secs, "entries_per_second": s.entries as f64 / secs,
         "witnesses": s.witnesses.iter().map(|w| serde_json::json!({
             "name": w.name, "cosigned": w.cosigned,

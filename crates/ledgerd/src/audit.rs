@@ -1442,7 +1442,27 @@ impl Jackpots for JackpotService {
                         )));
                     }
                 }
-                Ok(book.validate_transfer(&transfer))
+                let mut verdict = book.validate_transfer(&transfer);
+                // A joint pool's findings may name another casino's machines (its members, or
+                // machines of the source's model and bets): not to a principal limited to casinos.
+                if let (JackpotScope::Casinos(_), Err(jackpot::TransferRejection::Ineligible(fs))) =
+                    (&scope, &mut verdict)
+                {
+                    let hidden: Vec<String> = book
+                        .machines()
+                        .filter(|m| !scope.casino(&m.casino_id))
+                        .map(|m| format!("`{}`", m.id))
+                        .collect();
+                    for f in fs.iter_mut() {
+                        for h in &hidden {
+                            if f.message.contains(h.as_str()) {
+                                f.message =
+                                    f.message.replace(h.as_str(), "another casino's machine");
+                            }
+                        }
+                    }
+                }
+                Ok(verdict)
             },
             Ok,
         )

@@ -251,7 +251,7 @@ impl Exporter {
             .push((Arc::downgrade(ledger.store()), Arc::downgrade(&progress)));
         let key = ledger
             .store()
-            .ledger_public_key()
+            .genesis_public_key()
             .map(|k| hex::encode(k.as_bytes()))
             .unwrap_or_default();
         let lag = tokio::spawn(watch_lag(ledger.clone(), progress.clone()));

@@ -62,6 +62,56 @@ pub struct Server {
     task: tokio::task::JoinHandle<anyhow::Result<()>>,
 }
 
+/// Where `ledgerd rotate-ledger-key` finds the new key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NewLedgerKey {
+    /// A key file (PKCS#8 PEM, mode 0600), created if it does not exist.
+    File(PathBuf),
+    /// A key pair in the token of `[ledger_key]`, under this label (`ledgerctl hsm keygen`).
+    TokenLabel(String),
+}
+
+/// Rotate the ledger's key with ledgerd stopped ([`ledger_store::Store::rotate_ledger_key`]):
+/// the key in force (from `cfg`) signs a record naming the new one, which signs everything
+/// after it. The configuration must then name the new key.
+pub fn rotate_ledger_key(
+    cfg: &Config,
+    data_dir: &Path,
+    new: &NewLedgerKey,
+) -> anyhow::Result<ledger_store::Rotation> {
+    let open = cfg.open_config()?;
+    let old = cfg.key_source()?;
+    let new = match new {
+        NewLedgerKey::File(f) => ledger_store::KeySource::File(f.clone()),
+        NewLedgerKey::TokenLabel(label) => {
+            let section = cfg.ledger_key.as_ref().context(
+                "--new-key-label names a key in the token of [ledger_key], which the configuration does not have (use --new-key FILE)",
+            )?;
+            let mut p = section.pkcs11()?;
+            p.key_label = label.clone();
+            ledger_store::KeySource::Pkcs11(p)
+        }
+    };
+    check_init(data_dir, Init::Existing)?;
+    if let Some(pinned) = &cfg.ledger_public_key {
+        let genesis = Store::open_existing(data_dir)
+            .and_then(|s| s.genesis_public_key())
+            .with_context(|| format!("cannot read the ledger in {}", data_dir.display()))?;
+        let genesis = hex::encode(genesis.as_bytes());
+        anyhow::ensure!(
+            pinned.eq_ignore_ascii_case(&genesis),
+            "the ledger in {} has key {genesis}, but ledger_public_key in the configuration pins {pinned}: this is not the ledger this configuration serves",
+            data_dir.display()
+        );
+    }
+    Store::rotate_ledger_key(data_dir, &open, &old, &new).with_context(|| {
+        format!(
+            "cannot rotate the key of the ledger in {}",
+            data_dir.display()
+        )
+    })
+}
+
 /// Whether [`Server::start`] may create a ledger.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Init {
@@ -136,14 +186,15 @@ impl Server {
         })
         .await?
         .with_context(|| format!("cannot open the ledger in {}", data_dir.display()))?;
+        // The ledger's identity is its genesis key, whatever key signs now (after a rotation):
+        // a data directory holding another ledger (replaced, or another ledger's restored by
+        // mistake) is refused before anything is served.
         let ledger_public_key = hex::encode(
             store
-                .ledger_public_key()
-                .map(|k| k.to_bytes())
-                .unwrap_or_default(),
+                .genesis_public_key()
+                .context("the ledger's genesis key")?
+                .to_bytes(),
         );
-        // The ledger's identity: a data directory holding another ledger (replaced, or another
-        // ledger's restored by mistake) is refused before anything is served.
         match &cfg.ledger_public_key {
             Some(pinned) if !pinned.eq_ignore_ascii_case(&ledger_public_key) => anyhow::bail!(
                 "the ledger in {} has key {ledger_public_key}, but ledger_public_key in the \

@@ -69,6 +69,16 @@ enum Command {
         #[arg(long, value_name = "FILE", requires = "tls_cert")]
         tls_key: Option<PathBuf>,
     },
+    /// Rotate the ledger's signing key, with ledgerd stopped (docs/security.md, "Rotation").
+    #[command(group(clap::ArgGroup::new("new").required(true)))]
+    RotateLedgerKey {
+        /// The new key: a PKCS#8 PEM file outside the data directory (created if absent).
+        #[arg(long, value_name = "FILE", group = "new")]
+        new_key: Option<PathBuf>,
+        /// The new key: this key label in the PKCS#11 token of [ledger_key].
+        #[arg(long, value_name = "LABEL", group = "new")]
+        new_key_label: Option<String>,
+    },
 }
 
 fn main() {
@@ -160,6 +170,35 @@ fn serve(
         .data_dir
         .clone()
         .context("no data directory: pass --data-dir DIR or set data_dir in the configuration")?;
+    if let Some(Command::RotateLedgerKey {
+        new_key,
+        new_key_label,
+    }) = &args.command
+    {
+        let new = match (new_key, new_key_label) {
+            (Some(f), _) => ledgerd::NewLedgerKey::File(f.clone()),
+            (None, Some(l)) => ledgerd::NewLedgerKey::TokenLabel(l.clone()),
+            (None, None) => anyhow::bail!("--new-key or --new-key-label"),
+        };
+        let r = ledgerd::rotate_ledger_key(&cfg, &data_dir, &new)?;
+        let set = match &new {
+            ledgerd::NewLedgerKey::File(f) => format!(
+                "ledger_key_file = \"{}\"",
+                f.canonicalize().unwrap_or_else(|_| f.clone()).display()
+            ),
+            ledgerd::NewLedgerKey::TokenLabel(l) => format!("key_label = \"{l}\" in [ledger_key]"),
+        };
+        println!(
+            "ledger key rotated at entry {}: {} -> {}\nnow set {set} in the configuration and start ledgerd (ledger_public_key stays {}: the genesis key)",
+            r.index,
+            hex::encode(r.old.as_bytes()),
+            hex::encode(r.new.as_bytes()),
+            cfg.ledger_public_key
+                .as_deref()
+                .unwrap_or("the genesis key")
+        );
+        return Ok(());
+    }
     if let Some(Command::Restore {
         from,
         tls_ca,

@@ -431,7 +431,7 @@ impl Query for QueryService {
             ledger_public_key: self
                 .ledger
                 .store()
-                .ledger_public_key()
+                .genesis_public_key()
                 .map(|k| k.as_bytes().to_vec())
                 .unwrap_or_default(),
             ledger_id: self.ledger_id.clone(),
