@@ -188,7 +188,7 @@ async fn a_witness_cosigns_a_consistent_history_and_refuses_a_rewritten_one() {
     assert_eq!(status, 200, "{answer}");
     let mut cosigned = SignedNote::parse(&n1).unwrap();
     cosigned.add_signatures(&note::parse_signature_lines(&answer).unwrap());
-    let ts = cosigned.cosigned_by(NAME, &w.key).unwrap();
+    let ts = cosigned.cosigned_by(NAME, w.key).unwrap();
     assert!(ts > 1_700_000_000);
     // Again from 0: the witness holds n1's size now.
     let (status, ct, answer) = post(&w.addr, &body(0, &[], &n1));
@@ -332,7 +332,7 @@ async fn ledgerd_gets_its_checkpoints_cosigned() {
             tokio::time::sleep(std::time::Duration::from_millis(200)).await;
         };
         let note = SignedNote::parse(&cosigned.note).unwrap();
-        note.cosigned_by(NAME, &w.key).unwrap();
+        note.cosigned_by(NAME, w.key).unwrap();
         // The same cosignature in the latest checkpoint's note.
         let latest = c
             .get_latest(v1::GetCheckpointRequest::default())
@@ -726,7 +726,7 @@ async fn a_witness_cosigns_with_ml_dsa_44_too_and_verify_takes_its_key() {
     l.stop();
     let n = SignedNote::parse(&cosigned.note).unwrap();
     assert_eq!(n.signatures.len(), 3, "{}", cosigned.note);
-    let t_ed = n.cosigned_by(NAME, &ed_key).unwrap();
+    let t_ed = n.cosigned_by(NAME, ed_key).unwrap();
     let t_ml = n.cosigned_by(NAME, &ml_key).unwrap();
     assert_eq!(t_ed, t_ml, "one answer, one time");
     let ml_line = n

@@ -856,24 +856,24 @@ mod tests {
         let back = SignedNote::parse(&n.encode()).unwrap();
         let wk = witness.verifying_key();
         assert_eq!(
-            back.cosigned_by("inspectorate.pt/w1", &wk),
+            back.cosigned_by("inspectorate.pt/w1", wk),
             Ok(1_764_000_000)
         );
         back.verify(&name, &log.verifying_key()).unwrap();
         // Another witness key or name; a changed time; a changed text.
         assert!(
-            back.cosigned_by("inspectorate.pt/w1", &key(8).verifying_key())
+            back.cosigned_by("inspectorate.pt/w1", key(8).verifying_key())
                 .is_err()
         );
-        assert!(back.cosigned_by("inspectorate.pt/w2", &wk).is_err());
+        assert!(back.cosigned_by("inspectorate.pt/w2", wk).is_err());
         let mut t = back.clone();
         t.signatures[1].signature[7] ^= 1;
-        assert!(t.cosigned_by("inspectorate.pt/w1", &wk).is_err());
+        assert!(t.cosigned_by("inspectorate.pt/w1", wk).is_err());
         let mut t = back.clone();
         t.text = t.text.replacen("1234", "1235", 1);
-        assert!(t.cosigned_by("inspectorate.pt/w1", &wk).is_err());
+        assert!(t.cosigned_by("inspectorate.pt/w1", wk).is_err());
         // The log's own signature is not a cosignature (another type byte, another message).
-        assert!(back.cosigned_by(&name, &log.verifying_key()).is_err());
+        assert!(back.cosigned_by(&name, log.verifying_key()).is_err());
         let v = cosigner_vkey("w", &wk);
         let parts: Vec<&str> = v.split('+').collect();
         assert_eq!(parts[1], hex::encode(cosigner_key_id("w", &wk)));
@@ -1063,7 +1063,7 @@ mod ml_dsa_tests {
         both.add_signatures(&[ed_line.clone(), ml_line.clone()]);
         assert_eq!(both.signatures.len(), 3, "one line per name and key id");
         let both = SignedNote::parse(&both.encode()).unwrap();
-        assert_eq!(both.cosigned_by(W, &ed.verifying_key()), Ok(1_764_000_001));
+        assert_eq!(both.cosigned_by(W, ed.verifying_key()), Ok(1_764_000_001));
         assert_eq!(both.cosigned_by(W, &ml_key), Ok(1_764_000_002));
         let mut only_ed = base.clone();
         only_ed.add_signatures(std::slice::from_ref(&ed_line));

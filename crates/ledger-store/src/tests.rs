@@ -2627,8 +2627,8 @@ mod merkle_tree {
         let got = store.latest_cosigned(&ws, 2).unwrap().unwrap();
         assert_eq!(got.body, cp1.body);
         let n = ledger_core::note::SignedNote::parse(&got.note).unwrap();
-        assert!(n.cosigned_by("w1", &w1.verifying_key()).is_ok());
-        assert!(n.cosigned_by("w2", &w2.verifying_key()).is_ok());
+        assert!(n.cosigned_by("w1", w1.verifying_key()).is_ok());
+        assert!(n.cosigned_by("w2", w2.verifying_key()).is_ok());
         assert_eq!(
             store.latest_cosigned(&ws, 1).unwrap().unwrap().body,
             cp1.body
@@ -2700,8 +2700,8 @@ mod merkle_tree {
         let got = store.latest_cosigned(&ws, 1).unwrap().unwrap();
         let n = SignedNote::parse(&got.note).unwrap();
         assert_eq!(n.signatures.len(), 3, "the ledger's and the witness's two");
-        assert_eq!(n.cosigned_by("w1", &ml_key), Ok(1_764_000_001));
-        assert_eq!(n.cosigned_by("w1", &ed.verifying_key()), Ok(1_764_000_000));
+        assert_eq!(n.cosigned_by("w1", ml_key), Ok(1_764_000_001));
+        assert_eq!(n.cosigned_by("w1", ed.verifying_key()), Ok(1_764_000_000));
         let mut bad = old.clone();
         bad.name = "w+1".into();
         assert!(store.add_cosignature(1, &bad).is_err());

@@ -694,7 +694,7 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
                 let v = crate::evidence::verify(
                     &bundle,
                     &key,
-                    &[(WITNESS.to_string(), witness_public)],
+                    &[(WITNESS.to_string(), witness_public.into())],
                 )?;
                 anyhow::Ok((file, v))
             };

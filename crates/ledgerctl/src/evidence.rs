@@ -295,14 +295,11 @@ fn str_of<'a>(v: &'a serde_json::Value, name: &str) -> anyhow::Result<&'a str> {
 }
 
 /// Check a bundle offline with the ledger's key and the witnesses' keys.
-pub fn verify<K>(
+pub fn verify(
     bundle: &serde_json::Value,
     ledger_key: &VerifyingKey,
-    witnesses: &[(String, K)],
-) -> anyhow::Result<Verified>
-where
-    for<'k> &'k K: Into<ledger_core::note::CosignerKey>,
-{
+    witnesses: &[(String, ledger_core::note::CosignerKey)],
+) -> anyhow::Result<Verified> {
     if bundle.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
         bail!("not an evidence bundle (format is not {FORMAT:?})");
     }

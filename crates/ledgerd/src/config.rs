@@ -1321,6 +1321,33 @@ mod tests {
         );
     }
 
+    /// `ml_dsa_public_key`: the witness's ML-DSA-44 vkey (or a PEM file); anything else is
+    /// refused naming the key.
+    #[test]
+    fn a_witness_ml_dsa_key_is_its_vkey_or_a_pem_file() {
+        use ledger_core::note::{CosignerKey, ml_dsa_44_from_seed, ml_dsa_44_public};
+        let ed = "a09aa5f47a6759802ff955f8dc2d2a14a5c99d23be97f864127ff9383455a4f0";
+        let ml = CosignerKey::from(ml_dsa_44_public(&ml_dsa_44_from_seed(&[4; 32])));
+        let cfg = |v: &str| {
+            format!(
+                "[[witnesses]]\nname = \"w.example/1\"\nurl = \"http://127.0.0.1:1\"\npublic_key = \"{ed}\"\nml_dsa_public_key = \"{v}\"\n"
+            )
+        };
+        let c = Config::parse(&cfg(&ml.vkey("w.example/1"))).unwrap();
+        assert_eq!(c.witnesses[0].keys().unwrap()[1], ml);
+        let ed_vkey = CosignerKey::from(ledger_core::signing::parse_public_key_hex(ed).unwrap())
+            .vkey("w.example/1");
+        for bad in [
+            ml.vkey("w.example/2"),
+            ed_vkey,
+            "/nonexistent/w.pub".to_string(),
+            ml.vkey("w.example/1").replacen("+", "+0", 2),
+        ] {
+            let e = Config::parse(&cfg(&bad)).unwrap_err().to_string();
+            assert!(e.contains("ml_dsa_public_key"), "{bad}: {e}");
+        }
+    }
+
     #[test]
     fn errors_name_the_key() {
         let e = Config::parse("[ingest]\nmax_batch = 0\n")
