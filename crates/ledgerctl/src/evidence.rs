@@ -800,4 +800,18 @@ mod tests {
         );
         assert!(parse_witness_vkey(&w.replacen("w.example/1", "w.example/2", 1)).is_err());
     }
+
+    /// An ML-DSA-44 vkey (type 0x06) is a witness key too; its id must match.
+    #[test]
+    fn an_ml_dsa_44_witness_vkey_parses() {
+        use ledger_core::note::{CosignerKey, ml_dsa_44_from_seed, ml_dsa_44_public};
+        let k = CosignerKey::from(ml_dsa_44_public(&ml_dsa_44_from_seed(&[3; 32])));
+        let v = k.vkey("w.example/1");
+        assert_eq!(
+            parse_witness_vkey(&v).unwrap(),
+            ("w.example/1".to_string(), k)
+        );
+        let e = parse_witness_vkey(&v.replacen("w.example/1", "w.example/2", 1)).unwrap_err();
+        assert!(e.to_string().contains("--witness-key"), "{e}");
+    }
 }
