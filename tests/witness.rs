@@ -188,7 +188,7 @@ async fn a_witness_cosigns_a_consistent_history_and_refuses_a_rewritten_one() {
     assert_eq!(status, 200, "{answer}");
     let mut cosigned = SignedNote::parse(&n1).unwrap();
     cosigned.add_signatures(&note::parse_signature_lines(&answer).unwrap());
-    let ts = cosigned.cosigned_by(NAME, &w.key).unwrap();
+    let ts = cosigned.cosigned_by(NAME, w.key).unwrap();
     assert!(ts > 1_700_000_000);
     // Again from 0: the witness holds n1's size now.
     let (status, ct, answer) = post(&w.addr, &body(0, &[], &n1));
@@ -332,7 +332,7 @@ async fn ledgerd_gets_its_checkpoints_cosigned() {
             tokio::time::sleep(std::time::Duration::from_millis(200)).await;
         };
         let note = SignedNote::parse(&cosigned.note).unwrap();
-        note.cosigned_by(NAME, &w.key).unwrap();
+        note.cosigned_by(NAME, w.key).unwrap();
         // The same cosignature in the latest checkpoint's note.
         let latest = c
             .get_latest(v1::GetCheckpointRequest::default())
@@ -557,4 +557,249 @@ async fn a_witness_refusal_is_recorded_in_the_chain_and_verify_with_its_key_refu
     ]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("cosigned nothing after it"), "{err}");
+}
+
+/// Python (the example agent's venv, with `cryptography` and its ML-DSA) for
+/// scripts/c2sp-mldsa44.py, made by examples/python/setup.sh when missing as in
+/// tests/python_agent.rs.
+fn python_with_ml_dsa() -> std::path::PathBuf {
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let venv = std::env::var_os("PYTHON_AGENT_VENV")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::env::var_os("CARGO_TARGET_DIR")
+                .map(std::path::PathBuf::from)
+                .unwrap_or_else(|| repo.join("target"))
+                .join("python-agent")
+        });
+    let py = venv.join("bin").join("python");
+    let ok = |py: &std::path::Path| {
+        Command::new(py)
+            .args([
+                "-c",
+                "from cryptography.hazmat.primitives.asymmetric import mldsa",
+            ])
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    if !ok(&py) {
+        let st = Command::new("bash")
+            .arg(repo.join("examples/python/setup.sh"))
+            .env("PYTHON_AGENT_VENV", &venv)
+            .status();
+        eprintln!("examples/python/setup.sh: {st:?}");
+    }
+    assert!(
+        ok(&py),
+        "{}: no Python with cryptography's ML-DSA (examples/python/setup.sh makes it)",
+        py.display()
+    );
+    py
+}
+
+/// A witness with an ed25519 and an ML-DSA-44 key (`keygen --ml-dsa-44`, `witness serve
+/// --ml-dsa-key`) and a ledgerd configured with both: each cosigned checkpoint's note carries
+/// both lines, and both verify (the ML-DSA-44 one also with Python's `cryptography`, an
+/// independent implementation); `verify --data-dir --witness-key` passes with the ML-DSA-44
+/// vkey, and fails with another ML-DSA-44 key under the witness's name.
+#[tokio::test]
+async fn a_witness_cosigns_with_ml_dsa_44_too_and_verify_takes_its_key() {
+    use ledger_core::note::{CosignerKey, ml_dsa_44_public_from_pem};
+    use ledger_core::proto::{self as v1, checkpoints_client::CheckpointsClient};
+    let dir = tempdir();
+    let data = dir.path().join("data");
+    let plain = write_config(dir.path(), "[checkpoint]\ninterval_secs = 0\n");
+    let l = Ledgerd::start(&data, &plain, "127.0.0.1:0");
+    let ledger_key = l.ledger_key.clone();
+    l.stop();
+
+    let keygen = |base: &std::path::Path, ml: bool| {
+        let mut args = vec!["keygen", "--out", base.to_str().unwrap()];
+        if ml {
+            args.push("--ml-dsa-44");
+        }
+        ledgerctl(&args)
+    };
+    let (ed_base, ml_base) = (dir.path().join("w-ed"), dir.path().join("w-ml"));
+    for (b, ml) in [(&ed_base, false), (&ml_base, true)] {
+        let (code, out, err) = keygen(b, ml);
+        assert_eq!(code, 0, "{out}{err}");
+    }
+    let (code, _, err) = keygen(&ml_base, true);
+    assert_ne!(code, 0, "keygen overwrote a key");
+    assert!(err.contains("w-ml.pub"), "{err}");
+    let ml_secret = ml_base.with_extension("key");
+    let ml_pub = ml_base.with_extension("pub");
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&ml_secret).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    let secret_text = std::fs::read_to_string(&ml_secret).unwrap();
+    assert!(secret_text.starts_with("-----BEGIN PRIVATE KEY-----\n"));
+    let ml_key = CosignerKey::from(
+        ml_dsa_44_public_from_pem(&std::fs::read_to_string(&ml_pub).unwrap()).unwrap(),
+    );
+    let ed_key = ledger_agent::keys::read_secret(&ed_base.with_extension("key"))
+        .unwrap()
+        .verifying_key();
+
+    let mut child = Command::new(bin("ledgerctl"))
+        .args([
+            "witness",
+            "serve",
+            "--name",
+            NAME,
+            "--key",
+            ed_base.with_extension("key").to_str().unwrap(),
+            "--ml-dsa-key",
+            ml_secret.to_str().unwrap(),
+            "--log",
+            &format!("casino-ledger/e2e={ledger_key}"),
+            "--state",
+            dir.path().join("witness-state").to_str().unwrap(),
+            "--listen",
+            "127.0.0.1:0",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    let second = lines.next().unwrap().unwrap();
+    let w = Witness {
+        child,
+        addr: first
+            .split_whitespace()
+            .skip_while(|w| *w != "on")
+            .nth(1)
+            .unwrap_or_else(|| panic!("no address in {first:?}"))
+            .to_string(),
+        key: ed_key,
+    };
+    assert!(
+        first.contains(&note::cosigner_vkey(NAME, &ed_key)),
+        "{first}"
+    );
+    let ml_vkey = ml_key.vkey(NAME);
+    assert_eq!(
+        second,
+        format!("witness {NAME} ML-DSA-44 vkey {ml_vkey}"),
+        "the vkey printed is the one of the public key file"
+    );
+
+    let cfg_dir = dir.path().join("with-witness");
+    std::fs::create_dir_all(&cfg_dir).unwrap();
+    let cfg = write_config(
+        &cfg_dir,
+        &format!(
+            "[checkpoint]\ninterval_secs = 0\nwitnesses_required = 1\n\n[[witnesses]]\nname = \"{NAME}\"\nurl = \"http://{}\"\npublic_key = \"{}\"\nml_dsa_public_key = \"{}\"\n",
+            w.addr,
+            hex::encode(ed_key.as_bytes()),
+            ml_pub.display()
+        ),
+    );
+    let l = Ledgerd::start(&data, &cfg, "127.0.0.1:0");
+    let url = l.url();
+    let mut t = register(&url, 1, &[table("table-1", "T1")]).await.remove(0);
+    submit(
+        &url,
+        &(1..=20)
+            .map(|n| t.sign(now_ms(), bet("T1", "r", n)))
+            .collect::<Vec<_>>(),
+    )
+    .await;
+    let size = size_of(&checkpoint_note(&url, &dir.path().join("client")));
+    wait_cosigned(&l, size).await;
+    let mut c = CheckpointsClient::new(ledger_agent::connect(&url).await.unwrap());
+    let cosigned = c
+        .get_latest(v1::GetCheckpointRequest { cosigned: true })
+        .await
+        .unwrap()
+        .into_inner();
+    l.stop();
+    let n = SignedNote::parse(&cosigned.note).unwrap();
+    assert_eq!(n.signatures.len(), 3, "{}", cosigned.note);
+    let t_ed = n.cosigned_by(NAME, ed_key).unwrap();
+    let t_ml = n.cosigned_by(NAME, &ml_key).unwrap();
+    assert_eq!(t_ed, t_ml, "one answer, one time");
+    let ml_line = n
+        .signatures
+        .iter()
+        .find(|s| s.key_id == ml_key.key_id(NAME))
+        .unwrap();
+    assert_eq!(ml_line.signature.len(), 8 + 2420);
+
+    // The independent check: Python's cryptography with the message built from the spec.
+    let mut py = Command::new(python_with_ml_dsa())
+        .arg(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/c2sp-mldsa44.py"))
+        .args(["verify", &ml_vkey])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    py.stdin
+        .take()
+        .unwrap()
+        .write_all(cosigned.note.as_bytes())
+        .unwrap();
+    let out = py.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        t_ml.to_string()
+    );
+
+    // verify with the ML-DSA-44 vkey (and with both).
+    let (code, out, err) = ledgerctl(&[
+        "--json",
+        "verify",
+        "--data-dir",
+        data.to_str().unwrap(),
+        "--witness-key",
+        &ml_vkey,
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["witnesses"][0]["name"], NAME);
+    assert!(v["witnesses"][0]["cosigned"].as_u64().unwrap() >= 1, "{v}");
+    let ed_vkey = note::cosigner_vkey(NAME, &ed_key);
+    let (code, out, err) = ledgerctl(&[
+        "verify",
+        "--data-dir",
+        data.to_str().unwrap(),
+        "--witness-key",
+        &ed_vkey,
+        "--witness-key",
+        &ml_vkey,
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    // Another ML-DSA-44 key under the witness's name cosigned nothing.
+    let other = dir.path().join("other-ml");
+    let (code, out, err) = keygen(&other, true);
+    assert_eq!(code, 0, "{out}{err}");
+    let other_vkey = CosignerKey::from(
+        ml_dsa_44_public_from_pem(&std::fs::read_to_string(other.with_extension("pub")).unwrap())
+            .unwrap(),
+    )
+    .vkey(NAME);
+    let (code, out, err) = ledgerctl(&[
+        "verify",
+        "--data-dir",
+        data.to_str().unwrap(),
+        "--witness-key",
+        &other_vkey,
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("cosigned none"), "{err}");
+    drop(w);
 }

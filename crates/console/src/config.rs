@@ -69,7 +69,7 @@ pub struct Config {
 /// The ledger's key, and each witness's name and key.
 pub type EvidenceKeys = (
     ed25519_dalek::VerifyingKey,
-    Vec<(String, ed25519_dalek::VerifyingKey)>,
+    Vec<(String, ledger_core::note::CosignerKey)>,
 );
 
 #[derive(Debug, Clone, Deserialize)]

@@ -154,7 +154,8 @@ pub struct Summary {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WitnessSummary {
     pub name: String,
-    pub key: VerifyingKey,
+    /// Its cosigning key: ed25519 (`cosignature/v1`) or ML-DSA-44 (`subtree/v1`).
+    pub key: crate::note::CosignerKey,
     /// Checkpoints carrying its valid cosignature.
     pub cosigned: u64,
     /// The newest of them: (number, tree size).
@@ -236,11 +237,12 @@ impl ChainVerifier {
     /// A witness whose cosignatures the caller trusts, before the checkpoints. Every cosignature
     /// line of its name and key id must verify; at [`Self::finish`] it must have cosigned at least
     /// one checkpoint, and none of its refusals recorded in the chain may come after the newest
-    /// checkpoint it cosigned (a history it disputes and never cosigned since).
-    pub fn add_witness(&mut self, name: &str, key: VerifyingKey) {
+    /// checkpoint it cosigned (a history it disputes and never cosigned since). The key is an
+    /// ed25519 or an ML-DSA-44 cosigning key; a witness with both is added once for each.
+    pub fn add_witness(&mut self, name: &str, key: impl Into<crate::note::CosignerKey>) {
         self.summary.witnesses.push(WitnessSummary {
             name: name.to_string(),
-            key,
+            key: key.into(),
             cosigned: 0,
             newest: None,
             refusals: 0,
@@ -636,7 +638,15 @@ impl ChainVerifier {
             ));
         }
         for t in &mut self.summary.witnesses {
-            if t.name == w.witness && t.key.as_bytes().as_slice() == w.witness_public_key {
+            // The record names the witness's ed25519 key (ledgerd submits as that witness); a
+            // witness trusted by its ML-DSA-44 key is the same witness by name.
+            let same_key = match &t.key {
+                crate::note::CosignerKey::Ed25519(k) => {
+                    k.as_bytes().as_slice() == w.witness_public_key
+                }
+                crate::note::CosignerKey::MlDsa44(_) => true,
+            };
+            if t.name == w.witness && same_key {
                 t.refusals += 1;
                 t.last_refusal = Some((i, w.checkpoint_number));
             }

@@ -353,31 +353,11 @@ async fn proofs_entry(
         .into_inner())
 }
 
-/// A witness's verifier key, `<name>+<hex key id>+<base64(0x04 ‖ ed25519 key)>` (C2SP
-/// signed-note's cosignature/v1 key, as `ledgerctl witness serve` prints it).
-pub fn parse_witness_vkey(s: &str) -> Result<(String, VerifyingKey), Error> {
-    Ok(witness_vkey(s)?)
-}
-
-fn witness_vkey(s: &str) -> anyhow::Result<(String, VerifyingKey)> {
-    // The key's base64 may hold '+' too: the name and the id never do.
-    let mut parts = s.trim().splitn(3, '+');
-    let (Some(name), Some(id), Some(key)) = (parts.next(), parts.next(), parts.next()) else {
-        bail!("--witness-key {s:?}: expected NAME+KEYID+KEY");
-    };
-    let raw = B64
-        .decode(key)
-        .map_err(|e| anyhow::anyhow!("--witness-key {s:?}: the key is not base64: {e}"))?;
-    let ([0x04], Ok(k)) = (
-        &raw[..raw.len().min(1)],
-        signing::parse_public_key(&raw[raw.len().min(1)..]),
-    ) else {
-        bail!("--witness-key {s:?}: not a cosignature/v1 (type 0x04) ed25519 key");
-    };
-    if ledger_core::note::cosigner_vkey(name, &k) != s.trim() {
-        bail!("--witness-key {s:?}: the key id {id} is not this name's and key's");
-    }
-    Ok((name.to_string(), k))
+/// A witness's verifier key, `<name>+<hex key id>+<base64(type ‖ key)>` as `ledgerctl witness
+/// serve` prints it: type 0x04 (an ed25519 `cosignature/v1` key) or 0x06 (ML-DSA-44).
+pub fn parse_witness_vkey(s: &str) -> Result<(String, ledger_core::note::CosignerKey), Error> {
+    ledger_core::note::CosignerKey::parse_vkey(s)
+        .map_err(|e| Error(format!("--witness-key {:?}: {e}", s.trim())))
 }
 
 /// What [`verify`] established.
@@ -409,7 +389,7 @@ fn str_of<'a>(v: &'a serde_json::Value, name: &str) -> anyhow::Result<&'a str> {
 pub fn verify(
     bundle: &serde_json::Value,
     ledger_key: &VerifyingKey,
-    witnesses: &[(String, VerifyingKey)],
+    witnesses: &[(String, ledger_core::note::CosignerKey)],
 ) -> Result<Verified, Error> {
     Ok(verify_bundle(bundle, ledger_key, witnesses)?)
 }
@@ -417,7 +397,7 @@ pub fn verify(
 fn verify_bundle(
     bundle: &serde_json::Value,
     ledger_key: &VerifyingKey,
-    witnesses: &[(String, VerifyingKey)],
+    witnesses: &[(String, ledger_core::note::CosignerKey)],
 ) -> anyhow::Result<Verified> {
     if bundle.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
         bail!("not an evidence bundle (format is not {FORMAT:?})");
@@ -918,11 +898,28 @@ mod tests {
             })
             .unwrap();
         let vk = ledger_core::note::cosigner_vkey("w", &plus);
-        assert_eq!(parse_witness_vkey(&vk).unwrap(), ("w".to_string(), plus));
+        assert_eq!(
+            parse_witness_vkey(&vk).unwrap(),
+            ("w".to_string(), plus.into())
+        );
         assert_eq!(
             parse_witness_vkey(&w).unwrap(),
-            ("w.example/1".to_string(), other)
+            ("w.example/1".to_string(), other.into())
         );
         assert!(parse_witness_vkey(&w.replacen("w.example/1", "w.example/2", 1)).is_err());
+    }
+
+    /// An ML-DSA-44 vkey (type 0x06) is a witness key too; its id must match.
+    #[test]
+    fn an_ml_dsa_44_witness_vkey_parses() {
+        use ledger_core::note::{CosignerKey, ml_dsa_44_from_seed, ml_dsa_44_public};
+        let k = CosignerKey::from(ml_dsa_44_public(&ml_dsa_44_from_seed(&[3; 32])));
+        let v = k.vkey("w.example/1");
+        assert_eq!(
+            parse_witness_vkey(&v).unwrap(),
+            ("w.example/1".to_string(), k)
+        );
+        let e = parse_witness_vkey(&v.replacen("w.example/1", "w.example/2", 1)).unwrap_err();
+        assert!(e.to_string().contains("--witness-key"), "{e}");
     }
 }

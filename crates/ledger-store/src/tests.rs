@@ -2553,8 +2553,8 @@ mod merkle_tree {
             SigningKey::from_bytes(&[22; 32]),
         );
         let ws = vec![
-            ("w1".to_string(), w1.verifying_key()),
-            ("w2".to_string(), w2.verifying_key()),
+            ("w1".to_string(), vec![w1.verifying_key().into()]),
+            ("w2".to_string(), vec![w2.verifying_key().into()]),
         ];
         let text =
             |cp: &v1::Checkpoint| ledger_core::note::SignedNote::parse(&cp.note).unwrap().text;
@@ -2569,8 +2569,8 @@ mod merkle_tree {
         let got = store.latest_cosigned(&ws, 2).unwrap().unwrap();
         assert_eq!(got.body, cp1.body);
         let n = ledger_core::note::SignedNote::parse(&got.note).unwrap();
-        assert!(n.cosigned_by("w1", &w1.verifying_key()).is_ok());
-        assert!(n.cosigned_by("w2", &w2.verifying_key()).is_ok());
+        assert!(n.cosigned_by("w1", w1.verifying_key()).is_ok());
+        assert!(n.cosigned_by("w2", w2.verifying_key()).is_ok());
         assert_eq!(
             store.latest_cosigned(&ws, 1).unwrap().unwrap().body,
             cp1.body
@@ -2595,6 +2595,58 @@ mod merkle_tree {
             .len(),
             3
         );
+    }
+
+    /// A witness with an ed25519 and an ML-DSA-44 key keeps two lines per checkpoint, and it
+    /// counts only when both verify; a cosignature kept under the old key (`W` ‖ number ‖ name,
+    /// before ML-DSA-44) still reads, once.
+    #[test]
+    fn two_cosignatures_per_witness_and_the_old_layout_still_reads() {
+        use ledger_core::note::{self, CosignerKey, SignedNote};
+        let (_dir, mut op, store, mut a) = setup();
+        let t = Dev::new("table-1", 2);
+        submit(&mut a, vec![op.env(register(&t))]);
+        let (i1, h1) = store.head().unwrap().unwrap();
+        let cp1 = store.write_checkpoint(i1, &h1, NOW, "test").unwrap();
+        let text = SignedNote::parse(&cp1.note).unwrap().text;
+        let ed = SigningKey::from_bytes(&[21; 32]);
+        let ml = note::ml_dsa_44_from_seed(&[22; 32]);
+        let ml_key = CosignerKey::from(note::ml_dsa_44_public(&ml));
+        let old = note::cosign(&text, "w1", &ed, 1_764_000_000).unwrap();
+        let mut k = vec![b'W'];
+        k.extend_from_slice(&1u64.to_be_bytes());
+        k.extend_from_slice(b"w1");
+        store
+            .tree
+            .insert(k, [old.key_id.to_vec(), old.signature.clone()].concat())
+            .unwrap();
+        assert_eq!(store.cosignatures(1).unwrap(), vec![old.clone()]);
+        let ws = vec![(
+            "w1".to_string(),
+            vec![CosignerKey::from(ed.verifying_key()), ml_key.clone()],
+        )];
+        let ed_only = vec![("w1".to_string(), vec![ed.verifying_key().into()])];
+        assert_eq!(
+            store.latest_cosigned(&ed_only, 1).unwrap().unwrap().body,
+            cp1.body
+        );
+        assert_eq!(
+            store.latest_cosigned(&ws, 1).unwrap(),
+            None,
+            "its ML-DSA-44 line is missing"
+        );
+        let new = note::cosign_ml_dsa_44(&text, "w1", &ml, 1_764_000_001).unwrap();
+        store.add_cosignature(1, &new).unwrap();
+        // The ed25519 line again, now in the new layout: still one line in the note.
+        store.add_cosignature(1, &old).unwrap();
+        let got = store.latest_cosigned(&ws, 1).unwrap().unwrap();
+        let n = SignedNote::parse(&got.note).unwrap();
+        assert_eq!(n.signatures.len(), 3, "the ledger's and the witness's two");
+        assert_eq!(n.cosigned_by("w1", ml_key), Ok(1_764_000_001));
+        assert_eq!(n.cosigned_by("w1", ed.verifying_key()), Ok(1_764_000_000));
+        let mut bad = old.clone();
+        bad.name = "w+1".into();
+        assert!(store.add_cosignature(1, &bad).is_err());
     }
 
     fn copy_dir(from: &std::path::Path, to: &std::path::Path) {

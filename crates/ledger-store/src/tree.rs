@@ -16,7 +16,6 @@
 
 use std::sync::{Arc, RwLock};
 
-use ed25519_dalek::VerifyingKey;
 use ledger_core::merkle::{self, Hashes, TILE_HEIGHT, TILE_WIDTH, TreeHash};
 use ledger_core::proto as v1;
 
@@ -27,15 +26,24 @@ use crate::store::Store;
 /// written once per 65,536 entries, never with every group.
 pub(crate) const P_TILE: u8 = b'T';
 
-/// Key prefix of witnesses' cosignatures of checkpoints (`W` ‖ u64be number ‖ witness name →
-/// key id ‖ signature): attached to a checkpoint's note when it is read, the checkpoint itself
-/// unchanged.
+/// Key prefix of witnesses' cosignatures of checkpoints (`W` ‖ u64be number ‖ witness name ‖
+/// `+` ‖ key id → key id ‖ signature): one line per witness and key (a witness may cosign with
+/// an ed25519 and an ML-DSA-44 key), attached to a checkpoint's note when it is read, the
+/// checkpoint itself unchanged. Stores written before ML-DSA-44 keyed a line by `W` ‖ number ‖
+/// name alone; those still read (a name never holds a '+').
 pub(crate) const P_COSIGNATURE: u8 = b'W';
 
-fn cosignature_key(number: u64, name: &str) -> Vec<u8> {
+fn cosignature_prefix(number: u64) -> Vec<u8> {
     let mut k = vec![P_COSIGNATURE];
     k.extend_from_slice(&number.to_be_bytes());
+    k
+}
+
+fn cosignature_key(number: u64, name: &str, key_id: &[u8; 4]) -> Vec<u8> {
+    let mut k = cosignature_prefix(number);
     k.extend_from_slice(name.as_bytes());
+    k.push(b'+');
+    k.extend_from_slice(key_id);
     k
 }
 
@@ -443,7 +451,8 @@ impl Store {
         }
     }
 
-    /// Keep a witness's cosignature of checkpoint `number` (checked by the caller). Synced.
+    /// Keep a witness's cosignature of checkpoint `number` (checked by the caller), one per
+    /// witness name and key id. Synced.
     pub fn add_cosignature(
         &self,
         number: u64,
@@ -451,7 +460,14 @@ impl Store {
     ) -> Result<(), StoreError> {
         let mut v = line.key_id.to_vec();
         v.extend_from_slice(&line.signature);
-        self.tree.insert(cosignature_key(number, &line.name), v)?;
+        if line.name.is_empty() || line.name.contains('+') {
+            return Err(StoreError::Refused(format!(
+                "a cosignature's witness name {:?} is not a key name",
+                line.name
+            )));
+        }
+        self.tree
+            .insert(cosignature_key(number, &line.name, &line.key_id), v)?;
         self.sync()
     }
 
@@ -460,16 +476,19 @@ impl Store {
         &self,
         number: u64,
     ) -> Result<Vec<ledger_core::note::NoteSignature>, StoreError> {
-        let prefix = cosignature_key(number, "");
+        let prefix = cosignature_prefix(number);
         let mut out = Vec::new();
         for r in self.tree.scan_prefix(&prefix) {
             let (k, v) = r?;
-            let name = String::from_utf8(k[prefix.len()..].to_vec()).map_err(|_| {
+            // The name, then '+' and the key id (none in the old layout: the id is in the value).
+            let rest = &k[prefix.len()..];
+            let name = rest.split(|b| *b == b'+').next().unwrap_or_default();
+            let name = String::from_utf8(name.to_vec()).map_err(|_| {
                 StoreError::Corrupt("a cosignature's witness name is not UTF-8".into())
             })?;
-            if v.len() < 5 {
+            if v.len() < 5 || (rest.len() > name.len() && rest[name.len() + 1..] != v[..4]) {
                 return Err(StoreError::Corrupt(format!(
-                    "cosignature of {name} is too short"
+                    "cosignature of {name} is too short or not under its key id"
                 )));
             }
             out.push(ledger_core::note::NoteSignature {
@@ -501,11 +520,12 @@ impl Store {
         Ok(cp)
     }
 
-    /// The newest checkpoint cosigned by at least `required` of `witnesses` (name, key), with
-    /// its cosignatures. Reads only the checkpoints that have cosignatures, newest first.
+    /// The newest checkpoint cosigned by at least `required` of `witnesses` (name, keys: a
+    /// witness counts when the line of each of its keys verifies), with its cosignatures. Reads
+    /// only the checkpoints that have cosignatures, newest first.
     pub fn latest_cosigned(
         &self,
-        witnesses: &[(String, VerifyingKey)],
+        witnesses: &[(String, Vec<ledger_core::note::CosignerKey>)],
         required: usize,
     ) -> Result<Option<v1::Checkpoint>, StoreError> {
         use prost::Message;
@@ -530,7 +550,9 @@ impl Store {
                 .map_err(|e| StoreError::Corrupt(format!("checkpoint note: {e}")))?;
             let count = witnesses
                 .iter()
-                .filter(|(name, key)| n.cosigned_by(name, key).is_ok())
+                .filter(|(name, keys)| {
+                    !keys.is_empty() && keys.iter().all(|k| n.cosigned_by(name, k).is_ok())
+                })
                 .count();
             if count >= required {
                 return Ok(Some(cp));

@@ -499,6 +499,7 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
         name: WITNESS.into(),
         url: format!("http://{witness_addr}"),
         public_key: hex::encode(witness_public.as_bytes()),
+        ml_dsa_public_key: None,
     }];
     // The configuration left behind serves the ledger without the demo's witness, which stops
     // with the demo.
@@ -693,7 +694,7 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
                 let v = crate::evidence::verify(
                     &bundle,
                     &key,
-                    &[(WITNESS.to_string(), witness_public)],
+                    &[(WITNESS.to_string(), witness_public.into())],
                 )?;
                 anyhow::Ok((file, v))
             };

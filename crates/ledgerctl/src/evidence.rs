@@ -32,7 +32,7 @@ pub async fn build(
 pub fn verify(
     bundle: &serde_json::Value,
     ledger_key: &VerifyingKey,
-    witnesses: &[(String, VerifyingKey)],
+    witnesses: &[(String, ledger_core::note::CosignerKey)],
 ) -> anyhow::Result<Verified> {
     Ok(ledger_evidence::verify(bundle, ledger_key, witnesses)?)
 }

@@ -52,7 +52,7 @@ pub struct Trusted {
     pub key: Option<VerifyingKey>,
     pub checkpoints: Vec<v1::Checkpoint>,
     /// Witnesses (name, key) whose cosignatures are checked ([`ChainVerifier::add_witness`]).
-    pub witnesses: Vec<(String, VerifyingKey)>,
+    pub witnesses: Vec<(String, ledger_core::note::CosignerKey)>,
 }
 
 /// Verify `entries` (in order) against `checkpoints`. Returns the summary or the first broken index.
@@ -67,7 +67,7 @@ where
 {
     let mut v = ChainVerifier::new(trusted.key);
     for (name, key) in &trusted.witnesses {
-        v.add_witness(name, *key);
+        v.add_witness(name, key);
     }
     for cp in checkpoints {
         v.add_checkpoint(cp)?;

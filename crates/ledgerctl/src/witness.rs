@@ -8,7 +8,7 @@
 //! signature verifies with the ledger's key, 400 for a malformed body or an old size above the
 //! checkpoint's, 409 (`text/x.tlog.size`, the size held) when the old size is not the one held
 //! or the same size has another root, 422 when the proof does not verify, else 200 with the
-//! `cosignature/v1` line. The state is persisted (written, fsynced, renamed) before the answer,
+//! `cosignature/v1` line (and, with `--ml-dsa-key`, the ML-DSA-44 `subtree/v1` line). The state is persisted (written, fsynced, renamed) before the answer,
 //! under one lock with the check. A refused request whose signature is valid is kept in
 //! `STATE/refused/` as evidence of the ledger's misbehaviour.
 
@@ -41,6 +41,9 @@ pub struct ServeArgs {
     /// The witness's ed25519 secret key (PKCS#8 PEM, from `ledgerctl keygen`).
     #[arg(long, value_name = "FILE")]
     pub key: PathBuf,
+    /// Also cosign with this ML-DSA-44 key (PKCS#8 PEM, from `ledgerctl keygen --ml-dsa-44`).
+    #[arg(long, value_name = "FILE")]
+    pub ml_dsa_key: Option<PathBuf>,
     /// A ledger it witnesses: ORIGIN=KEY (key in hex or a PEM file); repeat for each.
     #[arg(long = "log", value_name = "ORIGIN=KEY", required = true)]
     pub logs: Vec<String>,
@@ -61,6 +64,8 @@ const MAX_BODY: usize = 64 * 1024;
 struct Witness {
     name: String,
     key: SigningKey,
+    /// The ML-DSA-44 key it also cosigns with, if any.
+    ml_dsa: Option<note::MlDsa44Secret>,
     logs: HashMap<String, VerifyingKey>,
     state: PathBuf,
     /// Held across the check and the write of the state, so two requests cannot both pass the
@@ -183,12 +188,18 @@ impl Witness {
             );
         }
         let timestamp = chrono::Utc::now().timestamp().max(0) as u64;
-        let line = match note::cosign(&n.text, &self.name, &self.key, timestamp) {
-            Ok(l) => l,
+        let mut lines = match note::cosign(&n.text, &self.name, &self.key, timestamp) {
+            Ok(l) => vec![l],
             Err(e) => return reply(StatusCode::BAD_REQUEST, format!("{e}\n")),
         };
+        if let Some(k) = &self.ml_dsa {
+            match note::cosign_ml_dsa_44(&n.text, &self.name, k, timestamp) {
+                Ok(l) => lines.push(l),
+                Err(e) => return reply(StatusCode::BAD_REQUEST, format!("{e}\n")),
+            }
+        }
         let mut cosigned = n.clone();
-        cosigned.add_signatures(std::slice::from_ref(&line));
+        cosigned.add_signatures(&lines);
         let path = self.state.join(format!("{}.checkpoint", safe(&cp.origin)));
         if let Err(e) = write_durably(&path, &cosigned.encode()) {
             tracing::error!("{}: {e:#}", path.display());
@@ -198,14 +209,10 @@ impl Witness {
             );
         }
         tracing::info!(origin = %cp.origin, size = cp.size, "cosigned");
-        let encoded = cosigned.encode();
-        let sig_line = encoded
-            .lines()
-            .rev()
-            .find(|l| l.starts_with(&format!("\u{2014} {} ", self.name)))
-            .unwrap_or_default()
-            .to_string();
-        reply(StatusCode::OK, sig_line + "\n")
+        reply(
+            StatusCode::OK,
+            lines.iter().map(note::NoteSignature::to_line).collect(),
+        )
     }
 
     /// Keep a refused request whose signature verified: it is evidence against the ledger.
@@ -262,6 +269,17 @@ pub async fn run(c: Command) -> anyhow::Result<i32> {
         bail!("--name {:?}: a key name has no spaces or '+'", a.name);
     }
     let key = ledger_agent::keys::read_secret(&a.key).context("--key")?;
+    let ml_dsa = match &a.ml_dsa_key {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("--ml-dsa-key {}", p.display()))?;
+            Some(
+                note::ml_dsa_44_secret_from_pem(&text)
+                    .with_context(|| format!("--ml-dsa-key {}", p.display()))?,
+            )
+        }
+        None => None,
+    };
     let mut logs = HashMap::new();
     for l in &a.logs {
         let (origin, k) = l
@@ -275,8 +293,14 @@ pub async fn run(c: Command) -> anyhow::Result<i32> {
         .with_context(|| format!("--listen {}", a.listen))?;
     let addr = listener.local_addr()?;
     let vkey = note::cosigner_vkey(&a.name, &key.verifying_key());
-    let serving = spawn(a.name.clone(), key, logs, a.state, listener)?;
+    let ml_vkey = ml_dsa
+        .as_ref()
+        .map(|k| note::CosignerKey::from(note::ml_dsa_44_public(k)).vkey(&a.name));
+    let serving = spawn_with(a.name.clone(), key, ml_dsa, logs, a.state, listener)?;
     println!("witness {} listening on {addr} vkey {vkey}", a.name);
+    if let Some(v) = ml_vkey {
+        println!("witness {} ML-DSA-44 vkey {v}", a.name);
+    }
     serving.await?
 }
 
@@ -289,6 +313,18 @@ pub fn spawn(
     state: PathBuf,
     listener: tokio::net::TcpListener,
 ) -> anyhow::Result<tokio::task::JoinHandle<anyhow::Result<i32>>> {
+    spawn_with(name, key, None, logs, state, listener)
+}
+
+/// [`spawn`] with an ML-DSA-44 key the witness also cosigns with.
+pub fn spawn_with(
+    name: String,
+    key: SigningKey,
+    ml_dsa: Option<note::MlDsa44Secret>,
+    logs: HashMap<String, VerifyingKey>,
+    state: PathBuf,
+    listener: tokio::net::TcpListener,
+) -> anyhow::Result<tokio::task::JoinHandle<anyhow::Result<i32>>> {
     std::fs::create_dir_all(&state).with_context(|| format!("--state {}", state.display()))?;
     for origin in logs.keys() {
         held(&state, origin).context("--state")?;
@@ -296,6 +332,7 @@ pub fn spawn(
     let w = Arc::new(Witness {
         name,
         key,
+        ml_dsa,
         logs,
         state,
         lock: tokio::sync::Mutex::new(()),

@@ -200,6 +200,53 @@ pub struct WitnessEntry {
     pub url: String,
     /// Its ed25519 public key (64 hex digits).
     pub public_key: String,
+    /// Its ML-DSA-44 cosigning key, if it has one (`witness serve --ml-dsa-key`): its vkey as the
+    /// witness prints it (`<name>+<id>+<base64>`), or a PEM public key file (`keygen --ml-dsa-44`).
+    /// Then each cosignature must carry both lines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ml_dsa_public_key: Option<String>,
+}
+
+impl WitnessEntry {
+    /// Its cosigning keys: the ed25519 key, then the ML-DSA-44 key if configured.
+    pub fn keys(&self) -> Result<Vec<ledger_core::note::CosignerKey>, ConfigError> {
+        use ledger_core::note::{self, CosignerKey};
+        let bad = |key: &str, e: &dyn std::fmt::Display| {
+            ConfigError::Invalid(format!("[[witnesses]] {} {key}: {e}", self.name))
+        };
+        let ed = ledger_core::signing::parse_public_key_hex(&self.public_key)
+            .map_err(|e| bad("public_key", &e))?;
+        let mut keys = vec![CosignerKey::from(ed)];
+        if let Some(v) = &self.ml_dsa_public_key {
+            let key = if v.starts_with(&format!("{}+", self.name)) {
+                let (_, k) =
+                    CosignerKey::parse_vkey(v).map_err(|e| bad("ml_dsa_public_key", &e))?;
+                k
+            } else {
+                let text = std::fs::read_to_string(v).map_err(|e| {
+                    bad(
+                        "ml_dsa_public_key",
+                        &format!(
+                            "neither this witness's vkey ({}+…) nor a readable PEM file: {v}: {e}",
+                            self.name
+                        ),
+                    )
+                })?;
+                CosignerKey::from(
+                    note::ml_dsa_44_public_from_pem(&text)
+                        .map_err(|e| bad("ml_dsa_public_key", &format!("{v}: {e}")))?,
+                )
+            };
+            if !matches!(key, CosignerKey::MlDsa44(_)) {
+                return Err(bad(
+                    "ml_dsa_public_key",
+                    &"an ed25519 key: give the ML-DSA-44 vkey (type 0x06)",
+                ));
+            }
+            keys.push(key);
+        }
+        Ok(keys)
+    }
 }
 
 /// `[ledger_key]`: an Ed25519 key pair in a PKCS#11 token (`ledgerctl hsm keygen` creates it).
@@ -735,9 +782,7 @@ impl Config {
                     w.name
                 ));
             }
-            ledger_core::signing::parse_public_key_hex(&w.public_key).map_err(|e| {
-                ConfigError::Invalid(format!("[[witnesses]] {} public_key: {e}", w.name))
-            })?;
+            w.keys()?;
             if !w.url.starts_with("http://") {
                 return bad(format!(
                     "[[witnesses]] {} url {:?}: must be http://host:port (the protocol authenticates checkpoints; reach a witness behind TLS through a local proxy)",
@@ -1315,6 +1360,7 @@ mod tests {
                 name: "w".into(),
                 url: "http://127.0.0.1:1".into(),
                 public_key: "00".into(),
+                ml_dsa_public_key: Some("w.pub".into()),
             }],
             mirror: Some(MirrorSection {
                 source: "https://127.0.0.1:1".into(),
@@ -1338,6 +1384,33 @@ mod tests {
             missing.is_empty(),
             "keys missing from deploy/ledgerd.toml: {missing:?}"
         );
+    }
+
+    /// `ml_dsa_public_key`: the witness's ML-DSA-44 vkey (or a PEM file); anything else is
+    /// refused naming the key.
+    #[test]
+    fn a_witness_ml_dsa_key_is_its_vkey_or_a_pem_file() {
+        use ledger_core::note::{CosignerKey, ml_dsa_44_from_seed, ml_dsa_44_public};
+        let ed = "a09aa5f47a6759802ff955f8dc2d2a14a5c99d23be97f864127ff9383455a4f0";
+        let ml = CosignerKey::from(ml_dsa_44_public(&ml_dsa_44_from_seed(&[4; 32])));
+        let cfg = |v: &str| {
+            format!(
+                "[[witnesses]]\nname = \"w.example/1\"\nurl = \"http://127.0.0.1:1\"\npublic_key = \"{ed}\"\nml_dsa_public_key = \"{v}\"\n"
+            )
+        };
+        let c = Config::parse(&cfg(&ml.vkey("w.example/1"))).unwrap();
+        assert_eq!(c.witnesses[0].keys().unwrap()[1], ml);
+        let ed_vkey = CosignerKey::from(ledger_core::signing::parse_public_key_hex(ed).unwrap())
+            .vkey("w.example/1");
+        for bad in [
+            ml.vkey("w.example/2"),
+            ed_vkey,
+            "/nonexistent/w.pub".to_string(),
+            ml.vkey("w.example/1").replacen("+", "+0", 2),
+        ] {
+            let e = Config::parse(&cfg(&bad)).unwrap_err().to_string();
+            assert!(e.contains("ml_dsa_public_key"), "{bad}: {e}");
+        }
     }
 
     #[test]

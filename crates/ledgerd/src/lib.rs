@@ -395,9 +395,9 @@ async fn serve(
         Duration::from_millis(cfg.checkpoint.request_interval_ms),
     );
     for w in &cfg.witnesses {
-        let key = ledger_core::signing::parse_public_key_hex(&w.public_key)
-            .map_err(|e| anyhow::anyhow!("[[witnesses]] {}: {e}", w.name))?;
-        checkpoint_service.witnesses.push((w.name.clone(), key));
+        checkpoint_service
+            .witnesses
+            .push((w.name.clone(), w.keys()?));
     }
     checkpoint_service.witnesses_required = cfg.checkpoint.witnesses_required;
     let checkpoints = CheckpointsServer::new(checkpoint_service);
@@ -579,7 +579,12 @@ async fn serve(
         for w in &cfg.witnesses {
             let key = ledger_core::signing::parse_public_key_hex(&w.public_key)
                 .map_err(|e| anyhow::anyhow!("[[witnesses]] {}: {e}", w.name))?;
-            ws.push(witnesses::Witness::new(&w.name, &w.url, key).map_err(|e| anyhow::anyhow!(e))?);
+            let ml_dsa = w.keys()?.into_iter().nth(1);
+            ws.push(
+                witnesses::Witness::new(&w.name, &w.url, key)
+                    .map_err(|e| anyhow::anyhow!(e))?
+                    .with_ml_dsa(ml_dsa),
+            );
         }
         Some(tokio::spawn(witnesses::run(
             ledger.clone(),

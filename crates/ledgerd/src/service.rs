@@ -649,7 +649,9 @@ pub struct CheckpointService {
     /// a request waits its turn and signs, so requests are served one after another.
     pub requested: tokio::sync::Mutex<Option<(std::time::Instant, v1::Checkpoint)>>,
     /// The configured witnesses (name, key) and how many must cosign (`cosigned` requests).
-    pub witnesses: Vec<(String, ed25519_dalek::VerifyingKey)>,
+    /// Each witness's keys: ed25519, and ML-DSA-44 when it has one (a checkpoint counts as
+    /// cosigned by it when every key's line verifies).
+    pub witnesses: Vec<(String, Vec<ledger_core::note::CosignerKey>)>,
     pub witnesses_required: usize,
 }
 

@@ -1,6 +1,7 @@
 //! Submitting checkpoints to witnesses (C2SP tlog-witness, `[[witnesses]]`): each new
 //! checkpoint that has a tree head goes to every witness with a consistency proof from the
-//! last size that witness cosigned; a valid cosignature is kept with the checkpoint
+//! last size that witness cosigned; its valid cosignatures (ed25519, and ML-DSA-44 when
+//! `ml_dsa_public_key` is configured: both lines required) are kept with the checkpoint
 //! (`Store::add_cosignature`) and served in its note. A refusal is an alarm: a witness that
 //! holds another history than this ledger's is what a rewrite looks like from outside. It is
 //! logged as an error, counted (`ledger_witness_refusals_total`) and recorded in the chain as a
@@ -26,6 +27,8 @@ pub struct Witness {
     pub authority: String,
     pub path_prefix: String,
     pub key: VerifyingKey,
+    /// Its ML-DSA-44 cosigning key, if configured: its answers must carry that line too.
+    pub ml_dsa: Option<note::CosignerKey>,
     /// The size it last cosigned, as far as ledgerd knows (0 at start: its first answer, a 409,
     /// tells).
     old_size: u64,
@@ -99,16 +102,31 @@ impl Witness {
             authority,
             path_prefix: path.trim_end_matches('/').to_string(),
             key,
+            ml_dsa: None,
             old_size: 0,
             refusal_recorded: 0,
             figures: Arc::default(),
         })
     }
+
+    /// The witness with an ML-DSA-44 key as well (`ml_dsa_public_key`).
+    pub fn with_ml_dsa(mut self, key: Option<note::CosignerKey>) -> Witness {
+        self.ml_dsa = key;
+        self
+    }
+
+    /// The keys whose lines an answer must carry: ed25519, then ML-DSA-44 if configured.
+    fn keys(&self) -> Vec<note::CosignerKey> {
+        std::iter::once(note::CosignerKey::from(self.key))
+            .chain(self.ml_dsa.clone())
+            .collect()
+    }
 }
 
 /// What a witness answered.
 enum Answer {
-    Cosigned(note::NoteSignature),
+    /// Its line for each of its keys, verified.
+    Cosigned(Vec<note::NoteSignature>),
     /// 409 with the size it holds.
     Holds(u64),
     Refused(u16, String),
@@ -186,14 +204,19 @@ async fn submit(
             let lines = note::parse_signature_lines(&text).map_err(|e| e.to_string())?;
             let mut n = SignedNote::parse(note_text).map_err(|e| e.to_string())?;
             n.add_signatures(&lines);
-            n.cosigned_by(&w.name, &w.key)
-                .map_err(|e| format!("its answer: {e}"))?;
-            let id = note::cosigner_key_id(&w.name, &w.key);
-            let line = lines
-                .into_iter()
-                .find(|l| l.name == w.name && l.key_id == id)
-                .ok_or("no cosignature of its own in its answer")?;
-            Answer::Cosigned(line)
+            let mut own = Vec::new();
+            for key in w.keys() {
+                n.cosigned_by(&w.name, &key)
+                    .map_err(|e| format!("its answer, {} line: {e}", key.kind()))?;
+                let id = key.key_id(&w.name);
+                own.extend(
+                    lines
+                        .iter()
+                        .find(|l| l.name == w.name && l.key_id == id)
+                        .cloned(),
+                );
+            }
+            Answer::Cosigned(own)
         }
         409 if ct.starts_with("text/x.tlog.size") => match text.trim().parse() {
             Ok(n) => Answer::Holds(n),
@@ -234,13 +257,15 @@ pub async fn run(ledger: Ledger, mut witnesses: Vec<Witness>, timeout: Duration)
             // A witness that holds an older size tells it with a 409; then once more from it.
             for _ in 0..2 {
                 match submit(&store, w, &cp.note, tree.size, timeout).await {
-                    Ok(Answer::Cosigned(line)) => {
+                    Ok(Answer::Cosigned(lines)) => {
                         w.old_size = tree.size;
                         w.figures.cosigned.fetch_add(1, Ordering::Relaxed);
                         w.figures.cosigned_size.store(tree.size, Ordering::Relaxed);
                         let (s, n) = (store.clone(), info.number);
-                        match tokio::task::spawn_blocking(move || s.add_cosignature(n, &line)).await
-                        {
+                        let kept = tokio::task::spawn_blocking(move || {
+                            lines.iter().try_for_each(|l| s.add_cosignature(n, l))
+                        });
+                        match kept.await {
                             Ok(Ok(())) => {
                                 tracing::info!(witness = %w.name, number = info.number, size = tree.size, "checkpoint cosigned")
                             }
