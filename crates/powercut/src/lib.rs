@@ -23,9 +23,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, UNIX_EPOCH};
 
 use fuser::{
-    Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, Generation, INodeNo,
-    LockOwner, OpenFlags, RenameFlags, ReplyAttr, ReplyCreate, ReplyData, ReplyDirectory,
-    ReplyEmpty, ReplyEntry, ReplyOpen, ReplyStatfs, ReplyWrite, Request, TimeOrNow, WriteFlags,
+    Errno, FileAttr, FileHandle, FileType, Filesystem, FopenFlags, Generation, INodeNo, LockOwner,
+    OpenFlags, RenameFlags, ReplyAttr, ReplyCreate, ReplyData, ReplyDirectory, ReplyEmpty,
+    ReplyEntry, ReplyOpen, ReplyStatfs, ReplyWrite, Request, TimeOrNow, WriteFlags,
 };
 
 /// The unit in which unsynced data is held and dropped.
@@ -204,7 +204,11 @@ impl Handle {
         }
         s.cut = true;
         let mut report = CutReport {
-            files: s.dirty.values().filter(|d| !d.pages.is_empty() || d.low < d.len).count(),
+            files: s
+                .dirty
+                .values()
+                .filter(|d| !d.pages.is_empty() || d.low < d.len)
+                .count(),
             pages_dropped: s.dirty.values().map(|d| d.pages.len()).sum(),
             ..Default::default()
         };
@@ -318,7 +322,13 @@ impl State {
             .collect();
         for (p, i) in moved {
             self.inos.remove(&p);
-            let np = to.join(p.strip_prefix(from).expect("a prefix"));
+            // (`join("")` would add a trailing '/', which makes a file's path ENOTDIR.)
+            let rest = p.strip_prefix(from).expect("a prefix");
+            let np = if rest.as_os_str().is_empty() {
+                to.to_path_buf()
+            } else {
+                to.join(rest)
+            };
             self.inos.insert(np.clone(), i);
             self.paths.insert(i, np);
         }
@@ -933,6 +943,9 @@ mod tests {
         // a file created after the last fsync, and a rename after it
         fs::write(mnt.join("b"), b"never synced").unwrap();
         fs::rename(mnt.join("a"), mnt.join("c")).unwrap();
+        // the renamed file, open or not, is still a file
+        assert_eq!(a.metadata().unwrap().len(), 15_000);
+        assert!(fs::metadata(mnt.join("c")).unwrap().is_file());
         let report = m.handle.cut(None);
         assert!(report.pages_dropped >= 3, "{report:?}");
         assert_eq!(report.namespace_undone, 2, "{report:?}");
@@ -976,7 +989,9 @@ mod tests {
         f.sync_all().unwrap();
         f.write_all_at(&[9u8; 3000], 0).unwrap();
         // a seed whose choice keeps part of the write
-        let seed = (0..).find(|s| (1..3000).contains(&(splitmix(*s) % 3001))).unwrap();
+        let seed = (0..)
+            .find(|s| (1..3000).contains(&(splitmix(*s) % 3001)))
+            .unwrap();
         let report = m.handle.cut(Some(seed));
         let kept = (splitmix(seed) % 3001) as usize;
         assert_eq!(report.torn_bytes, kept);

@@ -8,7 +8,10 @@ use anyhow::{Context, bail};
 use clap::Parser;
 
 #[derive(Parser)]
-#[command(version, about = "A FUSE pass-through that drops unsynced writes on SIGUSR1, as a power cut would")]
+#[command(
+    version,
+    about = "A FUSE pass-through that drops unsynced writes on SIGUSR1, as a power cut would"
+)]
 struct Args {
     /// Directory that holds what the "disk" keeps.
     backing: PathBuf,
@@ -20,7 +23,9 @@ struct Args {
 }
 
 fn main() -> anyhow::Result<()> {
-    tracing_subscriber::fmt().with_writer(std::io::stderr).init();
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .init();
     let args = Args::parse();
     // Block the signals before the serving threads start, so that only sigwait sees them.
     // SAFETY: plain libc signal-set calls on a local, zero-initialised sigset_t.
@@ -37,7 +42,11 @@ fn main() -> anyhow::Result<()> {
     };
     let mounted = powercut::mount(&args.backing, &args.mountpoint)
         .with_context(|| format!("mount {}", args.mountpoint.display()))?;
-    eprintln!("powercut: serving {} on {}", args.backing.display(), args.mountpoint.display());
+    eprintln!(
+        "powercut: serving {} on {}",
+        args.backing.display(),
+        args.mountpoint.display()
+    );
     loop {
         let mut sig = 0;
         // SAFETY: `set` is an initialised signal set and `sig` a valid out-parameter.
