@@ -10,6 +10,7 @@
 //!
 //! `POWERCUT_CYCLES` (default 2, about 2 minutes) cuts, `POWERCUT_SEED` to replay a run (the seed is printed).
 //! A longer campaign: `POWERCUT_CYCLES=30 cargo test -p e2e --test powercut -- --nocapture`.
+//! `POWERCUT_LYING_DISK=1`: fsync keeps nothing, and the test must fail (acknowledged events lost).
 //! Mounting needs root (or fusermount3) and /dev/fuse.
 
 use std::collections::HashMap;
@@ -25,7 +26,7 @@ use tokio_stream::StreamExt;
 
 const DEVICES: usize = 3;
 /// Events each device signs per cycle (more than a debug ledgerd on FUSE takes before the cut).
-const PER_CYCLE: u64 = 20_000;
+const PER_CYCLE: u64 = 30_000;
 
 /// What a device has signed and what the ledger acknowledged of it.
 struct Device {
@@ -50,7 +51,9 @@ impl Device {
 async fn acknowledged_events_survive_power_cuts() {
     let cycles: u32 = env_or("POWERCUT_CYCLES", 2);
     let seed: u64 = env_or("POWERCUT_SEED", now_ms() as u64);
-    eprintln!("powercut: {cycles} cycle(s), POWERCUT_SEED={seed}");
+    // The negative control: on a disk whose fsync keeps nothing this test must fail.
+    let lying_disk = std::env::var_os("POWERCUT_LYING_DISK").is_some();
+    eprintln!("powercut: {cycles} cycle(s), POWERCUT_SEED={seed}, lying disk {lying_disk}");
 
     let dir = tempdir();
     let backing = dir.path().join("disk");
@@ -126,6 +129,9 @@ async fn acknowledged_events_survive_power_cuts() {
         }
 
         // Load, then the cut.
+        if lying_disk {
+            mounted.handle.lie_about_fsync();
+        }
         let l = Ledgerd::start(&data, &cfg, &addr);
         let m = Ledgerd::start(&mirror_data, &mcfg, "127.0.0.1:0");
         let url = l.url();
@@ -171,7 +177,7 @@ async fn acknowledged_events_survive_power_cuts() {
             })
         };
         let r = powercut::splitmix(seed ^ u64::from(cycle));
-        tokio::time::sleep(Duration::from_millis(300 + r % 1500)).await;
+        tokio::time::sleep(Duration::from_millis(200 + r % 1200)).await;
         let report = mounted.handle.cut(Some(r.rotate_left(17)));
         *stop.lock().unwrap() = true;
         l.kill9();

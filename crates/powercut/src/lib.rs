@@ -11,6 +11,9 @@
 //!
 //! Namespace operations follow a journalled file system such as ext4 (data=ordered): they are
 //! committed in order, and any fsync or directory fsync commits all of them made before it.
+//!
+//! The backing directory stands for the disk: it is written, never synced, since the host itself
+//! does not lose power in a test (and a real fsync per simulated one would only slow the test).
 
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsStr;
@@ -93,6 +96,8 @@ struct State {
     undo: Vec<Undo>,
     last_write: Option<(u64, u64, Vec<u8>)>,
     cut: bool,
+    /// A broken disk, for negative controls: fsync succeeds and keeps nothing.
+    lying_fsync: bool,
     stats: Stats,
 }
 
@@ -176,6 +181,7 @@ impl PowerCutFs {
                 undo: Vec::new(),
                 last_write: None,
                 cut: false,
+                lying_fsync: false,
                 stats: Stats::default(),
             })),
         })
@@ -243,6 +249,15 @@ impl Handle {
         }
         let _ = fs::remove_dir_all(&s.trash);
         report
+    }
+
+    /// Make every fsync from now on succeed without keeping anything: a disk that lies, for
+    /// checking that a test notices lost acknowledged data.
+    pub fn lie_about_fsync(&self) {
+        self.state
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .lying_fsync = true;
     }
 
     pub fn is_cut(&self) -> bool {
@@ -476,9 +491,13 @@ impl State {
         Ok(())
     }
 
-    /// fsync: write the file's unsynced pages to the backing file and sync it; commit every
+    /// fsync: write the file's unsynced pages to the backing file; commit every
     /// namespace operation so far (a journal commit).
     fn sync(&mut self, ino: u64) -> Result<(), Errno> {
+        if self.lying_fsync {
+            self.stats.fsyncs += 1;
+            return Ok(());
+        }
         if let Some(d) = self.dirty.remove(&ino) {
             let f = self.open_backing(ino, true)?;
             let r = (|| -> io::Result<()> {
@@ -493,8 +512,7 @@ impl State {
                     let k = (d.len - start).min(PAGE) as usize;
                     f.write_all_at(&page[..k], start)?;
                 }
-                f.set_len(d.len)?;
-                f.sync_all()
+                f.set_len(d.len)
             })();
             if let Err(e) = r {
                 self.dirty.insert(ino, d);
@@ -521,9 +539,7 @@ impl State {
                 r.map_err(errno)?;
             }
         }
-        File::open(&self.backing)
-            .and_then(|d| d.sync_all())
-            .map_err(errno)
+        Ok(())
     }
 
     /// Unlink `rel`: move it into the trash until a commit, and record how to undo that.
@@ -956,6 +972,20 @@ mod tests {
         assert_eq!(fs::read(backing.join("a")).unwrap(), vec![1u8; 10_000]);
         assert!(!backing.join("b").exists());
         assert!(!backing.join("c").exists());
+    }
+
+    #[test]
+    fn a_lying_disk_keeps_nothing_after_fsync() {
+        let (_dir, backing, mnt, m) = mounted();
+        let f = File::create(mnt.join("f")).unwrap();
+        f.sync_all().unwrap();
+        m.handle.lie_about_fsync();
+        f.write_all_at(b"acknowledged", 0).unwrap();
+        f.sync_all().unwrap();
+        m.handle.cut(None);
+        drop(f);
+        m.unmount().unwrap();
+        assert_eq!(fs::read(backing.join("f")).unwrap(), b"");
     }
 
     #[test]
