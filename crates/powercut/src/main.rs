@@ -1,6 +1,6 @@
 //! `powercut BACKING MOUNTPOINT`: serve BACKING on MOUNTPOINT, holding unsynced writes in memory.
 //! SIGUSR1 cuts the power (drops what is not synced; see the library); SIGTERM or SIGINT
-//! unmounts and exits.
+//! unmounts (lazily, if it is still in use) and exits.
 
 use std::path::PathBuf;
 
@@ -60,6 +60,19 @@ fn main() -> anyhow::Result<()> {
             break;
         }
     }
-    mounted.unmount().context("unmount")?;
+    if let Err(e) = mounted.unmount() {
+        // Still in use (EBUSY): detach it, so that it goes once the last user closes its files.
+        eprintln!("powercut: unmount: {e}; detaching it lazily");
+        let c = std::ffi::CString::new(args.mountpoint.as_os_str().as_encoded_bytes())
+            .context("mount point")?;
+        // SAFETY: a valid NUL-terminated path.
+        if unsafe { libc::umount2(c.as_ptr(), libc::MNT_DETACH) } != 0 {
+            bail!(
+                "umount2 {}: {}",
+                args.mountpoint.display(),
+                std::io::Error::last_os_error()
+            );
+        }
+    }
     Ok(())
 }
