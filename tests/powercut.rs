@@ -47,7 +47,7 @@ impl Device {
     }
 }
 
-// Ignored until the live audit's store survives a cut: in 1 of 11 cuts so far its sled store
+// Ignored until the live audit's store survives a cut: in 1 of 23 cuts so far its sled store
 // read back "corrupted data" after the restart and the audit did not resume (ARCHITECTURE.md,
 // "Power loss"). Run it with `cargo test -p e2e --test powercut -- --ignored --nocapture`.
 #[ignore = "the audit store does not yet survive every power cut (ARCHITECTURE.md, Power loss)"]
