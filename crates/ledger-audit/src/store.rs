@@ -66,6 +66,11 @@ pub enum AuditStoreError {
     Corrupt(String),
 }
 
+/// An I/O error of the store's files, as sled reports its own.
+fn io(e: std::io::Error) -> AuditStoreError {
+    AuditStoreError::Sled(sled::Error::Io(e))
+}
+
 impl AuditStoreError {
     /// Whether the store's files are damaged (sled found corrupt data, panicked on them, does
     /// not recognise its own settings file, or a record does not decode), as opposed to
@@ -130,6 +135,9 @@ impl FindingFilter {
 pub struct AuditStore {
     db: sled::Db,
     tree: sled::Tree,
+    /// sled's log file and the store's directory, fsynced by [`AuditStore::flush`] (`None`: a
+    /// temporary store).
+    log: Option<std::sync::Arc<(std::fs::File, std::path::PathBuf)>>,
 }
 
 fn round_key(table: &str, round: &str) -> Vec<u8> {
@@ -236,7 +244,14 @@ impl AuditStore {
         // replay, a test) retries briefly instead of failing.
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
         let db = loop {
-            let cfg = sled::Config::new().path(dir).cache_capacity(64 << 20);
+            // No background flush: sled's own flush writes without an fsync, and a power cut then
+            // left a snapshot pointing at log data the disk never kept (the power-loss test,
+            // tests/powercut.rs). What is written is made durable by `flush`, as the chain's
+            // store does.
+            let cfg = sled::Config::new()
+                .path(dir)
+                .cache_capacity(64 << 20)
+                .flush_every_ms(None);
             // sled 0.34 can panic on some corrupt files instead of returning an error.
             let opened = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| cfg.open()))
                 .map_err(|_| {
@@ -256,7 +271,12 @@ impl AuditStore {
             }
         };
         let tree = db.open_tree("audit")?;
-        let store = AuditStore { db, tree };
+        let log = std::fs::File::open(dir.join("db")).map_err(io)?;
+        let store = AuditStore {
+            db,
+            tree,
+            log: Some(std::sync::Arc::new((log, dir.to_path_buf()))),
+        };
         store.check_layout()?;
         Ok(store)
     }
@@ -274,15 +294,18 @@ impl AuditStore {
             self.tree.clear()?;
         }
         self.tree.insert(b"V", LAYOUT)?;
-        self.db.flush()?;
-        Ok(())
+        self.flush()
     }
 
     /// A throwaway store (offline replays that only want the digest).
     pub fn temporary() -> Result<AuditStore> {
         let db = sled::Config::new().temporary(true).open()?;
         let tree = db.open_tree("audit")?;
-        let store = AuditStore { db, tree };
+        let store = AuditStore {
+            db,
+            tree,
+            log: None,
+        };
         store.check_layout()?;
         Ok(store)
     }
@@ -421,9 +444,25 @@ impl AuditStore {
         Ok(())
     }
 
-    /// Flush to disk (derived data: not on every commit).
+    /// Flush to disk and make it durable (derived data: not on every commit): sled's flush,
+    /// then an fsync of its blob files and of its log.
     pub fn flush(&self) -> Result<()> {
         self.db.flush()?;
+        if let Some(log_dir) = &self.log {
+            let (log, dir) = &**log_dir;
+            let blobs = dir.join("blobs");
+            if let Ok(rd) = std::fs::read_dir(&blobs) {
+                for f in rd.flatten() {
+                    if let Ok(h) = std::fs::File::open(f.path()) {
+                        h.sync_all().map_err(io)?;
+                    }
+                }
+                std::fs::File::open(&blobs)
+                    .and_then(|d| d.sync_all())
+                    .map_err(io)?;
+            }
+            log.sync_all().map_err(io)?;
+        }
         Ok(())
     }
 
