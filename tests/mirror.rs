@@ -727,7 +727,25 @@ async fn a_checkpoint_contradicting_the_one_held_raises_the_alarm_at_reconnect()
     };
     let mirror = Ledgerd::start(&dir.path().join("mirror"), &mcfg, "127.0.0.1:0");
     wait_synced(&src.url(), &mirror.url()).await;
-    let held_cp = latest_checkpoint(&mirror.url()).await;
+    // The checkpoint comes after the entries it covers: wait until the mirror holds it too.
+    let theirs = latest_checkpoint(&src.url()).await;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let held_cp = loop {
+        let ch = ledger_agent::connect(&mirror.url()).await.expect("connect");
+        let cp = CheckpointsClient::new(ch)
+            .get_latest(v1::GetCheckpointRequest { cosigned: false })
+            .await;
+        if let Ok(cp) = cp
+            && cp.get_ref() == &theirs
+        {
+            break cp.into_inner();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the mirror never held the checkpoint"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
     let held = entries(&mirror.url()).await;
     src.kill9();
 
