@@ -263,6 +263,41 @@ impl StderrTail {
     }
 }
 
+/// Every thread's stack of the process `pid`, by gdb where it is installed (a hung ledgerd's
+/// stacks say where it hangs), else a line saying why not.
+fn thread_backtraces(pid: u32) -> String {
+    match Command::new("timeout")
+        .args([
+            "60",
+            "gdb",
+            "-p",
+            &pid.to_string(),
+            "-batch",
+            "-ex",
+            "thread apply all bt",
+        ])
+        .stdin(Stdio::null())
+        .output()
+    {
+        Ok(o) => {
+            let text = String::from_utf8_lossy(&o.stdout);
+            let frames: Vec<&str> = text
+                .lines()
+                .filter(|l| l.starts_with("Thread ") || l.starts_with('#'))
+                .collect();
+            if frames.is_empty() {
+                format!(
+                    "(gdb gave none: {})",
+                    String::from_utf8_lossy(&o.stderr).trim()
+                )
+            } else {
+                frames.join("\n")
+            }
+        }
+        Err(e) => format!("(no gdb to show them: {e})"),
+    }
+}
+
 /// Write a config with the test operator, TLS with the test certificates ([`pki`]) and extra
 /// TOML (which may not have a `[tls]` section of its own: see [`write_config_without_tls`]).
 pub fn write_config(dir: &Path, extra: &str) -> PathBuf {
@@ -379,7 +414,13 @@ impl Ledgerd {
                 );
                 return;
             }
-            assert!(Instant::now() < deadline, "ledgerd did not stop");
+            if Instant::now() >= deadline {
+                let threads = thread_backtraces(self.child.id());
+                panic!(
+                    "ledgerd did not stop within 30 s of SIGTERM; its threads:\n{threads}\nits last stderr lines:\n{}",
+                    self.stderr.text()
+                );
+            }
             std::thread::sleep(Duration::from_millis(20));
         }
     }
