@@ -327,7 +327,11 @@ async fn a_signed_receipt_proves_the_acknowledgement_offline() {
         edit(&mut r);
         serde_json::Value::String(b64.encode(r.encode_to_vec()))
     };
-    let path_hash = with_receipt(&|r| r.group_path[3] ^= 1);
+    let path_hash = with_receipt(&|r| {
+        let mut p = r.group_path.to_vec();
+        p[3] ^= 1;
+        r.group_path = p.into();
+    });
     refused(
         &|v| v["receipt"] = path_hash.clone(),
         "does not lead to the signed group root",

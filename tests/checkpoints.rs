@@ -216,7 +216,7 @@ async fn idle_metrics_connections_from_one_host_leave_room_for_the_scraper() {
     // The scraper, from 127.0.0.1, is answered.
     let answer = tokio::task::spawn_blocking(move || {
         let mut c = tls_stream(at, "e2e-admin");
-        c.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        c.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
             .unwrap();
         let mut out = Vec::new();
         let _ = c.read_to_end(&mut out);

@@ -367,7 +367,7 @@ fn run_example(cluster: &Cluster, cp: &Path, key: &str) -> (i32, String, String)
 fn scrape(at: std::net::SocketAddr) -> String {
     use std::io::{Read, Write};
     let mut s = tls_stream(at, "e2e-admin");
-    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         .unwrap();
     let mut out = Vec::new();
     let _ = s.read_to_end(&mut out);

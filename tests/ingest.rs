@@ -485,7 +485,11 @@ async fn the_metrics_endpoint_serves_prometheus_text() {
 
     // Metrics are for admin and regulator principals; others are refused, naming the role.
     for client in ["e2e-device", "e2e-compliance", "e2e-operator"] {
-        let a = http_as(client, &at, b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+        let a = http_as(
+            client,
+            &at,
+            b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        );
         assert!(
             a.starts_with("HTTP/1.1 403")
                 && a.contains("admin or regulator")
@@ -496,10 +500,13 @@ async fn the_metrics_endpoint_serves_prometheus_text() {
     let a = http_as(
         "e2e-regulator",
         &at,
-        b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
     );
     assert!(a.starts_with("HTTP/1.1 200 OK\r\n"), "{a}");
-    let a = http(&at, b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+    let a = http(
+        &at,
+        b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    );
     assert!(a.starts_with("HTTP/1.1 200 OK\r\n"), "{a}");
     assert!(a.contains("Content-Type: text/plain; version=0.0.4"), "{a}");
     let body = a.split("\r\n\r\n").nth(1).unwrap();
@@ -538,13 +545,16 @@ async fn the_metrics_endpoint_serves_prometheus_text() {
     assert!(value("process_resident_memory_bytes") > 0.0);
     assert!(body.contains("ledger_build_info{version=\""), "{body}");
     // HEAD: the length of the metrics, not the metrics.
-    let a = http(&at, b"HEAD /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+    let a = http(
+        &at,
+        b"HEAD /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    );
     assert!(a.starts_with("HTTP/1.1 200 OK\r\n"), "{a}");
     assert!(a.ends_with("\r\n\r\n") && !a.contains("ledger_"), "{a}");
     // OpenMetrics when the scraper asks for it.
     let a = http(
         &at,
-        b"GET /metrics HTTP/1.1\r\nHost: x\r\nAccept: application/openmetrics-text;version=1.0.0\r\n\r\n",
+        b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAccept: application/openmetrics-text;version=1.0.0\r\n\r\n",
     );
     assert!(
         a.contains("Content-Type: application/openmetrics-text") && a.ends_with("# EOF\n"),

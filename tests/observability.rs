@@ -257,7 +257,7 @@ fn scrape(at: std::net::SocketAddr) -> String {
     tcp.set_read_timeout(Some(Duration::from_secs(10)))
         .expect("timeout");
     let mut s = rustls::StreamOwned::new(conn, tcp);
-    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+    s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         .expect("request");
     assert_eq!(
         s.conn.alpn_protocol(),

@@ -367,7 +367,7 @@ async fn verified_reads_follow_the_ledger_and_catch_a_fork() {
 fn http_get(client: &str, at: std::net::SocketAddr, path: &str) -> (u16, Vec<u8>) {
     use std::io::{Read, Write};
     let mut s = tls_stream(at, client);
-    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").as_bytes())
+    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").as_bytes())
         .unwrap();
     let mut out = Vec::new();
     let _ = s.read_to_end(&mut out);
@@ -508,6 +508,76 @@ async fn the_tree_is_served_as_tlog_tiles_to_a_third_party_client() {
 /// rotation by the operator, bundled with the entries that prove both keys and their proofs;
 /// `verify --evidence` accepts it offline and refuses a bundle with an event missing, one
 /// changed, or another device's event in it.
+/// `ledgerctl bench-tiles` loads the tiles over keep-alive HTTPS, reads every tile of every
+/// level and checks each answer's length; a principal the entry bundles are not for gets only
+/// refusals, and the bench says so and exits non-zero.
+#[tokio::test]
+async fn bench_tiles_reads_the_tiles_and_counts_what_it_was_refused() {
+    let (_dir, l, at) = with_metrics();
+    let url = l.url();
+    let mut t = register(&url, 1, &[table("table-1", "T1")]).await.remove(0);
+    let envs: Vec<_> = (1..=600)
+        .map(|n| t.sign(now_ms(), bet("T1", "r", n)))
+        .collect();
+    assert!(
+        submit(&url, &envs)
+            .await
+            .iter()
+            .all(|r| st(r) == v1::ReceiptStatus::Accepted)
+    );
+    let (code, out, err) = ledgerctl_as("e2e-admin", &["checkpoint", "--server", &url]);
+    assert_eq!(code, 0, "{out}{err}");
+    let http = format!("https://{at}");
+    let bench = |client: &str, what: &str| {
+        ledgerctl_as(
+            client,
+            &[
+                "bench-tiles",
+                "--url",
+                &http,
+                "--seconds",
+                "1",
+                "--connections",
+                "2",
+                "--what",
+                what,
+                "--json",
+            ],
+        )
+    };
+    // 600 events + the registration + genesis and declarations: 2 full level-0 tiles and one
+    // partial, one partial level-1 tile.
+    let (code, out, err) = bench("lisboa-device", "hashes");
+    assert_eq!(code, 0, "{out}{err}");
+    let j: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let size = j["tree_size"].as_u64().unwrap();
+    assert!(size > 600, "{j}");
+    assert_eq!(j["tiles"], (size.div_ceil(256) + 1), "{j}");
+    assert!(
+        j["requests"].as_u64().unwrap() >= j["tiles"].as_u64().unwrap(),
+        "{j}"
+    );
+    assert_eq!(j["wrong_answers"], 0, "{j}");
+    // Kept alive: every request of the second on the connections it opened first.
+    assert_eq!(j["reconnects"], 0, "{j}");
+
+    let (code, out, err) = bench("e2e-regulator", "entries");
+    assert_eq!(code, 0, "{out}{err}");
+    // Entry bundles are not a device's to read: refused before the load starts.
+    let (code, out, err) = bench("lisboa-device", "entries");
+    assert_ne!(code, 0, "{out}{err}");
+    assert!(out.contains("403"), "{out}{err}");
+    // Without a client certificate ledgerd's listener is not for it at all.
+    let o = std::process::Command::new(bin("ledgerctl"))
+        .args(["bench-tiles", "--url", &http, "--seconds", "1", "--json"])
+        .env("LEDGER_CA", pki().ca())
+        .env_remove("LEDGER_CERT")
+        .env_remove("LEDGER_KEY")
+        .output()
+        .unwrap();
+    assert_ne!(o.status.code(), Some(0), "{o:?}");
+}
+
 #[tokio::test]
 async fn a_device_range_is_bundled_across_a_key_rotation_and_verified_offline() {
     use base64::Engine as _;

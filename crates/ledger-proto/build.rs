@@ -13,8 +13,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let grpc = std::env::var_os("CARGO_FEATURE_GRPC").is_some();
     let mut config = tonic_prost_build::Config::new();
     config.protoc_executable(protoc);
-    // A durable group's signed head is the same in each of its receipts: shared, not copied.
-    config.bytes([".casino_ledger.v1.SignedGroupHead"]);
+    // A durable group's signed head is the same in each of its receipts, and its receipts'
+    // paths are slices of one buffer: shared, not copied (a client decoding them from the
+    // stream's buffer copies nothing either).
+    config.bytes([
+        ".casino_ledger.v1.SignedGroupHead",
+        ".casino_ledger.v1.Receipt.group_path",
+    ]);
     tonic_prost_build::configure()
         .build_server(grpc)
         .build_client(grpc)

@@ -492,21 +492,31 @@ impl LevelTree {
 
     /// Leaf `i`'s inclusion proof (RFC 9162 §2.1.3.1), from the bottom up.
     pub fn path(&self, i: u64) -> Vec<TreeHash> {
+        let mut path = Vec::with_capacity(self.levels.len());
+        self.each_sibling(i, |s| path.push(*s));
+        path
+    }
+
+    /// [`LevelTree::path`]'s hashes appended to `out`, one after the other (32 bytes each).
+    pub fn write_path(&self, i: u64, out: &mut Vec<u8>) {
+        self.each_sibling(i, |s| out.extend_from_slice(s));
+    }
+
+    fn each_sibling(&self, i: u64, mut f: impl FnMut(&TreeHash)) {
         assert!(
             i < self.size(),
             "leaf {i} is not in a tree of size {}",
             self.size()
         );
         let mut j = i as usize;
-        let mut path = Vec::with_capacity(self.levels.len());
         for level in &self.levels[..self.levels.len() - 1] {
             if let Some(sibling) = level.get(j ^ 1) {
-                path.push(*sibling);
+                f(sibling);
             }
             j >>= 1;
         }
-        path
     }
+
 }
 
 #[cfg(test)]

@@ -327,7 +327,7 @@ mod tests {
                 received_at_ms: e.received_at_ms,
                 prev_hash: e.prev_hash.clone(),
                 group: Some(head.clone()),
-                group_path: tree.path(k as u64).concat(),
+                group_path: tree.path(k as u64).concat().into(),
                 ..Default::default()
             })
             .collect();
@@ -414,13 +414,15 @@ mod tests {
         x.group_path = receipts[3].group_path.clone();
         assert!(matches!(check(&x, env), ReceiptError::Path(_)));
         let mut x = r.clone();
-        x.group_path[0] ^= 1;
+        let mut flipped = x.group_path.to_vec();
+        flipped[0] ^= 1;
+        x.group_path = flipped.into();
         assert!(matches!(check(&x, env), ReceiptError::Path(_)));
         let mut x = r.clone();
         x.group_path.truncate(x.group_path.len() - 32);
         assert!(matches!(check(&x, env), ReceiptError::Path(_)));
         let mut x = r.clone();
-        x.group_path.pop();
+        x.group_path.truncate(x.group_path.len() - 1);
         assert!(matches!(check(&x, env), ReceiptError::Malformed(_)));
         // Another envelope: another signer or sequence, or the same one with other bytes.
         assert!(matches!(

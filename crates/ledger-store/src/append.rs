@@ -909,9 +909,19 @@ impl Appender {
             &tree.root(),
             now_ms,
         )?;
-        for r in receipts.iter_mut().filter(|r| accepted(r)) {
-            r.group_path = tree.path(r.index - first).concat();
-            // Shared bytes: a reference count, not a copy.
+        // Every path in one buffer, each receipt's a slice of it; the head's bytes shared:
+        // reference counts, not copies.
+        let mut paths = Vec::new();
+        let mut ends = Vec::with_capacity(receipts.len());
+        for r in receipts.iter().filter(|r| accepted(r)) {
+            tree.write_path(r.index - first, &mut paths);
+            ends.push(paths.len());
+        }
+        let paths = prost::bytes::Bytes::from(paths);
+        let mut start = 0;
+        for (r, end) in receipts.iter_mut().filter(|r| accepted(r)).zip(ends) {
+            r.group_path = paths.slice(start..end);
+            start = end;
             r.group = Some(head.clone());
         }
         Ok(())

@@ -35,6 +35,7 @@ mod round;
 mod stalls;
 mod status;
 mod tail;
+mod tiles_bench;
 mod trust;
 mod verify;
 mod witness;
@@ -138,6 +139,8 @@ enum Command {
     Demo(demo::Args),
     /// Load test: stream pre-signed events; report events/s, receipt latency and CPU.
     Bench(bench::Args),
+    /// Load test of the tree served as tlog tiles (ledgerd's HTTP listener): requests/s.
+    BenchTiles(tiles_bench::Args),
     /// Check a data directory's disk: append + fsync latency, and whether 10 ms p99 is reachable.
     DiskCheck(disk_check::Args),
     /// Run the rule engines on rounds written as JSON: what each bet was due, and violations.
@@ -195,6 +198,9 @@ fn main() {
         Command::Tail(a) => common::runtime().and_then(|rt| rt.block_on(tail::run(a, json))),
         Command::Checkpoint(a) => {
             common::runtime().and_then(|rt| rt.block_on(checkpoint::run(a, json)))
+        }
+        Command::BenchTiles(a) => {
+            common::runtime().and_then(|rt| rt.block_on(tiles_bench::run(a, json)))
         }
         Command::Status(a) => common::runtime().and_then(|rt| rt.block_on(status::run(a, json))),
         Command::Prove(c) => common::runtime().and_then(|rt| rt.block_on(prove::run(c, json))),

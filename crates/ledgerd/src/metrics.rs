@@ -43,8 +43,11 @@ use crate::stats::EXPORT_BOUNDS_US as BOUNDS_US;
 pub const MAX_HEAD: usize = 8192;
 /// Time a client has to send its request head (and to finish its TLS handshake).
 pub const READ_TIMEOUT: Duration = Duration::from_secs(5);
-/// Time a whole connection may take, answer included.
+/// Time a whole connection may take, answers included.
 pub const CONNECTION_TIMEOUT: Duration = Duration::from_secs(30);
+/// Time after which a kept-alive connection takes no new request (it then closes once its
+/// answer in progress is sent).
+pub const KEEP_ALIVE_FOR: Duration = Duration::from_secs(20);
 /// Connections answered at once.
 pub const MAX_CONNECTIONS: usize = 32;
 /// Connections answered at once from one IP address (a scraper needs one).
@@ -193,17 +196,35 @@ where
     let who = Arc::new(who);
     let service = hyper::service::service_fn(move |req: Request<hyper::body::Incoming>| {
         let (registry, who, ledger) = (registry.clone(), who.clone(), ledger.clone());
-        async move { Ok::<_, std::convert::Infallible>(answer(&req, &registry, &ledger, &who)) }
+        async move {
+            let mut r = answer(&req, &registry, &ledger, &who);
+            if !r.status().is_success() {
+                // A refused or bad request ends the connection.
+                r.headers_mut().insert(
+                    http::header::CONNECTION,
+                    http::HeaderValue::from_static("close"),
+                );
+            }
+            Ok::<_, std::convert::Infallible>(r)
+        }
     });
-    hyper::server::conn::http1::Builder::new()
-        .keep_alive(false)
+    // Kept alive between requests (a tlog-tiles client reads many tiles), each request's head
+    // within READ_TIMEOUT; after `KEEP_ALIVE_FOR` the answer in progress is finished and the
+    // connection closed, so no client holds a place for longer (the caller's
+    // CONNECTION_TIMEOUT is the hard limit behind it).
+    let conn = hyper::server::conn::http1::Builder::new()
+        .keep_alive(true)
         .title_case_headers(true)
         .max_buf_size(MAX_HEAD)
         .timer(hyper_util::rt::TokioTimer::new())
         .header_read_timeout(READ_TIMEOUT)
-        .serve_connection(hyper_util::rt::TokioIo::new(io), service)
-        .await
-        .map_err(|e| e.to_string())
+        .serve_connection(hyper_util::rt::TokioIo::new(io), service);
+    tokio::pin!(conn);
+    tokio::select! {
+        r = conn.as_mut() => return r.map_err(|e| e.to_string()),
+        _ = tokio::time::sleep(KEEP_ALIVE_FOR) => conn.as_mut().graceful_shutdown(),
+    }
+    conn.await.map_err(|e| e.to_string())
 }
 
 /// OpenMetrics' content type (prometheus-client's text encoder).
