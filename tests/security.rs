@@ -408,7 +408,10 @@ async fn a_devices_registry_history_is_read_by_its_casinos_readers_only() {
         })
         .await
         .unwrap_err();
-    assert_eq!((theirs.code(), none.code()), (Code::NotFound, Code::NotFound));
+    assert_eq!(
+        (theirs.code(), none.code()),
+        (Code::NotFound, Code::NotFound)
+    );
     assert_eq!(
         theirs.message().replace("P-T1", "X"),
         none.message().replace("no-such-device", "X")
@@ -487,7 +490,10 @@ async fn a_devices_registry_history_is_read_by_its_casinos_readers_only() {
     assert_eq!(rows[1][0], receipts[0].index.to_string(), "{out}");
     assert_eq!(&rows[1][1..3], ["key", "rotated"], "{out}");
     assert!(rows[1].contains(&"operator-1"), "{out}");
-    assert!(rows[1].contains(&hex::encode(new_key.as_bytes()).as_str()), "{out}");
+    assert!(
+        rows[1].contains(&hex::encode(new_key.as_bytes()).as_str()),
+        "{out}"
+    );
     assert_eq!(rows[2][0], receipts[1].index.to_string(), "{out}");
     assert_eq!(rows[2][1], "revoked", "{out}");
     assert!(out.contains("status      revoked"), "{out}");
