@@ -1090,6 +1090,35 @@ async fn the_console_in_a_browser() {
         })
         .collect();
     assert_eq!(got, want_slots, "{csv}");
+    // ledgerctl report --machines prints the same rows (the same reporting module).
+    let (code, out, err) = ledgerctl_as(
+        "e2e-compliance",
+        &[
+            "report",
+            "--day",
+            &day,
+            "--machines",
+            "--format",
+            "csv",
+            "--server",
+            &ledgerd.url(),
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let cli: Vec<(String, String, i64, i64)> = out
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (
+                f[0].into(),
+                f[4].into(),
+                f[7].parse().unwrap(),
+                f[9].parse().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(cli, want_slots, "{out}");
     // Significant events of the day: a row per machine of the day, counts as GetMachineEvents
     // gives them, and the CSV holds the same counts.
     let day_period = &want.periods[0];
