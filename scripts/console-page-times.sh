@@ -16,7 +16,10 @@ code=$(curl -sk -c "$C" -b "$C" -X POST "$URL/signin" \
 [ "$code" = 303 ] || { echo "sign-in refused ($code)" >&2; exit 1; }
 ROUND=$(curl -sk -b "$C" "$URL/findings?severity=high" | grep -o 'href="/round?[^"]*"' | head -1 \
   | sed 's/href="//; s/"$//; s/&amp;/\&/g')
-for p in / /findings "/findings?severity=high" ${ROUND:+"$ROUND"} /devices /jackpots \
+DEVICE=$(curl -sk -b "$C" "$URL/devices" | grep -o 'href="/device?id=[^"]*"' | head -1 \
+  | sed 's/href="//; s/"$//; s/&amp;/\&/g')
+for p in / /findings "/findings?severity=high" ${ROUND:+"$ROUND"} /devices ${DEVICE:+"$DEVICE"} \
+         /jackpots /verify /reports /reports/slots.csv /reports/events /reports/events.csv \
          "/findings.csv?severity=high" "/findings.xlsx?severity=high"; do
   for _ in $(seq 20); do
     curl -sk -b "$C" "$URL$p" -o /dev/null -w '%{http_code} %{time_total}\n'

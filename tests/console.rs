@@ -93,6 +93,33 @@ async fn two_casinos(dir: &Path) -> (Ledgerd, casino_sim::Session) {
     (l, session)
 }
 
+/// Rotate `device`'s key to `key` as operator-1 (its next sequence asked from the ledger); the
+/// rotation's entry index.
+async fn rotate_key(url: &str, device: &str, key: &ed25519_dalek::VerifyingKey) -> u64 {
+    let mut q = ledger_core::proto::query_client::QueryClient::new(
+        ledger_agent::connect(url).await.unwrap(),
+    );
+    let op = q
+        .get_device(v1::GetDeviceRequest {
+            device_id: "operator-1".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let mut signer = DeviceSigner::new("operator-1", operator_key(), op.last_sequence + 1);
+    let env = signer.sign(
+        now_ms(),
+        v1::event_body::Payload::DeviceKeyRotated(v1::DeviceKeyRotated {
+            device_id: device.into(),
+            public_key: key.as_bytes().to_vec(),
+            reason: "browser test".into(),
+        }),
+    );
+    let r = submit(url, &[env]).await.remove(0);
+    assert_eq!(st(&r), v1::ReceiptStatus::Accepted, "{r:?}");
+    r.index
+}
+
 /// A child process killed when dropped.
 struct Proc(Child);
 impl Drop for Proc {
@@ -543,8 +570,12 @@ async fn the_console_in_a_browser() {
         .map(|r| r[0].to_string().parse::<f64>().unwrap() as u64)
         .collect();
     assert_eq!(xlsx_seqs, shown);
-    let codes_col: BTreeSet<String> = sheet.rows().skip(1).map(|r| r[4].to_string()).collect();
+    assert_eq!(sheet.rows().next().unwrap()[4].to_string(), "status");
+    let codes_col: BTreeSet<String> = sheet.rows().skip(1).map(|r| r[5].to_string()).collect();
     assert_eq!(codes_col, BTreeSet::from([with_round.code.clone()]));
+    // Nothing is reviewed yet: every row is open, as the page's status column says.
+    let status_col: BTreeSet<String> = sheet.rows().skip(1).map(|r| r[4].to_string()).collect();
+    assert_eq!(status_col, BTreeSet::from(["open".to_string()]));
     // Without a session the exports are not served.
     let (status, _) = https(&base, "GET", &csv_href, "", None).await;
     assert_eq!(status, 303);
@@ -617,8 +648,10 @@ async fn the_console_in_a_browser() {
         &format!("/finding?id={}", one[0].id),
         &round_path,
         "/devices",
+        &format!("/device?id={}", session.devices[0].device_id),
         "/jackpots",
         "/reports",
+        "/reports/events",
     ] {
         let mut ms = Vec::new();
         for _ in 0..20 {
@@ -643,6 +676,55 @@ async fn the_console_in_a_browser() {
     c.goto(&format!("{base}/devices")).await.unwrap();
     assert_eq!(c.current_url().await.unwrap().path(), "/devices");
     screenshot(&c, "devices").await;
+
+    // --- a device's registry history: registration, then a key rotation by the operator
+    let rotated = session
+        .devices
+        .iter()
+        .find(|d| d.casino_id == "lisboa")
+        .expect("a device of lisboa")
+        .device_id
+        .clone();
+    let new_key = ed25519_dalek::SigningKey::from_bytes(&[7; 32]).verifying_key();
+    let rotation = rotate_key(&ledgerd.url(), &rotated, &new_key).await;
+    click_and_load(&c, &format!("#devices a[href='/device?id={rotated}']")).await;
+    assert_eq!(c.current_url().await.unwrap().path(), "/device");
+    let mut history = Vec::new();
+    for tr in c
+        .find_all(Locator::Css("#device-history tbody tr"))
+        .await
+        .unwrap()
+    {
+        let mut cells = Vec::new();
+        for td in tr.find_all(Locator::Css("td")).await.unwrap() {
+            cells.push(td.text().await.unwrap());
+        }
+        history.push(cells);
+    }
+    assert_eq!(history.len(), 2, "{history:?}");
+    assert_eq!(
+        (history[0][1].as_str(), history[0][3].as_str()),
+        ("registered", "operator-1"),
+        "{history:?}"
+    );
+    assert_eq!(
+        (
+            history[1][0].parse::<u64>().unwrap(),
+            history[1][1].as_str(),
+            history[1][3].as_str(),
+            history[1][4].as_str(),
+            history[1][5].as_str()
+        ),
+        (
+            rotation,
+            "key rotated",
+            "operator-1",
+            hex::encode(new_key.as_bytes()).as_str(),
+            "browser test"
+        ),
+        "{history:?}"
+    );
+    screenshot(&c, "device").await;
 
     // --- Verify: the latest checkpoint's note checks against the ledger
     let cp = ledger_core::proto::checkpoints_client::CheckpointsClient::new(
@@ -872,6 +954,250 @@ async fn the_console_in_a_browser() {
         .collect();
     assert_eq!(xlsx_rows, want_rows);
 
+    // --- Slot machines: the same periods per machine and casino. The year to date holds every
+    // reading of the session, so each machine's figures are its meters' over all its readings
+    // (Jackpots.ListMachines without a period).
+    let ytd = want
+        .periods
+        .iter()
+        .find(|p| p.name == "year_to_date")
+        .unwrap();
+    let machines: serde_json::Value = serde_json::from_str(
+        &ledger_core::proto::jackpots_client::JackpotsClient::new(
+            ledger_agent::connect(&ledgerd.url()).await.unwrap(),
+        )
+        .list_machines(v1::ListMachinesRequest::default())
+        .await
+        .unwrap()
+        .into_inner()
+        .json,
+    )
+    .unwrap();
+    let machines = machines["machines"].as_array().unwrap();
+    assert!(machines.len() >= 2, "the session's machines");
+    let mut casinos_seen = BTreeSet::new();
+    for m in machines {
+        let id = m["machine"]["id"].as_str().unwrap();
+        let row = ytd
+            .slot_rows
+            .iter()
+            .find(|r| r.machine_id == id)
+            .unwrap_or_else(|| panic!("{id} in the slot rows: {:?}", ytd.slot_rows));
+        let ret = &m["return"];
+        let num = |v: &serde_json::Value| -> i64 {
+            v.as_i64()
+                .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+                .unwrap_or_else(|| panic!("a number: {v}"))
+        };
+        assert_eq!(row.wagered_cents, num(&ret["coin_in_cents"]), "{id}");
+        assert_eq!(row.won_cents, num(&ret["won_cents"]), "{id}");
+        assert_eq!(row.takings_cents, row.wagered_cents - row.won_cents, "{id}");
+        assert_eq!(row.model_id, m["machine"]["model_id"].as_str().unwrap());
+        if row.wagered_cents > 0 {
+            assert!(row.expected_rtp_bp.is_some(), "{id}: the model is known");
+            assert_eq!(
+                row.variance_bp.unwrap(),
+                row.actual_rtp_bp.unwrap() - row.expected_rtp_bp.unwrap(),
+                "{row:?}"
+            );
+        }
+        casinos_seen.insert(row.casino_id.clone());
+    }
+    assert_eq!(
+        casinos_seen,
+        BTreeSet::from(["lisboa".to_string(), "porto".to_string()])
+    );
+    for casino in &casinos_seen {
+        let total = ytd
+            .slot_rows
+            .iter()
+            .find(|r| &r.casino_id == casino && r.machine_id == "*")
+            .expect("a casino total");
+        let sum: i64 = ytd
+            .slot_rows
+            .iter()
+            .filter(|r| &r.casino_id == casino && r.machine_id != "*")
+            .map(|r| r.wagered_cents)
+            .sum();
+        assert_eq!(total.wagered_cents, sum, "{casino}");
+        assert!(total.wagered_cents > 0, "{casino} played");
+    }
+    // The page's year-to-date table shows them, money for people.
+    let slot_rows = c
+        .find_all(Locator::Css("#slots-year tbody tr"))
+        .await
+        .unwrap();
+    assert_eq!(slot_rows.len(), ytd.slot_rows.len());
+    let first = &ytd.slot_rows[0];
+    let mut cells = Vec::new();
+    for td in slot_rows[0].find_all(Locator::Css("td")).await.unwrap() {
+        cells.push(td.text().await.unwrap());
+    }
+    assert_eq!(cells[1], first.machine_id);
+    assert_eq!(
+        cells[3],
+        ledger_fmt::money(first.wagered_cents, ledger_fmt::Locale::En)
+    );
+    assert_eq!(
+        cells[5],
+        ledger_fmt::money(first.takings_cents, ledger_fmt::Locale::En)
+    );
+    c.execute(
+        "document.getElementById('slots-title').scrollIntoView()",
+        vec![],
+    )
+    .await
+    .unwrap();
+    screenshot(&c, "reports-slots").await;
+    // Its CSV holds the same rows.
+    let slots_href = c
+        .find(Locator::Id("slots-csv"))
+        .await
+        .unwrap()
+        .attr("href")
+        .await
+        .unwrap()
+        .unwrap();
+    let (status, csv) = https(&base, "GET", &slots_href, &cookie, None).await;
+    assert_eq!(status, 200);
+    let csv = String::from_utf8(csv).unwrap();
+    let got: Vec<(String, String, i64, i64)> = csv
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (
+                f[0].into(),
+                f[4].into(),
+                f[7].parse().unwrap(),
+                f[9].parse().unwrap(),
+            )
+        })
+        .collect();
+    let want_slots: Vec<(String, String, i64, i64)> = want
+        .periods
+        .iter()
+        .filter(|p| p.name != "gaming_day")
+        .flat_map(|p| {
+            p.slot_rows.iter().map(|r| {
+                (
+                    p.name.clone(),
+                    r.machine_id.clone(),
+                    r.wagered_cents,
+                    r.takings_cents,
+                )
+            })
+        })
+        .collect();
+    assert_eq!(got, want_slots, "{csv}");
+    // ledgerctl report --machines prints the same rows (the same reporting module).
+    let (code, out, err) = ledgerctl_as(
+        "e2e-compliance",
+        &[
+            "report",
+            "--day",
+            &day,
+            "--machines",
+            "--format",
+            "csv",
+            "--server",
+            &ledgerd.url(),
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let cli: Vec<(String, String, i64, i64)> = out
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (
+                f[0].into(),
+                f[4].into(),
+                f[7].parse().unwrap(),
+                f[9].parse().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(cli, want_slots, "{out}");
+    // Significant events of the day: a row per machine of the day, counts as GetMachineEvents
+    // gives them, and the CSV holds the same counts.
+    let day_period = &want.periods[0];
+    let day_machines: Vec<&v1::SlotReportRow> = day_period
+        .slot_rows
+        .iter()
+        .filter(|r| r.machine_id != "*")
+        .collect();
+    click_and_load(&c, "#events-link").await;
+    assert_eq!(c.current_url().await.unwrap().path(), "/reports/events");
+    screenshot(&c, "events").await;
+    let event_rows = c
+        .find_all(Locator::Css("#events-day tbody tr"))
+        .await
+        .unwrap();
+    assert_eq!(event_rows.len(), day_machines.len().max(1));
+    let mut jackpots = ledger_core::proto::jackpots_client::JackpotsClient::new(
+        ledger_agent::connect(&ledgerd.url()).await.unwrap(),
+    );
+    let mut want_total = 0u64;
+    for m in &day_machines {
+        let v: serde_json::Value = serde_json::from_str(
+            &jackpots
+                .get_machine_events(v1::MachineEventsRequest {
+                    machine_id: m.machine_id.clone(),
+                    from_ms: Some(day_period.from_ms),
+                    to_ms: Some(day_period.to_ms),
+                    kinds: jackpot::EVENT_KINDS
+                        .iter()
+                        .filter(|k| !k.starts_with("game_"))
+                        .map(|k| k.to_string())
+                        .collect(),
+                    limit: 10_000,
+                    ..Default::default()
+                })
+                .await
+                .unwrap()
+                .into_inner()
+                .json,
+        )
+        .unwrap();
+        want_total += v["counts"]
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|n| n.as_u64().unwrap())
+            .sum::<u64>();
+    }
+    let events_href = c
+        .find(Locator::Id("events-csv"))
+        .await
+        .unwrap()
+        .attr("href")
+        .await
+        .unwrap()
+        .unwrap();
+    let (status, csv) = https(&base, "GET", &events_href, &cookie, None).await;
+    assert_eq!(status, 200);
+    let csv = String::from_utf8(csv).unwrap();
+    assert!(
+        csv.starts_with("gaming_day,casino,machine,kind,count\r\n"),
+        "{csv}"
+    );
+    let csv_total: u64 = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.rsplit(',').next().unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(csv_total, want_total, "{csv}");
+    let csv_machines: BTreeSet<&str> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(2).unwrap())
+        .collect();
+    assert_eq!(
+        csv_machines,
+        day_machines.iter().map(|m| m.machine_id.as_str()).collect()
+    );
+
     // --- a finding's review: acknowledged in the browser, recorded in the ledger for ana's
     // principal (e2e-compliance); `ledgerctl verify` accepts the chain at the end
     let mut query = ledger_core::proto::query_client::QueryClient::new(
@@ -955,6 +1281,59 @@ async fn the_console_in_a_browser() {
             .collect::<Vec<_>>(),
         [reviewed_seq]
     );
+    // The exports carry the review status the page shows.
+    let (status, csv) = https(
+        &base,
+        "GET",
+        &format!("/findings.csv?code={}", with_round.code),
+        &cookie,
+        None,
+    )
+    .await;
+    assert_eq!(status, 200);
+    let csv = String::from_utf8(csv).unwrap();
+    let statuses: BTreeMap<u64, String> = csv
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let mut f = l.split(',');
+            let seq = f.next().unwrap().parse().unwrap();
+            (seq, f.nth(3).unwrap().to_string())
+        })
+        .collect();
+    assert_eq!(statuses[&reviewed_seq], "acknowledged", "{csv}");
+    assert!(
+        statuses
+            .iter()
+            .all(|(s, st)| *s == reviewed_seq || st == "open"),
+        "{csv}"
+    );
+    let (status, xlsx) = https(
+        &base,
+        "GET",
+        &format!(
+            "/findings.xlsx?code={}&status=acknowledged",
+            with_round.code
+        ),
+        &cookie,
+        None,
+    )
+    .await;
+    assert_eq!(status, 200);
+    let mut wb: calamine::Xlsx<_> =
+        calamine::open_workbook_from_rs(std::io::Cursor::new(xlsx)).expect("an XLSX workbook");
+    let sheet = wb.worksheet_range("findings").expect("the findings sheet");
+    let rows: Vec<(u64, String)> = sheet
+        .rows()
+        .skip(1)
+        .map(|r| {
+            (
+                r[0].to_string().parse::<f64>().unwrap() as u64,
+                r[4].to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(rows, [(reviewed_seq, "acknowledged".to_string())]);
     let csrf_form = format!(
         "csrf={}&id={}&action=acknowledge",
         c.find(Locator::Css("form[action='/signout'] input[name=csrf]"))
@@ -1111,6 +1490,29 @@ async fn the_console_in_a_browser() {
         casinos.insert(row.text().await.unwrap());
     }
     assert!(!casinos.contains("porto"), "{casinos:?}");
+    // Another casino's device history is as unknown as a device that does not exist.
+    let porto_device = session
+        .devices
+        .iter()
+        .find(|d| d.casino_id == "porto")
+        .expect("a device of porto");
+    c.goto(&format!("{base}/device?id={}", porto_device.device_id))
+        .await
+        .unwrap();
+    assert!(
+        c.find_all(Locator::Id("device-history"))
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let refused = text(&c, "p.error").await;
+    assert!(
+        refused.contains(&format!(
+            "no device {} in the casinos",
+            porto_device.device_id
+        )),
+        "{refused}"
+    );
     // Reports: lisboa's rows only, and no all-casinos total.
     c.goto(&format!("{base}/reports?day={day}")).await.unwrap();
     let mut report_casinos = BTreeSet::new();
@@ -1124,6 +1526,17 @@ async fn the_console_in_a_browser() {
         report_casinos.insert(th.text().await.unwrap());
     }
     assert_eq!(report_casinos, BTreeSet::from(["lisboa".to_string()]));
+    let mut slot_casinos = BTreeSet::new();
+    for td in c
+        .find_all(Locator::Css(
+            "#slots-year tbody tr td:first-child, #slots-year tbody tr th",
+        ))
+        .await
+        .unwrap()
+    {
+        slot_casinos.insert(td.text().await.unwrap());
+    }
+    assert_eq!(slot_casinos, BTreeSet::from(["lisboa".to_string()]));
     // Held in trust: lisboa's liability only, without the all-casinos total.
     c.goto(&format!("{base}/jackpots")).await.unwrap();
     let mut held: BTreeSet<String> = BTreeSet::new();

@@ -299,6 +299,216 @@ async fn a_principal_limited_to_a_casino_sees_only_that_casino() {
     l.stop();
 }
 
+/// A device's registry history (Query.GetDeviceHistory, `ledgerctl device show`): its
+/// registration, key rotation and revocation, each with its entry and signer, for who reads the
+/// registry of its casino; another casino's principal learns nothing (the answer of a device
+/// that does not exist) and a device, which the rule leaves out, is refused.
+#[tokio::test]
+async fn a_devices_registry_history_is_read_by_its_casinos_readers_only() {
+    let dir = tempdir();
+    let cfg = write_config(dir.path(), "");
+    let l = Ledgerd::start(&dir.path().join("data"), &cfg, "127.0.0.1:0");
+    let url = l.url();
+    let mut lisboa = table("L-T1", "L1");
+    lisboa.casino_id = "lisboa".into();
+    let mut porto = table("P-T1", "P1");
+    porto.casino_id = "porto".into();
+    register(&url, 1, &[lisboa, porto]).await;
+    let new_key = ed25519_dalek::SigningKey::from_bytes(&[0x77; 32]).verifying_key();
+    let mut op = ledger_agent::DeviceSigner::new("operator-1", operator_key(), 3);
+    use v1::event_body::Payload as P;
+    let receipts = submit(
+        &url,
+        &[
+            op.sign(
+                now_ms(),
+                P::DeviceKeyRotated(v1::DeviceKeyRotated {
+                    device_id: "L-T1".into(),
+                    public_key: new_key.as_bytes().to_vec(),
+                    reason: "terminal replaced".into(),
+                }),
+            ),
+            op.sign(
+                now_ms(),
+                P::DeviceRevoked(v1::DeviceRevoked {
+                    device_id: "L-T1".into(),
+                    reason: "table closed".into(),
+                }),
+            ),
+        ],
+    )
+    .await;
+    assert!(
+        receipts
+            .iter()
+            .all(|r| st(r) == v1::ReceiptStatus::Accepted),
+        "{receipts:?}"
+    );
+    let ca = pki().ca();
+    let mut q = QueryClient::new(
+        channel_as(&url, &ca, Some("lisboa-compliance"))
+            .await
+            .unwrap(),
+    );
+    let registered_at = q
+        .get_device(v1::GetDeviceRequest {
+            device_id: "L-T1".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .registered_at_index;
+    let h = q
+        .get_device_history(v1::GetDeviceRequest {
+            device_id: "L-T1".into(),
+        })
+        .await
+        .expect("lisboa's compliance reads lisboa's device")
+        .into_inner();
+    let d = h.device.unwrap();
+    assert!(d.revoked);
+    assert_eq!(d.public_key, new_key.as_bytes());
+    let got: Vec<_> = h
+        .entries
+        .iter()
+        .map(|e| {
+            (
+                e.index,
+                e.action.as_str(),
+                e.signed_by.as_str(),
+                e.reason.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (registered_at, "registered", "operator-1", ""),
+            (
+                receipts[0].index,
+                "key_rotated",
+                "operator-1",
+                "terminal replaced"
+            ),
+            (receipts[1].index, "revoked", "operator-1", "table closed"),
+        ]
+    );
+    assert_eq!(h.entries[1].public_key, new_key.as_bytes());
+    assert_eq!(h.entries[1].received_at_ms, receipts[0].received_at_ms);
+    // Porto's device: as unknown to lisboa as one that does not exist.
+    let theirs = q
+        .get_device_history(v1::GetDeviceRequest {
+            device_id: "P-T1".into(),
+        })
+        .await
+        .unwrap_err();
+    let none = q
+        .get_device_history(v1::GetDeviceRequest {
+            device_id: "no-such-device".into(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(
+        (theirs.code(), none.code()),
+        (Code::NotFound, Code::NotFound)
+    );
+    assert_eq!(
+        theirs.message().replace("P-T1", "X"),
+        none.message().replace("no-such-device", "X")
+    );
+    // A bad id is named by its field.
+    let bad = q
+        .get_device_history(v1::GetDeviceRequest {
+            device_id: "a b".into(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(bad.code(), Code::InvalidArgument);
+    assert!(bad.message().starts_with("device_id"), "{bad:?}");
+    // Porto's compliance reads its own, not lisboa's.
+    let mut pq = QueryClient::new(
+        channel_as(&url, &ca, Some("porto-compliance"))
+            .await
+            .unwrap(),
+    );
+    assert_eq!(
+        pq.get_device_history(v1::GetDeviceRequest {
+            device_id: "P-T1".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner()
+        .entries
+        .len(),
+        1
+    );
+    assert_eq!(
+        pq.get_device_history(v1::GetDeviceRequest {
+            device_id: "L-T1".into(),
+        })
+        .await
+        .unwrap_err()
+        .code(),
+        Code::NotFound
+    );
+    // The device role is outside the rule, even for its own casino's device.
+    let e = QueryClient::new(channel_as(&url, &ca, Some("lisboa-device")).await.unwrap())
+        .get_device_history(v1::GetDeviceRequest {
+            device_id: "L-T1".into(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), Code::PermissionDenied, "{e:?}");
+    assert!(e.message().contains("needs the role"), "{e:?}");
+    // A principal of every casino sees a principal's declaration.
+    let op = QueryClient::new(channel_as(&url, &ca, Some("e2e-compliance")).await.unwrap())
+        .get_device_history(v1::GetDeviceRequest {
+            device_id: "operator-1".into(),
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let got: Vec<_> = op
+        .entries
+        .iter()
+        .map(|e| (e.action.as_str(), e.signed_by.as_str()))
+        .collect();
+    assert_eq!(got, [("declared", "ledger")]);
+    // ledgerctl device show prints the same history, and names the flag when refused.
+    let (code, out, err) = ledgerctl_as(
+        "lisboa-compliance",
+        &["device", "show", "--device-id", "L-T1", "--server", &url],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let rows: Vec<Vec<&str>> = out
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("entry"))
+        .skip(1)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(rows.len(), 3, "{out}");
+    assert_eq!(rows[1][0], receipts[0].index.to_string(), "{out}");
+    assert_eq!(&rows[1][1..3], ["key", "rotated"], "{out}");
+    assert!(rows[1].contains(&"operator-1"), "{out}");
+    assert!(
+        rows[1].contains(&hex::encode(new_key.as_bytes()).as_str()),
+        "{out}"
+    );
+    assert_eq!(rows[2][0], receipts[1].index.to_string(), "{out}");
+    assert_eq!(rows[2][1], "revoked", "{out}");
+    assert!(out.contains("status      revoked"), "{out}");
+    let (code, out, err) = ledgerctl_as(
+        "lisboa-compliance",
+        &["device", "show", "--device-id", "P-T1", "--server", &url],
+    );
+    assert_ne!(code, 0, "{out}");
+    assert!(
+        err.contains("--device-id P-T1") && err.contains("no device P-T1"),
+        "{err}"
+    );
+    l.stop();
+}
+
 /// The CA's certificate and key are enough to issue: the same name, the same key.
 fn issue_with_the_test_ca(name: &str, not_after: time::OffsetDateTime) -> (String, String) {
     let p = pki();

@@ -4,11 +4,12 @@
 use ledger_core::proto as v1;
 use rust_xlsxwriter::{Format, Workbook, XlsxError};
 
-pub const COLUMNS: [&str; 15] = [
+pub const COLUMNS: [&str; 16] = [
     "seq",
     "id",
     "at_utc",
     "severity",
+    "status",
     "code",
     "casino",
     "table",
@@ -33,13 +34,24 @@ pub fn severity_name(s: i32) -> &'static str {
     }
 }
 
+/// A finding's review status as the Findings page's status filter names it.
+pub fn status_name(s: i32) -> &'static str {
+    match v1::FindingStatus::try_from(s).unwrap_or(v1::FindingStatus::Unspecified) {
+        v1::FindingStatus::Unspecified => "",
+        v1::FindingStatus::Open => "open",
+        v1::FindingStatus::Acknowledged => "acknowledged",
+        v1::FindingStatus::Disputed => "disputed",
+        v1::FindingStatus::Resolved => "resolved",
+    }
+}
+
 enum Cell {
     Int(i64),
     Text(String),
     Empty,
 }
 
-fn row(f: &v1::Finding) -> [Cell; 15] {
+fn row(f: &v1::Finding) -> [Cell; 16] {
     use Cell::*;
     let opt = |v: Option<i64>| v.map(Int).unwrap_or(Empty);
     [
@@ -47,6 +59,7 @@ fn row(f: &v1::Finding) -> [Cell; 15] {
         Text(f.id.clone()),
         Text(ledger_fmt::rfc3339_ms(f.at_ms)),
         Text(severity_name(f.severity).into()),
+        Text(status_name(f.status).into()),
         Text(f.code.clone()),
         Text(f.casino_id.clone()),
         Text(f.table_id.clone()),
@@ -234,9 +247,194 @@ pub fn report_xlsx(r: &v1::Report) -> Result<Vec<u8>, XlsxError> {
     xlsx_of("report", &REPORT_COLUMNS, report_rows(r))
 }
 
+/// The slot machines' columns (day, month and year to date; money in integer cents, returns in
+/// basis points, as `ledgerctl report --machines --format csv`).
+pub const SLOT_COLUMNS: [&str; 17] = [
+    "period",
+    "first_day",
+    "last_day",
+    "casino",
+    "machine",
+    "model",
+    "readings",
+    "wagered_cents",
+    "won_cents",
+    "takings_cents",
+    "drop_cents",
+    "actual_rtp_bp",
+    "expected_rtp_bp",
+    "expected_won_cents",
+    "variance_cents",
+    "variance_bp",
+    "partial",
+];
+
+fn slot_rows(r: &v1::Report) -> Vec<[Cell; 17]> {
+    use Cell::*;
+    let opt = |v: Option<i64>| v.map(Int).unwrap_or(Empty);
+    let mut out = Vec::new();
+    for p in r.periods.iter().filter(|p| p.name != "gaming_day") {
+        for row in &p.slot_rows {
+            out.push([
+                Text(p.name.clone()),
+                Text(p.first_day.clone()),
+                Text(p.last_day.clone()),
+                Text(row.casino_id.clone()),
+                Text(row.machine_id.clone()),
+                Text(row.model_id.clone()),
+                Int(row.readings as i64),
+                Int(row.wagered_cents),
+                Int(row.won_cents),
+                Int(row.takings_cents),
+                Int(row.drop_cents),
+                opt(row.actual_rtp_bp),
+                opt(row.expected_rtp_bp),
+                opt(row.expected_won_cents),
+                opt(row.variance_cents),
+                opt(row.variance_bp),
+                Text(row.partial.to_string()),
+            ]);
+        }
+    }
+    out
+}
+
+/// The slot machines of the report as CSV: a row per period and machine (casino totals have
+/// machine `*`).
+pub fn slot_report_csv(r: &v1::Report) -> String {
+    csv_of(&SLOT_COLUMNS, slot_rows(r))
+}
+
+/// The same rows as [`slot_report_csv`], as an XLSX workbook.
+pub fn slot_report_xlsx(r: &v1::Report) -> Result<Vec<u8>, XlsxError> {
+    xlsx_of("slot machines", &SLOT_COLUMNS, slot_rows(r))
+}
+
+/// A gaming day's significant events: `day,casino,machine,kind,count`, a row per machine and
+/// kind it had (a machine without any: one row with an empty kind and 0).
+pub fn events_csv(
+    day: &str,
+    machines: &[(String, String, std::collections::BTreeMap<String, u64>)],
+) -> String {
+    let mut out = String::from("gaming_day,casino,machine,kind,count\r\n");
+    for (casino, machine, counts) in machines {
+        let row = |kind: &str, n: u64| {
+            format!(
+                "{},{},{},{},{n}\r\n",
+                csv_field(day),
+                csv_field(casino),
+                csv_field(machine),
+                csv_field(kind)
+            )
+        };
+        if counts.is_empty() {
+            out.push_str(&row("", 0));
+        }
+        for (k, n) in counts {
+            out.push_str(&row(k, *n));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_events_csv_has_a_row_per_machine_and_kind() {
+        let m = |c: &str, id: &str, counts: &[(&str, u64)]| {
+            (
+                c.to_string(),
+                id.to_string(),
+                counts.iter().map(|(k, n)| (k.to_string(), *n)).collect(),
+            )
+        };
+        let c = events_csv(
+            "2026-11-27",
+            &[
+                m("lisboa", "S1", &[("door", 2), ("power", 1)]),
+                m("porto", "S2", &[]),
+            ],
+        );
+        assert_eq!(
+            c,
+            "gaming_day,casino,machine,kind,count\r\n2026-11-27,lisboa,S1,door,2\r\n\
+             2026-11-27,lisboa,S1,power,1\r\n2026-11-27,porto,S2,,0\r\n"
+        );
+    }
+
+    #[test]
+    fn the_slot_csv_has_a_row_per_period_and_machine_with_empty_unknowns() {
+        let row = |machine: &str, expected: Option<i64>| v1::SlotReportRow {
+            casino_id: "lisboa".into(),
+            machine_id: machine.into(),
+            model_id: "M".into(),
+            readings: 3,
+            wagered_cents: 400_000,
+            won_cents: 324_000,
+            takings_cents: 76_000,
+            actual_rtp_bp: Some(8_100),
+            expected_rtp_bp: expected,
+            variance_cents: expected.map(|_| -40_000),
+            ..Default::default()
+        };
+        let rep = v1::Report {
+            periods: vec![
+                v1::ReportPeriod {
+                    name: "day".into(),
+                    first_day: "2026-11-27".into(),
+                    last_day: "2026-11-27".into(),
+                    slot_rows: vec![row("S1", Some(9_100)), row("S2", None)],
+                    ..Default::default()
+                },
+                v1::ReportPeriod {
+                    name: "gaming_day".into(),
+                    slot_rows: vec![row("S9", None)],
+                    ..Default::default()
+                },
+            ],
+            ..Default::default()
+        };
+        let c = slot_report_csv(&rep);
+        let lines: Vec<&str> = c.split("\r\n").collect();
+        assert_eq!(lines[0], SLOT_COLUMNS.join(","));
+        assert_eq!(
+            lines[1],
+            "day,2026-11-27,2026-11-27,lisboa,S1,M,3,400000,324000,76000,0,8100,9100,,-40000,,false"
+        );
+        assert_eq!(
+            lines[2],
+            "day,2026-11-27,2026-11-27,lisboa,S2,M,3,400000,324000,76000,0,8100,,,,,false"
+        );
+        assert_eq!(lines.len(), 4, "the chart's days are not exported");
+        assert_eq!(&slot_report_xlsx(&rep).unwrap()[..2], b"PK");
+    }
+
+    #[test]
+    fn findings_csv_carries_each_findings_review_status() {
+        let f = |seq, status: v1::FindingStatus| v1::Finding {
+            seq,
+            id: format!("f{seq}"),
+            code: "C".into(),
+            status: status as i32,
+            ..Default::default()
+        };
+        let csv = csv(&[
+            f(1, v1::FindingStatus::Open),
+            f(2, v1::FindingStatus::Acknowledged),
+            f(3, v1::FindingStatus::Resolved),
+        ]);
+        let col = COLUMNS.iter().position(|c| *c == "status").unwrap();
+        let statuses: Vec<&str> = csv
+            .lines()
+            .map(|l| l.split(',').nth(col).unwrap())
+            .collect();
+        assert_eq!(statuses, ["status", "open", "acknowledged", "resolved"]);
+        // The status sits beside the severity, and the code after it.
+        assert_eq!(COLUMNS[col - 1], "severity");
+        assert_eq!(COLUMNS[col + 1], "code");
+    }
 
     fn finding(seq: u64, code: &str, msg: &str) -> v1::Finding {
         v1::Finding {
@@ -264,7 +462,7 @@ mod tests {
         assert_eq!(lines[0], COLUMNS.join(","));
         assert_eq!(
             lines[1],
-            "3,f3,2026-11-28T23:30:00.000Z,high,RL_WRONG_PAYOUT,lisboa,T1,,,,,3500,-100,,\"paid 10, \"\"due\"\" 35\""
+            "3,f3,2026-11-28T23:30:00.000Z,high,,RL_WRONG_PAYOUT,lisboa,T1,,,,,3500,-100,,\"paid 10, \"\"due\"\" 35\""
         );
         assert!(
             lines[2].ends_with(",\"'=HYPERLINK(\"\"x\"\")\""),

@@ -74,6 +74,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/finding/review", post(findings_review::review))
         .route("/round", get(round_page))
         .route("/devices", get(devices_page))
+        .route("/device", get(device_page))
         .route("/jackpots", get(jackpots_page))
         .route("/verify", get(verify_page).post(verify))
         .route("/round/evidence", get(evidence::round_evidence))
@@ -86,6 +87,10 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/reports", get(reports::reports_page))
         .route("/reports.csv", get(reports::reports_csv))
         .route("/reports.xlsx", get(reports::reports_xlsx))
+        .route("/reports/slots.csv", get(reports::slots_csv))
+        .route("/reports/slots.xlsx", get(reports::slots_xlsx))
+        .route("/reports/events", get(reports::events_page))
+        .route("/reports/events.csv", get(reports::events_csv))
         .route("/assets/console.css", get(css))
         .route("/healthz", get(healthz))
         .layer(axum::middleware::map_response_with_state(
@@ -1414,7 +1419,7 @@ async fn devices_page(
             tbody {
                 @for d in &devices {
                     tr {
-                        td { (d.device_id) }
+                        td { a href=(device_href(&d.device_id)) { (d.device_id) } }
                         td { (d.kind) }
                         td { (d.casino_id) }
                         td { (d.table_ids.join(", ")) (d.machine_id) }
@@ -1428,6 +1433,101 @@ async fn devices_page(
         }
     };
     respond(&ctx, status, page(&app, &ctx, title, body))
+}
+
+fn device_href(id: &str) -> String {
+    format!("/device?id={}", url_encode(id))
+}
+
+#[derive(Deserialize)]
+struct DeviceQuery {
+    #[serde(default)]
+    id: String,
+}
+
+fn history_action(loc: Locale, action: &str) -> &str {
+    match action {
+        "registered" => tr(loc, "registered", "registado"),
+        "key_rotated" => tr(loc, "key rotated", "chave substituída"),
+        "revoked" => tr(loc, "revoked", "revogado"),
+        "declared" => tr(loc, "declared (principal)", "declarado (principal)"),
+        other => other,
+    }
+}
+
+/// One device: what the registry holds, and its registration, key rotations and revocation
+/// (Query.GetDeviceHistory, under the account's own certificate).
+async fn device_page(
+    State(app): State<Arc<App>>,
+    ConnectInfo(Peer(peer)): ConnectInfo<Peer>,
+    headers: HeaderMap,
+    uri: Uri,
+    Query(q): Query<DeviceQuery>,
+) -> Response {
+    let ctx = ctx_or_return!(app, headers, peer, uri);
+    let loc = ctx.loc;
+    let title = format!("{} {}", tr(loc, "Device", "Dispositivo"), q.id);
+    if q.id.trim().is_empty() {
+        let body = html! { p.error role="alert" { (tr(loc, "id: name a device (?id=…).", "id: indique um dispositivo (?id=…).")) } };
+        return respond(
+            &ctx,
+            StatusCode::BAD_REQUEST,
+            page(&app, &ctx, &title, body),
+        );
+    }
+    let r = ctx
+        .ledger(&app)
+        .query()
+        .get_device_history(v1::GetDeviceRequest {
+            device_id: q.id.clone(),
+        })
+        .await;
+    let (status, body) = match r {
+        Err(e) => (status_code(&e), ledger_error(loc, &e)),
+        Ok(h) => {
+            let h = h.into_inner();
+            let d = h.device.unwrap_or_default();
+            (
+                StatusCode::OK,
+                html! {
+                    dl.summary {
+                        dt { (tr(loc, "Kind", "Tipo")) } dd { (d.kind) }
+                        dt { (tr(loc, "Casino", "Casino")) } dd { (d.casino_id) }
+                        @if !d.table_ids.is_empty() { dt { (tr(loc, "Tables", "Mesas")) } dd { (d.table_ids.join(", ")) } }
+                        @if !d.machine_id.is_empty() { dt { (tr(loc, "Machine / model", "Máquina / modelo")) } dd { (d.machine_id) " / " (d.model_id) } }
+                        dt { (tr(loc, "Key in force", "Chave em vigor")) } dd { code { (hex::encode(&d.public_key)) } }
+                        dt { (tr(loc, "Status", "Estado")) } dd { @if d.revoked { (tr(loc, "revoked", "revogado")) } @else { (tr(loc, "active", "ativo")) } }
+                        dt { (tr(loc, "Last sequence", "Última sequência")) } dd { (d.last_sequence) }
+                    }
+                    h2 { (tr(loc, "Registry history", "Histórico no registo")) }
+                    table #device-history {
+                        thead { tr {
+                            th.num scope="col" { (tr(loc, "Entry", "Entrada")) }
+                            th scope="col" { (tr(loc, "Action", "Ação")) }
+                            th scope="col" { (tr(loc, "Received", "Recebido")) }
+                            th scope="col" { (tr(loc, "Signed by", "Assinado por")) }
+                            th scope="col" { (tr(loc, "Key", "Chave")) }
+                            th scope="col" { (tr(loc, "Reason", "Motivo")) }
+                        } }
+                        tbody {
+                            @for e in &h.entries {
+                                tr {
+                                    td.num { (e.index) }
+                                    td { (history_action(loc, &e.action)) }
+                                    td { (ledger_fmt::datetime(e.received_at_ms, app.tz, loc)) }
+                                    td { (e.signed_by) }
+                                    td { @if !e.public_key.is_empty() { code { (hex::encode(&e.public_key)) } } }
+                                    td { (e.reason) }
+                                }
+                            }
+                        }
+                    }
+                    p { a href="/devices" { (tr(loc, "All devices", "Todos os dispositivos")) } }
+                },
+            )
+        }
+    };
+    respond(&ctx, status, page(&app, &ctx, &title, body))
 }
 
 // ---------------------------------------------------------------------------------- jackpots
@@ -1807,12 +1907,17 @@ casinos = ["lisboa"]
             "/findings?code=X",
             "/round?round=1",
             "/devices",
+            "/device?id=T1",
             "/jackpots",
             "/verify",
             "/findings.csv",
             "/reports",
             "/reports.csv?day=2026-11-27",
             "/reports.xlsx",
+            "/reports/slots.csv",
+            "/reports/slots.xlsx",
+            "/reports/events?day=2026-11-27",
+            "/reports/events.csv",
             "/round/evidence?round=1",
         ] {
             let (s, h, _) = send(&r, req("GET", p, "", "")).await;

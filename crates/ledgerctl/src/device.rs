@@ -1,4 +1,4 @@
-//! `ledgerctl device register|revoke|rotate-key|list|entries`.
+//! `ledgerctl device register|revoke|rotate-key|list|show|entries`.
 
 use std::path::PathBuf;
 
@@ -18,6 +18,8 @@ pub enum Command {
     RotateKey(RotateKey),
     /// List every device and principal the ledger knows, with its last sequence number.
     List(List),
+    /// One device and its registration, key rotations and revocation (entry, time, signer).
+    Show(Show),
     /// One device's entries in sequence order, as `tail` prints them.
     Entries(Entries),
 }
@@ -103,6 +105,15 @@ pub struct RotateKey {
 pub struct List {
     #[command(flatten)]
     pub server: ServerArg,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct Show {
+    #[command(flatten)]
+    pub server: ServerArg,
+    /// The device's (or principal's) id.
+    #[arg(long, value_name = "ID")]
+    pub device_id: String,
 }
 
 #[derive(clap::Args, Debug)]
@@ -236,6 +247,20 @@ pub async fn run(c: Command, json: bool) -> anyhow::Result<i32> {
             }
             Ok(0)
         }
+        Command::Show(c) => {
+            let mut q = QueryClient::new(common::channel(&c.server.server).await?);
+            let h = q
+                .get_device_history(v1::GetDeviceRequest {
+                    device_id: c.device_id.clone(),
+                })
+                .await
+                .map_err(|s| {
+                    crate::present::status_error(&format!("--device-id {}", c.device_id), s)
+                })?
+                .into_inner();
+            print_history(&h, json)?;
+            Ok(0)
+        }
         Command::Entries(e) => {
             let ch = common::channel(&e.server.server).await?;
             let mut q = QueryClient::new(ch.clone());
@@ -258,6 +283,80 @@ pub async fn run(c: Command, json: bool) -> anyhow::Result<i32> {
             Ok(0)
         }
     }
+}
+
+/// A device and its registry history, as `device show` prints it.
+fn print_history(h: &v1::DeviceHistory, json: bool) -> anyhow::Result<()> {
+    use crate::present::{Align, table, time};
+    let d = h.device.clone().unwrap_or_default();
+    if json {
+        let entries: Vec<_> = h
+            .entries
+            .iter()
+            .map(|e| {
+                serde_json::json!({
+                    "index": e.index, "action": e.action, "received_at_ms": e.received_at_ms,
+                    "occurred_at_ms": e.occurred_at_ms, "signed_by": e.signed_by,
+                    "public_key": (!e.public_key.is_empty()).then(|| hex::encode(&e.public_key)),
+                    "reason": e.reason,
+                })
+            })
+            .collect();
+        let v = serde_json::json!({
+            "device_id": d.device_id, "kind": d.kind, "casino_id": d.casino_id,
+            "table_ids": d.table_ids, "machine_id": d.machine_id, "model_id": d.model_id,
+            "public_key": hex::encode(&d.public_key), "revoked": d.revoked,
+            "last_sequence": d.last_sequence, "history": entries,
+        });
+        println!("{}", serde_json::to_string_pretty(&v)?);
+        return Ok(());
+    }
+    println!("device      {} ({})", d.device_id, d.kind);
+    if !d.casino_id.is_empty() {
+        println!("casino      {}", d.casino_id);
+    }
+    if !d.table_ids.is_empty() {
+        println!("tables      {}", d.table_ids.join(", "));
+    }
+    if !d.machine_id.is_empty() {
+        println!("machine     {} (model {})", d.machine_id, d.model_id);
+    }
+    println!("key         {}", hex::encode(&d.public_key));
+    println!(
+        "status      {}",
+        if d.revoked { "revoked" } else { "active" }
+    );
+    println!("last seq    {}", d.last_sequence);
+    println!();
+    let rows: Vec<Vec<String>> = h
+        .entries
+        .iter()
+        .map(|e| {
+            vec![
+                e.index.to_string(),
+                e.action.replace('_', " "),
+                time(e.received_at_ms),
+                e.signed_by.clone(),
+                hex::encode(&e.public_key),
+                e.reason.clone(),
+            ]
+        })
+        .collect();
+    print!(
+        "{}",
+        table(
+            &[
+                ("entry", Align::Right),
+                ("action", Align::Left),
+                ("received", Align::Left),
+                ("signed by", Align::Left),
+                ("key", Align::Left),
+                ("reason", Align::Left),
+            ],
+            &rows,
+        )
+    );
+    Ok(())
 }
 
 /// Sign `payload` as the operator with its next sequence number (asked from the ledger) and

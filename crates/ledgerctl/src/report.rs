@@ -2,7 +2,9 @@
 //! (Audit.GetReport), per casino, table and game: rounds, handle, the casino's win as the rules
 //! say it was due and as the casino reported it, hold, discrepancies. For a period, or for a
 //! gaming day with its month and year to date (and, with --days, each of the last days). As an
-//! aligned table, CSV or JSON. The gaming days are the ledger's (ledgerd `[reports]`).
+//! aligned table, CSV or JSON. The gaming days are the ledger's (ledgerd `[reports]`). With
+//! --machines, the slot machines' figures over the same periods instead: wagered, won, takings
+//! and the return against the approved model's.
 
 use anyhow::Context;
 use ledger_core::proto as v1;
@@ -39,7 +41,14 @@ Examples:
   ledgerctl report --day 2026-11-21                 day, month to date, year to date
   ledgerctl report --day 2026-11-21 --days 7        ... and each of the last 7 gaming days
   ledgerctl report --day today --format csv > today.csv
-  ledgerctl report --from 2026-11-01 --to 2026-11-08T06:00:00Z --format json")]
+  ledgerctl report --from 2026-11-01 --to 2026-11-08T06:00:00Z --format json
+  ledgerctl report --day 2026-11-21 --machines       slot machines: wagered, won, return
+
+With --machines, per machine and a total per casino: the meter increases the ledger received in
+the period (a reading counts on the gaming day of its receive time), wagered (bets meter), won
+(prizes meter plus jackpots paid), takings (wagered − won), the return observed and the one the
+approved model expects (pay table plus jackpot contributions), and the variance: won − expected
+prizes in euros, observed − expected return in percentage points. JSON always has both.")]
 pub struct Args {
     /// Start of the period: RFC 3339 (2026-11-21T10:00:00Z) or a date (midnight UTC).
     #[arg(long, value_name = "TIME", requires = "to")]
@@ -53,6 +62,9 @@ pub struct Args {
     /// With --day: also each of the N gaming days ending with it (at most 366).
     #[arg(long, value_name = "N", requires = "day", value_parser = clap::value_parser!(u32).range(0..=366))]
     pub days: Option<u32>,
+    /// The slot machines' figures instead of the tables'.
+    #[arg(long)]
+    pub machines: bool,
     /// Output format (--json is the same as --format json).
     #[arg(long, value_enum, default_value = "table")]
     pub format: Format,
@@ -99,6 +111,8 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
         .map_err(|s| status_error("report", s))?
         .into_inner();
     let text = match format {
+        Format::Table if a.machines => render_slots_table(&report),
+        Format::Csv if a.machines => render_slots_csv(&report),
         Format::Table => render_table(&report),
         Format::Csv => render_csv(&report),
         Format::Json => {
@@ -239,6 +253,112 @@ pub fn render_csv(report: &v1::Report) -> String {
     out
 }
 
+/// An optional figure in basis points as a percentage, or "–".
+fn opt_pct(bp: Option<i64>) -> String {
+    bp.map(pct).unwrap_or_else(|| "–".into())
+}
+
+pub fn render_slots_table(report: &v1::Report) -> String {
+    let headers = [
+        ("casino", Align::Left),
+        ("machine", Align::Left),
+        ("model", Align::Left),
+        ("wagered", Align::Right),
+        ("won", Align::Right),
+        ("takings", Align::Right),
+        ("return %", Align::Right),
+        ("model %", Align::Right),
+        ("variance", Align::Right),
+        ("variance pp", Align::Right),
+    ];
+    let mut out = String::new();
+    if !report.gaming_day.is_empty() && report.periods.iter().any(|p| !p.first_day.is_empty()) {
+        out.push_str(&format!("Gaming days: {}\n\n", report.gaming_day));
+    }
+    let periods: Vec<_> = report
+        .periods
+        .iter()
+        .filter(|p| p.name != "gaming_day")
+        .collect();
+    for (i, p) in periods.into_iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&period_title(p));
+        out.push('\n');
+        if p.slot_rows.is_empty() {
+            out.push_str("  no slot machine\n");
+            continue;
+        }
+        let rows: Vec<Vec<String>> = p
+            .slot_rows
+            .iter()
+            .map(|r| {
+                let partial = if r.partial { " (partial)" } else { "" };
+                vec![
+                    r.casino_id.clone(),
+                    if r.machine_id == "*" {
+                        "total".to_string()
+                    } else {
+                        r.machine_id.clone()
+                    },
+                    r.model_id.clone(),
+                    eur(r.wagered_cents),
+                    eur(r.won_cents),
+                    eur(r.takings_cents),
+                    opt_pct(r.actual_rtp_bp),
+                    opt_pct(r.expected_rtp_bp),
+                    r.variance_cents
+                        .map(|v| format!("{}{partial}", crate::present::eur_signed(v)))
+                        .unwrap_or_else(|| "–".into()),
+                    opt_pct(r.variance_bp),
+                ]
+            })
+            .collect();
+        out.push_str(&table(&headers, &rows));
+    }
+    out
+}
+
+pub const SLOTS_CSV_HEADER: &str = "period,from,to,casino_id,machine_id,model_id,readings,\
+wagered_cents,won_cents,takings_cents,drop_cents,actual_rtp_bp,expected_rtp_bp,theoretical_rtp_bp,\
+expected_won_cents,variance_cents,variance_bp,partial,first_day,last_day";
+
+pub fn render_slots_csv(report: &v1::Report) -> String {
+    let o = |v: Option<i64>| v.map(|v| v.to_string()).unwrap_or_default();
+    let mut out = String::from(SLOTS_CSV_HEADER);
+    out.push('\n');
+    for p in &report.periods {
+        for r in &p.slot_rows {
+            let fields = [
+                csv_field(&p.name),
+                time_s(p.from_ms),
+                time_s(p.to_ms),
+                csv_field(&r.casino_id),
+                csv_field(&r.machine_id),
+                csv_field(&r.model_id),
+                r.readings.to_string(),
+                r.wagered_cents.to_string(),
+                r.won_cents.to_string(),
+                r.takings_cents.to_string(),
+                r.drop_cents.to_string(),
+                o(r.actual_rtp_bp),
+                o(r.expected_rtp_bp),
+                o(r.theoretical_rtp_bp),
+                o(r.expected_won_cents),
+                o(r.variance_cents),
+                o(r.variance_bp),
+                r.partial.to_string(),
+                p.first_day.clone(),
+                p.last_day.clone(),
+            ];
+            out.push_str(&fields.join(","));
+            out.push('\n');
+        }
+    }
+    out
+}
+
 pub fn to_json(report: &v1::Report) -> serde_json::Value {
     serde_json::json!({
         "gaming_day": report.gaming_day,
@@ -265,6 +385,23 @@ pub fn to_json(report: &v1::Report) -> serde_json::Value {
                 "due_hold_bp": r.due_hold_bp,
                 "discrepancies": r.discrepancies,
                 "discrepancy_abs_cents": r.discrepancy_abs_cents,
+            })).collect::<Vec<_>>(),
+            "slot_rows": p.slot_rows.iter().map(|r| serde_json::json!({
+                "casino_id": r.casino_id,
+                "machine_id": r.machine_id,
+                "model_id": r.model_id,
+                "readings": r.readings,
+                "wagered_cents": r.wagered_cents,
+                "won_cents": r.won_cents,
+                "takings_cents": r.takings_cents,
+                "drop_cents": r.drop_cents,
+                "actual_rtp_bp": r.actual_rtp_bp,
+                "expected_rtp_bp": r.expected_rtp_bp,
+                "theoretical_rtp_bp": r.theoretical_rtp_bp,
+                "expected_won_cents": r.expected_won_cents,
+                "variance_cents": r.variance_cents,
+                "variance_bp": r.variance_bp,
+                "partial": r.partial,
             })).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
     })
@@ -339,5 +476,56 @@ mod tests {
         assert_eq!(lines.len(), 5);
         assert!(lines[1].starts_with("period,1970-01-01T00:00:00Z,1970-01-02T00:00:00Z,lisboa,\"T1, west\",craps,3,0,10000,"), "{}", lines[1]);
         assert!(lines[4].starts_with("period,") && lines[4].contains(",*,*,*,3,0,30000,"));
+    }
+
+    #[test]
+    fn machines_show_wagered_won_takings_and_the_variance_against_the_model() {
+        let slot = |machine: &str, wagered: i64, won: i64| v1::SlotReportRow {
+            casino_id: "lisboa".into(),
+            machine_id: machine.into(),
+            model_id: if machine == "*" { "" } else { "M-91" }.into(),
+            readings: 2,
+            wagered_cents: wagered,
+            won_cents: won,
+            takings_cents: wagered - won,
+            actual_rtp_bp: Some(won * 10_000 / wagered),
+            expected_rtp_bp: Some(9_100),
+            expected_won_cents: Some(wagered * 91 / 100),
+            variance_cents: Some(won - wagered * 91 / 100),
+            variance_bp: Some(won * 10_000 / wagered - 9_100),
+            ..Default::default()
+        };
+        let mut r = report();
+        r.periods[0].slot_rows = vec![slot("S1", 400_000, 324_000), slot("*", 400_000, 324_000)];
+        let t = render_slots_table(&r);
+        let lines: Vec<&str> = t.lines().collect();
+        assert!(
+            lines[1].starts_with("casino") && lines[1].contains("variance pp"),
+            "{t}"
+        );
+        // 4,000.00 wagered, 3,240.00 won: 760.00 taken, 81 % against the model's 91 %, 400.00
+        // less than expected.
+        for want in [
+            "S1".to_string(),
+            eur(400_000),
+            eur(324_000),
+            eur(76_000),
+            "81.00".into(),
+            "91.00".into(),
+            crate::present::eur_signed(-40_000),
+            "-10.00".into(),
+        ] {
+            assert!(lines[2].contains(&want), "{want} in {}", lines[2]);
+        }
+        assert!(lines[3].contains("total"), "{t}");
+        let c = render_slots_csv(&r);
+        let lines: Vec<&str> = c.lines().collect();
+        assert_eq!(lines[0], SLOTS_CSV_HEADER);
+        assert!(
+            lines[1].starts_with("period,1970-01-01T00:00:00Z,1970-01-02T00:00:00Z,lisboa,S1,M-91,2,400000,324000,76000,0,8100,9100,,364000,-40000,-1000,false,"),
+            "{}",
+            lines[1]
+        );
+        assert_eq!(lines.len(), 3);
     }
 }

@@ -194,6 +194,12 @@ pub const RULES: &[(&str, Admits)] = &[
         "/casino_ledger.v1.Query/ListDevices",
         Admits::Roles(&[OP, CO, RE, AD]),
     ),
+    // A device's registration, rotations and revocation (who signed them): the registry's
+    // readers; a device itself needs only GetDevice to resume.
+    (
+        "/casino_ledger.v1.Query/GetDeviceHistory",
+        Admits::Roles(&[OP, CO, RE, AD]),
+    ),
     (
         "/casino_ledger.v1.Query/GetIngestStats",
         Admits::Roles(&[RE, AD]),
@@ -312,6 +318,7 @@ pub const CASINO_SCOPED: &[&str] = &[
     "/casino_ledger.v1.Query/GetHead",
     "/casino_ledger.v1.Query/GetDevice",
     "/casino_ledger.v1.Query/ListDevices",
+    "/casino_ledger.v1.Query/GetDeviceHistory",
     "/casino_ledger.v1.Query/ListDeviceEntries",
     "/casino_ledger.v1.Checkpoints/GetLatest",
     "/casino_ledger.v1.Checkpoints/List",

@@ -590,6 +590,36 @@ impl Query for QueryService {
         }
     }
 
+    async fn get_device_history(
+        &self,
+        req: Request<v1::GetDeviceRequest>,
+    ) -> Result<Response<v1::DeviceHistory>, Status> {
+        let caller = crate::access::Caller::of(&req);
+        let id = req.into_inner().device_id;
+        id_arg("device_id", &id)?;
+        let store = self.ledger.store().clone();
+        let head = self.durable_index();
+        self.queries
+            .run(move || {
+                let device = match store.signer(&id).map_err(store_err)? {
+                    Some(s) if visible(&caller, &s.to_proto()) => s,
+                    _ if !caller.casinos.is_empty() => {
+                        return Err(Status::not_found(format!(
+                            "no device {id} in the casinos {} may read",
+                            caller.name
+                        )));
+                    }
+                    _ => return Err(Status::not_found(format!("no device or principal {id}"))),
+                };
+                let entries = device_history(&store, &device, head)?;
+                Ok(Response::new(v1::DeviceHistory {
+                    device: Some(device.to_proto()),
+                    entries,
+                }))
+            })
+            .await?
+    }
+
     async fn list_devices(
         &self,
         req: Request<v1::ListDevicesRequest>,
@@ -816,6 +846,80 @@ pub(crate) fn entry_visible(
 
 /// Whether `caller` may see the registry entry `d`: every entry when it is not limited to some
 /// casinos; otherwise only devices of its casinos (not the principals' keys).
+/// The registry entries of `device` up to entry `head`, oldest first: for a device, its
+/// registration, key rotations and revocation, all signed by operator principals, so found
+/// among the operators' own entries (rotations are not indexed by device; an operator signs
+/// few entries); for a principal, the ledger record that declared it.
+fn device_history(
+    store: &ledger_store::Store,
+    device: &ledger_core::signers::Signer,
+    head: u64,
+) -> Result<Vec<v1::DeviceHistoryEntry>, Status> {
+    use ledger_core::signers::SignerRole;
+    use v1::event_body::Payload as P;
+    if device.role.is_principal() {
+        let e = store
+            .entry(device.registered_at_index)
+            .map_err(store_err)?
+            .ok_or_else(|| {
+                Status::data_loss(format!(
+                    "entry {} (declaring {}) is missing from the store",
+                    device.registered_at_index, device.id
+                ))
+            })?;
+        return Ok(vec![v1::DeviceHistoryEntry {
+            index: e.index,
+            action: "declared".into(),
+            received_at_ms: e.received_at_ms,
+            occurred_at_ms: 0,
+            signed_by: "ledger".into(),
+            public_key: device.key.as_bytes().to_vec(),
+            reason: String::new(),
+        }]);
+    }
+    let mut out = Vec::new();
+    for op in store.signers_after(None) {
+        let op = op.map_err(store_err)?;
+        if op.role != SignerRole::Operator {
+            continue;
+        }
+        for e in store.device_entries(&op.id, 0) {
+            let e = e.map_err(store_err)?;
+            if e.index > head {
+                break;
+            }
+            // Only the operator's registry events of this device; anything else it signed (models,
+            // pools, transfers) is skipped.
+            let Ok(body) = v1::EventBody::decode(e.body.as_slice()) else {
+                continue;
+            };
+            let (action, key, reason) = match body.payload {
+                Some(P::DeviceRegistered(r)) if r.device_id == device.id => {
+                    ("registered", r.public_key, String::new())
+                }
+                Some(P::DeviceKeyRotated(r)) if r.device_id == device.id => {
+                    ("key_rotated", r.public_key, r.reason)
+                }
+                Some(P::DeviceRevoked(r)) if r.device_id == device.id => {
+                    ("revoked", Vec::new(), r.reason)
+                }
+                _ => continue,
+            };
+            out.push(v1::DeviceHistoryEntry {
+                index: e.index,
+                action: action.into(),
+                received_at_ms: e.received_at_ms,
+                occurred_at_ms: body.occurred_at_ms,
+                signed_by: body.device_id,
+                public_key: key,
+                reason,
+            });
+        }
+    }
+    out.sort_by_key(|h| h.index);
+    Ok(out)
+}
+
 fn visible(caller: &crate::access::Principal, d: &v1::DeviceInfo) -> bool {
     caller.casinos.is_empty()
         || (matches!(d.kind.as_str(), "table" | "machine") && caller.casinos.contains(&d.casino_id))

@@ -1,5 +1,6 @@
 //! The Reports page: the table games per casino, table and game by gaming day, month and year to
-//! date, a chart of hold per gaming day, and the same figures as CSV and XLSX. Everything comes
+//! date, a chart of hold per gaming day, the slot machines per machine and casino (wagered, won,
+//! takings, return against the approved model's), and the same figures as CSV and XLSX. Everything comes
 //! from one `Audit.GetReport` (ledgerd's reporting module, the one `ledgerctl report` reads), so
 //! the gaming days are the ledger's (`[reports]`) and a casino-scoped account gets its casinos'
 //! rows only.
@@ -143,6 +144,140 @@ fn report_table(loc: Locale, p: &v1::ReportPeriod, id: &str) -> Markup {
     }
 }
 
+fn slot_table(loc: Locale, p: &v1::ReportPeriod, id: &str) -> Markup {
+    let money = |c: i64| ledger_fmt::money(c, loc);
+    let pct =
+        |bp: Option<i64>| bp.map_or_else(|| "–".to_string(), |bp| ledger_fmt::percent_bp(bp, loc));
+    html! {
+        table id=(id) {
+            caption { (period_name(loc, p)) }
+            thead { tr {
+                th scope="col" { (tr(loc, "Casino", "Casino")) }
+                th scope="col" { (tr(loc, "Machine", "Máquina")) }
+                th scope="col" { (tr(loc, "Model", "Modelo")) }
+                th.num scope="col" { (tr(loc, "Wagered", "Apostado")) }
+                th.num scope="col" { (tr(loc, "Won", "Prémios")) }
+                th.num scope="col" { (tr(loc, "Takings", "Receita")) }
+                th.num scope="col" { (tr(loc, "Return", "Retorno")) }
+                th.num scope="col" { (tr(loc, "Model's return", "Retorno do modelo")) }
+                th.num scope="col" { (tr(loc, "Variance", "Desvio")) }
+                th.num scope="col" { (tr(loc, "Variance (pp)", "Desvio (pp)")) }
+            } }
+            tbody {
+                @if p.slot_rows.is_empty() {
+                    tr { td colspan="10" { (tr(loc, "No slot machine.", "Nenhuma máquina.")) } }
+                }
+                @for r in &p.slot_rows {
+                    tr.total[r.machine_id == "*"] {
+                        @if r.machine_id == "*" {
+                            th scope="row" { (r.casino_id) }
+                            td colspan="2" { (tr(loc, "casino total", "total do casino")) }
+                        } @else {
+                            td { (r.casino_id) } td { (r.machine_id) } td { (r.model_id) }
+                        }
+                        td.num { (money(r.wagered_cents)) }
+                        td.num { (money(r.won_cents)) }
+                        td.num { (money(r.takings_cents)) }
+                        td.num { (pct(r.actual_rtp_bp)) }
+                        td.num { (pct(r.expected_rtp_bp)) }
+                        td.num { (r.variance_cents.map_or_else(|| "–".to_string(), |v| ledger_fmt::money_signed(v, loc))) @if r.partial { " *" } }
+                        td.num { (pct(r.variance_bp)) }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Significant events per machine on the gaming day `day` (the report's "day" period): counts
+/// by kind, game starts and ends left out (they are the games, not events of note).
+pub struct DayEvents {
+    pub kinds: Vec<String>,
+    /// (casino, machine, counts by kind)
+    pub machines: Vec<(String, String, BTreeMap<String, u64>)>,
+}
+
+/// The kinds the events report counts: every significant kind but the games themselves.
+fn noted_kinds() -> Vec<String> {
+    jackpot::EVENT_KINDS
+        .iter()
+        .filter(|k| !k.starts_with("game_"))
+        .map(|k| k.to_string())
+        .collect()
+}
+
+/// Each machine of the day's slot rows, its significant events in the day's instants
+/// (Jackpots.GetMachineEvents, a page at a time).
+async fn day_events(app: &App, ctx: &Ctx, report: &v1::Report) -> Result<DayEvents, tonic::Status> {
+    let mut out = DayEvents {
+        kinds: Vec::new(),
+        machines: Vec::new(),
+    };
+    let Some(day) = report.periods.iter().find(|p| p.name == "day") else {
+        return Ok(out);
+    };
+    let mut kinds = std::collections::BTreeSet::new();
+    let mut client = ctx.ledger(app).jackpots();
+    for r in day.slot_rows.iter().filter(|r| r.machine_id != "*") {
+        let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+        let mut after = None;
+        loop {
+            let page = client
+                .get_machine_events(v1::MachineEventsRequest {
+                    machine_id: r.machine_id.clone(),
+                    from_ms: Some(day.from_ms),
+                    to_ms: Some(day.to_ms),
+                    kinds: noted_kinds(),
+                    after_index: after,
+                    limit: 10_000,
+                })
+                .await?
+                .into_inner();
+            let v: serde_json::Value = serde_json::from_str(&page.json)
+                .map_err(|e| tonic::Status::internal(format!("GetMachineEvents: {e}")))?;
+            if let Some(c) = v["counts"].as_object() {
+                for (k, n) in c {
+                    *counts.entry(k.clone()).or_default() += n.as_u64().unwrap_or(0);
+                    kinds.insert(k.clone());
+                }
+            }
+            match v["next_after"].as_u64() {
+                Some(n) => after = Some(n),
+                None => break,
+            }
+        }
+        out.machines
+            .push((r.casino_id.clone(), r.machine_id.clone(), counts));
+    }
+    out.kinds = kinds.into_iter().collect();
+    Ok(out)
+}
+
+fn events_table(loc: Locale, e: &DayEvents) -> Markup {
+    html! {
+        table #events-day {
+            thead { tr {
+                th scope="col" { (tr(loc, "Casino", "Casino")) }
+                th scope="col" { (tr(loc, "Machine", "Máquina")) }
+                @for k in &e.kinds { th.num scope="col" { (k.replace('_', " ")) } }
+                th.num scope="col" { (tr(loc, "Total", "Total")) }
+            } }
+            tbody {
+                @if e.machines.is_empty() {
+                    tr { td colspan="2" { (tr(loc, "No slot machine.", "Nenhuma máquina.")) } }
+                }
+                @for (casino, machine, counts) in &e.machines {
+                    tr {
+                        td { (casino) } td { (machine) }
+                        @for k in &e.kinds { td.num { (counts.get(k).copied().unwrap_or(0)) } }
+                        td.num { (counts.values().sum::<u64>()) }
+                    }
+                }
+            }
+        }
+    }
+}
+
 pub async fn reports_page(
     State(app): State<Arc<App>>,
     ConnectInfo(Peer(peer)): ConnectInfo<Peer>,
@@ -238,8 +373,65 @@ pub async fn reports_page(
             h2 { (period_name(loc, p)) }
             (report_table(loc, p, ["report-day", "report-month", "report-year"].get(i).copied().unwrap_or("report-period")))
         }
+        h2 #slots-title { (tr(loc, "Slot machines", "Máquinas de jogo")) }
+        p #slots-rule { (tr(loc,
+            "Meter increases the ledger received on these gaming days: won is the prizes meter plus jackpots paid, takings are wagered less won; the model's return is the approved pay table's plus its jackpot contributions; the variance is won less the prizes that return expects.",
+            "Aumentos dos contadores que o registo recebeu nestes dias de jogo: prémios são o contador de prémios mais os jackpots pagos, a receita é o apostado menos os prémios; o retorno do modelo é o da tabela de pagamentos aprovada mais as contribuições para jackpots; o desvio são os prémios menos os que esse retorno prevê.")) }
+        p.downloads {
+            a #slots-csv href={"/reports/slots.csv" (qs)} download { "CSV" } " "
+            a #slots-xlsx href={"/reports/slots.xlsx" (qs)} download { "XLSX" }
+        }
+        @for (i, p) in report.periods.iter().filter(|p| p.name != "gaming_day").enumerate() {
+            (slot_table(loc, p, ["slots-day", "slots-month", "slots-year"].get(i).copied().unwrap_or("slots-period")))
+        }
+        p { a #events-link href={"/reports/events" (qs)} { (tr(loc, "Significant events of the gaming day, per machine", "Eventos significativos do dia de jogo, por máquina")) } }
     };
     respond(&ctx, StatusCode::OK, page(&app, &ctx, title, body))
+}
+
+/// The significant-events report of a gaming day: per machine of the day's slot rows, its
+/// events by kind (one Jackpots.GetMachineEvents per machine, so a page of its own).
+pub async fn events_page(
+    State(app): State<Arc<App>>,
+    ConnectInfo(Peer(peer)): ConnectInfo<Peer>,
+    headers: HeaderMap,
+    uri: Uri,
+    Query(q): Query<ReportQuery>,
+) -> Response {
+    let ctx = ctx_or_return!(app, headers, peer, uri);
+    let loc = ctx.loc;
+    let title = tr(loc, "Significant events", "Eventos significativos");
+    let report = match fetch(&app, &ctx, &q, 0).await {
+        Ok(r) => r,
+        Err(r) => return r,
+    };
+    let day = report
+        .periods
+        .first()
+        .map(|p| p.first_day.clone())
+        .unwrap_or_default();
+    let qs = format!("?day={}", url_encode(&day));
+    let events = day_events(&app, &ctx, &report).await;
+    let status = events
+        .as_ref()
+        .err()
+        .map(status_code)
+        .unwrap_or(StatusCode::OK);
+    let body = html! {
+        form.filters method="get" action="/reports/events" {
+            label for="day" { (tr(loc, "Gaming day", "Dia de jogo")) }
+            input #day type="date" name="day" value=(day);
+            button type="submit" { (tr(loc, "Show", "Mostrar")) }
+        }
+        p { (tr(loc, "Per machine, by kind (doors, power, faults, hand pays, progressives, link, software, configuration; game starts and ends are left out), in the instants of the gaming day.", "Por máquina e tipo (portas, energia, avarias, pagamentos manuais, progressivos, ligação, software, configuração; inícios e fins de jogo não incluídos), nos instantes do dia de jogo.")) }
+        p.downloads { a #events-csv href={"/reports/events.csv" (qs)} download { "CSV" } }
+        @match &events {
+            Ok(e) => (events_table(loc, e)),
+            Err(e) => (ledger_error(loc, e)),
+        }
+        p { a href={"/reports" (qs)} { (tr(loc, "Reports", "Relatórios")) } }
+    };
+    respond(&ctx, status, page(&app, &ctx, title, body))
 }
 
 pub async fn reports_csv(
@@ -252,17 +444,116 @@ pub async fn reports_csv(
     let ctx = ctx_or_return!(app, headers, peer, uri);
     match fetch(&app, &ctx, &q, 0).await {
         Err(r) => r,
-        Ok(rep) => (
+        Ok(rep) => csv_download("report.csv", export::report_csv(&rep)),
+    }
+}
+
+/// The slot machines' part of the report as CSV.
+pub async fn slots_csv(
+    State(app): State<Arc<App>>,
+    ConnectInfo(Peer(peer)): ConnectInfo<Peer>,
+    headers: HeaderMap,
+    uri: Uri,
+    Query(q): Query<ReportQuery>,
+) -> Response {
+    let ctx = ctx_or_return!(app, headers, peer, uri);
+    match fetch(&app, &ctx, &q, 0).await {
+        Err(r) => r,
+        Ok(rep) => csv_download("slot-machines.csv", export::slot_report_csv(&rep)),
+    }
+}
+
+/// The gaming day's significant events as CSV: a row per machine and kind with a count.
+pub async fn events_csv(
+    State(app): State<Arc<App>>,
+    ConnectInfo(Peer(peer)): ConnectInfo<Peer>,
+    headers: HeaderMap,
+    uri: Uri,
+    Query(q): Query<ReportQuery>,
+) -> Response {
+    let ctx = ctx_or_return!(app, headers, peer, uri);
+    let rep = match fetch(&app, &ctx, &q, 0).await {
+        Err(r) => return r,
+        Ok(r) => r,
+    };
+    let day = rep
+        .periods
+        .iter()
+        .find(|p| p.name == "day")
+        .map(|p| p.first_day.clone())
+        .unwrap_or_default();
+    match day_events(&app, &ctx, &rep).await {
+        Err(e) => respond(
+            &ctx,
+            status_code(&e),
+            page(
+                &app,
+                &ctx,
+                tr(ctx.loc, "Reports", "Relatórios"),
+                ledger_error(ctx.loc, &e),
+            ),
+        ),
+        Ok(e) => csv_download(
+            "significant-events.csv",
+            export::events_csv(&day, &e.machines),
+        ),
+    }
+}
+
+/// The slot machines' part of the report as XLSX.
+pub async fn slots_xlsx(
+    State(app): State<Arc<App>>,
+    ConnectInfo(Peer(peer)): ConnectInfo<Peer>,
+    headers: HeaderMap,
+    uri: Uri,
+    Query(q): Query<ReportQuery>,
+) -> Response {
+    let ctx = ctx_or_return!(app, headers, peer, uri);
+    let rep = match fetch(&app, &ctx, &q, 0).await {
+        Err(r) => return r,
+        Ok(r) => r,
+    };
+    xlsx_download(
+        "slot-machines.xlsx",
+        tokio::task::spawn_blocking(move || export::slot_report_xlsx(&rep)).await,
+    )
+}
+
+pub(super) fn csv_download(name: &str, body: String) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_string()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{name}\""),
+            ),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+fn xlsx_download(
+    name: &str,
+    made: Result<Result<Vec<u8>, rust_xlsxwriter::XlsxError>, tokio::task::JoinError>,
+) -> Response {
+    match made {
+        Ok(Ok(bytes)) => (
             [
-                (header::CONTENT_TYPE, "text/csv; charset=utf-8"),
+                (
+                    header::CONTENT_TYPE,
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet".to_string(),
+                ),
                 (
                     header::CONTENT_DISPOSITION,
-                    "attachment; filename=\"report.csv\"",
+                    format!("attachment; filename=\"{name}\""),
                 ),
             ],
-            export::report_csv(&rep),
+            bytes,
         )
             .into_response(),
+        Ok(Err(e)) => (StatusCode::INTERNAL_SERVER_ERROR, format!("xlsx: {e}\n")).into_response(),
+        Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, format!("xlsx: {e}\n")).into_response(),
     }
 }
 
