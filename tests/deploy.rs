@@ -536,6 +536,37 @@ fn ledgerd_serves_the_ledger_the_demo_left() {
         out.contains("cosigned by witness inspectorate.demo/w1"),
         "{out}"
     );
+    // The mirror the demo ran beside its ledger ended holding the ledger's head, with its live
+    // audit's digest the ledger's, and its copy verifies on its own.
+    let m = &doc["mirror"];
+    assert_eq!(m["equal"], true, "{m}");
+    assert_eq!(m["alarms"], 0, "{m}");
+    assert_eq!(m["entries"], doc["verify"]["entries"], "{m}");
+    assert_eq!(m["head_hash"], doc["verify"]["head_hash"], "{m}");
+    let digest = &doc["live_audit"]["findings_digest"];
+    assert!(digest.as_str().is_some_and(|d| d.len() == 64), "{doc}");
+    assert_eq!(&m["findings_digest"], digest, "{m}");
+    assert_eq!(&m["source_findings_digest"], digest, "{m}");
+    assert_eq!(m["findings"], doc["live_audit"]["findings"], "{m}");
+    assert!(
+        doc["checks"].as_array().unwrap().iter().any(|c| c["check"]
+            .as_str()
+            .unwrap()
+            .contains("mirror")
+            && c["ok"] == true),
+        "{doc}"
+    );
+    let mirror_dir = d.join("mirror");
+    let (code, out, err) = ledgerctl(&[
+        "--json",
+        "verify",
+        "--data-dir",
+        mirror_dir.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["head_hash"], doc["verify"]["head_hash"], "{v}");
+    assert_eq!(v["ledger_public_key"], key, "{v}");
     let config = std::path::PathBuf::from(doc["config"].as_str().expect("config in the output"));
     assert_eq!(
         config,
@@ -552,6 +583,61 @@ fn ledgerd_serves_the_ledger_the_demo_left() {
     assert!(status["head_index"].as_u64().unwrap() > 100, "{status}");
     assert_eq!(status["ledger_public_key"], l.ledger_key.as_str());
     l.stop();
+}
+
+/// The demo's text tells the mirror's story: it starts beside the ledger, and at the end both
+/// live audits' findings digests are printed, equal, and checked; `--no-mirror` runs none.
+#[test]
+fn the_demo_runs_a_mirror_and_prints_its_digest_equal_to_the_ledgers() {
+    let dir = tempdir();
+    let run = |d: &std::path::Path, extra: &[&str]| {
+        let out = std::process::Command::new(bin("ledgerctl"))
+            .args(["demo", "--rounds", "30", "--data-dir", d.to_str().unwrap()])
+            .args(extra)
+            .output()
+            .expect("run ledgerctl demo");
+        let text = String::from_utf8_lossy(&out.stdout).to_string();
+        assert!(
+            out.status.success(),
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        text
+    };
+    let d = dir.path().join("demo");
+    let out = run(&d, &[]);
+    let after = |label: &str| -> String {
+        let line = out
+            .lines()
+            .find(|l| l.trim_start().starts_with(label))
+            .unwrap_or_else(|| panic!("no line {label:?} in\n{out}"));
+        line.trim_start()[label.len()..]
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let live = after("live audit (GetStatus):");
+    assert_eq!(live.len(), 64, "{out}");
+    assert_eq!(after("ledger's live audit (GetStatus):"), live, "{out}");
+    assert_eq!(after("mirror's live audit (GetStatus):"), live, "{out}");
+    let mirror_dir = d.join("mirror");
+    assert!(
+        out.contains("mirror started on https://127.0.0.1:")
+            && out.contains(&format!(
+                "mirror {}: holds the ledger's head",
+                mirror_dir.display()
+            )),
+        "{out}"
+    );
+    assert!(
+        out.contains("[ok] the mirror holds the ledger's head; its live digest = the ledger's"),
+        "{out}"
+    );
+    assert!(mirror_dir.join("db").exists());
+    let out = run(&dir.path().join("alone"), &["--no-mirror"]);
+    assert!(!out.contains("mirror"), "{out}");
+    assert!(!dir.path().join("alone").join("mirror").exists());
 }
 
 /// The README's "Run a ledger by hand" block, run line by line by bash (`set -e`: any line that

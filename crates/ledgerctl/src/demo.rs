@@ -14,9 +14,12 @@
 //! 5. Waits until the live audit has caught up, then reads over gRPC: the findings (checked to be
 //!    **exactly** the injected ones), the findings digest, the report per table and game, and
 //!    the liability report.
-//! 6. Stops the ledger, verifies the chain offline, replays it from genesis offline and checks
+//! 6. Unless `--no-mirror`: waits until the mirror (a second ledgerd copying the ledger, started
+//!    after the streaming, `demo_mirror`) holds the ledger's head, and compares its live audit's
+//!    findings digest with the ledger's.
+//! 7. Stops the ledger, verifies the chain offline, replays it from genesis offline and checks
 //!    that the digest (and the liabilities) equal the live audit's.
-//! 7. Prints the summary (`--json` for scripts); exits 1 if any check failed.
+//! 8. Prints the summary (`--json` for scripts); exits 1 if any check failed.
 //!
 //! Deterministic for a seed: the same session, the same keys (derived from the seed: a demo
 //! only), the same findings. The chain's order (concurrent streams) and the ledger's receive
@@ -65,6 +68,8 @@ Afterwards, on the data directory it leaves (DIR/ledger):
                                       the compliance console over it (account and password
                                       printed by the demo)
   ledgerctl verify --data-dir DIR/ledger
+  ledgerctl verify --data-dir DIR/mirror
+                                      the mirror's copy, verified on its own
   ledgerctl audit --from-genesis --data-dir DIR/ledger --findings")]
 pub struct Args {
     /// Working directory: the ledger (DIR/ledger), keys, certificates, ledgerd.toml; emptied first.
@@ -79,6 +84,9 @@ pub struct Args {
     /// Play without the injected mistakes.
     #[arg(long)]
     pub honest: bool,
+    /// Run without the mirror (a second ledgerd copying the ledger into DIR/mirror).
+    #[arg(long)]
+    pub no_mirror: bool,
 }
 
 const MARKER: &str = ".ledgerctl-demo";
@@ -462,6 +470,14 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
         casinos: vec![],
         fingerprint: crate::pki::fingerprint(&client_cert)?,
     }];
+    // The mirror's certificate at the ledger: a regulator there, as a regulator's mirror is.
+    let mirror_client = if a.no_mirror {
+        None
+    } else {
+        let (entry, cert, key) = crate::demo_mirror::client(&pki)?;
+        cfg.clients.push(entry);
+        Some((cert, key))
+    };
     // The first identity set wins: `--tls-ca/--tls-cert/--tls-key` given to ledgerctl would be for another
     // ledger, so the demo's own is set only when none was.
     if !ledger_agent::tls::set_default(ledger_agent::tls::ClientTls::from_files(
@@ -619,6 +635,41 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
     expected.push(drill_expected);
     expected.sort();
 
+    // ---- the mirror: a second ledgerd copying the ledger, beside it, from now on
+    let mirror = match mirror_client {
+        None => None,
+        Some((client_cert, client_key)) => {
+            let m = crate::demo_mirror::start(
+                crate::demo_mirror::Setup {
+                    source: &url,
+                    ledger_id: "casino-ledger-demo",
+                    ledger_key: &ledger_public_key,
+                    ca: pki.join("ca.pem"),
+                    client_cert,
+                    client_key,
+                    server_cert: pki.join("ledgerd.pem"),
+                    server_key: pki.join("ledgerd.key"),
+                    readers: kept_cfg
+                        .clients
+                        .iter()
+                        .filter(|c| c.name == DEMO_CLIENT)
+                        .cloned()
+                        .collect(),
+                },
+                dir.join("mirror"),
+                &ch,
+            )
+            .await?;
+            say(format!(
+                "mirror started on {} (its own store in {}, client {} at the ledger): copying and re-verifying every entry",
+                m.url,
+                m.dir.display(),
+                crate::demo_mirror::CLIENT
+            ));
+            Some(m)
+        }
+    };
+
     // ---- the live audit
     let t = Instant::now();
     let status = wait_caught_up(&ch, Duration::from_secs(600)).await?;
@@ -723,6 +774,16 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
         "a witness cosigned the checkpoint; an evidence bundle of a disputed round verifies offline".into(),
         evidence.is_ok(),
     ));
+    let mirrored = match mirror {
+        None => None,
+        Some(m) => Some(m.finish().await),
+    };
+    if let Some(m) = &mirrored {
+        checks.push((
+            "the mirror holds the ledger's head; its live digest = the ledger's".into(),
+            m.as_ref().is_ok_and(|o| o.equal),
+        ));
+    }
     drop(ch);
 
     // ---- stop, verify, replay from genesis
@@ -810,6 +871,11 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
                 "events_per_second": rate, "sign_seconds": sign_secs,
             },
             "drills": drill_json,
+            "mirror": match &mirrored {
+                None => serde_json::Value::Null,
+                Some(Ok(o)) => serde_json::to_value(o)?,
+                Some(Err(e)) => serde_json::json!({"error": format!("{e:#}")}),
+            },
             "evidence": match &evidence {
                 Ok((file, v)) => serde_json::json!({"file": file, "round_id": v.round_id,
                     "table_id": v.table_id, "entries": v.entries, "findings": v.findings_rederived,
@@ -904,6 +970,30 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
         thousands((entries as f64 / replay_secs) as u64),
     );
     println!("  {}", if same_digest { "equal" } else { "DIFFERENT" });
+    match &mirrored {
+        None => {}
+        Some(Ok(o)) => {
+            println!(
+                "\nmirror {}: holds the ledger's head, entry {} ({}...), {} checkpoints, {} alarms; it held the head {:.1} s after it started",
+                o.data_dir.display(),
+                thousands(o.entries.saturating_sub(1)),
+                &o.head_hash[..o.head_hash.len().min(16)],
+                o.checkpoints,
+                o.alarms,
+                o.catch_up_seconds
+            );
+            println!(
+                "  ledger's live audit (GetStatus): {} ({} findings)",
+                o.source_findings_digest, o.source_findings
+            );
+            println!(
+                "  mirror's live audit (GetStatus): {} ({} findings)",
+                o.findings_digest, o.findings
+            );
+            println!("  {}", if o.equal { "equal" } else { "DIFFERENT" });
+        }
+        Some(Err(e)) => println!("\nmirror: FAILED: {e:#}"),
+    }
 
     match &verified {
         Ok(s) => println!(

@@ -12,6 +12,7 @@ mod checkpoint;
 mod common;
 mod cpu;
 mod demo;
+mod demo_mirror;
 mod device;
 mod disk_check;
 mod evidence;

@@ -403,7 +403,7 @@ async fn serve(
     let checkpoints = CheckpointsServer::new(checkpoint_service);
 
     // The live audit and its services.
-    let live = if cfg.audit.enabled {
+    let mut live = if cfg.audit.enabled {
         let dir = data_dir.join("audit");
         Some(
             audit::LiveAudit::start(
@@ -628,6 +628,11 @@ async fn serve(
     }
     let is_mirror = mirror.is_some();
     if let Some(m) = mirror {
+        // A mirror's live audit first: stopping the follower closes the durable head the audit
+        // waits on, which it would report as the ledger gone.
+        if let Some(a) = live.take() {
+            tokio::task::spawn_blocking(move || a.stop()).await?;
+        }
         m.stop().await;
     }
     drop(exporter);

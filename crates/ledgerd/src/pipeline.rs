@@ -277,6 +277,9 @@ pub struct Ledger {
     stats: Arc<IngestStats>,
     /// Set when this ledgerd is a mirror ([`Ledger::read_only`]).
     mirror: Option<Arc<crate::mirror::Status>>,
+    /// The sync stage, for checkpoints of what is acknowledged ([`Ledger::checkpoint_acknowledged`]);
+    /// `None` in a mirror.
+    syncs: Option<Arc<Syncs>>,
 }
 
 fn unavailable(fatal: &watch::Receiver<Option<String>>) -> Status {
@@ -371,6 +374,7 @@ impl Ledger {
             fatal,
             stats,
             mirror: None,
+            syncs: Some(syncs),
         }
     }
 
@@ -416,6 +420,7 @@ impl Ledger {
             fatal,
             stats: Arc::new(IngestStats::default()),
             mirror: Some(status),
+            syncs: None,
         };
         (ledger, durable_tx)
     }
@@ -479,6 +484,24 @@ impl Ledger {
             .send(Msg::Checkpoint(reason, reply))
             .await
             .map_err(|_| unavailable(&self.fatal))?;
+        rx.await.map_err(|_| unavailable(&self.fatal))?
+    }
+
+    /// Sign a checkpoint of everything acknowledged before this call: of the durable head once
+    /// the groups already applied are durable, without waiting for the envelopes still queued
+    /// or being verified (under load [`Ledger::checkpoint`] waits for the whole queue, up to
+    /// `ingest.max_in_flight_total` envelopes: seconds on a slow disk). The request joins the
+    /// sync stage's queue, so it is written in order with the receipts, and a failed write
+    /// stops the ledger as any checkpoint's does. A mirror refuses it.
+    pub async fn checkpoint_acknowledged(
+        &self,
+        reason: &'static str,
+    ) -> Result<v1::Checkpoint, Status> {
+        let Some(syncs) = &self.syncs else {
+            return self.checkpoint(reason).await;
+        };
+        let (reply, rx) = oneshot::channel();
+        syncs.push_control(Applied::Checkpoint(reason, reply));
         rx.await.map_err(|_| unavailable(&self.fatal))?
     }
 
@@ -996,6 +1019,20 @@ impl Drop for SyncFeed {
 }
 
 impl Syncs {
+    /// Queue a checkpoint request after the groups applied so far (any thread). When the
+    /// stage has failed or stopped it is dropped, which answers UNAVAILABLE.
+    fn push_control(&self, item: Applied) {
+        let mut st = self.lock();
+        if st.failed || st.closed {
+            drop(st);
+            drop(item);
+            return;
+        }
+        st.waiting.push_back(item);
+        st.pushed += 1;
+        self.changed.notify_one();
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, SyncState> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -1602,6 +1639,64 @@ mod tests {
         );
     }
 
+    /// A checkpoint request is answered from what is acknowledged, not after the envelopes
+    /// queued before it: here one waits in an ingest queue nobody takes from (a writer busy
+    /// with a long backlog), and the checkpoint still comes, of the durable head.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_checkpoint_request_does_not_wait_for_envelopes_queued_before_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, ledger, keys) = ledger(dir.path(), 1);
+        let op = &keys[0];
+        for n in 1..=5 {
+            let r = ledger.submit(env(op, "op0", n, model(n as u32))).await;
+            assert_eq!(
+                r.await.unwrap().unwrap().status,
+                v1::ReceiptStatus::Accepted as i32
+            );
+        }
+        let head = *ledger.durable().borrow();
+        let (tx, _rx) = mpsc::channel(64);
+        let stalled = Ledger {
+            tx,
+            queue_bytes: Arc::new(tokio::sync::Semaphore::new(64)),
+            queue_units: 64,
+            store: store.clone(),
+            max_body_bytes: 65536,
+            time: TimePolicy::default(),
+            window: ledger.window.clone(),
+            durable: ledger.durable(),
+            fatal: ledger.fatal(),
+            stats: Arc::default(),
+            mirror: None,
+            syncs: ledger.syncs.clone(),
+        };
+        let mut queued = stalled.submit(env(op, "op0", 6, model(6))).await;
+        // (Through the ingest queue it would never come: bounded so that it fails, not hangs.)
+        let cp = tokio::time::timeout(
+            Duration::from_secs(60),
+            stalled.checkpoint_acknowledged("test"),
+        )
+        .await
+        .expect("the checkpoint waited for the queued envelope")
+        .unwrap();
+        let body = v1::CheckpointBody::decode(cp.body.as_slice()).unwrap();
+        assert_eq!(
+            (body.index, body.head_hash.as_slice()),
+            (head.0, &head.1[..])
+        );
+        assert!(
+            matches!(queued.try_recv(), Err(oneshot::error::TryRecvError::Empty)),
+            "the queued envelope is not acknowledged"
+        );
+        // A later request covers what became durable since.
+        let r = ledger.submit(env(op, "op0", 6, model(6))).await;
+        let index = r.await.unwrap().unwrap().index;
+        let cp = ledger.checkpoint_acknowledged("test").await.unwrap();
+        let body = v1::CheckpointBody::decode(cp.body.as_slice()).unwrap();
+        assert_eq!(body.index, index);
+        assert_eq!(store.latest_checkpoint().unwrap().unwrap().1.index, index);
+    }
+
     /// A record of the ledger's own goes in after the events submitted before it, is answered
     /// once durable with its entry, and is not counted as an ingested event.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1920,6 +2015,7 @@ mod tests {
             fatal,
             stats: Arc::default(),
             mirror: None,
+            syncs: None,
         };
         for n in 21..=23 {
             drop(stalled.submit(env(op, "op0", n, model(n as u32))).await);

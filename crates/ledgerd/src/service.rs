@@ -791,7 +791,7 @@ impl Checkpoints for CheckpointService {
             }
         }
         let started = std::time::Instant::now();
-        let cp = self.ledger.checkpoint("request").await?;
+        let cp = self.ledger.checkpoint_acknowledged("request").await?;
         *last = Some((started, cp.clone()));
         Ok(Response::new(cp))
     }
