@@ -1973,3 +1973,29 @@ fn the_detail_horizon_moves_forward() {
     t.book.prune_detail(at(1));
     assert_eq!(t.book.detail_from(), Some(at(2)));
 }
+
+/// r.2, M4: the observed-return alert's volume and threshold are the book's [`Settings`] (part
+/// of the state, so a replay uses the same ones), not the defaults.
+#[test]
+fn r2_observed_return_alert_follows_the_books_settings() {
+    let settings = Settings {
+        observed_return_min_coin_in_cents: 100_000,
+        observed_return_alert_bp: 9_500,
+    };
+    let play = |book: Book| {
+        let mut t = T { book, idx: 0 };
+        t.model("K", 9_000, &[100]);
+        t.machine("m1", "A", "K", &[100]);
+        t.read("m1", 0, 0, 0);
+        (t.read("m1", 200_000, 180_000, 0), t.book)
+    };
+    let (f, book) = play(Book::with_settings(settings.clone()));
+    assert_eq!(
+        codes(&f),
+        [SLOT_OBSERVED_RETURN_LOW],
+        "90% < 95% past 1,000 euros"
+    );
+    assert_eq!(book.settings(), &settings);
+    let (f, _) = play(Book::new());
+    assert!(f.is_empty(), "below the default volume");
+}
