@@ -517,11 +517,18 @@ fn r3_r4_reported_contributions() {
     rep(&mut t, 60);
     rep(&mut t, 60);
     assert!(t.read("m1", 110_001, 0, 0).is_empty());
-    rep(&mut t, 100);
+    let window_from = t.idx;
+    rep(&mut t, 40);
+    let first_report = t.idx;
+    rep(&mut t, 60);
     let f = t.read("m1", 120_001, 0, 0);
     assert_eq!(codes(&f), [SLOT_JACKPOT_CONTRIBUTION_MISMATCH]);
     assert_eq!(f[0].confidence, Confidence::Review);
     assert_eq!(f[0].amounts.unwrap().due_cents, 120);
+    // The evidence: the reading that opened the window and the window's first report.
+    for i in [window_from, first_report] {
+        assert!(f[0].evidence.contains(&i), "{i} in {:?}", f[0].evidence);
+    }
 
     t.machine("m2", "A", "K", &[100]);
     let f = t.ev(Event::JackpotContribution(JackpotContribution {
