@@ -517,11 +517,18 @@ fn r3_r4_reported_contributions() {
     rep(&mut t, 60);
     rep(&mut t, 60);
     assert!(t.read("m1", 110_001, 0, 0).is_empty());
-    rep(&mut t, 100);
+    let window_from = t.idx;
+    rep(&mut t, 40);
+    let first_report = t.idx;
+    rep(&mut t, 60);
     let f = t.read("m1", 120_001, 0, 0);
     assert_eq!(codes(&f), [SLOT_JACKPOT_CONTRIBUTION_MISMATCH]);
     assert_eq!(f[0].confidence, Confidence::Review);
     assert_eq!(f[0].amounts.unwrap().due_cents, 120);
+    // The evidence: the reading that opened the window and the window's first report.
+    for i in [window_from, first_report] {
+        assert!(f[0].evidence.contains(&i), "{i} in {:?}", f[0].evidence);
+    }
 
     t.machine("m2", "A", "K", &[100]);
     let f = t.ev(Event::JackpotContribution(JackpotContribution {
@@ -1814,4 +1821,188 @@ fn a_return_over_pruned_detail_names_where_the_detail_starts() {
     assert_eq!(back, t.book);
     t.book.prune_detail(DetailHorizon { index: 1, at_ms: 0 });
     assert_eq!(t.book.detail_from(), Some(horizon));
+}
+
+// ------------------------------------------------------- decisions found by mutation (issue 45)
+
+/// r.2 (M4, M5): a model approved with no machine installed is judged on its pay table alone,
+/// with 80% (8000 bp) itself allowed; one approval below it is one finding, naming the model,
+/// not repeated for the same figure, raised again for another, cleared at 80%.
+#[test]
+fn r2_a_model_alone_is_judged_at_the_80_percent_boundary() {
+    let mut t = T::new();
+    assert!(
+        t.model("K", MIN_RETURN_BP, &[100]).is_empty(),
+        "80% is allowed"
+    );
+    let f = t.model("K", MIN_RETURN_BP - 1, &[100]);
+    assert_eq!(codes(&f), [SLOT_PAYTABLE_RETURN_BELOW_80]);
+    assert_eq!(f[0].model_id.as_deref(), Some("K"));
+    assert_eq!(f[0].machine_id, None);
+    assert_eq!(f[0].citation, "P217/2007 T.III r.2 (r.3, r.4)");
+    assert!(
+        t.model("K", MIN_RETURN_BP - 1, &[100]).is_empty(),
+        "the same figure is not flagged twice"
+    );
+    assert_eq!(
+        codes(&t.model("K", 7_000, &[100])),
+        [SLOT_PAYTABLE_RETURN_BELOW_80]
+    );
+    assert!(t.model("K", 9_000, &[100]).is_empty());
+    assert_eq!(
+        codes(&t.model("K", 7_000, &[100])),
+        [SLOT_PAYTABLE_RETURN_BELOW_80],
+        "a cleared flag is raised again"
+    );
+}
+
+/// r.2 (M5): re-approving a model re-judges its installed machines (each with its pools'
+/// contributions), not the machines of other models.
+#[test]
+fn r2_a_reapproved_model_rejudges_its_own_machines() {
+    let mut t = T::new();
+    t.model("K", 9_000, &[100]);
+    t.model("L", 9_000, &[100]);
+    t.machine("k1", "A", "K", &[100]);
+    t.machine("l1", "A", "L", &[100]);
+    let f = t.model("K", 7_900, &[100]);
+    assert_eq!(codes(&f), [SLOT_PAYTABLE_RETURN_BELOW_80]);
+    assert_eq!(f[0].machine_id.as_deref(), Some("k1"));
+    assert_eq!(f[0].confidence, Confidence::Certain, "no pool to count");
+    assert!(t.model("L", 9_000, &[100]).is_empty());
+}
+
+/// r.4, r.5: a pool's casinos cover its members, so a member machine registered again in
+/// another casino puts the pool under that casino's liability too (the prize is due where the
+/// machine stands).
+#[test]
+fn r5_a_member_moved_to_another_casino_brings_the_pool_with_it() {
+    let mut t = w1_setup();
+    t.read("m1", 2_000_000, 1_800_000, 100_000);
+    assert!(t.book.liability("B").pools.is_empty());
+    t.machine("m1", "B", "K", &[100]);
+    let p = t.book.pool("jp1").unwrap();
+    assert!(p.casinos.contains(&id("B")), "{:?}", p.casinos);
+    let b = t.book.liability("B");
+    assert_eq!(b.pools.len(), 1);
+    assert_eq!(b.pools[0].members_here, vec![id("m1")]);
+    assert_eq!(b.total_cents, 40_000);
+}
+
+/// Pruning at an index keeps exactly what was recorded at or after it: history lines, meter
+/// increases, significant events, findings and repeated (unbooked) transfers; booked
+/// transfers are kept whatever their index (a transfer id cannot be reused, r.5, r.6).
+#[test]
+fn prune_before_an_index_keeps_what_is_at_or_after_it() {
+    let mut t = transfer_setup();
+    let battery = |m: &str| {
+        Event::MachineEvent(MachineEvent {
+            machine_id: id(m),
+            source_code: String::new(),
+            detail: String::new(),
+            event: Significant::BatteryLow,
+        })
+    };
+    t.ev(battery("k2"));
+    t.read("k2", 0, 0, 0);
+    t.read("k2", 100_000, 90_000, 0);
+    assert_eq!(codes(&t.report("jk2", 1)), [SLOT_JACKPOT_CAPTIVE_MISMATCH]);
+    t.fault("k1", "destroyed", true, true);
+    assert!(t.transfer("t1", "jk1", "jk2", 50_000, None).is_empty());
+    assert_eq!(
+        codes(&t.transfer("t1", "jk1", "jk2", 50_000, None)),
+        [SLOT_TRANSFER_DUPLICATE]
+    );
+    let history_before = t.book.pool_history("jk2", Period::All).unwrap().len();
+
+    let cut = t.idx + 1;
+    t.ev(battery("k2"));
+    t.read("k2", 150_000, 135_000, 0);
+    let late = t.report("jk2", 1);
+    assert_eq!(codes(&late), [SLOT_JACKPOT_CAPTIVE_MISMATCH]);
+    let repeat = t.transfer("t1", "jk1", "jk2", 50_000, None);
+    assert_eq!(codes(&repeat), [SLOT_TRANSFER_DUPLICATE]);
+    let history_after = t.book.pool_history("jk2", Period::All).unwrap().len() - history_before;
+    let (before, captive) = (t.book.conservation(), t.book.captive_values());
+
+    t.book.prune_before(cut);
+    assert_eq!(t.book.conservation(), before);
+    assert_eq!(t.book.captive_values(), captive);
+    let kept: Vec<_> = t
+        .book
+        .findings()
+        .iter()
+        .map(|f| f.evidence.clone())
+        .collect();
+    let late: Vec<_> = late
+        .iter()
+        .chain(&repeat)
+        .map(|f| f.evidence.clone())
+        .collect();
+    assert_eq!(kept, late, "the findings at or after the cut, only");
+    let h = t.book.pool_history("jk2", Period::All).unwrap();
+    assert_eq!(h.len(), history_after);
+    assert!(h.iter().all(|l| l.index >= cut));
+    let pool = t.book.pool("jk2").unwrap();
+    assert_eq!(pool.history_pruned, history_before as u64);
+    let k2 = t.book.machine("k2").unwrap();
+    assert_eq!(k2.deltas.len(), 1);
+    assert!(k2.deltas[0].index >= cut);
+    let ev = k2.events.as_ref().unwrap();
+    assert_eq!(ev.log.len(), 1);
+    assert!(ev.log[0].index >= cut);
+    assert_eq!(ev.logged_out, 1);
+    let tr: Vec<_> = t
+        .book
+        .transfers()
+        .iter()
+        .map(|r| (r.booked, r.index >= cut))
+        .collect();
+    assert_eq!(tr, [(true, false), (false, true)]);
+}
+
+/// The detail horizon moves forward only: pruning further on moves it, pruning back does not.
+#[test]
+fn the_detail_horizon_moves_forward() {
+    let mut t = w1_setup();
+    for i in 1..=4u64 {
+        t.read("m1", 2_000_000 + i * 10_000, 1_800_000 + i * 9_000, 100_000);
+    }
+    let d = t.book.machine("m1").unwrap().deltas.clone();
+    let at = |i: usize| DetailHorizon {
+        index: d[i].index,
+        at_ms: d[i].at_ms,
+    };
+    t.book.prune_detail(at(1));
+    t.book.prune_detail(at(2));
+    assert_eq!(t.book.detail_from(), Some(at(2)));
+    assert_eq!(t.book.machine("m1").unwrap().deltas.len(), d.len() - 2);
+    t.book.prune_detail(at(1));
+    assert_eq!(t.book.detail_from(), Some(at(2)));
+}
+
+/// r.2, M4: the observed-return alert's volume and threshold are the book's [`Settings`] (part
+/// of the state, so a replay uses the same ones), not the defaults.
+#[test]
+fn r2_observed_return_alert_follows_the_books_settings() {
+    let settings = Settings {
+        observed_return_min_coin_in_cents: 100_000,
+        observed_return_alert_bp: 9_500,
+    };
+    let play = |book: Book| {
+        let mut t = T { book, idx: 0 };
+        t.model("K", 9_000, &[100]);
+        t.machine("m1", "A", "K", &[100]);
+        t.read("m1", 0, 0, 0);
+        (t.read("m1", 200_000, 180_000, 0), t.book)
+    };
+    let (f, book) = play(Book::with_settings(settings.clone()));
+    assert_eq!(
+        codes(&f),
+        [SLOT_OBSERVED_RETURN_LOW],
+        "90% < 95% past 1,000 euros"
+    );
+    assert_eq!(book.settings(), &settings);
+    let (f, _) = play(Book::new());
+    assert!(f.is_empty(), "below the default volume");
 }

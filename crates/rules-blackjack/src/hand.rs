@@ -236,4 +236,26 @@ mod tests {
         assert!(!same_value(c("8S"), c("9C"), true));
         assert!(unlike_tens(c("KS"), c("QC")));
     }
+
+    /// r.6(a), digest 5: a soft 17 is a 17 counting an ace as 11, so the hand holds an ace and
+    /// its other cards make 6: every count of up to four aces and any hard total.
+    #[test]
+    fn r6a_dealer_soft_17_exactly() {
+        for aces in 0..=4 {
+            for hard in 0..=40 {
+                let k = Count {
+                    hard,
+                    aces,
+                    locked: 0,
+                };
+                assert_eq!(
+                    k.dealer_soft_17(),
+                    aces >= 1 && hard == 7,
+                    "{aces} aces, hard {hard}"
+                );
+            }
+        }
+        assert!(!count(&cards("5H 2D TC")).dealer_soft_17(), "hard 17");
+        assert!(count(&cards("AS AH 5D")).dealer_soft_17());
+    }
 }

@@ -469,4 +469,101 @@ mod tests {
         assert_eq!(colour(Suit::Hearts), "red");
         assert!(ten(Card::new(Rank::King, Suit::Clubs)));
     }
+
+    /// r.42, r.46 (P1364/2001 r.43(a)-(e), digest 8): every combination against an oracle
+    /// written from its definition with suit and colour *sets*, over every sequence of up to
+    /// four cards drawn (with repetition, as from a multi-deck shoe) from the ranks that matter
+    /// (ace, 6, 7, 8, two ten-values) in every suit, and a fifth card after each (only the first
+    /// four cards count).
+    #[test]
+    fn r42_combinations_against_their_definitions() {
+        let ranks = [
+            Rank::Ace,
+            Rank::Six,
+            Rank::Seven,
+            Rank::Eight,
+            Rank::Ten,
+            Rank::King,
+        ];
+        let deck: Vec<Card> = ranks
+            .iter()
+            .flat_map(|&r| Suit::ALL.map(|s| Card::new(r, s)))
+            .collect();
+        // The set of suits (a bit each) and of colours (bit 0 black, bit 1 red) of some cards.
+        let suits = |cs: &[Card]| cs.iter().fold(0u8, |m, c| m | 1 << (c.suit as u8));
+        let colours = |cs: &[Card]| {
+            cs.iter()
+                .fold(0u8, |m, c| m | 1 << u8::from(c.suit.is_red()))
+        };
+        let all = |cs: &[Card], r: Rank| cs.iter().all(|c| c.rank == r);
+        let oracle = |combo: Combo, first: &[Card]| -> bool {
+            let take = |n: usize| first.get(..n);
+            let one_suit = |cs: &[Card]| suits(cs).count_ones() == 1;
+            let aces_where = |n: usize, cond: &dyn Fn(&[Card]) -> bool| {
+                take(n).is_some_and(|cs| all(cs, Rank::Ace) && cond(cs))
+            };
+            let any = |_: &[Card]| true;
+            let one_colour = |cs: &[Card]| colours(cs).count_ones() == 1;
+            let n_suits = |n: u32| move |cs: &[Card]| suits(cs).count_ones() == n;
+            let ace_ten = |cs: &[Card]| {
+                let tens = cs.iter().filter(|c| c.rank.is_ten_or_face()).count();
+                let aces = cs.iter().filter(|c| c.rank == Rank::Ace).count();
+                (tens, aces) == (1, 1)
+            };
+            let ranks_678 = |cs: &[Card]| {
+                let mut v = [0u8; 3];
+                for (x, c) in v.iter_mut().zip(cs) {
+                    *x = c.rank as u8;
+                }
+                v.sort_unstable();
+                v == [6, 7, 8]
+            };
+            match combo {
+                Combo::FourAcesSameColour => aces_where(4, &one_colour),
+                Combo::FourAcesSameSuit => aces_where(4, &one_suit),
+                Combo::FourAces => aces_where(4, &any),
+                Combo::ThreeAcesSameSuit => aces_where(3, &one_suit),
+                Combo::ThreeAcesSameColour => aces_where(3, &one_colour),
+                Combo::ThreeAcesDifferentSuits => aces_where(3, &n_suits(3)),
+                Combo::ThreeAces => aces_where(3, &any),
+                Combo::TwoAcesSameSuit => aces_where(2, &one_suit),
+                Combo::TwoAcesSameColour => aces_where(2, &one_colour),
+                Combo::TwoAcesDifferentSuits => aces_where(2, &n_suits(2)),
+                Combo::TwoAces => aces_where(2, &any),
+                Combo::SuitedBlackjack => take(2).is_some_and(|cs| ace_ten(cs) && one_suit(cs)),
+                Combo::Blackjack => take(2).is_some_and(ace_ten),
+                Combo::Suited678 => take(3).is_some_and(|cs| ranks_678(cs) && one_suit(cs)),
+                Combo::ThreeSevensSameSuit => {
+                    take(3).is_some_and(|cs| all(cs, Rank::Seven) && one_suit(cs))
+                }
+                Combo::ThreeSevens => take(3).is_some_and(|cs| all(cs, Rank::Seven)),
+            }
+        };
+        let mut hits = [0u32; Combo::ALL.len()];
+        let mut check = |seq: &[Card]| {
+            for (k, combo) in Combo::ALL.into_iter().enumerate() {
+                let want = oracle(combo, seq);
+                assert_eq!(combo.matches(seq), want, "{combo:?} on {seq:?}");
+                hits[k] += u32::from(want);
+            }
+        };
+        check(&[]);
+        for &a in &deck {
+            check(&[a]);
+            for &b in &deck {
+                check(&[a, b]);
+                for &c in &deck {
+                    check(&[a, b, c]);
+                    for &d in &deck {
+                        check(&[a, b, c, d]);
+                        check(&[a, b, c, d, deck[4]]);
+                    }
+                }
+            }
+        }
+        assert!(
+            hits.iter().all(|&h| h > 0),
+            "every combination occurs: {hits:?}"
+        );
+    }
 }

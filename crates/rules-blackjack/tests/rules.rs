@@ -80,6 +80,33 @@ fn r27_resplit() {
     assert_eq!(a.bet("b1").unwrap().stake_cents, 3000);
 }
 
+/// r.20, r.26: both hands of split aces are split hands: an ace and a ten on either is 21, not
+/// a blackjack, and each takes one card only (the second hand as much as the first).
+#[test]
+fn r20_r26_split_aces_both_hands() {
+    let s = format!(
+        "{} dec 1 split; card seat:1 KD; card seat:1/2 QC",
+        deal1("AH", "AS", "TS", "7S")
+    );
+    let a = run(P217, &s);
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
+    // Two hands of 1000 at 21 against 17, paid 1:1 each (not 3:2).
+    assert_eq!(net(&a, "b1"), 2000);
+    let hit = format!("{s}; dec 1/2 hit; card seat:1/2 5C");
+    let v: Vec<_> = run(P217, &hit)
+        .violations
+        .iter()
+        .map(|v| (v.code.to_string(), v.citation.to_string()))
+        .collect();
+    assert_eq!(
+        v,
+        [(
+            "BJ_HIT_AFTER_SPLIT_ACES".to_string(),
+            "P217/2007 T.I C.III S.I r.26".to_string()
+        )]
+    );
+}
+
 /// r.15: complementary bettors insure freely; r.28 applied to a vacant seat's follower (r.16).
 #[test]
 fn r15_r16_r28_followers() {

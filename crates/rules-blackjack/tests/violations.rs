@@ -1020,6 +1020,25 @@ fn robj_sessions() {
     );
 }
 
+/// ROBJ/2015 r.35(b), r.36: a seat that bets with no recorded session start is followed under
+/// its own number, so its idle rounds count from its own last bet.
+#[test]
+fn robj_r35_a_seat_that_bets_is_followed_under_its_own_number() {
+    let cfg = BlackjackEngine::configure(&table(ONLINE)).unwrap().config;
+    let mut st = BlackjackState::default();
+    let bet = format!(
+        "proc shuffle; {} dec 1 stand",
+        deal1("TH", "8S", "TD", "7S")
+    );
+    BlackjackEngine::adjudicate(&cfg, &mut st, &round(&bet), &Options::default()).unwrap();
+    let seats: Vec<_> = st
+        .online_seats
+        .iter()
+        .map(|s| (s.seat, s.idle_rounds))
+        .collect();
+    assert_eq!(seats, [(1, 0)]);
+}
+
 /// ROBJ/2015 r.25(h) read literally (setting): 21 against blackjack ties; r.25(f) insurance.
 #[test]
 fn robj_payout_settings() {

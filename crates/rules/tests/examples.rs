@@ -238,3 +238,29 @@ fn every_field_of_every_example_at_its_edges_adjudicates_or_is_refused() {
         "{adjudicated} adjudicated, {refused} refused"
     );
 }
+
+/// A configuration's own violations come through the facade: French roulette's straight-up
+/// maximum may be at most 30 times its minimum (P217/2007 T.I C.I S.II r.24(a)); the table is
+/// the one configured, and a compliant one has none.
+#[test]
+fn a_configuration_violation_comes_through_the_facade() {
+    use rules_core::{ChanceLimit, GameId};
+    let mut table = rules::example_table(GameId::RouletteFrench).unwrap();
+    let clean = rules::ConfiguredTable::new(table.clone()).unwrap();
+    assert!(clean.violations().is_empty(), "{:?}", clean.violations());
+    assert_eq!(clean.game(), GameId::RouletteFrench);
+    assert_eq!(clean.config(), &table);
+    table.limits.retain(|l| l.chance != "straight");
+    table.limits.push(ChanceLimit {
+        chance: "straight".into(),
+        min_cents: Some(500),
+        max_cents: Some(15_500),
+    });
+    let t = rules::ConfiguredTable::new(table.clone()).unwrap();
+    let v: Vec<_> = t
+        .violations()
+        .iter()
+        .map(|v| (v.code.as_ref(), v.citation.as_ref()))
+        .collect();
+    assert_eq!(v, [("RL_LIMIT_RATIO", "P217/2007 T.I C.I S.II r.24(a)")]);
+}
