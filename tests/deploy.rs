@@ -493,15 +493,11 @@ fn ledgerd_serves_the_ledger_the_demo_left() {
     let d = dir.path().join("demo");
     // Without the suite's TLS variables: the demo makes its own certificates. (30 rounds: with
     // fewer, some injected mistakes have no round to land in and the demo reports a failure.)
+    // A relative --data-dir, as the README's `ledgerctl demo` (demo-data) is: the files the
+    // configuration it leaves names must be found from anywhere.
     let out = std::process::Command::new(bin("ledgerctl"))
-        .args([
-            "--json",
-            "demo",
-            "--rounds",
-            "30",
-            "--data-dir",
-            d.to_str().unwrap(),
-        ])
+        .args(["--json", "demo", "--rounds", "30", "--data-dir", "demo"])
+        .current_dir(dir.path())
         .output()
         .expect("run ledgerctl demo");
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -512,9 +508,13 @@ fn ledgerd_serves_the_ledger_the_demo_left() {
     );
     let doc: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     // The evidence bundle of a disputed round the demo wrote checks offline.
-    let evidence = doc["evidence"]["file"]
-        .as_str()
-        .expect("an evidence bundle");
+    // (Named as the demo was given its directory: from where it ran.)
+    let evidence = dir.path().join(
+        doc["evidence"]["file"]
+            .as_str()
+            .expect("an evidence bundle"),
+    );
+    let evidence = evidence.to_str().unwrap();
     let key = doc["verify"]["ledger_public_key"]
         .as_str()
         .expect("the ledger key");

@@ -1193,6 +1193,11 @@ fn leave_config(
     cfg.tls.cert_chain = Some("pki/ledgerd.pem".into());
     cfg.tls.key = Some("pki/ledgerd.key".into());
     cfg.tls.client_ca = vec!["pki/ca.pem".into()];
+    // Relative to the configuration file, as the TLS files: the demo ran with DIR as given
+    // (e.g. the relative `demo-data`), which ledgerd would otherwise join to DIR once more.
+    if cfg.ledger_key_file.is_some() {
+        cfg.ledger_key_file = Some("keys/ledger.key".into());
+    }
     let path = dir.join("ledgerd.toml");
     let text = format!(
         "# Left by `ledgerctl demo`: serves its ledger (ledgerd --config {}). Its certificates\n\
