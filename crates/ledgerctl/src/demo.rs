@@ -386,10 +386,11 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
     let t = Instant::now();
     let plan = sim::standard_plan(a.seed, 0, a.rounds, !a.honest, OPERATOR, REGULATOR);
     let tables = plan.tables.len();
-    let session =
-        tokio::task::spawn_blocking(move || sim::generate(&plan).map_err(anyhow::Error::from))
-            .await?
-            .context("generating the session")?;
+    let session = tokio::task::spawn_blocking(move || {
+        session::generate_encoded(&plan).map_err(anyhow::Error::from)
+    })
+    .await?
+    .context("generating the session")?;
     let gen_secs = t.elapsed().as_secs_f64();
     let machines = session
         .devices
@@ -582,16 +583,16 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
     if let Some(bad) = session::first_refused(&opening) {
         bail!("{}", common::receipt_line(bad));
     }
-    let receipts = session::stream_groups(&url, &signed.groups, &opts).await?;
+    let streams = session::stream_groups_checked(&url, &signed.groups, &opts).await?;
     let stream_secs = t.elapsed().as_secs_f64();
     poll.abort();
     pb.finish_and_clear();
-    for (g, r) in signed.groups.iter().zip(&receipts) {
-        if let Some(bad) = session::first_refused(r) {
+    for (g, s) in signed.groups.iter().zip(&streams) {
+        if let Some(bad) = &s.refused {
             bail!("{}: {}", g.name, common::receipt_line(bad));
         }
     }
-    let streamed = opening.len() + receipts.iter().map(Vec::len).sum::<usize>();
+    let streamed = opening.len() + streams.iter().map(|s| s.receipts).sum::<usize>();
     let rate = streamed as f64 / stream_secs;
     say(format!(
         "streamed {} events ({} rounds) on {} concurrent agents in {stream_secs:.1} s: {} events/s, every one accepted and durable",
