@@ -221,6 +221,8 @@ impl PlayEvent for EncodedEvent {
 
 /// [`casino_sim::generate`], each event kept as an [`EncodedEvent`]: the same session in a
 /// fraction of the memory (the demo's 1.6 M events: about 1.5 GB as `SimEvent`s).
+// The error is casino-sim's, as `casino_sim::generate` returns it.
+#[allow(clippy::result_large_err)]
 pub fn generate_encoded(
     plan: &casino_sim::SessionPlan,
 ) -> Result<Session<EncodedEvent>, casino_sim::SessionError> {
