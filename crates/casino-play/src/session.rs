@@ -27,7 +27,7 @@ use ledger_core::proto::{self as v1, event_body::Payload as P};
 use ledger_core::signing::{EVENT_DOMAIN, sign};
 use prost::Message;
 
-use ledger_agent::{AgentError, ClientOptions, submit_shared};
+use ledger_agent::{AgentError, ClientOptions, submit_shared, submit_shared_with};
 
 /// A key derived from a seed and a name, so that a demo or a test is the same, signature for
 /// signature, every time it runs with the same seed. **Never** a way to make real device keys.
@@ -124,26 +124,138 @@ fn is_configuration(p: &P) -> bool {
     )
 }
 
+/// What [`sign_session`] needs of a session's event: a [`SimEvent`], or the compact
+/// [`EncodedEvent`] of [`generate_encoded`].
+pub trait PlayEvent {
+    /// The device or principal that signs it.
+    fn signer(&self) -> &str;
+    /// A table, machine model or pool configuration (the opening ends with the last one).
+    fn is_configuration(&self) -> bool;
+    /// A round's settlement.
+    fn is_settlement(&self) -> bool;
+    /// Its encoded `EventBody`, numbered `sequence`, dated `offset_ms` after its time.
+    fn body(&self, sequence: u64, offset_ms: i64) -> Vec<u8>;
+}
+
+impl PlayEvent for SimEvent {
+    fn signer(&self) -> &str {
+        &self.device_id
+    }
+    fn is_configuration(&self) -> bool {
+        is_configuration(&self.payload)
+    }
+    fn is_settlement(&self) -> bool {
+        matches!(self.payload, P::RoundSettled(_))
+    }
+    fn body(&self, sequence: u64, offset_ms: i64) -> Vec<u8> {
+        v1::EventBody {
+            device_id: self.device_id.clone(),
+            sequence,
+            occurred_at_ms: self.occurred_at_ms + offset_ms,
+            payload: Some(self.payload.clone()),
+        }
+        .encode_to_vec()
+    }
+}
+
+/// An event of a session kept small: its signer (shared), its time and its payload already
+/// encoded (the `EventBody` field, tag included). A [`SimEvent`] of the standard session takes
+/// about 900 bytes (its payload is as large as the largest kind of event, and every id is a
+/// string of its own); this takes its encoded size plus 40.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EncodedEvent {
+    signer: Arc<str>,
+    occurred_at_ms: i64,
+    payload: Box<[u8]>,
+    configuration: bool,
+    settlement: bool,
+}
+
+impl EncodedEvent {
+    /// `payload` signed by `signer` at `occurred_at_ms` (`signer` shared with the other events
+    /// of the same signer).
+    pub fn new(signer: Arc<str>, occurred_at_ms: i64, payload: &P) -> EncodedEvent {
+        let mut bytes = Vec::with_capacity(payload.encoded_len());
+        payload.encode(&mut bytes);
+        EncodedEvent {
+            signer,
+            occurred_at_ms,
+            payload: bytes.into_boxed_slice(),
+            configuration: is_configuration(payload),
+            settlement: matches!(payload, P::RoundSettled(_)),
+        }
+    }
+}
+
+impl PlayEvent for EncodedEvent {
+    fn signer(&self) -> &str {
+        &self.signer
+    }
+    fn is_configuration(&self) -> bool {
+        self.configuration
+    }
+    fn is_settlement(&self) -> bool {
+        self.settlement
+    }
+    /// The bytes prost gives for the same `EventBody`: its fields in order, each left out when
+    /// it has its default value, then the payload's field.
+    fn body(&self, sequence: u64, offset_ms: i64) -> Vec<u8> {
+        use prost::encoding::{WireType, encode_key, encode_varint, int64, uint64};
+        let at = self.occurred_at_ms + offset_ms;
+        let mut b = Vec::with_capacity(self.signer.len() + self.payload.len() + 24);
+        if !self.signer.is_empty() {
+            encode_key(1, WireType::LengthDelimited, &mut b);
+            encode_varint(self.signer.len() as u64, &mut b);
+            b.extend_from_slice(self.signer.as_bytes());
+        }
+        if sequence != 0 {
+            uint64::encode(2, &sequence, &mut b);
+        }
+        if at != 0 {
+            int64::encode(3, &at, &mut b);
+        }
+        b.extend_from_slice(&self.payload);
+        b
+    }
+}
+
+/// [`casino_sim::generate`], each event kept as an [`EncodedEvent`]: the same session in a
+/// fraction of the memory (the demo's 1.6 M events: about 1.5 GB as `SimEvent`s).
+// The error is casino-sim's, as `casino_sim::generate` returns it.
+#[allow(clippy::result_large_err)]
+pub fn generate_encoded(
+    plan: &casino_sim::SessionPlan,
+) -> Result<Session<EncodedEvent>, casino_sim::SessionError> {
+    let mut signers: HashMap<String, Arc<str>> = HashMap::new();
+    casino_sim::generate_as(plan, |device, at_ms, payload| {
+        let signer = match signers.get(device) {
+            Some(s) => s.clone(),
+            None => {
+                let s: Arc<str> = Arc::from(device);
+                signers.insert(device.to_string(), s.clone());
+                s
+            }
+        };
+        EncodedEvent::new(signer, at_ms, &payload)
+    })
+}
+
 /// Number, encode and sign every event of `session` (and the registrations of its devices).
-pub fn sign_session(
-    session: &Session,
+pub fn sign_session<E: PlayEvent>(
+    session: &Session<E>,
     keys: &Keys,
     opts: &SignOptions,
 ) -> Result<SignedSession, AgentError> {
     let missing = |who: &str| AgentError::Key(format!("no key for signer `{who}`"));
     let mut next: BTreeMap<String, u64> = BTreeMap::new();
     next.insert(keys.operator_id.clone(), opts.operator_next_sequence.max(1));
-    let mut body = |signer: &str, at_ms: i64, payload: P| -> Vec<u8> {
-        let n = next.entry(signer.to_string()).or_insert(1);
-        let seq = *n;
+    let mut number = |signer: &str| -> u64 {
+        let n = match next.get_mut(signer) {
+            Some(n) => n,
+            None => next.entry(signer.to_string()).or_insert(1),
+        };
         *n += 1;
-        v1::EventBody {
-            device_id: signer.to_string(),
-            sequence: seq,
-            occurred_at_ms: at_ms,
-            payload: Some(payload),
-        }
-        .encode_to_vec()
+        *n - 1
     };
     // Registrations.
     let mut reg_bodies = Vec::with_capacity(session.devices.len());
@@ -153,11 +265,12 @@ pub fn sign_session(
             .ok_or_else(|| missing(&d.device_id))?;
         reg_bodies.push((
             keys.operator_id.as_str(),
-            body(
-                &keys.operator_id,
-                opts.registered_at_ms,
-                crate::registration(d, &k.verifying_key()),
-            ),
+            SimEvent {
+                device_id: keys.operator_id.clone(),
+                occurred_at_ms: opts.registered_at_ms,
+                payload: crate::registration(d, &k.verifying_key()),
+            }
+            .body(number(&keys.operator_id), 0),
         ));
     }
     // The opening, then the groups.
@@ -170,55 +283,36 @@ pub fn sign_session(
     let cut = session
         .events
         .iter()
-        .rposition(|e| is_configuration(&e.payload))
+        .rposition(|e| e.is_configuration())
         .map_or(0, |i| i + 1);
-    let group_of = |e: &SimEvent| -> String {
-        if tables.contains(e.device_id.as_str()) {
-            e.device_id.clone()
-        } else {
-            "floor".to_string()
-        }
-    };
-    // (group position, signer, body, is settlement)
     let mut order: Vec<String> = vec!["opening".to_string()];
     let mut index_of: HashMap<String, usize> = HashMap::from([("opening".to_string(), 0)]);
-    let mut bodies: Vec<(usize, &str, Vec<u8>, bool)> = Vec::with_capacity(session.events.len());
+    // (group position, is settlement) and (signer, body) of each event, in order.
+    let mut placement = Vec::with_capacity(session.events.len());
+    let mut items: Vec<(&str, Vec<u8>)> = Vec::with_capacity(session.events.len());
     for (i, e) in session.events.iter().enumerate() {
         let g = if i < cut {
             0
         } else {
-            let name = group_of(e);
-            match index_of.get(&name) {
+            let name = if tables.contains(e.signer()) {
+                e.signer()
+            } else {
+                "floor"
+            };
+            match index_of.get(name) {
                 Some(&g) => g,
                 None => {
-                    order.push(name.clone());
-                    index_of.insert(name, order.len() - 1);
+                    order.push(name.to_string());
+                    index_of.insert(name.to_string(), order.len() - 1);
                     order.len() - 1
                 }
             }
         };
-        let settled = matches!(e.payload, P::RoundSettled(_));
-        bodies.push((
-            g,
-            e.device_id.as_str(),
-            body(
-                &e.device_id,
-                e.occurred_at_ms + opts.offset_ms,
-                e.payload.clone(),
-            ),
-            settled,
-        ));
+        placement.push((g, e.is_settlement()));
+        items.push((e.signer(), e.body(number(e.signer()), opts.offset_ms)));
     }
     // Sign everything, on every core.
     let signed_regs = sign_all(reg_bodies, keys, opts.threads)?;
-    let mut placement = Vec::with_capacity(bodies.len());
-    let items: Vec<(&str, Vec<u8>)> = bodies
-        .into_iter()
-        .map(|(g, signer, body, settled)| {
-            placement.push((g, settled));
-            (signer, body)
-        })
-        .collect();
     let signed = sign_all(items, keys, opts.threads)?;
     let mut lists: Vec<(Vec<v1::Envelope>, Vec<usize>)> = vec![Default::default(); order.len()];
     for ((g, settled), env) in placement.into_iter().zip(signed) {
@@ -317,6 +411,50 @@ pub async fn stream_groups(
     Ok(out)
 }
 
+/// [`stream_groups`], keeping of each group's receipts only how many came and the first that is
+/// neither accepted nor a duplicate: millions of receipts, each with its signed group head and
+/// inclusion path, are not held.
+pub async fn stream_groups_checked(
+    url: &str,
+    groups: &[Group],
+    opts: &ClientOptions,
+) -> Result<Vec<Streamed>, AgentError> {
+    let mut tasks = Vec::with_capacity(groups.len());
+    for g in groups {
+        let (url, opts, envs) = (url.to_string(), opts.clone(), g.envelopes.clone());
+        tasks.push(tokio::spawn(async move {
+            let mut refused = None;
+            let kept = submit_shared_with(&url, envs, &opts, |r| {
+                if refused.is_none() && first_refused(std::slice::from_ref(&r)).is_some() {
+                    refused = Some(r);
+                }
+            })
+            .await?;
+            Ok::<_, AgentError>(Streamed {
+                receipts: kept.len(),
+                refused,
+            })
+        }));
+    }
+    let mut out = Vec::with_capacity(tasks.len());
+    for t in tasks {
+        out.push(t.await.map_err(|e| AgentError::GaveUp {
+            attempts: 0,
+            last: e.to_string(),
+        })??);
+    }
+    Ok(out)
+}
+
+/// What [`stream_groups_checked`] keeps of a group's receipts.
+#[derive(Clone, Debug, Default)]
+pub struct Streamed {
+    /// Receipts received (one per envelope).
+    pub receipts: usize,
+    /// The first that is neither accepted nor a duplicate.
+    pub refused: Option<v1::Receipt>,
+}
+
 /// The first receipt that is neither accepted nor a duplicate (a resend's original receipt).
 pub fn first_refused(receipts: &[v1::Receipt]) -> Option<&v1::Receipt> {
     receipts.iter().find(|r| {
@@ -328,6 +466,58 @@ pub fn first_refused(receipts: &[v1::Receipt]) -> Option<&v1::Receipt> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_encoded_session_signs_to_the_same_envelopes_byte_for_byte() {
+        let plan = casino_sim::standard_plan(5, 0, 20, true, "operator-1", "inspectorate");
+        let session = casino_sim::generate(&plan).unwrap();
+        let encoded = generate_encoded(&plan).unwrap();
+        assert_eq!(encoded.events.len(), session.events.len());
+        assert_eq!(encoded.devices, session.devices);
+        assert_eq!(encoded.expected, session.expected);
+        let op = derived_key(1, "operator");
+        let keys = Keys::derive(5, &session.devices, &[("operator-1", &op)], "operator-1");
+        let opts = SignOptions {
+            offset_ms: 1_000_000_000_000,
+            registered_at_ms: 1_000_000_000_000,
+            operator_next_sequence: 3,
+            threads: 2,
+        };
+        let a = sign_session(&session, &keys, &opts).unwrap();
+        let b = sign_session(&encoded, &keys, &opts).unwrap();
+        assert_eq!(a.registrations, b.registrations);
+        // Two generations hold their map fields (a table's settings) in hash maps of their own,
+        // whose order prost follows: the same events, in bytes that may differ there.
+        let decoded = |g: &Group| -> Vec<v1::EventBody> {
+            g.envelopes
+                .iter()
+                .map(|e| v1::EventBody::decode(e.body.as_slice()).unwrap())
+                .collect()
+        };
+        assert_eq!(decoded(&a.opening), decoded(&b.opening));
+        assert_eq!(a.opening.settlements, b.opening.settlements);
+        assert_eq!(a.groups.len(), b.groups.len());
+        for (x, y) in a.groups.iter().zip(&b.groups) {
+            assert_eq!(x.name, y.name);
+            assert_eq!(decoded(x), decoded(y), "{}", x.name);
+            assert_eq!(x.settlements, y.settlements, "{}", x.name);
+        }
+        assert_eq!(a.next_sequence, b.next_sequence);
+        // From the same payload, the bytes are prost's, event for event (every kind the session
+        // has), and with the defaults prost leaves out (sequence 0, a time of 0).
+        for e in &session.events {
+            let enc = EncodedEvent::new(
+                Arc::from(e.device_id.as_str()),
+                e.occurred_at_ms,
+                &e.payload,
+            );
+            assert_eq!(enc.is_configuration(), e.is_configuration());
+            assert_eq!(enc.is_settlement(), e.is_settlement());
+            for (seq, offset) in [(0, 0), (1, -e.occurred_at_ms), (7, 5)] {
+                assert_eq!(enc.body(seq, offset), e.body(seq, offset));
+            }
+        }
+    }
 
     #[test]
     fn every_signer_numbers_its_events_once_in_order_and_groups_keep_dependent_events_together() {

@@ -95,17 +95,26 @@ pub async fn stream_once(
     receipts: &mut Vec<v1::Receipt>,
 ) -> Result<(), AgentError> {
     let total = receipts.len() + envelopes.len();
-    stream_from(channel, Arc::new(envelopes.to_vec()), 0, receipts, total).await
+    stream_from(
+        channel,
+        Arc::new(envelopes.to_vec()),
+        0,
+        receipts,
+        total,
+        &mut |r| r,
+    )
+    .await
 }
 
-/// Stream `envelopes[from..]`, each cloned only as it is sent, pushing receipts onto `receipts`
-/// until it holds `total`.
-async fn stream_from(
+/// Stream `envelopes[from..]`, each cloned only as it is sent, pushing what `keep` makes of each
+/// receipt onto `receipts` until it holds `total`.
+async fn stream_from<T>(
     channel: Channel,
     envelopes: Arc<Vec<v1::Envelope>>,
     from: usize,
-    receipts: &mut Vec<v1::Receipt>,
+    receipts: &mut Vec<T>,
     total: usize,
+    keep: &mut impl FnMut(v1::Receipt) -> T,
 ) -> Result<(), AgentError> {
     let mut client = IngestClient::new(channel)
         .max_decoding_message_size(16 << 20)
@@ -117,7 +126,7 @@ async fn stream_from(
     while receipts.len() < total {
         match inbound.next().await {
             Some(Ok(r)) => {
-                receipts.push(r);
+                receipts.push(keep(r));
                 got += 1;
             }
             Some(Err(s)) => return Err(AgentError::Status(s)),
@@ -143,6 +152,18 @@ pub async fn submit_shared(
     envelopes: Arc<Vec<v1::Envelope>>,
     opts: &ClientOptions,
 ) -> Result<Vec<v1::Receipt>, AgentError> {
+    submit_shared_with(url, envelopes, opts, |r| r).await
+}
+
+/// [`submit_shared`], keeping of each receipt only what `keep` makes of it (in order, one per
+/// envelope): a caller streaming millions of events need not hold millions of receipts, each
+/// with its signed group head and inclusion path.
+pub async fn submit_shared_with<T>(
+    url: &str,
+    envelopes: Arc<Vec<v1::Envelope>>,
+    opts: &ClientOptions,
+    mut keep: impl FnMut(v1::Receipt) -> T,
+) -> Result<Vec<T>, AgentError> {
     let total = envelopes.len();
     let mut receipts = Vec::with_capacity(total);
     let mut attempts = 0u32;
@@ -152,7 +173,7 @@ pub async fn submit_shared(
         let result = match endpoint(url, opts.connect_timeout)?.connect().await {
             Ok(ch) => {
                 let from = receipts.len();
-                stream_from(ch, envelopes.clone(), from, &mut receipts, total).await
+                stream_from(ch, envelopes.clone(), from, &mut receipts, total, &mut keep).await
             }
             Err(err) => Err(AgentError::Connect {
                 url: url.to_string(),

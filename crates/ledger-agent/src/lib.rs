@@ -17,5 +17,7 @@ pub mod outbox;
 pub mod signer;
 pub mod tls;
 
-pub use client::{AgentError, ClientOptions, connect, endpoint, submit_all, submit_shared};
+pub use client::{
+    AgentError, ClientOptions, connect, endpoint, submit_all, submit_shared, submit_shared_with,
+};
 pub use signer::DeviceSigner;

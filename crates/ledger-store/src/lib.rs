@@ -11,7 +11,7 @@
 //! | `A` u8 len, device id, u64be first sequence | a run of consecutive sequences: the u64be entry index of each (derived; one record per device per group) |
 //! | `B` device id | `DeviceInfo` (prost): key, kind, registration (derived; written when the registry changes) |
 //! | `C` u64be number | `Checkpoint` (prost); mirrored to `checkpoints.log` |
-//! | `E` u64be first index | a chunk of consecutive entries of one group: `u32be len, ChainEntry (prost)`, ... (≤ 256 entries, ≤ 64 KiB) |
+//! | `E` u64be first index | a chunk of consecutive entries of one group: `u32be len, ChainEntry (prost)`, ... (≤ 256 entries, ≤ 64 KiB); *linked* (first byte 1): the entries after the first without their `prev_hash`, the entry before's hash, put back by the reader (`store::link_chunk`) |
 //! | `F` u8 len, device id, u64be sequence | u64be index of the security finding about it (one per device and sequence; derived) |
 //! | `G` pool id | the pool's members: a `PoolConfigured` (prost) holding its id and members (derived; `@pools` marks that the derived state has them) |
 //!

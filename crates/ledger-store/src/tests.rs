@@ -3387,3 +3387,163 @@ fn a_table_feeds_only_a_jackpot_pool_that_lists_it() {
     assert!(r.iter().all(|x| status(x).0 == St::Accepted), "{r:?}");
     verify_all(&store);
 }
+
+/// `live_bytes` counts every record once, by kind, with its key and value bytes, and creates
+/// nothing in a store it reads.
+#[test]
+fn live_bytes_count_every_record_by_kind() {
+    let (d, mut op, store, mut a) = setup();
+    let mut t = Dev::new("table-1", 2);
+    submit(&mut a, vec![op.env(register(&t))]);
+    for g in 0..3 {
+        submit(&mut a, (0..5).map(|n| t.env(bet(g * 5 + n))).collect());
+    }
+    let mut want: std::collections::BTreeMap<String, (u64, u64)> = Default::default();
+    for r in store.tree.iter() {
+        let (k, v) = r.unwrap();
+        let label = if k[0] == b'@' {
+            "@".to_string()
+        } else {
+            (k[0] as char).to_string()
+        };
+        let e = want.entry(label).or_default();
+        e.0 += 1;
+        e.1 += (k.len() + v.len()) as u64;
+    }
+    let got = store.live_bytes().unwrap();
+    let got_map: std::collections::BTreeMap<String, (u64, u64)> =
+        got.iter().map(|(l, n, b)| (l.clone(), (*n, *b))).collect();
+    assert_eq!(got_map, want);
+    // Entry chunks: one per group here; they hold every entry's bytes.
+    let (chunks, chunk_bytes) = got_map["E"];
+    assert!(
+        chunks >= 4,
+        "the registration's group and three more: {chunks}"
+    );
+    let stored: u64 = store
+        .entries(0, u64::MAX)
+        .map(|e| 4 + e.unwrap().encoded_len() as u64)
+        .sum();
+    // Every chunk linked: a marker byte each, 34 bytes fewer for every entry but a chunk's first.
+    let entries = store.entries(0, u64::MAX).count() as u64;
+    assert_eq!(chunk_bytes, stored + 10 * chunks - 34 * (entries - chunks));
+    assert!(got_map.contains_key("A") && got_map.contains_key("B"));
+    drop((a, store));
+    let reader = Store::open_existing(d.path()).unwrap();
+    let before = reader.db.tree_names();
+    assert_eq!(reader.live_bytes().unwrap(), got);
+    assert_eq!(reader.db.tree_names(), before, "no tree created by reading");
+}
+
+/// Linked chunks (`store::link_chunk`): the bytes read back are the bytes the writer encoded,
+/// 34 bytes an entry fewer are stored, and a chunk whose entries do not link is stored as it is.
+#[test]
+fn a_linked_chunk_gives_back_every_entrys_bytes_and_stores_fewer() {
+    let (_d, mut op, store, mut a) = setup();
+    let mut t = Dev::new("table-1", 2);
+    submit(&mut a, vec![op.env(register(&t))]);
+    submit(&mut a, (0..40).map(|n| t.env(bet(n))).collect());
+    let entries: Vec<v1::ChainEntry> = store.entries(0, u64::MAX).map(|e| e.unwrap()).collect();
+    let n = entries.len() as u64;
+    for (first, raw) in crate::store::encode_chunks(&entries) {
+        let linked = crate::store::link_chunk(raw.clone());
+        let count = crate::store::decode_chunk(first, &raw).unwrap().len();
+        assert_eq!(linked[0], 1, "linked");
+        assert_eq!(linked.len(), raw.len() + 1 - 34 * (count - 1));
+        assert_eq!(
+            crate::store::decode_chunk(first, &linked).unwrap(),
+            crate::store::decode_chunk(first, &raw).unwrap()
+        );
+        assert_eq!(
+            crate::store::leaf_hashes_of(first, &linked).unwrap(),
+            crate::store::leaf_hashes_of(first, &raw).unwrap()
+        );
+        let c = |bytes: Vec<u8>| Chunk {
+            first,
+            bytes: bytes.into(),
+        };
+        let (l, r) = (c(linked.clone()), c(raw.clone()));
+        assert_eq!(l.views().unwrap(), r.views().unwrap());
+        assert_eq!(l.record_count(), count);
+        let mut from_linked = Vec::new();
+        l.each_entry_bytes(|i, b| {
+            from_linked.push((i, b.to_vec()));
+            Ok(())
+        })
+        .unwrap();
+        let mut from_raw = Vec::new();
+        r.each_entry_bytes(|i, b| {
+            from_raw.push((i, b.to_vec()));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(from_linked, from_raw);
+        // A linked chunk cut short is refused.
+        for cut in [5, linked.len() - 1] {
+            assert!(
+                crate::store::decode_chunk(first, &linked[..cut]).is_err(),
+                "cut at {cut}"
+            );
+        }
+    }
+    // An entry whose prev_hash is not the entry before's hash: the chunk is kept as it is.
+    let mut broken = entries.clone();
+    broken[n as usize - 1].prev_hash[0] ^= 1;
+    let (first, raw) = crate::store::encode_chunks(&broken[1..]).remove(0);
+    assert_eq!(crate::store::link_chunk(raw.clone()), raw);
+    assert_eq!(
+        crate::store::decode_chunk(first, &raw).unwrap(),
+        broken[1..].to_vec()
+    );
+}
+
+/// A ledger written before linked chunks (every chunk in the first format) opens, verifies and
+/// grows in the new one; readers take both, and the Merkle tree and checkpoints hold across.
+#[test]
+fn a_ledger_of_the_first_chunk_format_opens_verifies_and_grows_linked() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut op = Dev::new("operator-1", 1);
+    let mut t = Dev::new("table-1", 2);
+    crate::commit::LEGACY_CHUNKS.with(|l| l.set(true));
+    {
+        let (store, mut a) = Store::open_writer(dir.path(), &cfg(&op)).unwrap();
+        submit(&mut a, vec![op.env(register(&t))]);
+        for g in 0..5 {
+            submit(&mut a, (0..30).map(|n| t.env(bet(g * 30 + n))).collect());
+        }
+        let (i, h) = store.head().unwrap().unwrap();
+        store.write_checkpoint(i, &h, NOW, "before").unwrap();
+        assert!(chunk_values(&store).iter().all(|v| v[0] == 0));
+    }
+    crate::commit::LEGACY_CHUNKS.with(|l| l.set(false));
+    let (store, mut a) = Store::open_writer(dir.path(), &cfg(&op)).unwrap();
+    let before = verify_all(&store);
+    for g in 5..10 {
+        submit(&mut a, (0..30).map(|n| t.env(bet(g * 30 + n))).collect());
+    }
+    let (i, h) = store.head().unwrap().unwrap();
+    store.write_checkpoint(i, &h, NOW, "after").unwrap();
+    let firsts: Vec<u8> = chunk_values(&store).iter().map(|v| v[0]).collect();
+    assert!(firsts.contains(&0) && firsts.contains(&1), "{firsts:?}");
+    let after = verify_all(&store);
+    assert_eq!(after.entries, before.entries + 150);
+    assert_eq!(after.checkpoints, 2);
+    assert_eq!(
+        after.tree_checkpoints, 2,
+        "both tree heads match the entries' bytes"
+    );
+    // A proof over entries of both formats checks against the latest checkpoint's root.
+    drop((a, store));
+    let reader = Store::open_existing(dir.path()).unwrap();
+    assert_eq!(reader.entries(0, u64::MAX).count() as u64, after.entries);
+}
+
+/// The stored chunk values, in order.
+fn chunk_values(store: &Store) -> Vec<sled::IVec> {
+    store
+        .tree
+        .scan_prefix([crate::store::entry_key(0)[0]])
+        .values()
+        .map(|v| v.unwrap())
+        .collect()
+}

@@ -12,7 +12,7 @@ use crate::StoreError;
 use crate::store::Store;
 
 /// The sled tree of a mirror's alarms (not part of the chain, never copied by a restore).
-const ALARMS_TREE: &str = "mirror_alarms";
+pub(crate) const ALARMS_TREE: &str = "mirror_alarms";
 
 /// Something a mirror could not verify or extend consistently.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -219,14 +219,37 @@ pub fn run(a: Args, json: bool) -> anyhow::Result<i32> {
             .collect::<anyhow::Result<_>>()?,
     };
     let start = Instant::now();
+    let records = AtomicU64::new(0);
     let (source, result) = if let Some(dir) = &a.data_dir {
-        (dir.display().to_string(), verify_dir(dir, &trusted))
+        (
+            dir.display().to_string(),
+            verify_dir_counting(dir, &trusted, &records),
+        )
     } else {
         let f = a.file.as_ref().expect("clap requires one source");
         (f.display().to_string(), verify_file(f, &trusted))
     };
     let ok = result.is_ok();
+    let entries = result.as_ref().map_or(0, |s| s.entries);
     let code = report(&source, result, start.elapsed(), json)?;
+    if let (Some(dir), true, false) = (&a.data_dir, ok, json) {
+        let u = DiskUsage::of(dir)?;
+        println!(
+            "   {}",
+            disk_line(&u, records.load(Ordering::Relaxed), entries)
+        );
+        let live = Store::open_existing(dir)?.live_bytes()?;
+        let total: u64 = live.iter().map(|(_, _, b)| b).sum();
+        println!(
+            "   the chain store's records: {:.1} MB (sled's log is {:.2}x them): {}",
+            total as f64 / 1e6,
+            u.store_log as f64 / total.max(1) as f64,
+            live.iter()
+                .map(|(l, n, b)| format!("{l} {n} records {:.1} MB", *b as f64 / 1e6))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     if trusted.key.is_none() && !json && ok {
         eprintln!(
             "note: no --ledger-key: the chain holds together under the key its genesis names (printed above); that it is the ledger's key is for you to check"
@@ -242,6 +265,28 @@ pub fn run(a: Args, json: bool) -> anyhow::Result<i32> {
 
 /// Verify a data directory (the ledger must be stopped: sled locks it).
 pub fn verify_dir(dir: &std::path::Path, trusted: &Trusted) -> Result<Summary, VerifyError> {
+    verify_dir_counting(dir, trusted, &AtomicU64::new(0))
+}
+
+/// The bytes of an entry's record as a device sent it: its body and signature encoded as an
+/// `Envelope` (for a ledger record, the same two fields).
+pub fn record_bytes(e: &v1::ChainEntry) -> u64 {
+    let field = |n: usize| {
+        if n == 0 {
+            0
+        } else {
+            1 + prost::encoding::encoded_len_varint(n as u64) + n
+        }
+    };
+    (field(e.body.len()) + field(e.signature.len())) as u64
+}
+
+/// [`verify_dir`], adding up the entries' [`record_bytes`] in `records`.
+pub fn verify_dir_counting(
+    dir: &std::path::Path,
+    trusted: &Trusted,
+    records: &AtomicU64,
+) -> Result<Summary, VerifyError> {
     let store = Store::open_existing(dir).map_err(|e| {
         if e.is_disk_full() {
             // Not damage: the disk has no room for sled to open the store.
@@ -285,6 +330,9 @@ pub fn verify_dir(dir: &std::path::Path, trusted: &Trusted) -> Result<Summary, V
     let entries = windowed_entries(dir, 0, last)
         .map_err(|e| VerifyError::general(format!("the store cannot be read: {e}")))?;
     let entries = entries.map(|r| {
+        if let Ok(e) = &r {
+            records.fetch_add(record_bytes(e), Ordering::Relaxed);
+        }
         r.map_err(|e| match e {
             ledger_store::StoreError::CorruptEntry { index, detail } => {
                 VerifyError::at(index, format!("the store cannot be read: {detail}"))
@@ -605,4 +653,136 @@ pub fn summary_json(source: &str, s: &Summary, secs: f64) -> serde_json::Value {
         "held_checkpoints": s.held_checkpoints, "clock_steps": s.clock_steps,
         "finding_reviews": s.finding_reviews,
     })
+}
+
+/// What a data directory takes on disk, by part: the chain's store (sled's log `db`, its
+/// snapshot `snap.*`, its `blobs/`, `conf`), `checkpoints.log`, the audit's store (`audit/`),
+/// and anything else.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct DiskUsage {
+    pub store_log: u64,
+    pub store_other: u64,
+    pub checkpoints_log: u64,
+    pub audit: u64,
+    pub other: u64,
+}
+
+impl DiskUsage {
+    /// The files' sizes (apparent, as `du -sb` counts them) under `dir`.
+    pub fn of(dir: &std::path::Path) -> anyhow::Result<DiskUsage> {
+        fn size(p: &std::path::Path) -> anyhow::Result<u64> {
+            let m = std::fs::symlink_metadata(p).with_context(|| p.display().to_string())?;
+            if !m.is_dir() {
+                return Ok(m.len());
+            }
+            let mut n = 0;
+            for e in std::fs::read_dir(p).with_context(|| p.display().to_string())? {
+                n += size(&e?.path())?;
+            }
+            Ok(n)
+        }
+        let mut u = DiskUsage::default();
+        for e in std::fs::read_dir(dir).with_context(|| dir.display().to_string())? {
+            let e = e?;
+            let name = e.file_name().to_string_lossy().into_owned();
+            let n = size(&e.path())?;
+            match name.as_str() {
+                "db" => u.store_log += n,
+                "conf" | "blobs" => u.store_other += n,
+                _ if name.starts_with("snap.") => u.store_other += n,
+                ledger_store::CHECKPOINT_LOG => u.checkpoints_log += n,
+                "audit" => u.audit += n,
+                _ => u.other += n,
+            }
+        }
+        Ok(u)
+    }
+
+    pub fn total(&self) -> u64 {
+        self.store_log + self.store_other + self.checkpoints_log + self.audit + self.other
+    }
+}
+
+/// One line: the directory's bytes, their ratio to the entries' records (`records`, the sum of
+/// [`record_bytes`] over `entries` entries), and the parts.
+pub fn disk_line(u: &DiskUsage, records: u64, entries: u64) -> String {
+    let mb = |n: u64| format!("{:.1} MB", n as f64 / 1e6);
+    format!(
+        "disk: {} ({} bytes) = {:.2}x the records' {} (body + signature of each entry, as an Envelope; {:.0} bytes an entry on disk): chain store {} (log) + {} (snapshot, blobs, conf), audit store {}, checkpoints.log {}, other {}",
+        mb(u.total()),
+        u.total(),
+        u.total() as f64 / records.max(1) as f64,
+        mb(records),
+        u.total() as f64 / entries.max(1) as f64,
+        mb(u.store_log),
+        mb(u.store_other),
+        mb(u.audit),
+        mb(u.checkpoints_log),
+        mb(u.other),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prost::Message;
+
+    #[test]
+    fn an_entrys_record_bytes_are_its_envelopes_encoded_length() {
+        for (body, sig) in [
+            (0, 0),
+            (1, 64),
+            (72, 64),
+            (127, 64),
+            (128, 64),
+            (70_000, 64),
+        ] {
+            let e = v1::ChainEntry {
+                body: vec![7; body],
+                signature: vec![9; sig],
+                index: 5,
+                prev_hash: vec![1; 32],
+                entry_hash: vec![2; 32],
+                ..Default::default()
+            };
+            let env = v1::Envelope {
+                body: e.body.clone(),
+                signature: e.signature.clone(),
+            };
+            assert_eq!(record_bytes(&e), env.encoded_len() as u64, "{body}+{sig}");
+        }
+    }
+
+    #[test]
+    fn a_data_directorys_bytes_are_counted_by_part() {
+        let d = tempfile::tempdir().unwrap();
+        let put = |p: &str, n: usize| {
+            let p = d.path().join(p);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, vec![0u8; n]).unwrap();
+        };
+        put("db", 1000);
+        put("conf", 10);
+        put("snap.00000001", 20);
+        put("blobs/17", 300);
+        put("checkpoints.log", 40);
+        put("audit/db", 500);
+        put("audit/blobs/3", 60);
+        put("ledgerd.toml", 7);
+        let u = DiskUsage::of(d.path()).unwrap();
+        assert_eq!(
+            u,
+            DiskUsage {
+                store_log: 1000,
+                store_other: 330,
+                checkpoints_log: 40,
+                audit: 560,
+                other: 7,
+            }
+        );
+        assert_eq!(u.total(), 1937);
+        let line = disk_line(&u, 1937 / 2 + 1, 10);
+        assert!(line.contains("(1937 bytes) = 2.00x"), "{line}");
+        assert!(line.contains("194 bytes an entry"), "{line}");
+    }
 }
