@@ -13,12 +13,7 @@ B=$ROOT/target/release
 W=$ROOT/target/receipts-bench
 
 rm -rf "$W"; mkdir -p "$W"; cd "$W"
-$B/ledgerctl keygen --out op >/dev/null
-$B/ledgerctl pki ca --dir tls >/dev/null
-$B/ledgerctl pki server --dir tls --host 127.0.0.1 >/dev/null
-REG=$($B/ledgerctl --json pki client --dir tls --name reg --role regulator)
-FP=$(echo "$REG" | python3 -c 'import json,sys; print(json.load(sys.stdin)["fingerprint"])')
-export LEDGER_CA=$W/tls/ca.pem LEDGER_CERT=$W/tls/reg.pem LEDGER_KEY=$W/tls/reg.key
+. "$ROOT/scripts/bench-tls.sh"
 run() { # $1 = true|false; prints "signed accepted/s cpu_us"
     cat > ledgerd.toml <<C
 ledger_id = "receipts"
@@ -28,16 +23,7 @@ role = "operator"
 public_key = "$(cat op.pub)"
 [ingest]
 signed_receipts = $1
-[tls]
-cert_chain = "$W/tls/ledgerd.pem"
-key = "$W/tls/ledgerd.key"
-client_ca = ["$W/tls/ca.pem"]
-[[clients]]
-name = "reg"
-role = "regulator"
-fingerprint = "$FP"
-[log]
-filter = "warn"
+$(tls_toml)
 C
     rm -rf data ledgerd.out
     $B/ledgerd --config ledgerd.toml --data-dir data --listen 127.0.0.1:0 --init > ledgerd.out 2> ledgerd.err &

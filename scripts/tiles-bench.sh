@@ -12,11 +12,7 @@ B=$ROOT/target/release
 W=$ROOT/target/tiles-bench
 
 rm -rf "$W"; mkdir -p "$W"; cd "$W"
-$B/ledgerctl keygen --out op >/dev/null
-$B/ledgerctl pki ca --dir tls >/dev/null
-$B/ledgerctl pki server --dir tls --host 127.0.0.1 >/dev/null
-REG=$($B/ledgerctl --json pki client --dir tls --name reg --role regulator)
-fp() { echo "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["fingerprint"])'; }
+. "$ROOT/scripts/bench-tls.sh"
 HTTP=127.0.0.1:$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 cat > ledgerd.toml <<C
 ledger_id = "tiles"
@@ -26,18 +22,8 @@ role = "operator"
 public_key = "$(cat op.pub)"
 [metrics]
 listen = "$HTTP"
-[tls]
-cert_chain = "$W/tls/ledgerd.pem"
-key = "$W/tls/ledgerd.key"
-client_ca = ["$W/tls/ca.pem"]
-[[clients]]
-name = "reg"
-role = "regulator"
-fingerprint = "$(fp "$REG")"
-[log]
-filter = "warn"
+$(tls_toml)
 C
-export LEDGER_CA=$W/tls/ca.pem LEDGER_CERT=$W/tls/reg.pem LEDGER_KEY=$W/tls/reg.key
 $B/ledgerd --config ledgerd.toml --data-dir data --listen 127.0.0.1:0 --init > ledgerd.out 2> ledgerd.err &
 PID=$!
 trap 'kill -TERM $PID 2>/dev/null; wait $PID 2>/dev/null' EXIT
