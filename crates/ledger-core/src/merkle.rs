@@ -516,7 +516,6 @@ impl LevelTree {
             j >>= 1;
         }
     }
-
 }
 
 #[cfg(test)]
