@@ -655,39 +655,51 @@ fn the_readmes_by_hand_section_runs_line_by_line() {
         .and_then(|(_, rest)| rest.split_once("\n```"))
         .expect("its shell block")
         .0;
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port();
     let bins = bin("ledgerctl").parent().expect("target dir").to_path_buf();
-    let mut script = String::from("set -e\n");
-    for line in block.lines() {
-        if line.starts_with("cargo build") {
-            continue; // built already
+    // The block on a free port: picked by binding and letting go, so another test's ledgerd
+    // (listening on port 0) may take it first. Then ledgerd cannot listen, and the block runs
+    // again on another one; any other failure is the README's.
+    let mut attempt = 0;
+    let (script, dir, out, log) = loop {
+        attempt += 1;
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let mut script = String::from("set -e\n");
+        for line in block.lines() {
+            if line.starts_with("cargo build") {
+                continue; // built already
+            }
+            let line = line.replace("B=target/release", &format!("B={}", bins.display()));
+            script += &line.replace("127.0.0.1:50051", &format!("127.0.0.1:{port}"));
+            script.push('\n');
         }
-        let line = line.replace("B=target/release", &format!("B={}", bins.display()));
-        script += &line.replace("127.0.0.1:50051", &format!("127.0.0.1:{port}"));
-        script.push('\n');
-    }
-    assert!(script.contains("ledgerd --config ledgerd.toml"), "{script}");
-    let dir = tempdir();
-    let out = std::process::Command::new("bash")
-        .arg("-c")
-        .arg(&script)
-        .current_dir(dir.path())
-        .env_remove("LEDGER_CA")
-        .env_remove("LEDGER_CERT")
-        .env_remove("LEDGER_KEY")
-        // ledgerctl's default server is 127.0.0.1:50051; the test's port instead.
-        .env("LEDGER_SERVER", format!("127.0.0.1:{port}"))
-        .env("LEDGER_STATE_DIR", dir.path().join("state"))
-        .output()
-        .expect("bash");
+        assert!(script.contains("ledgerd --config ledgerd.toml"), "{script}");
+        let dir = tempdir();
+        let out = std::process::Command::new("bash")
+            .arg("-c")
+            .arg(&script)
+            .current_dir(dir.path())
+            .env_remove("LEDGER_CA")
+            .env_remove("LEDGER_CERT")
+            .env_remove("LEDGER_KEY")
+            // ledgerctl's default server is 127.0.0.1:50051; the test's port instead.
+            .env("LEDGER_SERVER", format!("127.0.0.1:{port}"))
+            .env("LEDGER_STATE_DIR", dir.path().join("state"))
+            .output()
+            .expect("bash");
+        let log = std::fs::read_to_string(dir.path().join("ledgerd.log")).unwrap_or_default();
+        let port_taken = !out.status.success() && log.contains("cannot listen on");
+        if !port_taken || attempt == 3 {
+            break (script, dir, out, log);
+        }
+    };
+    let _keep = &dir;
     let (stdout, stderr) = (
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr),
     );
-    let log = std::fs::read_to_string(dir.path().join("ledgerd.log")).unwrap_or_default();
     assert!(
         out.status.success(),
         "the README's block failed ({}):\n{script}\n--- stdout\n{stdout}\n--- stderr\n{stderr}\n--- ledgerd.log\n{log}",
