@@ -23,8 +23,19 @@ pub struct Args {
 }
 
 pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
+    let last = std::sync::Mutex::new(None::<String>);
     let check = async {
-        let ch = common::channel(&a.server.server).await?;
+        // Until the deadline, a ledgerd that is not listening yet is waited for (it may be
+        // starting): connections are tried again every 100 ms; any other failure is final.
+        let ch = loop {
+            match common::channel(&a.server.server).await {
+                Ok(ch) => break ch,
+                Err(e) => {
+                    *last.lock().unwrap_or_else(|p| p.into_inner()) = Some(format!("{e:#}"));
+                    tokio::time::sleep(Duration::from_millis(100)).await
+                }
+            }
+        };
         let r = HealthClient::new(ch)
             .check(HealthCheckRequest {
                 service: a.service.clone(),
@@ -37,9 +48,12 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
     let status = tokio::time::timeout(Duration::from_secs(a.timeout), check)
         .await
         .with_context(|| {
+            let why = last.lock().unwrap_or_else(|p| p.into_inner()).take();
             format!(
-                "--timeout: no answer from {} within {} s",
-                a.server.server, a.timeout
+                "--timeout: no answer from {} within {} s{}",
+                a.server.server,
+                a.timeout,
+                why.map(|w| format!(" (last: {w})")).unwrap_or_default()
             )
         })??;
     let name = status.as_str_name().to_lowercase();
