@@ -398,3 +398,72 @@ async fn tail_and_device_entries_show_the_events_fields() {
     assert_eq!(genesis["record"]["genesis"]["ledgerId"], "e2e", "{genesis}");
     l.stop();
 }
+
+/// Every help text of ledgerd, ledger-agent and ledger-console is one line of at most 100
+/// characters with no longer `--help` text behind it, as ledgerctl's are (its unit test walks its
+/// clap tree; these are read from the binaries): `-h` and `--help` print the same, except
+/// ledgerd's top level, whose long text is its manual.
+#[test]
+fn every_binarys_help_texts_are_short_lines() {
+    fn help(bin: &std::path::Path, path: &[String], flag: &str) -> String {
+        let out = Command::new(bin)
+            .args(path)
+            .arg(flag)
+            .output()
+            .expect("run --help");
+        assert!(out.status.success(), "{} {path:?} {flag}", bin.display());
+        String::from_utf8(out.stdout).expect("utf-8 help")
+    }
+    /// The text of an option or command line, without clap's `[env: ..]`/`[default: ..]` notes.
+    fn text(line: &str) -> Option<&str> {
+        let line = line.trim_start();
+        let mut t = line[line.find("  ")?..].trim();
+        while t.ends_with(']') {
+            match t.rfind(" [") {
+                Some(i) => t = t[..i].trim_end(),
+                None => break,
+            }
+        }
+        Some(t)
+    }
+    fn walk(bin: &std::path::Path, path: Vec<String>, bad: &mut Vec<String>) {
+        let short = help(bin, &path, "-h");
+        let name = format!("{} {}", bin.display(), path.join(" "));
+        let manual = path.is_empty() && bin.ends_with("ledgerd");
+        if !manual && short != help(bin, &path, "--help") {
+            bad.push(format!("{name}: --help has longer texts than -h"));
+        }
+        let about = short.lines().next().unwrap_or("");
+        if about.len() > 100 {
+            bad.push(format!("{name}: about is {} characters", about.len()));
+        }
+        let mut section = "";
+        let mut subcommands = Vec::new();
+        for line in short.lines() {
+            if !line.starts_with(' ') {
+                section = line;
+                continue;
+            }
+            let Some(t) = text(line) else { continue };
+            if t.len() > 100 {
+                bad.push(format!("{name}: {} characters: {t}", t.len()));
+            }
+            if section == "Commands:" {
+                let sub = line.split_whitespace().next().unwrap_or("");
+                if sub != "help" {
+                    subcommands.push(sub.to_string());
+                }
+            }
+        }
+        for sub in subcommands {
+            let mut p = path.clone();
+            p.push(sub);
+            walk(bin, p, bad);
+        }
+    }
+    let mut bad = Vec::new();
+    for name in ["ledgerd", "ledger-agent", "ledger-console"] {
+        walk(&bin(name), Vec::new(), &mut bad);
+    }
+    assert!(bad.is_empty(), "help texts too long: {bad:#?}");
+}

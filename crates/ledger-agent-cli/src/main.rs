@@ -60,8 +60,7 @@ struct Device {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Take events (JSON Lines), sign them into the outbox, stream them until each is
-    /// acknowledged. Exit 0 only when every event given is.
+    /// Sign JSON Lines events into the outbox, stream them; exit 0 once all are acknowledged.
     Run {
         #[command(flatten)]
         device: Device,
@@ -103,8 +102,7 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
     },
-    /// Drop the oldest pending event, which the ledger refused and resending cannot fix, and
-    /// number the events after it again. Checks the ledger holds nothing from that sequence on.
+    /// Drop the oldest pending event, refused for good, and renumber the rest after it.
     Discard {
         #[command(flatten)]
         device: Device,

@@ -21,10 +21,12 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// one only after it is on disk.
 ///
 /// Everything except the data directory and the listen address lives in a TOML file; see
-/// deploy/ledgerd.toml for every key with its default and meaning. On first start ledgerd creates
-/// the data directory, the ledger's own key (ledger.key, mode 0600) and the chain's genesis entry.
-/// On every start it checks the chain's tail against the last signed checkpoint and refuses to
-/// serve if they disagree.
+/// deploy/ledgerd.toml for every key with its default and meaning. Started once with `--init`,
+/// ledgerd creates the data directory, the ledger's key (ledger.key, mode 0600, unless
+/// `ledger_key_file` or `[ledger_key]` names one) and the chain's genesis entry; without `--init`
+/// a missing or replaced data directory stops it. On every start it checks the chain's tail
+/// against the last signed checkpoint (and the pinned `ledger_public_key`) and refuses to serve
+/// if they disagree.
 ///
 /// Signals: SIGTERM or SIGINT stop it cleanly (finish open streams, sign a shutdown checkpoint).
 /// Exit status: 0 after a clean stop; 1 on a configuration, startup or storage error (a failed
@@ -53,8 +55,7 @@ struct Args {
 
 #[derive(clap::Subcommand, Debug)]
 enum Command {
-    /// Rebuild this ledger's store from a mirror of it, verifying everything (the damaged data
-    /// directory is moved aside, not deleted); then start ledgerd as usual.
+    /// Rebuild this ledger's store from a verified mirror; the damaged directory is kept aside.
     Restore {
         /// The mirror's gRPC address (https://host:port).
         #[arg(long, value_name = "URL")]
