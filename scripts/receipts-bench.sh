@@ -4,6 +4,7 @@
 # ledger loaded by `ledgerctl bench --server` (8 streams); prints each run's peak and ledgerd's
 # CPU a receipt, then the medians and the ratios signed / unsigned.
 #   scripts/receipts-bench.sh [PAIRS] [EVENTS]        (defaults 5, 300000)
+#   BENCH_ARGS=--full-receipts scripts/receipts-bench.sh   (whole receipts, not compact ones)
 # Build first: cargo build --release -p ledgerd -p ledgerctl
 set -eu
 PAIRS=${1:-5}
@@ -32,7 +33,7 @@ C
     local addr
     addr=$(head -1 ledgerd.out | awk '{print $4}')
     $B/ledgerctl --json bench --server "https://$addr" --operator-key op.key --operator-id operator-1 \
-        --streams 8 --events "$EVENTS" --warmup 30000 > run.json
+        --streams 8 --events "$EVENTS" --warmup 30000 ${BENCH_ARGS:-} > run.json
     kill -TERM $pid; wait $pid || true
     python3 - "$1" <<'P'
 import json, sys

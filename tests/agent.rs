@@ -900,3 +900,77 @@ fn every_payload_has_a_json_example_that_the_agent_reads() {
          UPDATE_DOCS=1 cargo test -p e2e --test agent json_example"
     );
 }
+
+/// Compact receipts (request metadata `casino-ledger-receipts: compact`, ledger_core::receipt::
+/// compact): a stream that asks gets a group's signed head once and, after it, only the part of
+/// each path that differs; made whole, each receipt proves its event offline. A stream that does
+/// not ask gets every receipt whole, as before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compact_receipts_are_made_whole_and_prove_their_events() {
+    use ledger_core::receipt::{compact, verify_receipt};
+    let dir = tempdir();
+    let cfg = write_config(dir.path(), "");
+    let l = Ledgerd::start(&dir.path().join("data"), &cfg, "127.0.0.1:0");
+    let url = l.url();
+    let mut m = register(&url, 1, &[machine()]).await.remove(0);
+    let envs: Vec<v1::Envelope> = (1..=2000)
+        .map(|n| {
+            m.sign(
+                now_ms(),
+                P::GamePlayed(v1::GamePlayed {
+                    machine_id: MACHINE.into(),
+                    game_number: n,
+                    wager_cents: 100,
+                    win_cents: 0,
+                }),
+            )
+        })
+        .collect();
+    let key = ledger_core::signing::parse_public_key_hex(&l.ledger_key).unwrap();
+    let stream = |ask: bool, envs: Vec<v1::Envelope>| {
+        let url = url.clone();
+        async move {
+            let mut c =
+                v1::ingest_client::IngestClient::new(ledger_agent::connect(&url).await.unwrap());
+            let mut req = tonic::Request::new(tokio_stream::iter(envs));
+            if ask {
+                req.metadata_mut()
+                    .insert(compact::HEADER, compact::COMPACT.parse().unwrap());
+            }
+            let receipts = c.submit(req).await.unwrap().into_inner();
+            receipts.map(|r| r.unwrap()).collect::<Vec<_>>().await
+        }
+    };
+    let (first, second) = envs.split_at(1000);
+    let compacted = stream(true, first.to_vec()).await;
+    let full = stream(false, second.to_vec()).await;
+    assert_eq!((compacted.len(), full.len()), (1000, 1000));
+
+    let without_head = compacted.iter().filter(|r| r.group_as_before).count();
+    assert!(
+        without_head >= 500,
+        "{without_head} of 1000 receipts left their head out"
+    );
+    assert!(compacted.iter().any(|r| r.path_from_before > 0));
+    let bytes = |rs: &[v1::Receipt]| rs.iter().map(|r| r.encoded_len()).sum::<usize>();
+    assert!(
+        bytes(&compacted) * 2 < bytes(&full),
+        "compact {} bytes, full {}",
+        bytes(&compacted),
+        bytes(&full)
+    );
+    assert!(
+        full.iter()
+            .all(|r| r.group.is_some() && !r.group_as_before && r.path_from_before == 0)
+    );
+
+    let mut expander = compact::Expander::default();
+    for (r, e) in compacted.into_iter().zip(first) {
+        let mut r = r;
+        expander.expand(&mut r).unwrap();
+        verify_receipt(&r, e, &key).unwrap_or_else(|err| panic!("{err}: {r:?}"));
+    }
+    for (r, e) in full.iter().zip(second) {
+        verify_receipt(r, e, &key).unwrap();
+    }
+}

@@ -28,6 +28,7 @@ use ledger_agent::outbox::{Acked, InputMark, NewEvent, Outbox, input_key, spool_
 use ledger_core::proto::{
     self as v1, ReceiptStatus, RejectReason, ingest_client::IngestClient, query_client::QueryClient,
 };
+use ledger_core::receipt::compact;
 use prost::Message;
 use tokio::sync::{mpsc, watch};
 use tokio_stream::StreamExt;
@@ -485,13 +486,17 @@ async fn stream_once(
     let mut client = IngestClient::new(ch)
         .max_decoding_message_size(16 << 20)
         .max_encoding_message_size(16 << 20);
-    let mut inbound = match client
-        .submit(tokio_stream::wrappers::ReceiverStream::new(rx))
-        .await
-    {
+    // Compact receipts, made whole below as they arrive (ledger_core::receipt::compact).
+    let mut request = tonic::Request::new(tokio_stream::wrappers::ReceiverStream::new(rx));
+    request.metadata_mut().insert(
+        compact::HEADER,
+        tonic::metadata::MetadataValue::from_static(compact::COMPACT),
+    );
+    let mut inbound = match client.submit(request).await {
         Ok(r) => r.into_inner(),
         Err(s) => return Err(classify(s)),
     };
+    let mut expander = compact::Expander::default();
     let mut acks: Vec<(u64, Acked)> = Vec::new();
     let mut got = 0u64;
     let flush = |acks: &mut Vec<(u64, Acked)>| -> Result<(), Broke> {
@@ -512,7 +517,13 @@ async fn stream_once(
             }
         };
         let r = match next {
-            Some(Ok(r)) => r,
+            Some(Ok(mut r)) => {
+                if let Err(e) = expander.expand(&mut r) {
+                    flush(&mut acks)?;
+                    return Err(fatal(anyhow!("a receipt from the ledger: {e}")));
+                }
+                r
+            }
             Some(Err(s)) => {
                 flush(&mut acks)?;
                 return Err(classify(s));

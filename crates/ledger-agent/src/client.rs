@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ledger_core::proto::{self as v1, ingest_client::IngestClient};
+use ledger_core::receipt::compact;
 use tokio_stream::StreamExt;
 use tonic::transport::{Channel, Endpoint};
 
@@ -29,6 +30,11 @@ pub enum AgentError {
     GaveUp { attempts: u32, last: String },
     #[error("the ledger answered {got} receipts for {sent} envelopes")]
     Protocol { got: usize, sent: usize },
+    #[error("receipt {position}: {error}")]
+    Receipt {
+        position: usize,
+        error: ledger_core::receipt::ReceiptError,
+    },
 }
 
 /// Connection and retry settings.
@@ -121,11 +127,25 @@ async fn stream_from<T>(
         .max_encoding_message_size(16 << 20);
     let n = envelopes.len().saturating_sub(from);
     let out = tokio_stream::iter((from..envelopes.len()).map(move |i| envelopes[i].clone()));
-    let mut inbound = client.submit(out).await?.into_inner();
+    // Compact receipts, made whole here as they arrive (ledger_core::receipt::compact): the
+    // receipts this returns are the full ones.
+    let mut request = tonic::Request::new(out);
+    request.metadata_mut().insert(
+        compact::HEADER,
+        tonic::metadata::MetadataValue::from_static(compact::COMPACT),
+    );
+    let mut inbound = client.submit(request).await?.into_inner();
+    let mut expander = compact::Expander::default();
     let mut got = 0usize;
     while receipts.len() < total {
         match inbound.next().await {
-            Some(Ok(r)) => {
+            Some(Ok(mut r)) => {
+                expander
+                    .expand(&mut r)
+                    .map_err(|error| AgentError::Receipt {
+                        position: got + 1,
+                        error,
+                    })?;
                 receipts.push(keep(r));
                 got += 1;
             }

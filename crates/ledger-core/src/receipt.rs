@@ -13,6 +13,8 @@
 //! One signature per group instead of per receipt: at peak a group holds hundreds of entries,
 //! so the cost per receipt is a share of one signature and a path of `log2(group)` hashes.
 
+pub mod compact;
+
 use ed25519_dalek::{Signature, VerifyingKey};
 use prost::Message;
 
@@ -81,6 +83,8 @@ pub enum ReceiptError {
     },
     #[error("the entry's path does not lead to the signed group root: {0}")]
     Path(String),
+    #[error("a compact receipt cannot be made whole: {0}")]
+    Compact(String),
 }
 
 /// What a valid receipt proves: the ledger with this key acknowledged the envelope as entry

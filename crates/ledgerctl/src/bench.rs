@@ -27,6 +27,7 @@ use ledger_core::proto::{
     self as v1, audit_client::AuditClient, event_body::Payload as P, ingest_client::IngestClient,
     query_client::QueryClient,
 };
+use ledger_core::receipt::compact;
 use tokio_stream::StreamExt;
 
 use crate::common;
@@ -83,6 +84,9 @@ pub struct Args {
     /// Embedded ledger: receipts without the ledger's signature (ingest.signed_receipts = false).
     #[arg(long, conflicts_with = "server")]
     pub unsigned_receipts: bool,
+    /// Ask for full signed receipts, not compact ones (what a client that cannot expand gets).
+    #[arg(long)]
+    pub full_receipts: bool,
     /// Embedded ledger: keep its data in DIR (must not exist) instead of a temporary directory.
     #[arg(long, value_name = "DIR", conflicts_with = "server")]
     pub data_dir: Option<PathBuf>,
@@ -774,6 +778,7 @@ async fn one_run(
             per_stream_rate,
             clock.clone(),
             Vec::new(),
+            !a.full_receipts,
         )));
     }
     let ledger_at_start = ingest_stats::fetch(&ch).await?;
@@ -867,6 +872,7 @@ async fn stream(
     rate: f64,
     clock: Clock,
     marks: Vec<usize>,
+    compact_receipts: bool,
 ) -> anyhow::Result<(u64, u64, Vec<Sample>, Vec<Mark>)> {
     let n = envs.len();
     let sent: Arc<Mutex<VecDeque<Instant>>> = Arc::new(Mutex::new(VecDeque::with_capacity(n)));
@@ -874,9 +880,16 @@ async fn stream(
     let mut client = IngestClient::new(ch);
     // The ledger answers the call at once, so this is the stream open; the clock starts when
     // every stream is (also when this one failed to open, so that the others are not held up).
-    let opened = client
-        .submit(tokio_stream::wrappers::ReceiverStream::new(rx))
-        .await;
+    // Compact receipts, made whole as they arrive, as the agent library does.
+    let mut request = tonic::Request::new(tokio_stream::wrappers::ReceiverStream::new(rx));
+    if compact_receipts {
+        request.metadata_mut().insert(
+            compact::HEADER,
+            tonic::metadata::MetadataValue::from_static(compact::COMPACT),
+        );
+    }
+    let opened = client.submit(request).await;
+    let mut expander = compact::Expander::default();
     let start = clock.start().await;
     let mut receipts = opened?.into_inner();
     let sent2 = sent.clone();
@@ -901,7 +914,8 @@ async fn stream(
     let mut next_mark = marks.into_iter().peekable();
     let mut i = 0usize;
     while let Some(r) = receipts.next().await {
-        let r = r?;
+        let mut r = r?;
+        expander.expand(&mut r)?;
         let now = Instant::now();
         if let Some(t) = sent.lock().expect("lock").pop_front() {
             lat.push((
@@ -1165,6 +1179,7 @@ async fn lag_run(
             stream_rate,
             clock.clone(),
             g.settlements.clone(),
+            !a.full_receipts,
         )));
     }
     let ledger_at_start = ingest_stats::fetch(&ch).await?;

@@ -62,6 +62,11 @@ impl Ingest for IngestService {
         req: Request<Streaming<v1::Envelope>>,
     ) -> Result<Response<Self::SubmitStream>, Status> {
         let peer = req.remote_addr();
+        // A client that can make compact receipts whole asks for them (ledger_core::receipt::compact).
+        let compact = req
+            .metadata()
+            .get(ledger_core::receipt::compact::HEADER)
+            .is_some_and(|v| v == ledger_core::receipt::compact::COMPACT);
         let mut inbound = req.into_inner();
         // The pipeline puts the receipts onto this stream's queue, in the stream's order (a
         // durable group's receipts for this stream as one batch). At most `max_in_flight`
@@ -145,6 +150,7 @@ impl Ingest for IngestService {
             queue,
             budget,
             done: false,
+            compact: compact.then(Default::default),
         })))
     }
 }
@@ -309,6 +315,8 @@ struct Receipts {
     queue: Arc<std::sync::Mutex<Queue>>,
     budget: Arc<Budget>,
     done: bool,
+    /// The client asked for compact receipts: what this stream last sent of a group head.
+    compact: Option<ledger_core::receipt::compact::Compactor>,
 }
 
 impl Drop for Receipts {
@@ -328,7 +336,7 @@ impl Stream for Receipts {
         if self.done {
             return std::task::Poll::Ready(None);
         }
-        let item = {
+        let mut item = {
             let mut q = self.queue.lock().unwrap_or_else(|e| e.into_inner());
             loop {
                 if let Some(r) = q.ready.pop_front() {
@@ -340,6 +348,9 @@ impl Stream for Receipts {
                 }
             }
         };
+        if let (Some(Ok(r)), Some(c)) = (&mut item, &mut self.compact) {
+            c.compact(r);
+        }
         match &item {
             Some(Ok(_)) => self.budget.taken(1),
             Some(Err(_)) => self.done = true,
