@@ -997,6 +997,105 @@ async fn a_thousand_idle_connections_from_one_host_do_not_lock_out_devices() {
     l.stop();
 }
 
+/// An idle connection holds its place only until it is `grpc.max_connection_age_secs` old: then
+/// ledgerd says GOAWAY and closes it. A stream open across that age goes on, and a client's
+/// channel makes its next call on a new connection.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_connection_is_closed_at_its_age_and_open_streams_go_on() {
+    use std::io::{Read, Write};
+    let dir = tempdir();
+    let cfg = write_config(dir.path(), "[grpc]\nmax_connection_age_secs = 2\n");
+    let l = Ledgerd::start(&dir.path().join("data"), &cfg, "127.0.0.1:0");
+    let url = l.url();
+    let addr: std::net::SocketAddr = l.addr.parse().unwrap();
+    // An authenticated HTTP/2 connection that opens no stream.
+    let idle = tokio::task::spawn_blocking(move || {
+        let mut s = tls_stream(addr, "e2e-regulator");
+        let t = std::time::Instant::now();
+        s.write_all(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\0\0\0\x04\0\0\0\0\0")
+            .unwrap();
+        // Read frames (9-byte headers) until the end, answering pings as an HTTP/2 client does.
+        let (mut got, mut at) = (Vec::new(), 0);
+        let mut buf = [0u8; 4096];
+        let end = loop {
+            match s.read(&mut buf) {
+                Ok(0) => break Ok(()),
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+                Err(e) => break Err(e),
+            }
+            while at + 9 <= got.len() {
+                let len = u32::from_be_bytes([0, got[at], got[at + 1], got[at + 2]]) as usize;
+                if at + 9 + len > got.len() {
+                    break;
+                }
+                if got[at + 3] == 6 && got[at + 4] & 1 == 0 {
+                    let mut ack = vec![0, 0, 8, 6, 1, 0, 0, 0, 0];
+                    ack.extend_from_slice(&got[at + 9..at + 17]);
+                    s.write_all(&ack).unwrap();
+                }
+                at += 9 + len;
+            }
+        };
+        (t.elapsed(), end, got)
+    });
+    // Meanwhile a device's stream, open across the age.
+    let d = register(&url, 1, &[table("aged", "T1")]).await.remove(0);
+    let d = std::sync::Arc::new(std::sync::Mutex::new(d));
+    let ch = channel_as(&url, &pki().ca(), Some("e2e-device"))
+        .await
+        .unwrap();
+    let (tx, rx) = tokio::sync::mpsc::channel(16);
+    let mut receipts = v1::ingest_client::IngestClient::new(ch.clone())
+        .submit(tokio_stream::wrappers::ReceiverStream::new(rx))
+        .await
+        .unwrap()
+        .into_inner();
+    let send = |from: u64| {
+        let (tx, d) = (tx.clone(), d.clone());
+        async move {
+            for n in from..from + 5 {
+                let e = d.lock().unwrap().sign(now_ms(), bet("T1", "r1", n));
+                tx.send(e).await.unwrap();
+            }
+        }
+    };
+    send(1).await;
+    for _ in 0..5 {
+        let r = receipts.message().await.unwrap().unwrap();
+        assert_eq!(st(&r), v1::ReceiptStatus::Accepted);
+    }
+    let (took, end, got) = idle.await.unwrap();
+    assert!(
+        took >= Duration::from_millis(1500) && took < Duration::from_secs(9),
+        "the idle connection ended after {took:?} ({end:?})"
+    );
+    // Frames: 9-byte headers; one is GOAWAY (type 7).
+    let mut at = 0;
+    let mut goaway = false;
+    while at + 9 <= got.len() {
+        let len = u32::from_be_bytes([0, got[at], got[at + 1], got[at + 2]]) as usize;
+        goaway |= got[at + 3] == 7;
+        at += 9 + len;
+    }
+    assert!(goaway, "no GOAWAY among {} bytes ({end:?})", got.len());
+    // The stream opened before its connection's age goes on after it (that connection was
+    // opened after the idle one: 2.5 s more make it older than its age too).
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    send(6).await;
+    for _ in 0..5 {
+        let r = receipts.message().await.unwrap().unwrap();
+        assert_eq!(st(&r), v1::ReceiptStatus::Accepted);
+    }
+    drop(tx);
+    assert!(receipts.message().await.unwrap().is_none());
+    // Its stream over, the old connection closes; the channel's next call goes out on a new
+    // one. (A call sent in the instant the old one closes fails once with CANCELLED, as on any
+    // server restart: docs/agents.md.)
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    head(ch).await.expect("a call after the connection's age");
+    l.stop();
+}
+
 /// One principal cannot take every stream of entries, nor make calls without bound: past its
 /// share it gets RESOURCE_EXHAUSTED naming the setting, and other principals are served.
 #[tokio::test]

@@ -472,6 +472,10 @@ pub struct Grpc {
     /// Send an HTTP/2 ping on a connection idle this long, seconds, and close it if no answer
     /// comes within 20 s: a peer that vanished frees its connection (0 = never, ..=3600).
     pub keepalive_secs: u64,
+    /// A connection older than this, seconds, takes no new call (HTTP/2 GOAWAY): closed at once
+    /// when idle, after its open streams end otherwise; clients reconnect. Bounds how long an idle
+    /// connection holds its place (0 = never, ..=86400).
+    pub max_connection_age_secs: u64,
     /// Threads that answer the queries which can read much (reports, rounds, findings, the
     /// jackpot book, the device registry), one query at a time each, at a lower scheduling
     /// priority than ingest (nice 10): queries wait for ingest, not the other way round
@@ -606,6 +610,7 @@ impl Default for Grpc {
             max_connections_per_peer: 256,
             max_streams_per_connection: 1024,
             keepalive_secs: 60,
+            max_connection_age_secs: 1800,
             query_threads: 1,
         }
     }
@@ -840,6 +845,12 @@ impl Config {
             return bad(format!(
                 "grpc.max_streams_per_connection = {}: must be 1..=65536",
                 self.grpc.max_streams_per_connection
+            ));
+        }
+        let age = self.grpc.max_connection_age_secs;
+        if age > 86_400 {
+            return bad(format!(
+                "grpc.max_connection_age_secs = {age}: must be 0 (never) ..=86400"
             ));
         }
         if self.grpc.keepalive_secs > 3600 {
@@ -1473,6 +1484,15 @@ mod tests {
                 .unwrap_err()
                 .to_string();
         assert!(e.contains("principals[0].role = \"boss\""), "{e}");
+        for age in [86_401, 1_000_000] {
+            let e = Config::parse(&format!("[grpc]\nmax_connection_age_secs = {age}\n"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("grpc.max_connection_age_secs"), "{e}");
+        }
+        for age in [0, 1, 86_400] {
+            Config::parse(&format!("[grpc]\nmax_connection_age_secs = {age}\n")).unwrap();
+        }
         // Identifiers: named by their key, not as an event body's field.
         for (text, key) in [
             (

@@ -517,6 +517,12 @@ async fn serve(
         .max_concurrent_streams(Some(cfg.grpc.max_streams_per_connection))
         .http2_keepalive_interval(keepalive)
         .http2_keepalive_timeout(keepalive.map(|_| Duration::from_secs(20)));
+    // An idle connection holds its place at most this long (GOAWAY, then closed); open streams
+    // go on to their end (no forced close after it).
+    let builder = match cfg.grpc.max_connection_age_secs {
+        0 => builder,
+        s => builder.max_connection_age(Duration::from_secs(s)),
+    };
     // A span per call (an ingest stream is one call) for the OTLP export; without the feature
     // the log lines stay as they were.
     #[cfg(feature = "otel")]
