@@ -714,3 +714,31 @@ fn the_readmes_by_hand_section_runs_line_by_line() {
     assert!(stdout.contains("OK ./ledger-data: 3 entries"), "{stdout}");
     assert!(log.contains("ledgerd stopped cleanly"), "{log}");
 }
+
+/// A demo too short for its injected mistakes is refused before anything is written, naming
+/// `--rounds`; an honest demo of a few rounds passes every check of its own (the equivocation
+/// drill reuses a sequence the machine has used; the evidence bundle is of an honest round).
+#[test]
+fn a_short_demo_is_refused_by_its_flag_and_a_short_honest_one_passes() {
+    let dir = tempdir();
+    let d = dir.path().join("demo");
+    let run = |extra: &[&str]| {
+        std::process::Command::new(bin("ledgerctl"))
+            .args(["demo", "--no-mirror", "--data-dir", d.to_str().unwrap()])
+            .args(extra)
+            .output()
+            .expect("run ledgerctl demo")
+    };
+    let out = run(&["--rounds", "5"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("--rounds 5"), "{err}");
+    assert!(!d.exists(), "nothing is written");
+    let out = run(&["--rounds", "3", "--honest"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("demo OK") && !text.contains("FAILED"),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("evidence of the round "), "{text}");
+}

@@ -260,7 +260,7 @@ pub fn generate_as<E>(
         let mut shadow_index = 1u64;
         let mut state = table.fresh_state();
         for i in 0..plan.rounds_per_table {
-            let round_id = format!("{}-{:05}", t.table_id, i);
+            let round_id = round_id(&t.table_id, i);
             let mistake = plan
                 .table_mistakes
                 .iter()
@@ -545,6 +545,11 @@ pub const CASINOS: [&str; 2] = ["casino-lisboa", "casino-estoril"];
 /// The standard session of the demo and the end-to-end tests: one table of every game of the
 /// regulations over two casinos, `rounds_per_table` rounds each, a slot floor of eight machines
 /// with two jackpots of the same model and bets and a superjackpot across both casinos, and the
+/// The id of round `i` (from 0) at a table of the simulated session.
+pub fn round_id(table_id: &str, i: usize) -> String {
+    format!("{table_id}-{i:05}")
+}
+
 /// known mistakes (`with_mistakes`).
 pub fn standard_plan(
     seed: u64,

@@ -75,7 +75,7 @@ pub struct Args {
     /// Working directory: the ledger (DIR/ledger), keys, certificates, ledgerd.toml; emptied first.
     #[arg(long, value_name = "DIR", default_value = "demo-data")]
     pub data_dir: PathBuf,
-    /// Rounds played at each table (16 tables, one of every game).
+    /// Rounds played at each of the 16 tables (at least 11 with the injected mistakes).
     #[arg(long, default_value_t = DEFAULT_ROUNDS)]
     pub rounds: usize,
     /// Seed of the simulated session and of the demo's keys (same seed, same session).
@@ -303,9 +303,13 @@ fn drills(
             }),
         ),
     });
+    // A sequence the machine has used (5, or its last in a short session).
+    let used = next_of(EQUIVOCATOR).saturating_sub(1).clamp(1, 5);
     first.push(Drill {
-        what: format!("{EQUIVOCATOR} signs a different event with its already used sequence 5"),
-        envelope: DeviceSigner::new(EQUIVOCATOR, key(EQUIVOCATOR)?, 5).sign(
+        what: format!(
+            "{EQUIVOCATOR} signs a different event with its already used sequence {used}"
+        ),
+        envelope: DeviceSigner::new(EQUIVOCATOR, key(EQUIVOCATOR)?, used).sign(
             now,
             P::GamePlayed(v1::GamePlayed {
                 machine_id: EQUIVOCATOR.into(),
@@ -385,6 +389,12 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
     // would otherwise keep for good (`ledgerd::allocator`): freed memory goes back to the OS
     // until the ledger's streaming starts.
     ledgerd::allocator::return_freed_memory();
+    if a.rounds == 0 || (!a.honest && a.rounds <= 10) {
+        bail!(
+            "--rounds {}: the injected mistakes need at least 11 rounds a table (or --honest and at least 1)",
+            a.rounds
+        );
+    }
     let dir = a.data_dir.clone();
     prepare(&dir)?;
     let say = |s: String| {
@@ -398,6 +408,11 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
     let t = Instant::now();
     let plan = sim::standard_plan(a.seed, 0, a.rounds, !a.honest, OPERATOR, REGULATOR);
     let tables = plan.tables.len();
+    // The round an evidence bundle is made of when no payout finding was planted (--honest).
+    let honest_round = plan
+        .tables
+        .first()
+        .map(|t| (t.table_id.clone(), sim::round_id(&t.table_id, 0)));
     let session = tokio::task::spawn_blocking(move || {
         session::generate_encoded(&plan).map_err(anyhow::Error::from)
     })
@@ -710,12 +725,13 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
             .json,
     )?;
     // ---- evidence of one disputed round: a bundle that an arbitrator checks offline
-    let evidence = match findings
+    let disputed = findings
         .iter()
         .find(|f| f.due_cents.is_some() && !f.round_id.is_empty())
-    {
+        .map(|f| (f.table_id.clone(), f.round_id.clone()));
+    let evidence = match disputed.or(if a.honest { honest_round } else { None }) {
         None => Err(anyhow::anyhow!("no planted payout finding to bundle")),
-        Some(f) => {
+        Some((table_id, round_id)) => {
             let made = async {
                 let mut checkpoints = CheckpointsClient::new(ch.clone());
                 let cp = checkpoints
@@ -748,8 +764,8 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
                     }
                     tokio::time::sleep(Duration::from_millis(100)).await;
                 }
-                let bundle = crate::evidence::build(&ch, &f.table_id, &f.round_id, true).await?;
-                let file = dir.join(format!("evidence-{}.json", f.round_id));
+                let bundle = crate::evidence::build(&ch, &table_id, &round_id, true).await?;
+                let file = dir.join(format!("evidence-{round_id}.json"));
                 std::fs::write(&file, serde_json::to_string_pretty(&bundle)? + "\n")?;
                 let key = ledger_core::signing::parse_public_key_hex(&ledger_public_key)?;
                 let v = crate::evidence::verify(
@@ -764,7 +780,7 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
     };
     match &evidence {
         Ok((file, v)) => say(format!(
-            "\nevidence of the disputed round {} at {}: {} ({} entries proven against the \
+            "\nevidence of the round {} at {}: {} ({} entries proven against the \
              checkpoint of {} entries cosigned by witness {WITNESS}, {} signatures, the rules \
              give the same {} findings)\n  check it: ledgerctl verify --evidence {} \
              --ledger-key {ledger_public_key} --witness-key {}",
@@ -781,7 +797,7 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
         Err(e) => say(format!("\nevidence bundle: FAILED: {e:#}")),
     }
     checks.push((
-        "a witness cosigned the checkpoint; an evidence bundle of a disputed round verifies offline".into(),
+        "a witness cosigned the checkpoint; an evidence bundle of a round verifies offline".into(),
         evidence.is_ok(),
     ));
     let mirrored = match mirror {
