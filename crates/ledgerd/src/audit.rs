@@ -39,6 +39,7 @@ impl LiveAudit {
     pub fn start(
         dir: &std::path::Path,
         settings: audit::AuditSettings,
+        calendar: &audit::Calendar,
         ledger: Ledger,
     ) -> anyhow::Result<LiveAudit> {
         let mut follower = match Follower::open_with(dir, settings.clone()) {
@@ -57,6 +58,20 @@ impl LiveAudit {
             Err(e) => return Err(e.into()),
         };
         let store = follower.store();
+        // The gaming-day rows by `[reports]`' calendar: rebuilt from the stored rounds, before
+        // the audit commits more, when they were kept by another one. Without them the reports
+        // read every round (still right, slower).
+        match store.use_calendar(calendar) {
+            Ok(true) => tracing::info!(
+                calendar = %calendar.describe(),
+                "the audit's gaming-day report rows were rebuilt for this calendar"
+            ),
+            Ok(false) => {}
+            Err(e) => tracing::warn!(
+                error = %e,
+                "the audit's gaming-day report rows could not be rebuilt: reports read every round"
+            ),
+        }
         let replayer = follower.replayer();
         let committed = follower.committed();
         let stop = Arc::new(AtomicBool::new(false));
