@@ -324,6 +324,9 @@ pub struct SlotRow {
     pub variance_bp: Option<i128>,
     /// The book no longer holds the meter detail of the period's start (figures cover less).
     pub partial: bool,
+    /// Significant events by kind in the same span, games' starts and ends aside (filled by
+    /// [`slot_event_counts`] when asked; a casino's total sums its machines').
+    pub event_counts: std::collections::BTreeMap<String, u64>,
 }
 
 impl SlotRow {
@@ -349,6 +352,7 @@ fn slot_row(m: &jackpot::MachineStatus, r: jackpot::ReturnReport) -> SlotRow {
         variance_cents: r.variance_cents,
         variance_bp: r.variance_bp,
         partial: r.detail_from.is_some(),
+        event_counts: Default::default(),
     }
 }
 
@@ -382,7 +386,55 @@ pub fn slot_casino_total(casino_id: &str, rows: &[&SlotRow]) -> SlotRow {
         variance_cents: variance_e4.and_then(|v| round_div(v, jackpot::E4_PER_CENT)),
         variance_bp: variance_e4.and_then(|v| round_div(v, wagered)),
         partial: rows.iter().any(|r| r.partial),
+        event_counts: rows.iter().fold(Default::default(), |mut sum, r| {
+            for (k, n) in &r.event_counts {
+                *sum.entry(k.clone()).or_default() += n;
+            }
+            sum
+        }),
     }
+}
+
+/// A machine's span of the gaming days `first..=last` by its casino's rule (or `instants`).
+fn machine_span(
+    calendar: &Calendar,
+    casino_id: &str,
+    days: Option<(NaiveDate, NaiveDate)>,
+    instants: Period,
+) -> (i64, i64) {
+    match days {
+        Some((a, b)) => {
+            let rule = calendar.rule(Some(casino_id));
+            let end = b.succ_opt().unwrap_or(b);
+            (rule.start_ms(a), rule.start_ms(end))
+        }
+        None => (instants.from_ms, instants.to_ms),
+    }
+}
+
+/// Fill the rows of [`slot_report`] (same `days` and `instants`) with their machines'
+/// significant events by kind ([`AuditStore::event_counts`]: the kind index, nothing decoded),
+/// and each casino total with the sums of its machines'.
+pub fn slot_event_counts(
+    audit: &AuditStore,
+    calendar: &Calendar,
+    days: Option<(NaiveDate, NaiveDate)>,
+    instants: Period,
+    rows: &mut [SlotRow],
+) -> Result<(), QueryError> {
+    let mut casino: std::collections::BTreeMap<String, u64> = Default::default();
+    for r in rows.iter_mut() {
+        if r.machine_id == "*" {
+            r.event_counts = std::mem::take(&mut casino);
+            continue;
+        }
+        let (from_ms, to_ms) = machine_span(calendar, &r.casino_id, days, instants);
+        r.event_counts = audit.event_counts(&r.machine_id, from_ms, to_ms)?;
+        for (k, n) in &r.event_counts {
+            *casino.entry(k.clone()).or_default() += n;
+        }
+    }
+    Ok(())
 }
 
 /// Every machine's row over its casino's span of the gaming days `first..=last` (or over the
@@ -401,14 +453,7 @@ pub fn slot_report(
         if !sees(&m.casino_id) {
             continue;
         }
-        let (from_ms, to_ms) = match days {
-            Some((a, b)) => {
-                let rule = calendar.rule(Some(m.casino_id.as_ref()));
-                let end = b.succ_opt().unwrap_or(b);
-                (rule.start_ms(a), rule.start_ms(end))
-            }
-            None => (instants.from_ms, instants.to_ms),
-        };
+        let (from_ms, to_ms) = machine_span(calendar, &m.casino_id, days, instants);
         let r =
             book.machine_return_from(source, &m.id, jackpot::Period::Times { from_ms, to_ms })?;
         by_casino
@@ -445,6 +490,7 @@ mod tests {
             variance_cents: None,
             variance_bp: None,
             partial: false,
+            event_counts: Default::default(),
         }
     }
 

@@ -16,6 +16,9 @@
 //! | `D` machine(id) at_ms(biased) index(u64 BE) | a machine's credited meter increase, [`jackpot::MeterDelta`] (JSON) |
 //! | `Y` machine(id) day(biased) | the sum of a machine's increases of one UTC day, [`jackpot::DeltaSum`] (JSON) |
 //! | `E` machine(id) at_ms(biased) index(u64 BE) | a machine's significant event, [`jackpot::LoggedEvent`] (JSON) |
+//! | `K` machine(id) kind(id) at_ms(biased) index(u64 BE) | empty: a significant event by kind (not the games' starts and ends), for counts without decoding |
+//! | `G` gaming day(days from CE, biased u32 BE) casino(id) table(id) game(id) | the day's [`ReportRow`] of that table and game (JSON): what the report counts of the rounds settled that gaming day |
+//! | `Q` | the calendar the `G` rows are kept by (JSON: each rule's zone and start) |
 //! | `I` id | a finding's seq (u64 BE): findings by id |
 //! | `W` (finding id) index(u64 BE) | a review of the finding in entry `index`: its receive time (i64 BE), then the encoded [`v1::FindingReviewed`] |
 //! | `S` | the [`ReplayerSnapshot`] (JSON) |
@@ -176,8 +179,9 @@ fn biased(ms: i64) -> [u8; 8] {
 /// The version of the layout above. Raised also when the rules' results change, so that a
 /// store derived under the old rules is rebuilt from the chain rather than kept: 6 = jackpot
 /// transfers booked as carried out and faulty-meter play after the reading only (issue 38).
-/// 7 = findings by id (`I`) and their reviews (`W`, issue 41).
-pub const LAYOUT: &[u8] = b"7";
+/// 7 = findings by id (`I`) and their reviews (`W`, issue 41). 8 = the significant events by
+/// kind (`K`) and the gaming-day report rows (`G`, `Q`).
+pub const LAYOUT: &[u8] = b"8";
 
 /// Most rounds in one `T` block (a lookup by id decodes its block: about 40 KB of JSON).
 pub const BLOCK_ROUNDS: usize = 64;
@@ -439,6 +443,11 @@ impl AuditStore {
                     let mut k = with(id_key(b'E', machine_id), &biased(event.at_ms));
                     k.extend_from_slice(&event.index.to_be_bytes());
                     batch.insert(k, encode(event));
+                    if let Some(mut k) = kind_key(machine_id, event.event.event.name()) {
+                        k.extend_from_slice(&biased(event.at_ms));
+                        k.extend_from_slice(&event.index.to_be_bytes());
+                        batch.insert(k, &[][..]);
+                    }
                 }
             }
         }
@@ -856,6 +865,46 @@ impl AuditStore {
             }
         }
         Ok(())
+    }
+}
+
+/// A `K` key's machine and kind: `None` for the games' starts and ends (counted by no report,
+/// and as many as the games).
+fn kind_key(machine_id: &str, kind: &str) -> Option<Vec<u8>> {
+    (!kind.starts_with("game_")).then(|| with(id_key(b'K', machine_id), &id_key(0, kind)[1..]))
+}
+
+impl AuditStore {
+    /// How many of `machine_id`'s significant events of each kind (games' starts and ends
+    /// aside) the ledger received in `[from_ms, to_ms)`, from the `K` keys alone (nothing is
+    /// decoded); kinds without any are left out.
+    pub fn event_counts(
+        &self,
+        machine_id: &str,
+        from_ms: i64,
+        to_ms: i64,
+    ) -> Result<std::collections::BTreeMap<String, u64>> {
+        let mut out = std::collections::BTreeMap::new();
+        if from_ms >= to_ms {
+            return Ok(out);
+        }
+        for kind in jackpot::EVENT_KINDS {
+            let Some(base) = kind_key(machine_id, kind) else {
+                continue;
+            };
+            let mut n = 0u64;
+            for kv in self
+                .tree
+                .range(with(base.clone(), &biased(from_ms))..with(base, &biased(to_ms)))
+            {
+                kv?;
+                n += 1;
+            }
+            if n > 0 {
+                out.insert(kind.to_string(), n);
+            }
+        }
+        Ok(out)
     }
 }
 
@@ -1532,5 +1581,71 @@ mod tests {
         // Replaying on commits the rest again, each once.
         s.commit(&[], &all[keep + 1..], &[], None).unwrap();
         assert_eq!(s.rounds_in(every).unwrap(), all);
+    }
+
+    /// The kind index counts what decoding every event of the span counts, games aside: per
+    /// kind, over spans that start and end between events, for two machines.
+    #[test]
+    fn event_counts_by_kind_are_the_decoded_events_counts() {
+        use jackpot::{MachineEvent, Significant};
+        let s = AuditStore::temporary().unwrap();
+        let kinds = [
+            Significant::Power { on: true },
+            Significant::BatteryLow,
+            Significant::Link { up: false },
+            Significant::MemoryError,
+            Significant::GameStarted {
+                game_number: 1,
+                wager_cents: 100,
+            },
+        ];
+        let mut detail = Vec::new();
+        for i in 0..400u64 {
+            let machine = if i % 3 == 0 { "m1" } else { "m2" };
+            detail.push(Detail::Event {
+                machine_id: machine.into(),
+                event: jackpot::LoggedEvent {
+                    index: i,
+                    at_ms: 1_000 + 10 * i as i64,
+                    event: MachineEvent {
+                        machine_id: machine.into(),
+                        source_code: String::new(),
+                        detail: String::new(),
+                        event: kinds[(i * 7 % 5) as usize].clone(),
+                    },
+                },
+            });
+        }
+        s.commit(&[], &[], &detail, None).unwrap();
+        let noted: Vec<String> = jackpot::EVENT_KINDS
+            .iter()
+            .filter(|k| !k.starts_with("game_"))
+            .map(|k| k.to_string())
+            .collect();
+        for (from_ms, to_ms) in [
+            (0, i64::MAX),
+            (1_005, 2_995),
+            (1_500, 1_500),
+            (9_000, 9_999),
+        ] {
+            for machine in ["m1", "m2", "m3"] {
+                let query = jackpot::EventQuery {
+                    period: jackpot::Period::Times { from_ms, to_ms },
+                    after_index: None,
+                    kinds: noted.clone(),
+                };
+                let mut decoded = std::collections::BTreeMap::<String, u64>::new();
+                for e in s.events(machine, &query, usize::MAX).unwrap() {
+                    *decoded.entry(e.event.event.name().to_string()).or_default() += 1;
+                }
+                let counted = s.event_counts(machine, from_ms, to_ms).unwrap();
+                assert_eq!(counted, decoded, "{machine} in {from_ms}..{to_ms}");
+            }
+        }
+        let all = s.event_counts("m2", 0, i64::MAX).unwrap();
+        assert!(
+            all.len() == 4 && !all.contains_key("game_started"),
+            "{all:?}"
+        );
     }
 }

@@ -802,6 +802,7 @@ impl Audit for AuditService {
             .filter(|(_, p)| p.name != "gaming_day")
             .map(|(i, p)| (i, p.days, p.period))
             .collect();
+        let counted_spans = r.event_counts.then(|| spans.clone());
         let (store, calendar, scope) = (self.store.clone(), self.calendar.clone(), caller.clone());
         let mut slots = read_replayer(
             Some(&self.queries),
@@ -823,6 +824,23 @@ impl Audit for AuditService {
         .await?
         .into_iter()
         .collect::<std::collections::HashMap<_, _>>();
+        // The machines' significant events by kind, from the store's kind index (after the
+        // replayer's lock is let go).
+        if let Some(spans) = counted_spans {
+            let (store, calendar) = (self.store.clone(), self.calendar.clone());
+            slots = self
+                .queries
+                .run(move || {
+                    for (i, days, instants) in spans {
+                        if let Some(rows) = slots.get_mut(&i) {
+                            query::slot_event_counts(&store, &calendar, days, instants, rows)?;
+                        }
+                    }
+                    Ok::<_, query::QueryError>(slots)
+                })
+                .await?
+                .map_err(report_status)?;
+        }
         let date = |d: NaiveDate| d.format("%Y-%m-%d").to_string();
         Ok(Response::new(v1::Report {
             gaming_day: self.calendar.describe(),
@@ -944,6 +962,7 @@ fn slot_report_row(r: query::SlotRow) -> v1::SlotReportRow {
         variance_cents: r.variance_cents.map(c),
         variance_bp: r.variance_bp.map(c),
         partial: r.partial,
+        event_counts: r.event_counts.into_iter().collect(),
     }
 }
 
