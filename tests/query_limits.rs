@@ -366,6 +366,7 @@ async fn report_requests_name_the_field_they_refuse() {
         to_ms,
         day: day.into(),
         days: 0,
+        event_counts: false,
     };
     invalid(a.get_report(req(Some(5), Some(5), "")).await, "to_ms");
     invalid(a.get_report(req(Some(6), Some(5), "")).await, "to_ms");
@@ -395,6 +396,7 @@ async fn report_requests_name_the_field_they_refuse() {
         to_ms: from_ms.map(|f| f + 1),
         day: day.into(),
         days,
+        event_counts: false,
     };
     invalid(a.get_report(days(None, "2026-11-21", 367)).await, "days");
     invalid(a.get_report(days(Some(5), "", 3)).await, "days");

@@ -113,6 +113,57 @@ pub struct ReportRow {
     pub discrepancy_abs_cents: Cents,
 }
 
+impl ReportRow {
+    /// The row of one round: its casino (`-` without one), table and game, and its counts.
+    pub fn of_round(r: &RoundSummary) -> ReportRow {
+        ReportRow {
+            casino_id: r.casino_id.as_deref().unwrap_or("-").to_string(),
+            table_id: r.table_id.clone(),
+            game: r.game.as_str().to_string(),
+            rounds: 1,
+            void_rounds: r.void as u64,
+            handle_cents: r.handle_cents,
+            due_player_net_cents: r.due_player_net_cents,
+            reported_player_net_cents: r.reported_player_net_cents,
+            due_win_cents: r.due_win_cents(),
+            reported_win_cents: r.reported_win_cents(),
+            hold_bp: 0,
+            due_hold_bp: 0,
+            discrepancies: r.discrepancies as u64,
+            discrepancy_abs_cents: r.discrepancy_abs_cents,
+        }
+    }
+
+    /// Add (`sign` 1) or take away (`sign` -1) another row's counts (not its names or holds):
+    /// saturating, as a period's sums are.
+    pub fn add_counts(&mut self, o: &ReportRow, sign: i8) {
+        let add = |a: Cents, b: Cents| {
+            if sign < 0 {
+                a.saturating_sub(b)
+            } else {
+                a.saturating_add(b)
+            }
+        };
+        let count = |a: u64, b: u64| {
+            if sign < 0 {
+                a.saturating_sub(b)
+            } else {
+                a.saturating_add(b)
+            }
+        };
+        self.rounds = count(self.rounds, o.rounds);
+        self.void_rounds = count(self.void_rounds, o.void_rounds);
+        self.handle_cents = add(self.handle_cents, o.handle_cents);
+        self.due_player_net_cents = add(self.due_player_net_cents, o.due_player_net_cents);
+        self.reported_player_net_cents =
+            add(self.reported_player_net_cents, o.reported_player_net_cents);
+        self.due_win_cents = add(self.due_win_cents, o.due_win_cents);
+        self.reported_win_cents = add(self.reported_win_cents, o.reported_win_cents);
+        self.discrepancies = count(self.discrepancies, o.discrepancies);
+        self.discrepancy_abs_cents = add(self.discrepancy_abs_cents, o.discrepancy_abs_cents);
+    }
+}
+
 /// Hold in basis points: `win × 10,000 ÷ handle`, rounded toward zero; 0 when nothing was
 /// wagered; at the ends of `i64` when the ratio is beyond them (a win a million billion times
 /// the handle). (A report figure, not a regulated amount; integer arithmetic throughout.)
@@ -150,11 +201,15 @@ impl ReportBuilder {
     /// Count one round the caller has placed in the period (by its gaming day,
     /// [`crate::gaming_day`]).
     pub fn count(&mut self, r: &RoundSummary) {
-        let casino = r.casino_id.as_deref().unwrap_or("-");
-        let game = r.game.as_str();
+        self.count_row(&ReportRow::of_round(r));
+    }
+
+    /// Count a row of one casino, table and game (rounds already summed, e.g. a gaming day's
+    /// aggregate) into its row, its casino's total and the grand total.
+    pub fn count_row(&mut self, r: &ReportRow) {
         let keys = [
-            (casino, r.table_id.as_str(), game),
-            (casino, "*", "*"),
+            (r.casino_id.as_str(), r.table_id.as_str(), r.game.as_str()),
+            (r.casino_id.as_str(), "*", "*"),
             ("*", "*", "*"),
         ];
         for (c, t, g) in keys {
@@ -165,23 +220,7 @@ impl ReportBuilder {
                 game: g.to_string(),
                 ..ReportRow::default()
             });
-            row.rounds += 1;
-            row.void_rounds += r.void as u64;
-            row.handle_cents = row.handle_cents.saturating_add(r.handle_cents);
-            row.due_player_net_cents = row
-                .due_player_net_cents
-                .saturating_add(r.due_player_net_cents);
-            row.reported_player_net_cents = row
-                .reported_player_net_cents
-                .saturating_add(r.reported_player_net_cents);
-            row.due_win_cents = row.due_win_cents.saturating_add(r.due_win_cents());
-            row.reported_win_cents = row
-                .reported_win_cents
-                .saturating_add(r.reported_win_cents());
-            row.discrepancies += r.discrepancies as u64;
-            row.discrepancy_abs_cents = row
-                .discrepancy_abs_cents
-                .saturating_add(r.discrepancy_abs_cents);
+            row.add_counts(r, 1);
         }
     }
 

@@ -179,13 +179,34 @@ pub enum ReportAsk {
     Day { day: NaiveDate, days: u32 },
 }
 
+/// Where a report of gaming days reads its rounds from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Read {
+    /// The store's gaming-day rows when they are kept by the report's calendar (see
+    /// [`AuditStore::use_calendar`]), else the rounds.
+    DayRows,
+    /// Every round of the days (the rows' oracle in tests).
+    Rounds,
+}
+
 /// The one report of the table games (`Audit.GetReport`, so `ledgerctl report` and the console):
 /// rounds count where they were settled, in a period of instants or on their casino's gaming day.
-/// Read from the store once, aggregated as it is read.
+/// Gaming days are summed from the store's gaming-day rows (a year: at most 366 rows a table),
+/// a period of instants from its rounds, aggregated as they are read.
 pub fn report(
     audit: &AuditStore,
     calendar: &Calendar,
     ask: ReportAsk,
+) -> Result<Vec<ReportPeriod>, QueryError> {
+    report_from(audit, calendar, ask, Read::DayRows)
+}
+
+/// [`report`], reading gaming days as `how` says.
+pub fn report_from(
+    audit: &AuditStore,
+    calendar: &Calendar,
+    ask: ReportAsk,
+    how: Read,
 ) -> Result<Vec<ReportPeriod>, QueryError> {
     let (day, days) = match ask {
         ReportAsk::Period(p) => {
@@ -227,7 +248,6 @@ pub fn report(
     series.reverse();
     wanted.extend(series);
     let first = wanted.iter().map(|w| w.1).min().unwrap_or(day);
-    let (from_ms, to_ms) = calendar.span(first, day);
     let mut builders: Vec<ReportBuilder> = wanted
         .iter()
         .map(|(_, a, b)| {
@@ -235,14 +255,29 @@ pub fn report(
             ReportBuilder::new(Period { from_ms, to_ms })
         })
         .collect();
-    audit.for_each_round_in(Period { from_ms, to_ms }, |r| {
-        let g = calendar.rule(r.casino_id.as_deref()).day_of(r.closed_ms);
-        for ((_, a, b), rows) in wanted.iter().zip(builders.iter_mut()) {
-            if *a <= g && g <= *b {
-                rows.count(&r);
+    // The store's gaming-day rows when they are kept by this calendar (at most one row a table
+    // and day), else every round of the days.
+    let kept = match how {
+        Read::DayRows => audit.for_each_day_row(calendar, first, day, |g, row| {
+            for ((_, a, b), rows) in wanted.iter().zip(builders.iter_mut()) {
+                if *a <= g && g <= *b {
+                    rows.count_row(&row);
+                }
             }
-        }
-    })?;
+        })?,
+        Read::Rounds => false,
+    };
+    if !kept {
+        let (from_ms, to_ms) = calendar.span(first, day);
+        audit.for_each_round_in(Period { from_ms, to_ms }, |r| {
+            let g = calendar.rule(r.casino_id.as_deref()).day_of(r.closed_ms);
+            for ((_, a, b), rows) in wanted.iter().zip(builders.iter_mut()) {
+                if *a <= g && g <= *b {
+                    rows.count(&r);
+                }
+            }
+        })?;
+    }
     Ok(wanted
         .into_iter()
         .zip(builders)
@@ -289,6 +324,9 @@ pub struct SlotRow {
     pub variance_bp: Option<i128>,
     /// The book no longer holds the meter detail of the period's start (figures cover less).
     pub partial: bool,
+    /// Significant events by kind in the same span, games' starts and ends aside (filled by
+    /// [`slot_event_counts`] when asked; a casino's total sums its machines').
+    pub event_counts: std::collections::BTreeMap<String, u64>,
 }
 
 impl SlotRow {
@@ -314,6 +352,7 @@ fn slot_row(m: &jackpot::MachineStatus, r: jackpot::ReturnReport) -> SlotRow {
         variance_cents: r.variance_cents,
         variance_bp: r.variance_bp,
         partial: r.detail_from.is_some(),
+        event_counts: Default::default(),
     }
 }
 
@@ -347,7 +386,55 @@ pub fn slot_casino_total(casino_id: &str, rows: &[&SlotRow]) -> SlotRow {
         variance_cents: variance_e4.and_then(|v| round_div(v, jackpot::E4_PER_CENT)),
         variance_bp: variance_e4.and_then(|v| round_div(v, wagered)),
         partial: rows.iter().any(|r| r.partial),
+        event_counts: rows.iter().fold(Default::default(), |mut sum, r| {
+            for (k, n) in &r.event_counts {
+                *sum.entry(k.clone()).or_default() += n;
+            }
+            sum
+        }),
     }
+}
+
+/// A machine's span of the gaming days `first..=last` by its casino's rule (or `instants`).
+fn machine_span(
+    calendar: &Calendar,
+    casino_id: &str,
+    days: Option<(NaiveDate, NaiveDate)>,
+    instants: Period,
+) -> (i64, i64) {
+    match days {
+        Some((a, b)) => {
+            let rule = calendar.rule(Some(casino_id));
+            let end = b.succ_opt().unwrap_or(b);
+            (rule.start_ms(a), rule.start_ms(end))
+        }
+        None => (instants.from_ms, instants.to_ms),
+    }
+}
+
+/// Fill the rows of [`slot_report`] (same `days` and `instants`) with their machines'
+/// significant events by kind ([`AuditStore::event_counts`]: the kind index, nothing decoded),
+/// and each casino total with the sums of its machines'.
+pub fn slot_event_counts(
+    audit: &AuditStore,
+    calendar: &Calendar,
+    days: Option<(NaiveDate, NaiveDate)>,
+    instants: Period,
+    rows: &mut [SlotRow],
+) -> Result<(), QueryError> {
+    let mut casino: std::collections::BTreeMap<String, u64> = Default::default();
+    for r in rows.iter_mut() {
+        if r.machine_id == "*" {
+            r.event_counts = std::mem::take(&mut casino);
+            continue;
+        }
+        let (from_ms, to_ms) = machine_span(calendar, &r.casino_id, days, instants);
+        r.event_counts = audit.event_counts(&r.machine_id, from_ms, to_ms)?;
+        for (k, n) in &r.event_counts {
+            *casino.entry(k.clone()).or_default() += n;
+        }
+    }
+    Ok(())
 }
 
 /// Every machine's row over its casino's span of the gaming days `first..=last` (or over the
@@ -366,14 +453,7 @@ pub fn slot_report(
         if !sees(&m.casino_id) {
             continue;
         }
-        let (from_ms, to_ms) = match days {
-            Some((a, b)) => {
-                let rule = calendar.rule(Some(m.casino_id.as_ref()));
-                let end = b.succ_opt().unwrap_or(b);
-                (rule.start_ms(a), rule.start_ms(end))
-            }
-            None => (instants.from_ms, instants.to_ms),
-        };
+        let (from_ms, to_ms) = machine_span(calendar, &m.casino_id, days, instants);
         let r =
             book.machine_return_from(source, &m.id, jackpot::Period::Times { from_ms, to_ms })?;
         by_casino
@@ -410,6 +490,7 @@ mod tests {
             variance_cents: None,
             variance_bp: None,
             partial: false,
+            event_counts: Default::default(),
         }
     }
 
@@ -607,6 +688,155 @@ mod tests {
             ),
             Err(QueryError::Invalid(_))
         ));
+    }
+
+    /// Random rounds of casinos with different gaming-day rules (an Indian half hour, the
+    /// Azores, the default Lisbon; a table without a casino) over a month with a daylight-saving
+    /// change, committed in random chunks, round ids committed again: the report summed from
+    /// the gaming-day rows is the one counted from every round (the oracle), after every commit
+    /// stage, after a reopen and the cut back to the snapshot, after the replay commits the rest
+    /// again, and after the calendar changes (rebuilt).
+    #[test]
+    fn the_gaming_day_rows_give_the_report_of_every_round() {
+        use chrono::TimeZone;
+        use rules_core::GameId;
+        let mut seed = 0x5eed_u64;
+        let mut rand = move |n: u64| {
+            // splitmix64
+            seed = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = seed;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            (z ^ (z >> 31)) % n
+        };
+        let start = chrono::Utc
+            .with_ymd_and_hms(2026, 10, 20, 0, 0, 0)
+            .unwrap()
+            .timestamp_millis();
+        let casinos = [Some("lisboa"), Some("acores"), Some("goa"), None];
+        let games = [
+            GameId::RouletteFrench,
+            GameId::Blackjack,
+            GameId::BaccaratPuntoBanco,
+        ];
+        let n = 1_500u64;
+        let mut at = start;
+        let rounds: Vec<RoundSummary> = (0..n)
+            .map(|i| {
+                at += rand(45 * 60_000) as i64 + 1;
+                let casino = casinos[rand(4) as usize];
+                let table = rand(3);
+                let handle = rand(100_000) as i64;
+                let due = rand(200_000) as i64 - 100_000;
+                let off = if rand(10) == 0 { rand(500) as i64 } else { 0 };
+                RoundSummary {
+                    table_id: format!("{}-t{table}", casino.unwrap_or("none")),
+                    casino_id: casino.map(str::to_string),
+                    game: games[table as usize],
+                    // Ids repeat: a round committed again counts once, where its pointer says.
+                    round_id: format!("r{}", rand(n / 3)),
+                    config_index: 1,
+                    opened_index: 10 * i + 1,
+                    closed_index: 10 * i + 5,
+                    opened_ms: at - 60_000,
+                    closed_ms: at,
+                    void: rand(20) == 0,
+                    bets: 2,
+                    handle_cents: handle,
+                    due_player_net_cents: due,
+                    reported_player_net_cents: due + off,
+                    house_due_cents: rand(50) as i64,
+                    house_reported_cents: rand(50) as i64,
+                    discrepancies: u32::from(off != 0),
+                    discrepancy_abs_cents: off,
+                    findings: 0,
+                    event_indexes: vec![10 * i + 2],
+                    jackpot_before_cents: None,
+                    jackpot_pool_id: None,
+                    state_before: None,
+                }
+            })
+            .collect();
+        let rule = |tz: &str, at: &str| audit::DayRule::parse(tz, at).unwrap();
+        let mut a = Calendar::default();
+        a.casinos
+            .insert("acores".into(), rule("Atlantic/Azores", "06:00"));
+        a.casinos
+            .insert("goa".into(), rule("Asia/Kolkata", "05:30"));
+        let mut b = Calendar {
+            default: rule("Europe/Lisbon", "04:00"),
+            ..Calendar::default()
+        };
+        b.casinos
+            .insert("goa".into(), rule("Asia/Kolkata", "07:45"));
+        let first = NaiveDate::from_ymd_opt(2026, 10, 18).unwrap();
+        let same = |store: &AuditStore, calendar: &Calendar, kept: bool| {
+            let rows_kept = store
+                .for_each_day_row(calendar, first, first, |_, _| {})
+                .unwrap();
+            assert_eq!(rows_kept, kept, "rows kept by this calendar");
+            let mut counted = 0;
+            for d in (0..60).step_by(3) {
+                let day = first + chrono::Days::new(d);
+                for days in [0, 1, 40] {
+                    let ask = ReportAsk::Day { day, days };
+                    let by_rows = report_from(store, calendar, ask, Read::DayRows).unwrap();
+                    let by_rounds = report_from(store, calendar, ask, Read::Rounds).unwrap();
+                    assert_eq!(by_rows, by_rounds, "{day} and {days} days before");
+                    counted += by_rows[2].rows.last().map_or(0, |r| r.rounds);
+                }
+            }
+            counted
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let store = AuditStore::open(dir.path()).unwrap();
+        assert!(
+            store.use_calendar(&a).unwrap(),
+            "a new store's rows are the default's"
+        );
+        assert!(!store.use_calendar(&a).unwrap());
+        let mut snap = crate::replay::Replayer::new(crate::replay::settings(false)).snapshot();
+        let (mut done, mut snapped) = (0, 0);
+        while done < rounds.len() {
+            let next = (done + 1 + rand(150) as usize).min(rounds.len());
+            let chunk = &rounds[done..next];
+            // A snapshot about halfway: what a reopen goes back to.
+            let with_snap = snapped == 0 && next > rounds.len() / 2;
+            if with_snap {
+                snap.auditor.position = chunk.last().map(|r| r.closed_index);
+                snapped = next;
+            }
+            store
+                .commit(&[], chunk, &[], with_snap.then_some(&snap))
+                .unwrap();
+            done = next;
+            if rand(4) == 0 {
+                same(&store, &a, true);
+            }
+        }
+        let all = same(&store, &a, true);
+        assert!(all > 0);
+        drop(store);
+        // Reopened, as after a crash: the rows and their calendar are the store's, and the cut
+        // back to the snapshot takes the rounds after it out of them.
+        let store = AuditStore::open(dir.path()).unwrap();
+        assert_eq!(store.days_calendar().as_ref(), Some(&a));
+        store.load().unwrap().expect("the snapshot");
+        assert!(
+            same(&store, &a, true) < all,
+            "rounds after the snapshot are gone"
+        );
+        store.commit(&[], &rounds[snapped..], &[], None).unwrap();
+        assert_eq!(same(&store, &a, true), all);
+        // Another calendar: the rows are rebuilt from the rounds; a report by the old calendar
+        // reads the rounds.
+        assert!(store.use_calendar(&b).unwrap());
+        same(&store, &b, true);
+        same(&store, &a, false);
+        drop(store);
+        let store = AuditStore::open(dir.path()).unwrap();
+        assert!(!store.use_calendar(&b).unwrap(), "kept across a restart");
+        same(&store, &b, true);
     }
 
     #[test]

@@ -16,6 +16,9 @@
 //! | `D` machine(id) at_ms(biased) index(u64 BE) | a machine's credited meter increase, [`jackpot::MeterDelta`] (JSON) |
 //! | `Y` machine(id) day(biased) | the sum of a machine's increases of one UTC day, [`jackpot::DeltaSum`] (JSON) |
 //! | `E` machine(id) at_ms(biased) index(u64 BE) | a machine's significant event, [`jackpot::LoggedEvent`] (JSON) |
+//! | `K` machine(id) kind(id) at_ms(biased) index(u64 BE) | empty: a significant event by kind (not the games' starts and ends), for counts without decoding |
+//! | `G` gaming day(days from CE, biased u32 BE) casino(id) table(id) game(id) | the day's [`ReportRow`] of that table and game (JSON): what the report counts of the rounds settled that gaming day |
+//! | `Q` | the calendar the `G` rows are kept by (JSON: each rule's zone and start) |
 //! | `I` id | a finding's seq (u64 BE): findings by id |
 //! | `W` (finding id) index(u64 BE) | a review of the finding in entry `index`: its receive time (i64 BE), then the encoded [`v1::FindingReviewed`] |
 //! | `S` | the [`ReplayerSnapshot`] (JSON) |
@@ -45,7 +48,8 @@
 
 use std::path::Path;
 
-use audit::{Finding, Period, RoundSummary};
+use audit::{Calendar, DayRule, Finding, Period, ReportRow, RoundSummary};
+use chrono::NaiveDate;
 use rules_core::{GameId, Severity};
 use serde::{Deserialize, Serialize};
 
@@ -138,6 +142,10 @@ pub struct AuditStore {
     /// sled's log file and the store's directory, fsynced by [`AuditStore::flush`] (`None`: a
     /// temporary store).
     log: Option<std::sync::Arc<(std::fs::File, std::path::PathBuf)>>,
+    /// The calendar the `G` gaming-day rows are kept by (`Q`), or `None` when they are not
+    /// kept (a store written before them: [`AuditStore::use_calendar`] builds them). Commits
+    /// hold it read, a rebuild written.
+    days: std::sync::Arc<std::sync::RwLock<Option<Calendar>>>,
 }
 
 fn round_key(table: &str, round: &str) -> Vec<u8> {
@@ -171,8 +179,9 @@ fn biased(ms: i64) -> [u8; 8] {
 /// The version of the layout above. Raised also when the rules' results change, so that a
 /// store derived under the old rules is rebuilt from the chain rather than kept: 6 = jackpot
 /// transfers booked as carried out and faulty-meter play after the reading only (issue 38).
-/// 7 = findings by id (`I`) and their reviews (`W`, issue 41).
-pub const LAYOUT: &[u8] = b"7";
+/// 7 = findings by id (`I`) and their reviews (`W`, issue 41). 8 = the significant events by
+/// kind (`K`) and the gaming-day report rows (`G`, `Q`).
+pub const LAYOUT: &[u8] = b"8";
 
 /// Most rounds in one `T` block (a lookup by id decodes its block: about 40 KB of JSON).
 pub const BLOCK_ROUNDS: usize = 64;
@@ -276,8 +285,10 @@ impl AuditStore {
             db,
             tree,
             log: Some(std::sync::Arc::new((log, dir.to_path_buf()))),
+            days: Default::default(),
         };
         store.check_layout()?;
+        store.open_days()?;
         Ok(store)
     }
 
@@ -305,8 +316,10 @@ impl AuditStore {
             db,
             tree,
             log: None,
+            days: Default::default(),
         };
         store.check_layout()?;
+        store.open_days()?;
         Ok(store)
     }
 
@@ -338,12 +351,26 @@ impl AuditStore {
             batch.remove(k);
         }
         // Rounds closed after the position: in the last blocks (chain order, see the layout).
+        // The gaming-day rows stop counting those that counted (the ones their pointer names).
+        let days = self.days.read().unwrap_or_else(|e| e.into_inner());
+        let mut uncount: DayDeltas = Default::default();
         for kv in self.tree.scan_prefix(b"T").rev() {
             let (k, v) = kv?;
             let rounds: Vec<RoundSummary> = decode(&v)?;
             let after = |r: &RoundSummary| position.is_none_or(|p| r.closed_index > p);
             if !rounds.iter().any(after) {
                 break;
+            }
+            let at = k.get(1..17).and_then(|b| <[u8; 16]>::try_from(b).ok());
+            if let (Some(calendar), Some(at)) = (days.as_ref(), at) {
+                for (place, r) in rounds.iter().enumerate().filter(|(_, r)| after(r)) {
+                    let rk = round_key(&r.table_id, &r.round_id);
+                    if self.tree.get(prefixed(b'R', &[&rk]))?.as_deref()
+                        == Some(&pointer(&at, place)[..])
+                    {
+                        day_delta(&mut uncount, calendar, r, -1);
+                    }
+                }
             }
             let (gone, kept): (Vec<_>, Vec<_>) = rounds.into_iter().partition(after);
             for r in &gone {
@@ -358,7 +385,9 @@ impl AuditStore {
                 break;
             }
         }
+        self.apply_day_deltas(uncount, &mut batch)?;
         self.tree.apply_batch(batch)?;
+        drop(days);
         Ok(snap)
     }
 
@@ -414,6 +443,11 @@ impl AuditStore {
                     let mut k = with(id_key(b'E', machine_id), &biased(event.at_ms));
                     k.extend_from_slice(&event.index.to_be_bytes());
                     batch.insert(k, encode(event));
+                    if let Some(mut k) = kind_key(machine_id, event.event.event.name()) {
+                        k.extend_from_slice(&biased(event.at_ms));
+                        k.extend_from_slice(&event.index.to_be_bytes());
+                        batch.insert(k, &[][..]);
+                    }
                 }
             }
         }
@@ -427,6 +461,10 @@ impl AuditStore {
             }
             batch.insert(code_key(&f.code, f.seq), &[][..]);
             batch.insert(prefixed(b'I', &[f.id.as_bytes()]), &f.seq.to_be_bytes()[..]);
+        }
+        let days = self.days.read().unwrap_or_else(|e| e.into_inner());
+        if let Some(calendar) = days.as_ref() {
+            self.count_days(calendar, rounds, &mut batch)?;
         }
         for block in rounds.chunks(BLOCK_ROUNDS) {
             let at = time_key(&block[0]);
@@ -690,6 +728,241 @@ impl AuditStore {
             None => Ok(0),
         }
     }
+}
+
+/// The gaming-day rows (`G`): per gaming day, casino, table and game, what
+/// [`audit::ReportBuilder`] counts of the rounds settled that day, kept by the calendar named
+/// under `Q` and written in the batch of the rounds they count, so that a report of days reads
+/// at most one row per table and day instead of every round.
+impl AuditStore {
+    /// Read which calendar the gaming-day rows are kept by. A store without rounds starts them
+    /// by the default calendar; one with rounds but no `Q` (written before them) keeps none
+    /// until [`AuditStore::use_calendar`].
+    fn open_days(&self) -> Result<()> {
+        let calendar = match self.tree.get(b"Q")? {
+            Some(v) => calendar_of(&v),
+            None if self.tree.scan_prefix(b"T").next().is_none() => {
+                let c = Calendar::default();
+                self.tree.insert(b"Q", calendar_bytes(&c))?;
+                Some(c)
+            }
+            None => None,
+        };
+        *self.days.write().unwrap_or_else(|e| e.into_inner()) = calendar;
+        Ok(())
+    }
+
+    /// The calendar the gaming-day rows are kept by, if any.
+    pub fn days_calendar(&self) -> Option<Calendar> {
+        self.days.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Keep the gaming-day rows by `calendar` (ledgerd's `[reports]`): when they were kept by
+    /// another one (the configuration changed) or not at all, rebuild them from the stored
+    /// rounds, in one batch. Returns whether they were rebuilt. Call it before commits start
+    /// (a rebuild reads every round).
+    pub fn use_calendar(&self, calendar: &Calendar) -> Result<bool> {
+        let mut days = self.days.write().unwrap_or_else(|e| e.into_inner());
+        if days.as_ref() == Some(calendar) {
+            return Ok(false);
+        }
+        let mut batch = sled::Batch::default();
+        for kv in self.tree.scan_prefix(b"G") {
+            batch.remove(kv?.0);
+        }
+        let mut rows: DayDeltas = Default::default();
+        let all = Period {
+            from_ms: i64::MIN,
+            to_ms: i64::MAX,
+        };
+        self.for_each_round_in(all, |r| day_delta(&mut rows, calendar, &r, 1))?;
+        for (k, [row, _]) in rows {
+            batch.insert(k, encode(&row));
+        }
+        batch.insert(&b"Q"[..], calendar_bytes(calendar));
+        self.tree.apply_batch(batch)?;
+        *days = Some(calendar.clone());
+        Ok(true)
+    }
+
+    /// Hand `f` every gaming-day row of the days `first..=last` (day order), when the rows are
+    /// kept by `calendar`; `Ok(false)` (and nothing handed) when they are not.
+    pub fn for_each_day_row(
+        &self,
+        calendar: &Calendar,
+        first: NaiveDate,
+        last: NaiveDate,
+        mut f: impl FnMut(NaiveDate, ReportRow),
+    ) -> Result<bool> {
+        let days = self.days.read().unwrap_or_else(|e| e.into_inner());
+        if days.as_ref() != Some(calendar) {
+            return Ok(false);
+        }
+        for kv in self
+            .tree
+            .range(prefixed(b'G', &[&day_bytes(first)])..prefixed(b'H', &[]))
+        {
+            let (k, v) = kv?;
+            let day = k
+                .get(1..5)
+                .and_then(|b| <[u8; 4]>::try_from(b).ok())
+                .and_then(day_of_bytes)
+                .ok_or_else(|| AuditStoreError::Corrupt("a gaming-day key".into()))?;
+            if day > last {
+                break;
+            }
+            f(day, decode(&v)?);
+        }
+        Ok(true)
+    }
+
+    /// Add the rounds of a commit to their gaming days' rows in `batch`; a round committed
+    /// again first takes its counted copy (the one its pointer names) away.
+    fn count_days(
+        &self,
+        calendar: &Calendar,
+        rounds: &[RoundSummary],
+        batch: &mut sled::Batch,
+    ) -> Result<()> {
+        let mut deltas: DayDeltas = Default::default();
+        let mut this_commit: std::collections::HashMap<Vec<u8>, &RoundSummary> = Default::default();
+        for r in rounds {
+            let rk = round_key(&r.table_id, &r.round_id);
+            let before = match this_commit.get(&rk) {
+                Some(old) => Some((*old).clone()),
+                None => match self.tree.get(prefixed(b'R', &[&rk]))? {
+                    Some(ptr) => Some(self.pointed(&ptr, &rk)?),
+                    None => None,
+                },
+            };
+            if let Some(old) = before {
+                day_delta(&mut deltas, calendar, &old, -1);
+            }
+            day_delta(&mut deltas, calendar, r, 1);
+            this_commit.insert(rk, r);
+        }
+        self.apply_day_deltas(deltas, batch)
+    }
+
+    /// Put the rows plus `deltas` into `batch` (a row that counts no round any more goes).
+    fn apply_day_deltas(&self, deltas: DayDeltas, batch: &mut sled::Batch) -> Result<()> {
+        for (k, d) in deltas {
+            let mut row: ReportRow = match self.tree.get(&k)? {
+                Some(v) => decode(&v)?,
+                None => ReportRow {
+                    casino_id: d[0].casino_id.clone(),
+                    table_id: d[0].table_id.clone(),
+                    game: d[0].game.clone(),
+                    ..ReportRow::default()
+                },
+            };
+            row.add_counts(&d[0], 1);
+            row.add_counts(&d[1], -1);
+            if row.rounds == 0 {
+                batch.remove(k);
+            } else {
+                batch.insert(k, encode(&row));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A `K` key's machine and kind: `None` for the games' starts and ends (counted by no report,
+/// and as many as the games).
+fn kind_key(machine_id: &str, kind: &str) -> Option<Vec<u8>> {
+    (!kind.starts_with("game_")).then(|| with(id_key(b'K', machine_id), &id_key(0, kind)[1..]))
+}
+
+impl AuditStore {
+    /// How many of `machine_id`'s significant events of each kind (games' starts and ends
+    /// aside) the ledger received in `[from_ms, to_ms)`, from the `K` keys alone (nothing is
+    /// decoded); kinds without any are left out.
+    pub fn event_counts(
+        &self,
+        machine_id: &str,
+        from_ms: i64,
+        to_ms: i64,
+    ) -> Result<std::collections::BTreeMap<String, u64>> {
+        let mut out = std::collections::BTreeMap::new();
+        if from_ms >= to_ms {
+            return Ok(out);
+        }
+        for kind in jackpot::EVENT_KINDS {
+            let Some(base) = kind_key(machine_id, kind) else {
+                continue;
+            };
+            let mut n = 0u64;
+            for kv in self
+                .tree
+                .range(with(base.clone(), &biased(from_ms))..with(base, &biased(to_ms)))
+            {
+                kv?;
+                n += 1;
+            }
+            if n > 0 {
+                out.insert(kind.to_string(), n);
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Per `G` key, the counts to add to its row and those to take away.
+type DayDeltas = std::collections::BTreeMap<Vec<u8>, [ReportRow; 2]>;
+
+/// Count `r` (`sign` 1) or take it away (-1) in the delta of its gaming day's row.
+fn day_delta(deltas: &mut DayDeltas, calendar: &Calendar, r: &RoundSummary, sign: i8) {
+    let row = ReportRow::of_round(r);
+    let day = calendar.rule(r.casino_id.as_deref()).day_of(r.closed_ms);
+    let mut k = prefixed(b'G', &[&day_bytes(day)]);
+    for id in [&row.casino_id, &row.table_id, &row.game] {
+        k.extend_from_slice(&id_key(0, id)[1..]);
+    }
+    let d = deltas.entry(k).or_insert_with(|| {
+        let named = ReportRow {
+            casino_id: row.casino_id.clone(),
+            table_id: row.table_id.clone(),
+            game: row.game.clone(),
+            ..ReportRow::default()
+        };
+        [named.clone(), named]
+    });
+    d[usize::from(sign < 0)].add_counts(&row, 1);
+}
+
+/// A gaming day in a `G` key: its day number from the common era, biased to sort as unsigned.
+fn day_bytes(day: NaiveDate) -> [u8; 4] {
+    use chrono::Datelike;
+    ((day.num_days_from_ce() as u32) ^ (1 << 31)).to_be_bytes()
+}
+
+fn day_of_bytes(b: [u8; 4]) -> Option<NaiveDate> {
+    NaiveDate::from_num_days_from_ce_opt((u32::from_be_bytes(b) ^ (1 << 31)) as i32)
+}
+
+/// The calendar as `Q` keeps it: each rule as its zone's name and `HH:MM`, the default first
+/// (JSON).
+fn calendar_bytes(c: &Calendar) -> Vec<u8> {
+    let rule = |r: &DayRule| (r.tz.name().to_string(), r.start.format("%H:%M").to_string());
+    let casinos: std::collections::BTreeMap<&String, (String, String)> =
+        c.casinos.iter().map(|(id, r)| (id, rule(r))).collect();
+    encode(&(rule(&c.default), casinos))
+}
+
+/// The calendar `Q` names (`None` when it does not read: the rows are then rebuilt).
+fn calendar_of(v: &[u8]) -> Option<Calendar> {
+    type Rule = (String, String);
+    let (default, casinos): (Rule, std::collections::BTreeMap<String, Rule>) =
+        serde_json::from_slice(v).ok()?;
+    let rule = |(tz, start): &Rule| DayRule::parse(tz, start).ok();
+    Some(Calendar {
+        default: rule(&default)?,
+        casinos: casinos
+            .iter()
+            .map(|(id, r)| Some((id.clone(), rule(r)?)))
+            .collect::<Option<_>>()?,
+    })
 }
 
 /// The jackpot book's detail, as the replayer handed it out (see the layout).
@@ -1224,7 +1497,12 @@ mod tests {
             s.flush().unwrap();
         }
         let s = AuditStore::open(dir.path()).unwrap();
-        assert_eq!(s.tree.len(), 1, "only the layout mark is left");
+        assert_eq!(
+            s.tree.len(),
+            2,
+            "only the layout mark and the gaming-day rows' calendar are left"
+        );
+        assert!(s.tree.get(b"Q").unwrap().is_some());
         assert_eq!(s.tree.get(b"V").unwrap().as_deref(), Some(LAYOUT));
         drop(s);
         // The same layout is kept as it is.
@@ -1303,5 +1581,71 @@ mod tests {
         // Replaying on commits the rest again, each once.
         s.commit(&[], &all[keep + 1..], &[], None).unwrap();
         assert_eq!(s.rounds_in(every).unwrap(), all);
+    }
+
+    /// The kind index counts what decoding every event of the span counts, games aside: per
+    /// kind, over spans that start and end between events, for two machines.
+    #[test]
+    fn event_counts_by_kind_are_the_decoded_events_counts() {
+        use jackpot::{MachineEvent, Significant};
+        let s = AuditStore::temporary().unwrap();
+        let kinds = [
+            Significant::Power { on: true },
+            Significant::BatteryLow,
+            Significant::Link { up: false },
+            Significant::MemoryError,
+            Significant::GameStarted {
+                game_number: 1,
+                wager_cents: 100,
+            },
+        ];
+        let mut detail = Vec::new();
+        for i in 0..400u64 {
+            let machine = if i % 3 == 0 { "m1" } else { "m2" };
+            detail.push(Detail::Event {
+                machine_id: machine.into(),
+                event: jackpot::LoggedEvent {
+                    index: i,
+                    at_ms: 1_000 + 10 * i as i64,
+                    event: MachineEvent {
+                        machine_id: machine.into(),
+                        source_code: String::new(),
+                        detail: String::new(),
+                        event: kinds[(i * 7 % 5) as usize].clone(),
+                    },
+                },
+            });
+        }
+        s.commit(&[], &[], &detail, None).unwrap();
+        let noted: Vec<String> = jackpot::EVENT_KINDS
+            .iter()
+            .filter(|k| !k.starts_with("game_"))
+            .map(|k| k.to_string())
+            .collect();
+        for (from_ms, to_ms) in [
+            (0, i64::MAX),
+            (1_005, 2_995),
+            (1_500, 1_500),
+            (9_000, 9_999),
+        ] {
+            for machine in ["m1", "m2", "m3"] {
+                let query = jackpot::EventQuery {
+                    period: jackpot::Period::Times { from_ms, to_ms },
+                    after_index: None,
+                    kinds: noted.clone(),
+                };
+                let mut decoded = std::collections::BTreeMap::<String, u64>::new();
+                for e in s.events(machine, &query, usize::MAX).unwrap() {
+                    *decoded.entry(e.event.event.name().to_string()).or_default() += 1;
+                }
+                let counted = s.event_counts(machine, from_ms, to_ms).unwrap();
+                assert_eq!(counted, decoded, "{machine} in {from_ms}..{to_ms}");
+            }
+        }
+        let all = s.event_counts("m2", 0, i64::MAX).unwrap();
+        assert!(
+            all.len() == 4 && !all.contains_key("game_started"),
+            "{all:?}"
+        );
     }
 }

@@ -39,6 +39,7 @@ impl LiveAudit {
     pub fn start(
         dir: &std::path::Path,
         settings: audit::AuditSettings,
+        calendar: &audit::Calendar,
         ledger: Ledger,
     ) -> anyhow::Result<LiveAudit> {
         let mut follower = match Follower::open_with(dir, settings.clone()) {
@@ -57,6 +58,20 @@ impl LiveAudit {
             Err(e) => return Err(e.into()),
         };
         let store = follower.store();
+        // The gaming-day rows by `[reports]`' calendar: rebuilt from the stored rounds, before
+        // the audit commits more, when they were kept by another one. Without them the reports
+        // read every round (still right, slower).
+        match store.use_calendar(calendar) {
+            Ok(true) => tracing::info!(
+                calendar = %calendar.describe(),
+                "the audit's gaming-day report rows were rebuilt for this calendar"
+            ),
+            Ok(false) => {}
+            Err(e) => tracing::warn!(
+                error = %e,
+                "the audit's gaming-day report rows could not be rebuilt: reports read every round"
+            ),
+        }
         let replayer = follower.replayer();
         let committed = follower.committed();
         let stop = Arc::new(AtomicBool::new(false));
@@ -787,6 +802,7 @@ impl Audit for AuditService {
             .filter(|(_, p)| p.name != "gaming_day")
             .map(|(i, p)| (i, p.days, p.period))
             .collect();
+        let counted_spans = r.event_counts.then(|| spans.clone());
         let (store, calendar, scope) = (self.store.clone(), self.calendar.clone(), caller.clone());
         let mut slots = read_replayer(
             Some(&self.queries),
@@ -808,6 +824,23 @@ impl Audit for AuditService {
         .await?
         .into_iter()
         .collect::<std::collections::HashMap<_, _>>();
+        // The machines' significant events by kind, from the store's kind index (after the
+        // replayer's lock is let go).
+        if let Some(spans) = counted_spans {
+            let (store, calendar) = (self.store.clone(), self.calendar.clone());
+            slots = self
+                .queries
+                .run(move || {
+                    for (i, days, instants) in spans {
+                        if let Some(rows) = slots.get_mut(&i) {
+                            query::slot_event_counts(&store, &calendar, days, instants, rows)?;
+                        }
+                    }
+                    Ok::<_, query::QueryError>(slots)
+                })
+                .await?
+                .map_err(report_status)?;
+        }
         let date = |d: NaiveDate| d.format("%Y-%m-%d").to_string();
         Ok(Response::new(v1::Report {
             gaming_day: self.calendar.describe(),
@@ -929,6 +962,7 @@ fn slot_report_row(r: query::SlotRow) -> v1::SlotReportRow {
         variance_cents: r.variance_cents.map(c),
         variance_bp: r.variance_bp.map(c),
         partial: r.partial,
+        event_counts: r.event_counts.into_iter().collect(),
     }
 }
 

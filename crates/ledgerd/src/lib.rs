@@ -403,6 +403,7 @@ async fn serve(
     let checkpoints = CheckpointsServer::new(checkpoint_service);
 
     // The live audit and its services.
+    let calendar = std::sync::Arc::new(cfg.reports.calendar()?);
     let mut live = if cfg.audit.enabled {
         let dir = data_dir.join("audit");
         Some(
@@ -412,6 +413,7 @@ async fn serve(
                     cfg.audit.keep_round_states,
                     cfg.audit.device_clock_drift_ms,
                 ),
+                &calendar,
                 ledger.clone(),
             )
             .with_context(|| format!("cannot start the audit in {}", dir.display()))?,
@@ -454,7 +456,7 @@ async fn serve(
                         ledger: ledger.clone(),
                         max_reply_bytes: max,
                         queries: queries.clone(),
-                        calendar: std::sync::Arc::new(cfg.reports.calendar()?),
+                        calendar: calendar.clone(),
                         reviews: Default::default(),
                     })
                     .max_encoding_message_size(max),

@@ -28,6 +28,17 @@ fn day_asked(app: &App, q: &ReportQuery) -> Result<NaiveDate, String> {
 }
 
 async fn fetch(app: &App, ctx: &Ctx, q: &ReportQuery, days: u32) -> Result<v1::Report, Response> {
+    fetch_with(app, ctx, q, days, false).await
+}
+
+/// [`fetch`], and with `event_counts` each slot row's significant events by kind.
+async fn fetch_with(
+    app: &App,
+    ctx: &Ctx,
+    q: &ReportQuery,
+    days: u32,
+    event_counts: bool,
+) -> Result<v1::Report, Response> {
     let loc = ctx.loc;
     let day = day_asked(app, q).map_err(|m| error_page(app, loc, StatusCode::BAD_REQUEST, &m))?;
     ctx.ledger(app)
@@ -35,6 +46,7 @@ async fn fetch(app: &App, ctx: &Ctx, q: &ReportQuery, days: u32) -> Result<v1::R
         .get_report(v1::ReportRequest {
             day: day.format("%Y-%m-%d").to_string(),
             days,
+            event_counts,
             ..Default::default()
         })
         .await
@@ -206,51 +218,31 @@ fn noted_kinds() -> Vec<String> {
         .collect()
 }
 
-/// Each machine of the day's slot rows, its significant events in the day's instants
-/// (Jackpots.GetMachineEvents, a page at a time).
-async fn day_events(app: &App, ctx: &Ctx, report: &v1::Report) -> Result<DayEvents, tonic::Status> {
+/// Each machine of the day's slot rows, its significant events by kind in its casino's gaming
+/// day: the counts GetReport gives with `event_counts` (one call, not one a machine).
+fn day_events(report: &v1::Report) -> DayEvents {
     let mut out = DayEvents {
         kinds: Vec::new(),
         machines: Vec::new(),
     };
     let Some(day) = report.periods.iter().find(|p| p.name == "day") else {
-        return Ok(out);
+        return out;
     };
+    let noted = noted_kinds();
     let mut kinds = std::collections::BTreeSet::new();
-    let mut client = ctx.ledger(app).jackpots();
     for r in day.slot_rows.iter().filter(|r| r.machine_id != "*") {
-        let mut counts: BTreeMap<String, u64> = BTreeMap::new();
-        let mut after = None;
-        loop {
-            let page = client
-                .get_machine_events(v1::MachineEventsRequest {
-                    machine_id: r.machine_id.clone(),
-                    from_ms: Some(day.from_ms),
-                    to_ms: Some(day.to_ms),
-                    kinds: noted_kinds(),
-                    after_index: after,
-                    limit: 10_000,
-                })
-                .await?
-                .into_inner();
-            let v: serde_json::Value = serde_json::from_str(&page.json)
-                .map_err(|e| tonic::Status::internal(format!("GetMachineEvents: {e}")))?;
-            if let Some(c) = v["counts"].as_object() {
-                for (k, n) in c {
-                    *counts.entry(k.clone()).or_default() += n.as_u64().unwrap_or(0);
-                    kinds.insert(k.clone());
-                }
-            }
-            match v["next_after"].as_u64() {
-                Some(n) => after = Some(n),
-                None => break,
-            }
-        }
+        let counts: BTreeMap<String, u64> = r
+            .event_counts
+            .iter()
+            .filter(|(k, _)| noted.contains(k))
+            .map(|(k, n)| (k.clone(), *n))
+            .collect();
+        kinds.extend(counts.keys().cloned());
         out.machines
             .push((r.casino_id.clone(), r.machine_id.clone(), counts));
     }
     out.kinds = kinds.into_iter().collect();
-    Ok(out)
+    out
 }
 
 fn events_table(loc: Locale, e: &DayEvents) -> Markup {
@@ -390,7 +382,7 @@ pub async fn reports_page(
 }
 
 /// The significant-events report of a gaming day: per machine of the day's slot rows, its
-/// events by kind (one Jackpots.GetMachineEvents per machine, so a page of its own).
+/// events by kind (GetReport with `event_counts`: one call for every machine).
 pub async fn events_page(
     State(app): State<Arc<App>>,
     ConnectInfo(Peer(peer)): ConnectInfo<Peer>,
@@ -401,7 +393,7 @@ pub async fn events_page(
     let ctx = ctx_or_return!(app, headers, peer, uri);
     let loc = ctx.loc;
     let title = tr(loc, "Significant events", "Eventos significativos");
-    let report = match fetch(&app, &ctx, &q, 0).await {
+    let report = match fetch_with(&app, &ctx, &q, 0, true).await {
         Ok(r) => r,
         Err(r) => return r,
     };
@@ -411,27 +403,19 @@ pub async fn events_page(
         .map(|p| p.first_day.clone())
         .unwrap_or_default();
     let qs = format!("?day={}", url_encode(&day));
-    let events = day_events(&app, &ctx, &report).await;
-    let status = events
-        .as_ref()
-        .err()
-        .map(status_code)
-        .unwrap_or(StatusCode::OK);
+    let events = day_events(&report);
     let body = html! {
         form.filters method="get" action="/reports/events" {
             label for="day" { (tr(loc, "Gaming day", "Dia de jogo")) }
             input #day type="date" name="day" value=(day);
             button type="submit" { (tr(loc, "Show", "Mostrar")) }
         }
-        p { (tr(loc, "Per machine, by kind (doors, power, faults, hand pays, progressives, link, software, configuration; game starts and ends are left out), in the instants of the gaming day.", "Por máquina e tipo (portas, energia, avarias, pagamentos manuais, progressivos, ligação, software, configuração; inícios e fins de jogo não incluídos), nos instantes do dia de jogo.")) }
+        p { (tr(loc, "Per machine, by kind (doors, power, faults, hand pays, progressives, link, software, configuration; game starts and ends are left out), in its casino's gaming day.", "Por máquina e tipo (portas, energia, avarias, pagamentos manuais, progressivos, ligação, software, configuração; inícios e fins de jogo não incluídos), no dia de jogo do seu casino.")) }
         p.downloads { a #events-csv href={"/reports/events.csv" (qs)} download { "CSV" } }
-        @match &events {
-            Ok(e) => (events_table(loc, e)),
-            Err(e) => (ledger_error(loc, e)),
-        }
+        (events_table(loc, &events))
         p { a href={"/reports" (qs)} { (tr(loc, "Reports", "Relatórios")) } }
     };
-    respond(&ctx, status, page(&app, &ctx, title, body))
+    respond(&ctx, StatusCode::OK, page(&app, &ctx, title, body))
 }
 
 pub async fn reports_csv(
@@ -472,7 +456,7 @@ pub async fn events_csv(
     Query(q): Query<ReportQuery>,
 ) -> Response {
     let ctx = ctx_or_return!(app, headers, peer, uri);
-    let rep = match fetch(&app, &ctx, &q, 0).await {
+    let rep = match fetch_with(&app, &ctx, &q, 0, true).await {
         Err(r) => return r,
         Ok(r) => r,
     };
@@ -482,22 +466,10 @@ pub async fn events_csv(
         .find(|p| p.name == "day")
         .map(|p| p.first_day.clone())
         .unwrap_or_default();
-    match day_events(&app, &ctx, &rep).await {
-        Err(e) => respond(
-            &ctx,
-            status_code(&e),
-            page(
-                &app,
-                &ctx,
-                tr(ctx.loc, "Reports", "Relatórios"),
-                ledger_error(ctx.loc, &e),
-            ),
-        ),
-        Ok(e) => csv_download(
-            "significant-events.csv",
-            export::events_csv(&day, &e.machines),
-        ),
-    }
+    csv_download(
+        "significant-events.csv",
+        export::events_csv(&day, &day_events(&rep).machines),
+    )
 }
 
 /// The slot machines' part of the report as XLSX.
