@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Ingest latency while a browser uses the compliance console on the same ledgerd (issue 41), and
 # the console's page times on the demo's ledger. Release builds, on a ledger left by the demo:
-#   cargo build --release -p ledgerd -p ledgerctl -p console
+#   cargo build --release -p ledgerd -p ledgerctl -p ledger-console
 #   target/release/ledgerctl demo --data-dir DIR --no-mirror      # prints the console password
 #   scripts/console-under-load.sh DIR PASSWORD [RATE] [EVENTS] [PAIRS]   (20000 a second, 200000, 3)
 # Each pair streams EVENTS at RATE with `ledgerctl bench --server` (8 streams) once alone and once
