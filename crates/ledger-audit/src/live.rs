@@ -66,6 +66,8 @@ struct Batch {
     snapshot: Option<ReplayerSnapshot>,
     /// The replayer's position the batch covers.
     position: Option<u64>,
+    /// Make it durable (flush and fsync) even without a snapshot.
+    sync: bool,
     /// Told once the batch (and every one before it) has landed.
     done: Option<mpsc::Sender<()>>,
 }
@@ -93,6 +95,7 @@ impl Committer {
                 if !failed {
                     let started = Instant::now();
                     let with_snapshot = b.snapshot.is_some();
+                    let sync = with_snapshot || b.sync;
                     let r = store
                         .commit_with(
                             &b.findings,
@@ -101,10 +104,7 @@ impl Committer {
                             &b.reviews,
                             b.snapshot.as_ref(),
                         )
-                        .and_then(|()| match b.snapshot {
-                            Some(_) => store.flush(),
-                            None => Ok(()),
-                        });
+                        .and_then(|()| if sync { store.flush() } else { Ok(()) });
                     if with_snapshot {
                         let us = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
                         write_us.store(us, std::sync::atomic::Ordering::Relaxed);
@@ -178,6 +178,8 @@ pub struct Follower {
     last_snapshot_copy: Duration,
     /// Position covered by committed findings (what queries see).
     committed: Arc<RwLock<Option<u64>>>,
+    /// Flush and fsync every commit, not only those with a snapshot.
+    sync_every_commit: bool,
 }
 
 impl Follower {
@@ -218,12 +220,22 @@ impl Follower {
             snapshot_every: SNAPSHOT_EVERY,
             last_snapshot_copy: Duration::ZERO,
             committed,
+            sync_every_commit: false,
         })
     }
 
     /// Snapshot at most this often (default [`SNAPSHOT_EVERY`]; zero: at every commit).
     pub fn set_snapshot_every(&mut self, every: Duration) {
         self.snapshot_every = every;
+    }
+
+    /// Make every commit durable (sled's flush, then the fsyncs of [`AuditStore::flush`]), not
+    /// only those with a snapshot (default no). sled 0.34 counts a write as stable once it has
+    /// been `sync_file_range`d, and may then overwrite a segment whose pages the last fsynced
+    /// state still points to: the longer the time between fsyncs, the more of the store a power
+    /// cut can leave pointing at overwritten data. The live audit keeps that time to one commit.
+    pub fn set_sync_every_commit(&mut self, yes: bool) {
+        self.sync_every_commit = yes;
     }
 
     /// Whether round summaries and the jackpot book's detail are committed (default yes). A
@@ -318,6 +330,7 @@ impl Follower {
             rounds: std::mem::take(&mut self.pending.rounds),
             detail: std::mem::take(&mut self.pending.detail),
             reviews: std::mem::take(&mut self.pending.reviews),
+            sync: self.sync_every_commit,
             snapshot,
             position,
             done: force.then_some(done_tx),
@@ -384,6 +397,26 @@ impl Follower {
         let from = self.position().map_or(0, |p| p + 1);
         let (order, chunks) = ledger_store::WindowedChunks::open(dir, from, head)?;
         self.run_chunks(order, chunks, head, progress)
+    }
+
+    /// Apply the entries of an open chain `chain` after the position up to `head`, as
+    /// [`Follower::run_to_dir`] does (decoded on other threads), committing as it goes: for the
+    /// live audit when it is far behind (a store rebuilt from the chain), where
+    /// [`Follower::step`] decodes on the audit's one thread.
+    pub fn catch_up(
+        &mut self,
+        chain: &Store,
+        head: u64,
+        progress: impl FnMut(u64),
+    ) -> Result<(), FollowError> {
+        let from = self.position().map_or(0, |p| p + 1);
+        let (order, chunks) = chain.chunks(from, head);
+        self.run_chunks(
+            order,
+            chunks.map(|c| c.map_err(StoreError::from)),
+            head,
+            progress,
+        )
     }
 
     /// The replay of [`Follower::run_to_dir`] over `chunks`, checked in order by `order`.

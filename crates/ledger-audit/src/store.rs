@@ -280,6 +280,14 @@ impl AuditStore {
             }
         };
         let tree = db.open_tree("audit")?;
+        // The entries of the files sled just created (and of the store's directory itself) must
+        // survive a power cut too, as the chain's store makes sure of its own.
+        let parent = dir.parent().filter(|p| !p.as_os_str().is_empty());
+        for d in [Some(dir), parent].into_iter().flatten() {
+            std::fs::File::open(d)
+                .and_then(|d| d.sync_all())
+                .map_err(io)?;
+        }
         let log = std::fs::File::open(dir.join("db")).map_err(io)?;
         let store = AuditStore {
             db,

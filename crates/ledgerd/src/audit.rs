@@ -57,6 +57,9 @@ impl LiveAudit {
             }
             Err(e) => return Err(e.into()),
         };
+        // Live, every commit is made durable: the less sled writes between two fsyncs, the less
+        // a power cut can damage (ARCHITECTURE.md, "Power loss").
+        follower.set_sync_every_commit(true);
         let store = follower.store();
         // The gaming-day rows by `[reports]`' calendar: rebuilt from the stored rounds, before
         // the audit commits more, when they were kept by another one. Without them the reports
@@ -86,6 +89,9 @@ impl LiveAudit {
                 let follow = move || -> Option<String> {
                     let chain = ledger.store().clone();
                     let mut durable = ledger.durable();
+                    if let Err(e) = catch_up(&mut follower, &chain, &mut durable, &stop2) {
+                        return Some(e.to_string());
+                    }
                     while !stop2.load(Ordering::Relaxed) {
                         let head = durable.borrow_and_update().0;
                         match follower.step(&chain, head, 5_000) {
@@ -152,6 +158,47 @@ impl Drop for LiveAudit {
             let _ = t.join();
         }
     }
+}
+
+/// Entries behind the head from which the audit catches up with [`Follower::catch_up`] (entries
+/// decoded on other threads) before it follows entry by entry.
+const CATCH_UP_BEHIND: u64 = 20_000;
+/// Entries per [`Follower::catch_up`] call (a stop request is seen between two).
+const CATCH_UP_WINDOW: u64 = 100_000;
+
+/// Bring an audit far behind the durable head (a store rebuilt from the chain after it was set
+/// aside, or a new one on an existing ledger) up to it with the parallel replay, in windows, and
+/// log the rate: a rebuild costs the chain's length over this rate.
+fn catch_up<H>(
+    follower: &mut Follower,
+    chain: &ledger_store::Store,
+    durable: &mut tokio::sync::watch::Receiver<(u64, H)>,
+    stop: &AtomicBool,
+) -> Result<(), ledger_audit::live::FollowError> {
+    let from = follower.position().map_or(0, |p| p + 1);
+    let started = std::time::Instant::now();
+    let mut head = durable.borrow_and_update().0;
+    if head < from + CATCH_UP_BEHIND {
+        return Ok(());
+    }
+    tracing::info!(from, head, "the audit is far behind the head: catching up");
+    while !stop.load(Ordering::Relaxed) {
+        let at = follower.position().map_or(0, |p| p + 1);
+        if head < at + CATCH_UP_BEHIND {
+            break;
+        }
+        follower.catch_up(chain, head.min(at + CATCH_UP_WINDOW - 1), |_| {})?;
+        head = durable.borrow_and_update().0;
+    }
+    let done = follower.position().map_or(0, |p| p + 1) - from;
+    let secs = started.elapsed().as_secs_f64();
+    tracing::info!(
+        entries = done,
+        secs,
+        per_sec = (done as f64 / secs.max(1e-3)) as u64,
+        "the audit caught up"
+    );
+    Ok(())
 }
 
 /// Run the audit's loop `follow` and say why it stopped before it was asked to: its own reason,
