@@ -114,9 +114,28 @@ pub async fn stream_once(
 
 /// Stream `envelopes[from..]`, each cloned only as it is sent, pushing what `keep` makes of each
 /// receipt onto `receipts` until it holds `total`.
-async fn stream_from<T>(
+/// Envelopes to stream in order, each made as it is sent: a `Vec` of them, or any store that
+/// holds them more compactly (a simulated session of millions keeps them packed, see
+/// `casino-play`).
+pub trait Envelopes: Send + Sync + 'static {
+    /// How many.
+    fn count(&self) -> usize;
+    /// The `i`-th (`i < count()`), to send.
+    fn envelope(&self, i: usize) -> v1::Envelope;
+}
+
+impl Envelopes for Vec<v1::Envelope> {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn envelope(&self, i: usize) -> v1::Envelope {
+        self[i].clone()
+    }
+}
+
+async fn stream_from<T, E: Envelopes>(
     channel: Channel,
-    envelopes: Arc<Vec<v1::Envelope>>,
+    envelopes: Arc<E>,
     from: usize,
     receipts: &mut Vec<T>,
     total: usize,
@@ -125,8 +144,8 @@ async fn stream_from<T>(
     let mut client = IngestClient::new(channel)
         .max_decoding_message_size(16 << 20)
         .max_encoding_message_size(16 << 20);
-    let n = envelopes.len().saturating_sub(from);
-    let out = tokio_stream::iter((from..envelopes.len()).map(move |i| envelopes[i].clone()));
+    let n = envelopes.count().saturating_sub(from);
+    let out = tokio_stream::iter((from..envelopes.count()).map(move |i| envelopes.envelope(i)));
     // Compact receipts, made whole here as they arrive (ledger_core::receipt::compact): the
     // receipts this returns are the full ones.
     let mut request = tonic::Request::new(out);
@@ -167,9 +186,9 @@ pub async fn submit_all(
 }
 
 /// [`submit_all`] without copying the envelopes: each is cloned only as it is sent.
-pub async fn submit_shared(
+pub async fn submit_shared<E: Envelopes>(
     url: &str,
-    envelopes: Arc<Vec<v1::Envelope>>,
+    envelopes: Arc<E>,
     opts: &ClientOptions,
 ) -> Result<Vec<v1::Receipt>, AgentError> {
     submit_shared_with(url, envelopes, opts, |r| r).await
@@ -178,13 +197,13 @@ pub async fn submit_shared(
 /// [`submit_shared`], keeping of each receipt only what `keep` makes of it (in order, one per
 /// envelope): a caller streaming millions of events need not hold millions of receipts, each
 /// with its signed group head and inclusion path.
-pub async fn submit_shared_with<T>(
+pub async fn submit_shared_with<T, E: Envelopes>(
     url: &str,
-    envelopes: Arc<Vec<v1::Envelope>>,
+    envelopes: Arc<E>,
     opts: &ClientOptions,
     mut keep: impl FnMut(v1::Receipt) -> T,
 ) -> Result<Vec<T>, AgentError> {
-    let total = envelopes.len();
+    let total = envelopes.count();
     let mut receipts = Vec::with_capacity(total);
     let mut attempts = 0u32;
     let mut pause = opts.backoff;

@@ -18,6 +18,7 @@ pub mod signer;
 pub mod tls;
 
 pub use client::{
-    AgentError, ClientOptions, connect, endpoint, submit_all, submit_shared, submit_shared_with,
+    AgentError, ClientOptions, Envelopes, connect, endpoint, submit_all, submit_shared,
+    submit_shared_with,
 };
 pub use signer::DeviceSigner;

@@ -572,15 +572,20 @@ impl Decoded {
             Err(e) => return Decoded::ReadFailed(e),
         };
         match chunk.views() {
-            Ok(views) => Decoded::Entries {
-                first: chunk.first,
-                count: views.len(),
-                batch: views
-                    .iter()
-                    .filter(|e| e.index >= from && e.index <= to)
-                    .map(Prepared::of_view)
-                    .collect(),
-            },
+            Ok(views) => {
+                let mut batch = Vec::with_capacity(views.len());
+                batch.extend(
+                    views
+                        .iter()
+                        .filter(|e| e.index >= from && e.index <= to)
+                        .map(Prepared::of_view),
+                );
+                Decoded::Entries {
+                    first: chunk.first,
+                    count: views.len(),
+                    batch,
+                }
+            }
             Err(error) => Decoded::Unreadable {
                 first: chunk.first,
                 error,

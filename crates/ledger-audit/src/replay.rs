@@ -14,7 +14,7 @@ use rules::TableState;
 use rules_core::{Cents, Confidence, Severity};
 use serde::{Deserialize, Serialize};
 
-use ledger_convert::{ConvertError, Routed, route, route_parts};
+use ledger_convert::{ConvertError, Routed, route, route_parts_timed};
 
 /// Codes of the integration itself.
 pub mod codes {
@@ -90,11 +90,17 @@ impl Prepared {
 
     /// The same from the entry's fields as a chunk reader sees them.
     pub fn of_view(entry: &ledger_store::EntryView<'_>) -> Prepared {
+        // An event's body decoded once for both its routing and its time.
+        let (occurred_at_ms, routed) =
+            match route_parts_timed(entry.index, entry.received_at_ms, entry.kind, &entry.body) {
+                (Some(at), routed) => (Some(at), routed),
+                (None, routed) => (occurred_at(entry.kind, &entry.body), routed),
+            };
         Prepared {
             index: entry.index,
             received_at_ms: entry.received_at_ms,
-            occurred_at_ms: occurred_at(entry.kind, &entry.body),
-            routed: route_parts(entry.index, entry.received_at_ms, entry.kind, &entry.body),
+            occurred_at_ms,
+            routed,
             review: crate::review::Review::of_entry(
                 entry.index,
                 entry.received_at_ms,

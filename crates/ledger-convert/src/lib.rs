@@ -13,4 +13,4 @@
 pub mod from_proto;
 pub mod to_proto;
 
-pub use from_proto::{ConvertError, Routed, route, route_parts, table_config};
+pub use from_proto::{ConvertError, Routed, route, route_parts, route_parts_timed, table_config};

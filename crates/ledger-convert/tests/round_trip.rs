@@ -3,7 +3,7 @@
 
 use audit::AuditInput;
 use jackpot::sim::{Floor, FloorMachine, FloorPlan};
-use ledger_convert::{Routed, route, to_proto};
+use ledger_convert::{Routed, route, route_parts_timed, to_proto};
 use ledger_proto::v1::{self, event_body::Payload as P};
 use prost::Message;
 use rules_core::{GameId, Options, RoundEvent, SimRng, TableConfig};
@@ -26,7 +26,11 @@ fn entry(index: u64, at_ms: i64, payload: P) -> v1::ChainEntry {
 }
 
 fn back(index: u64, at_ms: i64, payload: P) -> Routed {
-    let (meta, routed) = route(&entry(index, at_ms, payload)).expect("routes");
+    let e = entry(index, at_ms, payload);
+    // The replay's reader: the same routing, and the event's own time from the same decoding.
+    let timed = route_parts_timed(e.index, e.received_at_ms, e.kind, &e.body);
+    assert_eq!(timed, (Some(at_ms), route(&e)));
+    let (meta, routed) = route(&e).expect("routes");
     assert_eq!(meta.index, index);
     assert_eq!(meta.signer, "dev-1");
     routed
@@ -305,4 +309,52 @@ fn every_significant_event_survives_the_trip() {
             other => panic!("{e:?}: {other:?}"),
         }
     }
+}
+
+/// Where an entry has no event time to read, or does not route, the timed reader says so as
+/// `route_parts` does.
+#[test]
+fn the_timed_reader_gives_no_time_where_there_is_none_and_the_same_errors() {
+    let kind = v1::RecordKind::Event as i32;
+    // Not an EventBody at all: no time, and the routing's own error.
+    let junk = [0xff_u8, 0xff, 0xff];
+    let (at, routed) = route_parts_timed(7, 1, kind, &junk);
+    assert_eq!(at, None);
+    let err = routed.unwrap_err();
+    assert_eq!(
+        err,
+        ledger_convert::route_parts(7, 1, kind, &junk).unwrap_err()
+    );
+    assert!(err.reason.contains("not an EventBody"), "{err}");
+    // An EventBody the ledger would refuse (sequence 0): its time, and the check's error.
+    let mut e = entry(
+        8,
+        1_767_225_600_123,
+        P::BetsClosed(v1::BetsClosed {
+            table_id: "T1".into(),
+            round_id: "R1".into(),
+        }),
+    );
+    let mut body = v1::EventBody::decode(e.body.as_slice()).unwrap();
+    body.sequence = 0;
+    e.body = body.encode_to_vec();
+    let (at, routed) = route_parts_timed(e.index, e.received_at_ms, e.kind, &e.body);
+    assert_eq!(at, Some(1_767_225_600_123));
+    assert_eq!(routed, route(&e));
+    assert!(routed.unwrap_err().reason.contains("sequence"));
+    // A ledger record has no signer's clock.
+    let genesis = v1::LedgerRecordBody {
+        record: Some(v1::ledger_record_body::Record::Genesis(Default::default())),
+        ..Default::default()
+    };
+    let lk = v1::RecordKind::Ledger as i32;
+    let b = genesis.encode_to_vec();
+    assert_eq!(
+        route_parts_timed(0, 5, lk, &b),
+        (None, ledger_convert::route_parts(0, 5, lk, &b))
+    );
+    assert_eq!(
+        route_parts_timed(0, 5, lk, &b).1.unwrap().0.signer,
+        "ledger"
+    );
 }

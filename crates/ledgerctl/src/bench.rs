@@ -115,6 +115,9 @@ pub struct Args {
     /// Also run N clients asking Audit.GetReport for all time in a loop (dashboards' cost).
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub report_load: u32,
+    /// Skip the signature ceiling measured after the runs (a --server on another machine).
+    #[arg(long)]
+    pub no_ceiling: bool,
 }
 
 /// The runtime the bench runs on: against --server, `--client-threads` workers for the load
@@ -625,6 +628,8 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
             halves.push(Outcome::of(&half));
         }
     }
+    // The first runs' median rate (the peak's, unless --rate limited them).
+    let peak = spread(firsts.iter().map(|o| o.per_second)).map_or(0.0, |(median, _, _)| median);
     if a.repeat > 1 {
         if a.rate == 0 {
             // A peak run's latency is its own queue's (it offers more than the ledger takes):
@@ -648,6 +653,17 @@ pub async fn run(a: Args, json: bool) -> anyhow::Result<i32> {
                 out.push(j);
             }
         }
+    }
+    // The machine's own limit, measured once the loads are over, and the peak against it.
+    if !a.no_ceiling && !a.audit_lag {
+        let c = tokio::task::spawn_blocking(|| {
+            crate::ceiling::Ceiling::measure(crate::ceiling::cores(), Duration::from_secs(2))
+        })
+        .await??;
+        if !json {
+            println!("{}", c.line(peak));
+        }
+        out.push(c.json(peak));
     }
     if json {
         println!("{}", serde_json::to_string_pretty(&out)?);
@@ -866,15 +882,15 @@ impl Clock {
     }
 }
 
-async fn stream(
+async fn stream<E: ledger_agent::Envelopes>(
     ch: tonic::transport::Channel,
-    envs: Arc<Vec<v1::Envelope>>,
+    envs: Arc<E>,
     rate: f64,
     clock: Clock,
     marks: Vec<usize>,
     compact_receipts: bool,
 ) -> anyhow::Result<(u64, u64, Vec<Sample>, Vec<Mark>)> {
-    let n = envs.len();
+    let n = envs.count();
     let sent: Arc<Mutex<VecDeque<Instant>>> = Arc::new(Mutex::new(VecDeque::with_capacity(n)));
     let (tx, rx) = tokio::sync::mpsc::channel::<v1::Envelope>(1024);
     let mut client = IngestClient::new(ch);
@@ -894,7 +910,7 @@ async fn stream(
     let mut receipts = opened?.into_inner();
     let sent2 = sent.clone();
     let sender = tokio::spawn(async move {
-        for (i, e) in envs.iter().enumerate() {
+        for i in 0..n {
             if rate > 0.0 {
                 let due = start + Duration::from_secs_f64(i as f64 / rate);
                 let now = Instant::now();
@@ -903,7 +919,7 @@ async fn stream(
                 }
             }
             sent2.lock().expect("lock").push_back(Instant::now());
-            if tx.send(e.clone()).await.is_err() {
+            if tx.send(envs.envelope(i)).await.is_err() {
                 return;
             }
         }
@@ -1134,14 +1150,13 @@ async fn lag_run(
         .await??
     };
     let opts = ledger_agent::ClientOptions::default();
-    for (what, envs) in [
-        ("registration", Arc::new(signed.registrations.clone())),
-        ("opening", signed.opening.envelopes.clone()),
-    ] {
-        let r = ledger_agent::submit_shared(url, envs, &opts).await?;
-        if let Some(bad) = session::first_refused(&r) {
-            bail!("{what} refused: {}", common::receipt_line(bad));
-        }
+    let r = ledger_agent::submit_all(url, &signed.registrations, &opts).await?;
+    if let Some(bad) = session::first_refused(&r) {
+        bail!("registration refused: {}", common::receipt_line(bad));
+    }
+    let r = ledger_agent::submit_shared(url, signed.opening.envelopes.clone(), &opts).await?;
+    if let Some(bad) = session::first_refused(&r) {
+        bail!("opening refused: {}", common::receipt_line(bad));
     }
     // Poll the live audit's committed position.
     let samples: Arc<Mutex<Vec<(Instant, i64)>>> = Arc::new(Mutex::new(Vec::new()));

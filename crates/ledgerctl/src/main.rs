@@ -8,6 +8,7 @@ mod out;
 mod adjudicate;
 mod audit_cmd;
 mod bench;
+mod ceiling;
 mod checkpoint;
 mod common;
 mod cpu;
