@@ -291,8 +291,10 @@ mod tests {
     #[test]
     fn steps_hold_each_value_until_the_next_time() {
         let pts = [(1_000, 100), (1_500, 300), (3_000, 0)];
-        let svg = steps("Captive", "#123456", &pts, &|v| format!("{v}c"), &|t| format!("t{t}"))
-            .into_string();
+        let svg = steps("Captive", "#123456", &pts, &|v| format!("{v}c"), &|t| {
+            format!("t{t}")
+        })
+        .into_string();
         // x: 90 + (t - 1000) * 540 / 2000; y: 180 - v * 170 / 300.
         assert!(
             svg.contains(r#"d="M90 124 H225 V10 H630 V180""#),
@@ -302,8 +304,10 @@ mod tests {
         assert!(svg.contains(">t1500: 300c<"), "{svg}");
         assert!(svg.contains(">t1000<") && svg.contains(">t3000<"), "{svg}");
         // No points: an empty plot, no path.
-        let svg = steps("Captive", "#123456", &[], &|v| v.to_string(), &|t| t.to_string())
-            .into_string();
+        let svg = steps("Captive", "#123456", &[], &|v| v.to_string(), &|t| {
+            t.to_string()
+        })
+        .into_string();
         assert!(!svg.contains("<path"), "{svg}");
     }
 }

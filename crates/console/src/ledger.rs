@@ -7,7 +7,8 @@ use std::time::Duration;
 use ledger_agent::tls::ClientTls;
 use ledger_core::proto::{
     self as v1, audit_client::AuditClient, checkpoints_client::CheckpointsClient,
-    jackpots_client::JackpotsClient, mirror_client::MirrorClient, proofs_client::ProofsClient, query_client::QueryClient,
+    jackpots_client::JackpotsClient, mirror_client::MirrorClient, proofs_client::ProofsClient,
+    query_client::QueryClient,
 };
 use tonic::transport::{Channel, Endpoint};
 

@@ -739,12 +739,7 @@ async fn overview(
                 .await
         },
     );
-    let mirror_rows = mirrors::rows(
-        loc,
-        l,
-        head.as_ref().ok().map(|h| h.get_ref().length),
-    )
-    .await;
+    let mirror_rows = mirrors::rows(loc, l, head.as_ref().ok().map(|h| h.get_ref().length)).await;
     // Findings of the last 7 days (today included) in the console's time zone.
     let today = chrono::Utc::now().with_timezone(&app.tz).date_naive();
     let days: Vec<NaiveDate> = (0..7)

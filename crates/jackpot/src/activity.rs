@@ -268,10 +268,9 @@ impl ActivityBuilder {
                 amount_e4,
             } => {
                 // The verdict is on the source's line; the book's record of the transfer has it.
-                let rec = self
-                    .records
-                    .iter()
-                    .find(|r| r.booked && r.index == index && r.transfer.transfer_id == *transfer_id);
+                let rec = self.records.iter().find(|r| {
+                    r.booked && r.index == index && r.transfer.transfer_id == *transfer_id
+                });
                 self.act.transfers.push(TransferLine {
                     index,
                     at_ms,
@@ -384,17 +383,17 @@ fn reason(code: &str) -> TransferReason {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::arithmetic_side_effects)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects
+)]
 mod tests {
     use super::*;
     use crate::event::JackpotTransfer;
 
     fn line(index: u64, at_ms: i64, kind: EntryKind) -> PoolEntry {
-        PoolEntry {
-            index,
-            at_ms,
-            kind,
-        }
+        PoolEntry { index, at_ms, kind }
     }
 
     fn contribution(index: u64, at_ms: i64, e4: E4) -> PoolEntry {
@@ -517,7 +516,10 @@ mod tests {
             award(4, "M3"),
         ];
         let a = build(&lines, 10, &[]);
-        assert_eq!(a.awards_total, 3, "the hidden machine's award is not counted");
+        assert_eq!(
+            a.awards_total, 3,
+            "the hidden machine's award is not counted"
+        );
         let members: Vec<&str> = a.awards.iter().map(|a| &*a.member).collect();
         assert_eq!(members, vec!["M2", "M3"], "the newest two, oldest first");
     }
@@ -574,14 +576,22 @@ mod tests {
                 },
             ),
         ];
-        let a = build(&lines, 10, &[rec("T1", vec!["SLOT_TRANSFER_TARGET_INVALID"])]);
+        let a = build(
+            &lines,
+            10,
+            &[rec("T1", vec!["SLOT_TRANSFER_TARGET_INVALID"])],
+        );
         assert_eq!(a.transfers.len(), 3);
         let t_in = &a.transfers[0];
         assert_eq!(t_in.direction, Direction::In);
         assert!(!t_in.valid);
         assert_eq!(t_in.declared_cents, Some(12));
         assert_eq!(t_in.reasons[0].code, "SLOT_TRANSFER_TARGET_INVALID");
-        assert!(t_in.reasons[0].citation.contains("r.6"), "{:?}", t_in.reasons);
+        assert!(
+            t_in.reasons[0].citation.contains("r.6"),
+            "{:?}",
+            t_in.reasons
+        );
         let t_out = &a.transfers[1];
         assert!(t_out.valid && t_out.booked && t_out.reasons.is_empty());
         assert_eq!(t_out.route, Some(Route::SameModelAndBets));
@@ -589,7 +599,11 @@ mod tests {
         assert!(!repeat.booked && !repeat.valid);
         assert_eq!(repeat.moved_e4, 0);
         let pts: Vec<E4> = a.series.iter().map(|p| p.captive_e4).collect();
-        assert_eq!(pts, vec![0, 120_000, 0, 0], "in adds, out empties, a repeat moves nothing");
+        assert_eq!(
+            pts,
+            vec![0, 120_000, 0, 0],
+            "in adds, out empties, a repeat moves nothing"
+        );
         // Without the book's record the incoming transfer is not called valid.
         let a = build(&lines, 10, &[]);
         assert!(!a.transfers[0].valid);

@@ -2059,6 +2059,17 @@ mod tests {
     }
 
     #[test]
+    fn a_pools_activity_has_default_and_maximum_buckets_and_items() {
+        let b = |n| bounded("buckets", n, ACTIVITY_BUCKETS, ACTIVITY_BUCKETS_MAX);
+        assert_eq!(b(0).unwrap(), 200);
+        assert_eq!(b(1_000).unwrap(), 1_000);
+        invalid(b(1_001), "buckets");
+        let i = |n| bounded("max_items", n, ACTIVITY_ITEMS, ACTIVITY_ITEMS_MAX);
+        assert_eq!(i(0).unwrap(), 50);
+        invalid(i(1_001), "max_items");
+    }
+
+    #[test]
     fn a_report_period_needs_both_ends_in_order() {
         assert_eq!(report_period(None, None).unwrap(), None);
         assert_eq!(

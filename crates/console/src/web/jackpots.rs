@@ -228,7 +228,11 @@ pub(super) async fn pool_page(
             &app,
             loc,
             StatusCode::BAD_REQUEST,
-            tr(loc, "pool: name a pool (/jackpot?pool=ID)", "pool: indique um jackpot (/jackpot?pool=ID)"),
+            tr(
+                loc,
+                "pool: name a pool (/jackpot?pool=ID)",
+                "pool: indique um jackpot (/jackpot?pool=ID)",
+            ),
         );
     }
     let title = format!("{} {}", tr(loc, "Jackpot", "Jackpot"), q.pool);
@@ -359,17 +363,34 @@ mod tests {
         let tz = ledger_fmt::DEFAULT_TZ;
         let html = pool_body(Locale::En, tz, &status(), &activity()).into_string();
         // The chart: one step from 0 to the value, and its figures.
-        assert!(html.contains("<svg") && html.contains("<path d=\"M90 "), "{html}");
+        assert!(
+            html.contains("<svg") && html.contains("<path d=\"M90 "),
+            "{html}"
+        );
         assert!(html.contains("€1,234.56"), "the value held now: {html}");
         // The award: when, machine, amount.
         assert!(html.contains("<td>M-LX-07</td>"), "{html}");
         assert!(html.contains("<td class=\"num\">€5.00</td>"), "{html}");
         // The invalid transfer with its reason and citation; the valid one with its route.
-        assert!(html.contains("<strong class=\"differs invalid\">invalid</strong>"), "{html}");
-        assert!(html.contains("<code>SLOT_TRANSFER_TARGET_INVALID</code>"), "{html}");
+        assert!(
+            html.contains("<strong class=\"differs invalid\">invalid</strong>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<code>SLOT_TRANSFER_TARGET_INVALID</code>"),
+            "{html}"
+        );
         assert!(html.contains("<cite>P217/2007 T.III r.6</cite>"), "{html}");
-        assert!(html.contains("<strong class=\"valid\">valid</strong> — to a machine of the same model and bets"), "{html}");
-        assert!(html.contains("out to SJP") && html.contains("in from JP-9"), "{html}");
+        assert!(
+            html.contains(
+                "<strong class=\"valid\">valid</strong> — to a machine of the same model and bets"
+            ),
+            "{html}"
+        );
+        assert!(
+            html.contains("out to SJP") && html.contains("in from JP-9"),
+            "{html}"
+        );
         // The reconciliation compares the declaration with what was held then (1,215.00), not
         // with what is held now (1,234.5650).
         assert!(
@@ -377,10 +398,16 @@ mod tests {
             "{html}"
         );
         assert!(html.contains("-€15.00"), "{html}");
-        assert!(!html.contains("-€34.56"), "not compared with the value held now: {html}");
+        assert!(
+            !html.contains("-€34.56"),
+            "not compared with the value held now: {html}"
+        );
         assert!(html.contains("NOT reconciled"), "{html}");
         let pt = pool_body(Locale::PtPt, tz, &status(), &activity()).into_string();
-        assert!(pt.contains("inválida") && pt.contains("Prémios atribuídos"), "{pt}");
+        assert!(
+            pt.contains("inválida") && pt.contains("Prémios atribuídos"),
+            "{pt}"
+        );
         assert!(pt.contains("234,56"), "{pt}");
     }
 
@@ -399,7 +426,13 @@ mod tests {
         };
         let html = pool_body(Locale::En, ledger_fmt::DEFAULT_TZ, &s, &a).into_string();
         assert!(html.contains("Never declared"), "{html}");
-        assert!(html.contains("No history yet.") && !html.contains("<svg"), "{html}");
-        assert!(html.contains("id=\"no-awards\"") && html.contains("id=\"no-transfers\""), "{html}");
+        assert!(
+            html.contains("No history yet.") && !html.contains("<svg"),
+            "{html}"
+        );
+        assert!(
+            html.contains("id=\"no-awards\"") && html.contains("id=\"no-transfers\""),
+            "{html}"
+        );
     }
 }

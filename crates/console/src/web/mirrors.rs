@@ -30,8 +30,12 @@ pub(super) struct Row {
     pub figures: Result<Figures, tonic::Status>,
 }
 
-fn entry_age(now_ms: i64, e: Result<tonic::Response<v1::ChainEntry>, tonic::Status>) -> Option<i64> {
-    e.ok().map(|e| now_ms.saturating_sub(e.get_ref().received_at_ms).max(0))
+fn entry_age(
+    now_ms: i64,
+    e: Result<tonic::Response<v1::ChainEntry>, tonic::Status>,
+) -> Option<i64> {
+    e.ok()
+        .map(|e| now_ms.saturating_sub(e.get_ref().received_at_ms).max(0))
 }
 
 /// The mirrors the account can see (none: no row at all). `source_length`: the console's own
@@ -41,11 +45,7 @@ pub(super) async fn rows(loc: Locale, l: &Ledger, source_length: Option<u64>) ->
     let mut out = Vec::new();
     // The ledgerd itself, when it is a mirror. Not one (UNIMPLEMENTED) or not for this account:
     // no row.
-    match l
-        .mirror()
-        .get_status(v1::GetMirrorStatusRequest {})
-        .await
-    {
+    match l.mirror().get_status(v1::GetMirrorStatusRequest {}).await {
         Ok(s) => {
             let s = s.into_inner();
             let lag = s.source_entries.saturating_sub(s.mirrored_entries);
@@ -229,11 +229,17 @@ mod tests {
             row("reg", Ok(behind)),
             row("own", Ok(own)),
             row("far", Ok(bound)),
-            row("gone", Err(tonic::Status::unavailable("connection refused"))),
+            row(
+                "gone",
+                Err(tonic::Status::unavailable("connection refused")),
+            ),
         ];
         let en = section(Locale::En, &rows).into_string();
         assert!(en.contains(r#"<table id="mirrors""#), "{en}");
-        assert!(en.contains(r#"<td class="num position">1,234,567</td>"#), "{en}");
+        assert!(
+            en.contains(r#"<td class="num position">1,234,567</td>"#),
+            "{en}"
+        );
         assert!(
             en.contains(r#"<td class="num lag-entries differs">12</td>"#),
             "{en}"
@@ -242,7 +248,10 @@ mod tests {
             en.contains("<td class=\"num lag-time\">3.4\u{a0}s</td>"),
             "{en}"
         );
-        assert!(en.contains(r#"<td class="num alarms differs">2</td>"#), "{en}");
+        assert!(
+            en.contains(r#"<td class="num alarms differs">2</td>"#),
+            "{en}"
+        );
         assert!(en.contains(r#"<td class="num lag-entries">0</td>"#), "{en}");
         assert!(
             en.contains("<td class=\"num lag-time\">≤ 61.0\u{a0}s</td>"),
