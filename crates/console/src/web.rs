@@ -1658,7 +1658,7 @@ async fn jackpots_page(
                             }
                         }
                     }
-                    p { (tr(loc, "A declaration is compared with what the book held at that moment (within a cent, exact to 1/10,000 cent); the value held now has grown or been paid out since. Money held is floored to the cent. A pool's page has its history, awards, transfers and every declaration.", "Uma declaração é comparada com o valor em custódia segundo o registo nesse momento (dentro de um cêntimo, exato a 1/10 000 de cêntimo); o valor em custódia agora cresceu ou foi pago desde então. O valor é arredondado ao cêntimo por defeito. A página de cada jackpot tem o histórico, os prémios, as transferências e todas as declarações.")) }
+                    p { (tr(loc, "A declaration is compared with what the book held at that moment (within a cent, exact to 1/10,000 cent); the value held now has grown or been paid out since. Money held is floored to the cent. A pool's page has its history, awards, transfers and declarations.", "Uma declaração é comparada com o valor em custódia segundo o registo nesse momento (dentro de um cêntimo, exato a 1/10 000 de cêntimo); o valor em custódia agora cresceu ou foi pago desde então. O valor é arredondado ao cêntimo por defeito. A página de cada jackpot tem o histórico, os prémios, as transferências e as declarações.")) }
                 },
             )
         }
