@@ -1815,7 +1815,7 @@ async fn jackpot_activity_and_mirrors_lag_in_a_browser() {
             assert_eq!(row[7].ends_with("NOT reconciled"), !p.reconciled, "{row:?}");
         }
     }
-    screenshot(&c, "jackpots").await;
+    screenshot(&c, "jackpots-reconciliation").await;
 
     // The transfer of the failed machine's pool (the session's force-majeure story): out of
     // JP-LX-02 into SJP-TEJO, booked, invalid under r.6 with its citation.
