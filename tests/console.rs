@@ -1608,12 +1608,24 @@ async fn pool_activity(
     client: &str,
     pool: &str,
 ) -> Result<jackpot::PoolActivity, tonic::Status> {
+    pool_activity_from(url, client, pool, None).await
+}
+
+/// [`pool_activity`] of the lines received from `from_ms` on.
+async fn pool_activity_from(
+    url: &str,
+    client: &str,
+    pool: &str,
+    from_ms: Option<i64>,
+) -> Result<jackpot::PoolActivity, tonic::Status> {
     let doc =
         ledger_core::proto::jackpots_client::JackpotsClient::new(channel_as(url, client).await)
             .get_pool_activity(v1::PoolActivityRequest {
                 pool_id: pool.into(),
                 buckets: 0,
                 max_items: 1_000,
+                from_ms,
+                to_ms: None,
             })
             .await?
             .into_inner();
@@ -1844,12 +1856,40 @@ async fn jackpot_activity_and_mirrors_lag_in_a_browser() {
             .len(),
         lx.series.len()
     );
+    // A period: from the time of the transfer on, the transfer and no line before it; from
+    // later than the last line, nothing.
+    let t = lx.transfers[0].at_ms;
+    let since = pool_activity_from(&url, "e2e-regulator", "JP-LX-02", Some(t))
+        .await
+        .unwrap();
+    assert_eq!(since.transfers, lx.transfers);
+    assert!(since.from > lx.from && since.to == lx.to, "{since:?}");
+    assert!(
+        since.series.iter().all(|p| p.at_ms >= t),
+        "{:?}",
+        since.series
+    );
+    let later = pool_activity_from(
+        &url,
+        "e2e-regulator",
+        "JP-LX-02",
+        Some(now_ms() + 3_600_000),
+    )
+    .await
+    .unwrap();
+    assert!(later.series.is_empty() && later.transfers.is_empty() && later.from == later.to);
     let last = lx.series.last().unwrap();
     assert_eq!(
         last.captive_e4, 0,
         "the source restarts at 0 after the transfer (r.5)"
     );
     screenshot(&c, "jackpot-pool").await;
+    click_and_load(&c, "a[href='/jackpot?pool=JP-LX-02&days=all']").await;
+    assert_eq!(
+        text(&c, "main nav strong[aria-current]").await,
+        "the whole history"
+    );
+    assert_eq!(table_rows(&c, "#transfers").await.len(), 1);
     // The same transfer at its target, judged the same.
     c.goto(&format!("{base}/jackpot?pool=SJP-TEJO"))
         .await

@@ -1360,6 +1360,14 @@ impl Jackpots for JackpotService {
         let scope = JackpotScope::of(&crate::access::Caller::of(&req));
         let q = req.into_inner();
         id_arg("pool_id", &q.pool_id)?;
+        if let (Some(f), Some(t)) = (q.from_ms, q.to_ms)
+            && f >= t
+        {
+            return Err(Status::invalid_argument(format!(
+                "to_ms: {t} is not after from_ms {f} (the period is [from_ms, to_ms))"
+            )));
+        }
+        let (from_ms, to_ms) = (q.from_ms, q.to_ms);
         let buckets = bounded("buckets", q.buckets, ACTIVITY_BUCKETS, ACTIVITY_BUCKETS_MAX)?;
         let items = bounded("max_items", q.max_items, ACTIVITY_ITEMS, ACTIVITY_ITEMS_MAX)?;
         let id = q.pool_id;
@@ -1408,6 +1416,23 @@ impl Jackpots for JackpotService {
                         .first()
                         .map(|l| l.at_ms))
                 };
+                // The period's lines: the first at or after each end, by bisection (a line's
+                // time decreases only at a declared clock step).
+                let first_at = |t: Option<i64>, dflt: u64| -> Result<u64, Status> {
+                    let Some(t) = t else { return Ok(dflt) };
+                    let (mut lo, mut hi) = (from, to);
+                    while lo < hi {
+                        let mid = lo + (hi - lo) / 2;
+                        if at(mid)?.is_some_and(|m| m < t) {
+                            lo = mid + 1;
+                        } else {
+                            hi = mid;
+                        }
+                    }
+                    Ok(lo)
+                };
+                let (from, to) = (first_at(from_ms, from)?, first_at(to_ms, to)?);
+                let to = to.max(from);
                 let (first_ms, last_ms) = if from < to {
                     (at(from)?.unwrap_or(0), at(to - 1)?.unwrap_or(0))
                 } else {

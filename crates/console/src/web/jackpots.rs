@@ -1,9 +1,10 @@
 //! A pool's page (`/jackpot?pool=ID`, linked from Jackpots): what it holds now and how that
 //! reconciles, its captive value over time (an SVG chart), its awards, its transfers with their
 //! validity as the jackpot book judged them (P217/2007 T.III r.5-6), and its declarations each
-//! against what the book held at that moment. Jackpots.GetPool (the pool's state, no history
-//! lines) and Jackpots.GetPoolActivity (one pass over its history in ledgerd); both casino-scoped
-//! by ledgerd.
+//! against what the book held at that moment, over the last 30, 90 (default) or 365 days or the
+//! whole history. Jackpots.GetPool (the pool's state, no history lines) and
+//! Jackpots.GetPoolActivity (one pass over the period's history lines in ledgerd); both
+//! casino-scoped by ledgerd.
 
 use jackpot::activity::{Direction, TransferLine};
 use jackpot::{PoolActivity, PoolHistoryPage, PoolStatus, Route};
@@ -19,6 +20,51 @@ const ITEMS: u32 = 50;
 pub struct PoolQuery {
     #[serde(default)]
     pool: String,
+    /// The period: the last 30, 90 (default) or 365 days, or `all` (the whole history, a pass
+    /// over every line the pool ever had).
+    #[serde(default)]
+    days: String,
+}
+
+/// The periods offered, in days (None: the whole history).
+const PERIODS: [(&str, Option<i64>); 4] = [
+    ("30", Some(30)),
+    ("90", Some(90)),
+    ("365", Some(365)),
+    ("all", None),
+];
+
+/// `days` as a number of days (None: all), or the error naming it.
+fn period_days(days: &str) -> Result<Option<i64>, String> {
+    let d = if days.is_empty() { "90" } else { days };
+    PERIODS
+        .iter()
+        .find(|(k, _)| *k == d)
+        .map(|(_, n)| *n)
+        .ok_or_else(|| format!("days: `{days}` is not one of 30, 90, 365, all"))
+}
+
+fn period_links(loc: Locale, pool: &str, days: Option<i64>) -> Markup {
+    html! {
+        nav aria-label=(tr(loc, "Period", "Período")) {
+            ul.legend {
+                li { (tr(loc, "Period:", "Período:")) }
+                @for (k, n) in PERIODS {
+                    @let label = match n {
+                        Some(n) => format!("{} {n} {}", tr(loc, "last", "últimos"), tr(loc, "days", "dias")),
+                        None => tr(loc, "the whole history", "todo o histórico").to_string(),
+                    };
+                    li {
+                        @if n == days {
+                            strong aria-current="true" { (label) }
+                        } @else {
+                            a href={"/jackpot?pool=" (url_encode(pool)) "&days=" (k)} { (label) }
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
 
 fn cents(e4: i128) -> i64 {
@@ -235,6 +281,15 @@ pub(super) async fn pool_page(
             ),
         );
     }
+    let days = match period_days(&q.days) {
+        Ok(d) => d,
+        Err(e) => return error_page(&app, loc, StatusCode::BAD_REQUEST, &e),
+    };
+    let from_ms = days.map(|d| {
+        chrono::Utc::now()
+            .timestamp_millis()
+            .saturating_sub(d.saturating_mul(86_400_000))
+    });
     let title = format!("{} {}", tr(loc, "Jackpot", "Jackpot"), q.pool);
     let mut j = ctx.ledger(&app).jackpots();
     let mut j2 = j.clone();
@@ -248,6 +303,8 @@ pub(super) async fn pool_page(
             pool_id: q.pool.clone(),
             buckets: BUCKETS,
             max_items: ITEMS,
+            from_ms,
+            to_ms: None,
         }),
     );
     let parsed = pool.and_then(|p| {
@@ -264,6 +321,7 @@ pub(super) async fn pool_page(
     };
     let body = html! {
         p { a href="/jackpots" { (tr(loc, "All jackpots", "Todos os jackpots")) } }
+        (period_links(loc, &q.pool, days))
         (body)
     };
     respond(&ctx, status, page(&app, &ctx, &title, body))
@@ -409,6 +467,24 @@ mod tests {
             "{pt}"
         );
         assert!(pt.contains("234,56"), "{pt}");
+    }
+
+    #[test]
+    fn the_period_is_30_90_365_days_or_all() {
+        assert_eq!(period_days("").unwrap(), Some(90));
+        assert_eq!(period_days("365").unwrap(), Some(365));
+        assert_eq!(period_days("all").unwrap(), None);
+        let e = period_days("7").unwrap_err();
+        assert!(e.starts_with("days: `7`"), "{e}");
+        let links = period_links(Locale::En, "JP 1", Some(90)).into_string();
+        assert!(
+            links.contains(r#"<strong aria-current="true">last 90 days</strong>"#),
+            "{links}"
+        );
+        assert!(
+            links.contains(r#"href="/jackpot?pool=JP%201&amp;days=all""#),
+            "{links}"
+        );
     }
 
     #[test]
