@@ -1218,6 +1218,19 @@ const ACTIVITY_ITEMS_MAX: u32 = 1_000;
 /// History lines read from the store at a time while a pool's activity is built.
 const ACTIVITY_CHUNK: u64 = 10_000;
 
+/// `PoolActivityRequest`'s period: either end may be absent; both, the start before the end.
+fn activity_period(
+    from_ms: Option<i64>,
+    to_ms: Option<i64>,
+) -> Result<(Option<i64>, Option<i64>), Status> {
+    match (from_ms, to_ms) {
+        (Some(f), Some(t)) if f >= t => Err(Status::invalid_argument(format!(
+            "to_ms: {t} is not after from_ms {f} (the period is [from_ms, to_ms))"
+        ))),
+        p => Ok(p),
+    }
+}
+
 fn bounded(field: &str, n: u32, default: u32, max: u32) -> Result<usize, Status> {
     match n {
         0 => Ok(default as usize),
@@ -1360,14 +1373,7 @@ impl Jackpots for JackpotService {
         let scope = JackpotScope::of(&crate::access::Caller::of(&req));
         let q = req.into_inner();
         id_arg("pool_id", &q.pool_id)?;
-        if let (Some(f), Some(t)) = (q.from_ms, q.to_ms)
-            && f >= t
-        {
-            return Err(Status::invalid_argument(format!(
-                "to_ms: {t} is not after from_ms {f} (the period is [from_ms, to_ms))"
-            )));
-        }
-        let (from_ms, to_ms) = (q.from_ms, q.to_ms);
+        let (from_ms, to_ms) = activity_period(q.from_ms, q.to_ms)?;
         let buckets = bounded("buckets", q.buckets, ACTIVITY_BUCKETS, ACTIVITY_BUCKETS_MAX)?;
         let items = bounded("max_items", q.max_items, ACTIVITY_ITEMS, ACTIVITY_ITEMS_MAX)?;
         let id = q.pool_id;
@@ -2092,6 +2098,12 @@ mod tests {
         let i = |n| bounded("max_items", n, ACTIVITY_ITEMS, ACTIVITY_ITEMS_MAX);
         assert_eq!(i(0).unwrap(), 50);
         invalid(i(1_001), "max_items");
+        assert_eq!(activity_period(None, Some(5)).unwrap(), (None, Some(5)));
+        assert_eq!(
+            activity_period(Some(4), Some(5)).unwrap(),
+            (Some(4), Some(5))
+        );
+        invalid(activity_period(Some(5), Some(5)), "to_ms");
     }
 
     #[test]
