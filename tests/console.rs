@@ -1884,9 +1884,12 @@ async fn jackpot_activity_and_mirrors_lag_in_a_browser() {
         "the source restarts at 0 after the transfer (r.5)"
     );
     screenshot(&c, "jackpot-pool").await;
-    c.execute("document.getElementById('transfers').scrollIntoView();", vec![])
-        .await
-        .unwrap();
+    c.execute(
+        "document.getElementById('transfers').scrollIntoView();",
+        vec![],
+    )
+    .await
+    .unwrap();
     screenshot(&c, "jackpot-transfers").await;
     click_and_load(&c, "a[href='/jackpot?pool=JP-LX-02&days=all']").await;
     assert_eq!(
