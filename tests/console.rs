@@ -31,10 +31,19 @@ fn rename(c: &str) -> &'static str {
 /// The standard session with its mistakes, its casinos renamed lisboa and porto, streamed and
 /// audited.
 async fn two_casinos(dir: &Path) -> (Ledgerd, casino_sim::Session) {
+    two_casinos_with(dir, |_| {}).await
+}
+
+/// [`two_casinos`] with the plan changed by `tweak` first.
+async fn two_casinos_with(
+    dir: &Path,
+    tweak: impl FnOnce(&mut casino_sim::SessionPlan),
+) -> (Ledgerd, casino_sim::Session) {
     let cfg = write_config_with_regulator(dir);
     let l = Ledgerd::start(&dir.join("data"), &cfg, "127.0.0.1:0");
     let url = l.url();
     let mut plan = casino_sim::standard_plan(3, 0, 11, true, "operator-1", REGULATOR_ID);
+    tweak(&mut plan);
     for t in &mut plan.tables {
         t.casino_id = rename(&t.casino_id).to_string();
         t.config.casino_id = Some(t.casino_id.clone());
@@ -149,6 +158,18 @@ const LIA_PW: &str = "lia: staple";
 /// (compliance of lisboa only), each with its own ledgerd client certificate. Returns the
 /// process and its https:// address.
 fn start_console(dir: &Path, ledgerd_url: &str, ledger_key: &str) -> (Proc, String) {
+    start_console_with(dir, "console.toml", ledgerd_url, ledger_key, "")
+}
+
+/// [`start_console`] with `extra` TOML at the end (more accounts, `[[mirrors]]`), its
+/// configuration written to `dir/file`.
+fn start_console_with(
+    dir: &Path,
+    file: &str,
+    ledgerd_url: &str,
+    ledger_key: &str,
+    extra: &str,
+) -> (Proc, String) {
     let p = pki();
     let cfg = format!(
         r#"listen = "127.0.0.1:0"
@@ -175,6 +196,7 @@ password_hash = "{lia}"
 client_cert = {lia_cert:?}
 client_key = {lia_key:?}
 casinos = ["lisboa"]
+{extra}
 "#,
         ca = p.ca(),
         cert = p.dir.join("ledgerd.pem"),
@@ -186,7 +208,7 @@ casinos = ["lisboa"]
         lia_cert = p.cert("lisboa-compliance"),
         lia_key = p.key("lisboa-compliance"),
     );
-    let path = dir.join("console.toml");
+    let path = dir.join(file);
     std::fs::write(&path, cfg).unwrap();
     let mut child = Command::new(bin("ledger-console"))
         .args(["serve", "--config"])
@@ -1557,4 +1579,403 @@ async fn the_console_in_a_browser() {
     let (code, out, err) = ledgerctl(&["verify", "--data-dir", data.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("1 finding review(s)"), "{out}");
+}
+
+const RUI_PW: &str = "rui: inspector's own";
+
+/// A channel to `url` as test client `client`.
+async fn channel_as(url: &str, client: &str) -> tonic::transport::Channel {
+    let p = pki();
+    let tls = tonic::transport::ClientTlsConfig::new()
+        .ca_certificate(tonic::transport::Certificate::from_pem(
+            std::fs::read(p.ca()).unwrap(),
+        ))
+        .identity(tonic::transport::Identity::from_pem(
+            std::fs::read(p.cert(client)).unwrap(),
+            std::fs::read(p.key(client)).unwrap(),
+        ));
+    tonic::transport::Endpoint::from_shared(url.to_string())
+        .unwrap()
+        .tls_config(tls)
+        .unwrap()
+        .connect()
+        .await
+        .unwrap()
+}
+
+async fn pool_activity(
+    url: &str,
+    client: &str,
+    pool: &str,
+) -> Result<jackpot::PoolActivity, tonic::Status> {
+    pool_activity_from(url, client, pool, None).await
+}
+
+/// [`pool_activity`] of the lines received from `from_ms` on.
+async fn pool_activity_from(
+    url: &str,
+    client: &str,
+    pool: &str,
+    from_ms: Option<i64>,
+) -> Result<jackpot::PoolActivity, tonic::Status> {
+    let doc =
+        ledger_core::proto::jackpots_client::JackpotsClient::new(channel_as(url, client).await)
+            .get_pool_activity(v1::PoolActivityRequest {
+                pool_id: pool.into(),
+                buckets: 0,
+                max_items: 1_000,
+                from_ms,
+                to_ms: None,
+            })
+            .await?
+            .into_inner();
+    Ok(serde_json::from_str(&doc.json).unwrap())
+}
+
+async fn head_length(url: &str) -> u64 {
+    ledger_core::proto::query_client::QueryClient::new(channel_as(url, "e2e-regulator").await)
+        .get_head(v1::GetHeadRequest {})
+        .await
+        .unwrap()
+        .into_inner()
+        .length
+}
+
+/// The cells of each row of table `css` (its `th` and `td`, in order).
+async fn table_rows(c: &Client, css: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    for tr in c
+        .find_all(Locator::Css(&format!("{css} tbody tr")))
+        .await
+        .unwrap()
+    {
+        let mut cells = Vec::new();
+        for td in tr.find_all(Locator::Css("th, td")).await.unwrap() {
+            cells.push(td.text().await.unwrap());
+        }
+        out.push(cells);
+    }
+    out
+}
+
+/// The Jackpots pages (a pool's history chart, its awards, its transfers with their validity,
+/// the reconciliation) and the Overview's mirrors, on the standard session with a running mirror:
+/// the console over the source naming the mirror (a casino's deployment) and a console over the
+/// mirror itself (the regulator's).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn jackpot_activity_and_mirrors_lag_in_a_browser() {
+    let dir = tempdir();
+    // Jackpots won more often than in the standard plan, so that the session awards some.
+    let (ledgerd, session) = two_casinos_with(dir.path(), |plan| {
+        for (pool, odds) in &mut plan.hit_odds {
+            if pool.as_str() != "JP-LX-02" {
+                *odds = 300;
+            }
+        }
+    })
+    .await;
+    let url = ledgerd.url();
+    // A mirror of the ledger, caught up.
+    let mdir = dir.path().join("mirror");
+    std::fs::create_dir_all(&mdir).unwrap();
+    let p = pki();
+    let mcfg = e2e::slots::write_config_with_regulator_and(
+        &mdir,
+        &format!(
+            "[mirror]\nsource = \"{url}\"\nsource_ledger_id = \"e2e\"\nsource_ledger_key = \"{}\"\ntls_ca = {:?}\ntls_cert = {:?}\ntls_key = {:?}\npoll_ms = 100\n",
+            ledgerd.ledger_key,
+            p.ca(),
+            p.cert("e2e-regulator"),
+            p.key("e2e-regulator"),
+        ),
+    );
+    let mirror = Ledgerd::start(&mdir.join("data"), &mcfg, "127.0.0.1:0");
+    let head =
+        ledger_core::proto::query_client::QueryClient::new(channel_as(&url, "e2e-regulator").await)
+            .get_head(v1::GetHeadRequest {})
+            .await
+            .unwrap()
+            .into_inner();
+    let mut mc = ledger_core::proto::mirror_client::MirrorClient::new(
+        channel_as(&mirror.url(), "e2e-regulator").await,
+    );
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let status = loop {
+        let s = mc
+            .get_status(v1::GetMirrorStatusRequest {})
+            .await
+            .unwrap()
+            .into_inner();
+        if s.mirrored_entries >= head.length && s.connected {
+            break s;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the mirror did not catch up: {s:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(status.alarms, 0);
+
+    // rui: the regulator's account (may read mirrors' status); both consoles know it.
+    let rui = format!(
+        "[[accounts]]\nname = \"rui\"\ndisplay_name = \"Rui Inspetor\"\npassword_hash = \"{}\"\nclient_cert = {:?}\nclient_key = {:?}\n",
+        hash_password(RUI_PW),
+        p.cert("e2e-regulator"),
+        p.key("e2e-regulator"),
+    );
+    let (_console, base) = start_console_with(
+        dir.path(),
+        "console.toml",
+        &url,
+        &ledgerd.ledger_key,
+        &format!(
+            "{rui}[[mirrors]]\nname = \"regulator-mirror\"\naddress = \"{}\"\n",
+            mirror.url()
+        ),
+    );
+    let (_mconsole, mbase) = start_console_with(
+        dir.path(),
+        "console-mirror.toml",
+        &mirror.url(),
+        &ledgerd.ledger_key,
+        &rui,
+    );
+    let (_driver, c) = browser().await;
+
+    // --- Overview over the source: the configured mirror, caught up, no alarm.
+    sign_in(&c, &base, "rui", RUI_PW).await;
+    assert_eq!(c.current_url().await.unwrap().path(), "/");
+    let rows = table_rows(&c, "#mirrors").await;
+    let after = head_length(&url).await;
+    assert_eq!(
+        rows.len(),
+        1,
+        "the configured mirror only (the source is no mirror): {rows:?}"
+    );
+    let fmt = |n: u64| ledger_fmt::integer(n as i64, ledger_fmt::Locale::En);
+    assert_eq!(rows[0][0], "regulator-mirror");
+    assert_eq!(rows[0][1], mirror.url());
+    assert_eq!(rows[0][5], "0", "no alarm");
+    assert_eq!(rows[0][6], "following");
+    assert_eq!(
+        after, head.length,
+        "nothing was added to the source meanwhile"
+    );
+    assert_eq!(
+        rows[0][2],
+        fmt(head.length),
+        "its position: every entry of the source"
+    );
+    assert_eq!(rows[0][3], "0", "no entry behind");
+    assert_eq!(rows[0][4], "0.0 s");
+    screenshot(&c, "overview-mirrors").await;
+    sign_out(&c).await;
+
+    // --- Overview over the mirror (the regulator's console): this ledger is the mirror.
+    sign_in(&c, &mbase, "rui", RUI_PW).await;
+    let rows = table_rows(&c, "#mirrors").await;
+    let after = head_length(&url).await;
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0][0], "This ledger (a mirror)");
+    assert_eq!(rows[0][1], url, "its source");
+    assert_eq!(rows[0][5], "0");
+    assert_eq!(after, head.length);
+    assert_eq!(rows[0][2], fmt(head.length));
+    assert_eq!(rows[0][3], "0");
+    assert_eq!(rows[0][4], "0.0 s");
+    sign_out(&c).await;
+
+    // --- ana (compliance, every casino): the mirror's status is the regulator's and admin's to
+    // read: the row says so; Overview of a console without mirrors has no Mirrors section.
+    sign_in(&c, &base, "ana", ANA_PW).await;
+    let rows = table_rows(&c, "#mirrors").await;
+    assert_eq!(rows.len(), 1);
+    assert!(rows[0][2].contains("PermissionDenied"), "{rows:?}");
+    sign_out(&c).await;
+    sign_in(&c, &mbase, "ana", ANA_PW).await;
+    assert!(
+        c.find(Locator::Id("mirrors")).await.is_err(),
+        "nothing where there is none to show"
+    );
+    sign_out(&c).await;
+
+    // --- Jackpots: every pool links to its page; a declaration reconciles against what was
+    // held at that moment.
+    sign_in(&c, &base, "rui", RUI_PW).await;
+    c.goto(&format!("{base}/jackpots")).await.unwrap();
+    let pools = ledger_core::proto::jackpots_client::JackpotsClient::new(
+        channel_as(&url, "e2e-regulator").await,
+    )
+    .list_pools(v1::ListPoolsRequest {})
+    .await
+    .unwrap()
+    .into_inner()
+    .pools;
+    let rows = table_rows(&c, "#pools").await;
+    assert_eq!(rows.len(), pools.len());
+    for (row, p) in rows.iter().zip(&pools) {
+        assert_eq!(row[0], p.pool_id);
+        if let (Some(d), Some(h)) = (p.last_reported_cents, p.last_reported_held_cents) {
+            let en = |c| ledger_fmt::money(c, ledger_fmt::Locale::En);
+            assert_eq!(row[5], en(d), "{row:?}");
+            assert_eq!(row[6], en(h), "held at the declaration: {row:?}");
+            assert!(
+                row[7].starts_with(&ledger_fmt::money_signed(d - h, ledger_fmt::Locale::En)),
+                "{row:?}"
+            );
+            assert_eq!(row[7].ends_with("NOT reconciled"), !p.reconciled, "{row:?}");
+        }
+    }
+    screenshot(&c, "jackpots-reconciliation").await;
+
+    // The transfer of the failed machine's pool (the session's force-majeure story): out of
+    // JP-LX-02 into SJP-TEJO, booked, invalid under r.6 with its citation.
+    click_and_load(&c, "#pools a[href='/jackpot?pool=JP-LX-02']").await;
+    assert_eq!(text(&c, "main h1").await, "Jackpot JP-LX-02");
+    let t = table_rows(&c, "#transfers").await;
+    assert_eq!(t.len(), 1, "{t:?}");
+    assert_eq!(t[0][1], "TR-JP-LX-02-1");
+    assert_eq!(t[0][2], "out to SJP-TEJO");
+    assert!(t[0][5].starts_with("invalid"), "{t:?}");
+    assert!(t[0][5].contains("SLOT_TRANSFER_TARGET_INVALID"), "{t:?}");
+    assert!(t[0][5].contains("P217/2007 T.III r.6"), "{t:?}");
+    // The history chart: a step line with its points, and their figures.
+    assert!(
+        c.find(Locator::Css("main svg.chart path")).await.is_ok(),
+        "the history chart"
+    );
+    let lx = pool_activity(&url, "e2e-regulator", "JP-LX-02")
+        .await
+        .unwrap();
+    assert!(lx.series.len() >= 2, "{:?}", lx.series);
+    assert_eq!(
+        c.find_all(Locator::Css("main svg.chart circle"))
+            .await
+            .unwrap()
+            .len(),
+        lx.series.len()
+    );
+    // A period: from the time of the transfer on, the transfer and no line before it; from
+    // later than the last line, nothing.
+    let t = lx.transfers[0].at_ms;
+    let since = pool_activity_from(&url, "e2e-regulator", "JP-LX-02", Some(t))
+        .await
+        .unwrap();
+    assert_eq!(since.transfers, lx.transfers);
+    assert!(since.from > lx.from && since.to == lx.to, "{since:?}");
+    assert!(
+        since.series.iter().all(|p| p.at_ms >= t),
+        "{:?}",
+        since.series
+    );
+    let later = pool_activity_from(
+        &url,
+        "e2e-regulator",
+        "JP-LX-02",
+        Some(now_ms() + 3_600_000),
+    )
+    .await
+    .unwrap();
+    assert!(later.series.is_empty() && later.transfers.is_empty() && later.from == later.to);
+    let last = lx.series.last().unwrap();
+    assert_eq!(
+        last.captive_e4, 0,
+        "the source restarts at 0 after the transfer (r.5)"
+    );
+    screenshot(&c, "jackpot-pool").await;
+    c.execute(
+        "document.getElementById('transfers').scrollIntoView();",
+        vec![],
+    )
+    .await
+    .unwrap();
+    screenshot(&c, "jackpot-transfers").await;
+    click_and_load(&c, "a[href='/jackpot?pool=JP-LX-02&days=all']").await;
+    assert_eq!(
+        text(&c, "main nav strong[aria-current]").await,
+        "the whole history"
+    );
+    assert_eq!(table_rows(&c, "#transfers").await.len(), 1);
+    // The same transfer at its target, judged the same.
+    c.goto(&format!("{base}/jackpot?pool=SJP-TEJO"))
+        .await
+        .unwrap();
+    let t = table_rows(&c, "#transfers").await;
+    assert!(
+        t.iter().any(|r| r[2] == "in from JP-LX-02"
+            && r[5].starts_with("invalid")
+            && r[5].contains("r.6")),
+        "{t:?}"
+    );
+
+    // An award of the session, on its pool's page: when, machine, amount.
+    let awards: Vec<v1::JackpotAwarded> = session
+        .events
+        .iter()
+        .filter_map(|e| match &e.payload {
+            v1::event_body::Payload::JackpotAwarded(a) => Some(a.clone()),
+            _ => None,
+        })
+        .collect();
+    let a = awards
+        .last()
+        .expect("the standard session awards a jackpot");
+    c.goto(&format!("{base}/jackpot?pool={}", a.pool_id))
+        .await
+        .unwrap();
+    let rows = table_rows(&c, "#awards").await;
+    let paid = ledger_fmt::money(a.amount_cents, ledger_fmt::Locale::En);
+    assert!(
+        rows.iter().any(|r| r[1] == a.machine_id && r[3] == paid),
+        "{} on {} for {paid}: {rows:?}",
+        a.pool_id,
+        a.machine_id
+    );
+    screenshot(&c, "jackpot-award").await;
+    sign_out(&c).await;
+
+    // --- Scoping: lia (lisboa only) cannot see porto's pool, and of the joint superjackpot
+    // sees no award won on a porto machine.
+    let e = pool_activity(&url, "lisboa-compliance", "JP-ES-02")
+        .await
+        .unwrap_err();
+    assert_eq!(e.code(), tonic::Code::NotFound, "{e:?}");
+    let all = pool_activity(&url, "e2e-regulator", "SJP-TEJO")
+        .await
+        .unwrap();
+    let lia = pool_activity(&url, "lisboa-compliance", "SJP-TEJO")
+        .await
+        .unwrap();
+    assert!(
+        lia.awards.iter().all(|a| a.member.starts_with("M-LX-")),
+        "{:?}",
+        lia.awards
+    );
+    assert_eq!(
+        lia.awards.len(),
+        all.awards
+            .iter()
+            .filter(|a| a.member.starts_with("M-LX-"))
+            .count()
+    );
+    assert_eq!(
+        lia.series, all.series,
+        "the pool's value is the pool's, as its totals"
+    );
+    sign_in(&c, &base, "lia", LIA_PW).await;
+    c.goto(&format!("{base}/jackpot?pool=JP-ES-02"))
+        .await
+        .unwrap();
+    assert!(
+        text(&c, "main").await.contains("Not found"),
+        "{}",
+        text(&c, "main").await
+    );
+    c.goto(&format!("{base}/jackpot?pool=JP-LX-02"))
+        .await
+        .unwrap();
+    assert_eq!(table_rows(&c, "#transfers").await.len(), 1);
+    c.close().await.unwrap();
+    drop(mirror);
 }

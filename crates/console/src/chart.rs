@@ -1,5 +1,6 @@
 //! Charts drawn on the server as SVG (no script, nothing downloaded): stacked bars of findings per
-//! day by severity, with a text equivalent for screen readers.
+//! day by severity, lines of values per day, and a value over time as steps (a jackpot's captive
+//! value), each with a text equivalent for screen readers.
 
 use maud::{Markup, html};
 
@@ -150,6 +151,70 @@ pub fn lines(
     }
 }
 
+/// A value over time drawn as steps (it holds until the next point), x in proportion to the
+/// time, y from the lower of 0 and the smallest value to the largest; `fmt_y` labels the axis
+/// and the tooltips, `fmt_x` the first and last times. Points must be in time order.
+pub fn steps(
+    title: &str,
+    colour: &str,
+    points: &[(i64, i64)],
+    fmt_y: &dyn Fn(i64) -> String,
+    fmt_x: &dyn Fn(i64) -> String,
+) -> Markup {
+    const W: i64 = 640;
+    const H: i64 = 220;
+    const TOP: i64 = 10;
+    const BOTTOM: i64 = 40;
+    const LEFT: i64 = 90;
+    const RIGHT: i64 = 10;
+    let lo = points.iter().map(|p| p.1).min().unwrap_or(0).min(0);
+    let hi = points.iter().map(|p| p.1).max().unwrap_or(0);
+    let hi = if hi <= lo { lo.saturating_add(1) } else { hi };
+    let (t0, t1) = match (points.first(), points.last()) {
+        (Some(a), Some(b)) => (a.0, b.0),
+        _ => (0, 0),
+    };
+    let t1 = if t1 <= t0 { t0.saturating_add(1) } else { t1 };
+    let plot_h = H - TOP - BOTTOM;
+    let plot_w = W - LEFT - RIGHT;
+    let y = |v: i64| {
+        TOP + plot_h
+            - ((i128::from(v) - i128::from(lo)) * i128::from(plot_h)
+                / (i128::from(hi) - i128::from(lo))) as i64
+    };
+    let x = |t: i64| {
+        LEFT + ((i128::from(t) - i128::from(t0)) * i128::from(plot_w)
+            / (i128::from(t1) - i128::from(t0))) as i64
+    };
+    let mut d = String::new();
+    for (i, (t, v)) in points.iter().enumerate() {
+        if i == 0 {
+            d.push_str(&format!("M{} {} ", x(*t), y(*v)));
+        } else {
+            d.push_str(&format!("H{} V{} ", x(*t), y(*v)));
+        }
+    }
+    html! {
+        svg xmlns="http://www.w3.org/2000/svg" viewBox={"0 0 " (W) " " (H)} width="100%"
+            role="img" aria-label=(title) class="chart" {
+            title { (title) }
+            line x1=(LEFT) y1=(y(0)) x2=(W - RIGHT) y2=(y(0)) stroke="#111827" {}
+            text x=(LEFT - 6) y=(TOP + 4) text-anchor="end" font-size="11" { (fmt_y(hi)) }
+            text x=(LEFT - 6) y=(TOP + plot_h) text-anchor="end" font-size="11" { (fmt_y(lo)) }
+            @if !d.is_empty() { path d=(d.trim_end()) fill="none" stroke=(colour) stroke-width="2" {} }
+            @for (t, v) in points {
+                circle cx=(x(*t)) cy=(y(*v)) r="2" fill=(colour) { title { (fmt_x(*t)) ": " (fmt_y(*v)) } }
+            }
+            @if let (Some(a), Some(b)) = (points.first(), points.last()) {
+                text x=(LEFT) y=(H - BOTTOM + 16) text-anchor="start" font-size="11" { (fmt_x(a.0)) }
+                @if b.0 > a.0 {
+                    text x=(W - RIGHT) y=(H - BOTTOM + 16) text-anchor="end" font-size="11" { (fmt_x(b.0)) }
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -221,5 +286,28 @@ mod tests {
         // The gap breaks the line: two one-point moves, no line segment across it.
         assert!(!svg.contains(" L"), "{svg}");
         assert!(svg.contains(">c: hold 300bp<"), "{svg}");
+    }
+
+    #[test]
+    fn steps_hold_each_value_until_the_next_time() {
+        let pts = [(1_000, 100), (1_500, 300), (3_000, 0)];
+        let svg = steps("Captive", "#123456", &pts, &|v| format!("{v}c"), &|t| {
+            format!("t{t}")
+        })
+        .into_string();
+        // x: 90 + (t - 1000) * 540 / 2000; y: 180 - v * 170 / 300.
+        assert!(
+            svg.contains(r#"d="M90 124 H225 V10 H630 V180""#),
+            "a step to each new value: {svg}"
+        );
+        assert_eq!(svg.matches("<circle").count(), 3);
+        assert!(svg.contains(">t1500: 300c<"), "{svg}");
+        assert!(svg.contains(">t1000<") && svg.contains(">t3000<"), "{svg}");
+        // No points: an empty plot, no path.
+        let svg = steps("Captive", "#123456", &[], &|v| v.to_string(), &|t| {
+            t.to_string()
+        })
+        .into_string();
+        assert!(!svg.contains("<path"), "{svg}");
     }
 }

@@ -64,6 +64,23 @@ pub struct Config {
     /// `ledgerctl witness serve` prints it).
     #[serde(default)]
     pub witness_keys: Vec<String>,
+    /// Mirrors of the ledger whose lag the Overview shows (`Mirror.GetStatus` on each, with the
+    /// signed-in account's own certificate). A ledgerd that is itself a mirror is shown without
+    /// being named here.
+    #[serde(default)]
+    pub mirrors: Vec<MirrorCfg>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MirrorCfg {
+    /// Shown on the Overview.
+    pub name: String,
+    /// Its gRPC address, e.g. "https://mirror.example:50051".
+    pub address: String,
+    /// The CA that signed its certificate (default: `ledgerd_ca`).
+    #[serde(default)]
+    pub ca: Option<PathBuf>,
 }
 
 /// The ledger's key, and each witness's name and key.
@@ -209,6 +226,23 @@ impl Config {
                 ));
             }
         }
+        let mut mirrors = std::collections::BTreeSet::new();
+        for m in &self.mirrors {
+            if m.name.trim().is_empty() {
+                return bad(format!("mirrors.name of {:?} is empty", m.address));
+            }
+            if !mirrors.insert(m.name.as_str()) {
+                return bad(format!("mirrors.name {:?} appears twice", m.name));
+            }
+            if !(m.address.starts_with("https://") || m.address.starts_with("http://"))
+                || m.address.parse::<axum::http::Uri>().is_err()
+            {
+                return bad(format!(
+                    "mirrors.address {:?} of {:?} is not an http(s):// URL",
+                    m.address, m.name
+                ));
+            }
+        }
         if let Some(p) = &self.proxy {
             if p.trusted.is_empty() {
                 return bad("proxy.trusted is empty: name the reverse proxies' addresses".into());
@@ -319,6 +353,21 @@ client_key = "ana.key"
         let key = "ledger_public_key = \"d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a\"";
         let e = parse(&with(&format!("{key}\nwitness_keys = [\"w+00+AA\"]"))).unwrap_err();
         assert!(e.contains("witness_keys: --witness-key"), "{e}");
+        // Mirrors: a name each, once, and a URL.
+        let mirror = |name: &str, addr: &str| {
+            format!("{BASE}[[mirrors]]\nname = \"{name}\"\naddress = \"{addr}\"\n")
+        };
+        let c = parse(&mirror("reg", "https://127.0.0.1:7001")).unwrap();
+        assert_eq!(c.mirrors[0].name, "reg");
+        let e = parse(&mirror("", "https://127.0.0.1:7001")).unwrap_err();
+        assert!(e.contains("mirrors.name"), "{e}");
+        let e = parse(&mirror("reg", "127.0.0.1:7001")).unwrap_err();
+        assert!(e.contains("mirrors.address \"127.0.0.1:7001\""), "{e}");
+        let two = format!(
+            "{}[[mirrors]]\nname = \"reg\"\naddress = \"https://h:1\"\n",
+            mirror("reg", "https://h:2")
+        );
+        assert!(parse(&two).unwrap_err().contains("appears twice"));
         let c = parse(&with(key)).unwrap();
         assert!(c.evidence_keys().unwrap().is_some());
         assert!(parse(BASE).unwrap().evidence_keys().unwrap().is_none());

@@ -7,7 +7,8 @@ use std::time::Duration;
 use ledger_agent::tls::ClientTls;
 use ledger_core::proto::{
     self as v1, audit_client::AuditClient, checkpoints_client::CheckpointsClient,
-    jackpots_client::JackpotsClient, proofs_client::ProofsClient, query_client::QueryClient,
+    jackpots_client::JackpotsClient, mirror_client::MirrorClient, proofs_client::ProofsClient,
+    query_client::QueryClient,
 };
 use tonic::transport::{Channel, Endpoint};
 
@@ -19,28 +20,72 @@ const MAX_REPLY: usize = 64 << 20;
 #[derive(Clone)]
 pub struct Ledger {
     channel: Channel,
+    /// The configured mirrors (`[[mirrors]]`), reached with the same account's certificate.
+    pub mirrors: Vec<MirrorLink>,
+}
+
+/// A configured mirror as one account reaches it.
+#[derive(Clone)]
+pub struct MirrorLink {
+    pub name: String,
+    pub address: String,
+    channel: Channel,
+}
+
+impl MirrorLink {
+    pub fn mirror(&self) -> MirrorClient<Channel> {
+        MirrorClient::new(self.channel.clone())
+    }
+    pub fn query(&self) -> QueryClient<Channel> {
+        QueryClient::new(self.channel.clone()).max_decoding_message_size(MAX_REPLY)
+    }
+}
+
+/// A lazily connected channel to `url` presenting `account`'s certificate.
+fn channel(
+    url: &str,
+    ca: &std::path::Path,
+    a: &crate::config::Account,
+    timeout: Duration,
+) -> anyhow::Result<Channel> {
+    let tls = ClientTls::from_files(ca, Some(&a.client_cert), Some(&a.client_key))
+        .map_err(|e| anyhow::anyhow!("account {:?}: {e}", a.name))?;
+    let ep = Endpoint::from_shared(url.to_string())
+        .map_err(|_| anyhow::anyhow!("{url:?} is not a URL"))?
+        .connect_timeout(Duration::from_secs(5))
+        .timeout(timeout)
+        .tcp_nodelay(true);
+    let ep = if url.starts_with("https://") {
+        ep.tls_config(tls.config())
+            .map_err(|e| anyhow::anyhow!("account {:?}: {e}", a.name))?
+    } else {
+        ep
+    };
+    Ok(ep.connect_lazy())
 }
 
 pub fn channels(cfg: &Config) -> anyhow::Result<Vec<Ledger>> {
     cfg.accounts
         .iter()
         .map(|a| {
-            let tls =
-                ClientTls::from_files(&cfg.ledgerd_ca, Some(&a.client_cert), Some(&a.client_key))
-                    .map_err(|e| anyhow::anyhow!("account {:?}: {e}", a.name))?;
-            let ep = Endpoint::from_shared(cfg.ledgerd.clone())
-                .map_err(|_| anyhow::anyhow!("ledgerd: {:?} is not a URL", cfg.ledgerd))?
-                .connect_timeout(Duration::from_secs(5))
-                .timeout(Duration::from_secs(30))
-                .tcp_nodelay(true);
-            let ep = if cfg.ledgerd.starts_with("https://") {
-                ep.tls_config(tls.config())
-                    .map_err(|e| anyhow::anyhow!("account {:?}: {e}", a.name))?
-            } else {
-                ep
-            };
+            let mirrors = cfg
+                .mirrors
+                .iter()
+                .map(|m| {
+                    // A mirror that does not answer must not hold the Overview up for long.
+                    let ca = m.ca.as_deref().unwrap_or(&cfg.ledgerd_ca);
+                    Ok(MirrorLink {
+                        name: m.name.clone(),
+                        address: m.address.clone(),
+                        channel: channel(&m.address, ca, a, Duration::from_secs(5))
+                            .map_err(|e| anyhow::anyhow!("mirrors {:?}: {e}", m.name))?,
+                    })
+                })
+                .collect::<anyhow::Result<_>>()?;
             Ok(Ledger {
-                channel: ep.connect_lazy(),
+                channel: channel(&cfg.ledgerd, &cfg.ledgerd_ca, a, Duration::from_secs(30))
+                    .map_err(|e| anyhow::anyhow!("ledgerd: {e}"))?,
+                mirrors,
             })
         })
         .collect()
@@ -48,7 +93,15 @@ pub fn channels(cfg: &Config) -> anyhow::Result<Vec<Ledger>> {
 
 impl Ledger {
     pub fn from_channel(channel: Channel) -> Ledger {
-        Ledger { channel }
+        Ledger {
+            channel,
+            mirrors: Vec::new(),
+        }
+    }
+
+    /// The ledgerd itself as a mirror (UNIMPLEMENTED when it is not one).
+    pub fn mirror(&self) -> MirrorClient<Channel> {
+        MirrorClient::new(self.channel.clone())
     }
 
     /// The account's channel (evidence bundles are built through it).

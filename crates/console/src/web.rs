@@ -76,6 +76,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/devices", get(devices_page))
         .route("/device", get(device_page))
         .route("/jackpots", get(jackpots_page))
+        .route("/jackpot", get(jackpots::pool_page))
         .route("/verify", get(verify_page).post(verify))
         .route("/round/evidence", get(evidence::round_evidence))
         .route(
@@ -738,6 +739,7 @@ async fn overview(
                 .await
         },
     );
+    let mirror_rows = mirrors::rows(loc, l, head.as_ref().ok().map(|h| h.get_ref().length)).await;
     // Findings of the last 7 days (today included) in the console's time zone.
     let today = chrono::Utc::now().with_timezone(&app.tz).date_naive();
     let days: Vec<NaiveDate> = (0..7)
@@ -817,6 +819,7 @@ async fn overview(
             }
             Err(e) => (ledger_error(loc, e)),
         }
+        (mirrors::section(loc, &mirror_rows))
         h2 { (tr(loc, "Last checkpoint", "Último ponto de verificação")) }
         @match &checkpoint {
             Ok(c) => {
@@ -1617,29 +1620,45 @@ async fn jackpots_page(
                         " " strong { @if r.conservation_holds { (tr(loc, "holds", "verifica-se")) } @else { span.differs { (tr(loc, "VIOLATED", "VIOLADA")) } } }
                     }
                     table #pools {
-                        thead { tr {
-                            th scope="col" { (tr(loc, "Pool", "Jackpot")) }
-                            th scope="col" { (tr(loc, "Kind", "Tipo")) }
-                            th scope="col" { (tr(loc, "Casinos", "Casinos")) }
-                            th.num scope="col" { (tr(loc, "Held (captive value)", "Em custódia (valor cativo)")) }
-                            th.num scope="col" { (tr(loc, "Last declared", "Última declaração")) }
-                            th.num scope="col" { (tr(loc, "Declared − held", "Declarado − em custódia")) }
-                        } }
+                        thead {
+                            tr {
+                                th scope="col" rowspan="2" { (tr(loc, "Pool", "Jackpot")) }
+                                th scope="col" rowspan="2" { (tr(loc, "Kind", "Tipo")) }
+                                th scope="col" rowspan="2" { (tr(loc, "Casinos", "Casinos")) }
+                                th.num scope="col" rowspan="2" { (tr(loc, "Held now (captive value)", "Em custódia agora (valor cativo)")) }
+                                th scope="colgroup" colspan="4" { (tr(loc, "Last declaration", "Última declaração")) }
+                            }
+                            tr {
+                                th scope="col" { (tr(loc, "When", "Quando")) }
+                                th.num scope="col" { (tr(loc, "Declared", "Declarado")) }
+                                th.num scope="col" { (tr(loc, "Held then", "Em custódia nesse momento")) }
+                                th.num scope="col" { (tr(loc, "Declared − held then", "Declarado − em custódia")) }
+                            }
+                        }
                         tbody {
                             @for p in &r.pools {
-                                @let diff = p.last_reported_cents.map(|d| d - p.captive_cents);
+                                @let diff = p.last_reported_cents.zip(p.last_reported_held_cents).map(|(d, h)| d - h);
                                 tr {
-                                    td { (p.pool_id) }
+                                    td { a href={"/jackpot?pool=" (url_encode(&p.pool_id))} { (p.pool_id) } }
                                     td { (p.kind) }
                                     td { (p.casino_ids.join(", ")) }
                                     td.num { (ledger_fmt::money(p.captive_cents, loc)) }
-                                    td.num { @if let Some(d) = p.last_reported_cents { (ledger_fmt::money(d, loc)) } @else { (tr(loc, "never declared", "nunca declarado")) } }
-                                    td.num.differs[diff.is_some_and(|d| d != 0)] { @if let Some(d) = diff { (ledger_fmt::money_signed(d, loc)) } }
+                                    @if let Some(d) = p.last_reported_cents {
+                                        td { @if let Some(t) = p.last_reported_at_ms { (ledger_fmt::datetime(t, app.tz, loc)) } }
+                                        td.num { (ledger_fmt::money(d, loc)) }
+                                        td.num { @if let Some(h) = p.last_reported_held_cents { (ledger_fmt::money(h, loc)) } }
+                                        td.num.differs[!p.reconciled] {
+                                            @if let Some(d) = diff { (ledger_fmt::money_signed(d, loc)) " " }
+                                            @if p.reconciled { (tr(loc, "reconciled", "reconciliado")) } @else { (tr(loc, "NOT reconciled", "NÃO reconciliado")) }
+                                        }
+                                    } @else {
+                                        td colspan="4" { (tr(loc, "never declared", "nunca declarado")) }
+                                    }
                                 }
                             }
                         }
                     }
-                    p { (tr(loc, "The difference is that of the last declaration against the value held now; money held is floored to the cent.", "A diferença é a da última declaração face ao valor em custódia agora; o valor é arredondado ao cêntimo por defeito.")) }
+                    p { (tr(loc, "A declaration is compared with what the book held at that moment (within a cent, exact to 1/10,000 cent); the value held now has grown or been paid out since. Money held is floored to the cent. A pool's page has its history, awards, transfers and declarations.", "Uma declaração é comparada com o valor em custódia segundo o registo nesse momento (dentro de um cêntimo, exato a 1/10 000 de cêntimo); o valor em custódia agora cresceu ou foi pago desde então. O valor é arredondado ao cêntimo por defeito. A página de cada jackpot tem o histórico, os prémios, as transferências e as declarações.")) }
                 },
             )
         }
@@ -2198,4 +2217,6 @@ casinos = ["lisboa"]
 // ----------------------------------------------------------------------------------- reports
 
 mod evidence;
+mod jackpots;
+mod mirrors;
 mod reports;

@@ -197,6 +197,7 @@
     clippy::todo
 )]
 
+pub mod activity;
 pub mod amount;
 pub mod book;
 pub mod detail;
@@ -211,6 +212,7 @@ pub mod sim;
 pub mod state;
 pub mod transfer;
 
+pub use activity::{ActivityBuilder, PoolActivity};
 pub use amount::{E4, E4_PER_CENT, TOLERANCE_E4};
 pub use book::{Book, DetailHorizon, MIN_RETURN_BP};
 pub use detail::{DAY_MS, DayRunning, DeltaSum, Detail, DetailSource, Held};

@@ -280,6 +280,10 @@ pub const RULES: &[(&str, Admits)] = &[
         "/casino_ledger.v1.Jackpots/GetMachineEvents",
         Admits::Roles(&[OP, CO, RE]),
     ),
+    (
+        "/casino_ledger.v1.Jackpots/GetPoolActivity",
+        Admits::Roles(&[OP, CO, RE]),
+    ),
     // A mirror's own state (served by a ledgerd running as a mirror): whoever runs it and the
     // inspectorate.
     (
@@ -310,6 +314,7 @@ pub const CASINO_SCOPED: &[&str] = &[
     "/casino_ledger.v1.Audit/GetRound",
     "/casino_ledger.v1.Jackpots/ListPools",
     "/casino_ledger.v1.Jackpots/GetPool",
+    "/casino_ledger.v1.Jackpots/GetPoolActivity",
     "/casino_ledger.v1.Jackpots/GetLiability",
     "/casino_ledger.v1.Jackpots/ListMachines",
     "/casino_ledger.v1.Jackpots/GetMachineEvents",

@@ -1210,6 +1210,37 @@ fn history_limit(n: u32) -> Result<usize, Status> {
     }
 }
 
+/// `PoolActivityRequest`'s buckets and items: 0 is the default.
+const ACTIVITY_BUCKETS: u32 = 200;
+const ACTIVITY_BUCKETS_MAX: u32 = 1_000;
+const ACTIVITY_ITEMS: u32 = 50;
+const ACTIVITY_ITEMS_MAX: u32 = 1_000;
+/// History lines read from the store at a time while a pool's activity is built.
+const ACTIVITY_CHUNK: u64 = 10_000;
+
+/// `PoolActivityRequest`'s period: either end may be absent; both, the start before the end.
+fn activity_period(
+    from_ms: Option<i64>,
+    to_ms: Option<i64>,
+) -> Result<(Option<i64>, Option<i64>), Status> {
+    match (from_ms, to_ms) {
+        (Some(f), Some(t)) if f >= t => Err(Status::invalid_argument(format!(
+            "to_ms: {t} is not after from_ms {f} (the period is [from_ms, to_ms))"
+        ))),
+        p => Ok(p),
+    }
+}
+
+fn bounded(field: &str, n: u32, default: u32, max: u32) -> Result<usize, Status> {
+    match n {
+        0 => Ok(default as usize),
+        n if n > max => Err(Status::invalid_argument(format!(
+            "{field}: {n} is above {max}"
+        ))),
+        n => Ok(n as usize),
+    }
+}
+
 /// `ListMachinesRequest`'s period: both ends or neither, the start before the end.
 /// Machines in a `ListMachines` page by default, and at most.
 const MACHINES_PAGE: usize = 1_000;
@@ -1286,6 +1317,16 @@ impl Jackpots for JackpotService {
                 captive_e4: s.captive_e4.to_string(),
                 last_reported_cents: s.last_report.as_ref().map(|l| l.reported_cents),
                 reconciled: s.last_report.as_ref().is_none_or(|l| l.ok),
+                last_reported_at_ms: s.last_report.as_ref().map(|l| l.at_ms),
+                last_reported_held_cents: s
+                    .last_report
+                    .as_ref()
+                    .map(|l| jackpot::amount::to_cents(l.due_e4)),
+                last_reported_held_e4: s
+                    .last_report
+                    .as_ref()
+                    .map(|l| l.due_e4.to_string())
+                    .unwrap_or_default(),
             })
             .collect();
         Ok(Response::new(v1::PoolList {
@@ -1320,6 +1361,116 @@ impl Jackpots for JackpotService {
                 Ok(page)
             },
             move |page| pool_history_reply(page, max),
+        )
+        .await
+    }
+
+    async fn get_pool_activity(
+        &self,
+        req: Request<v1::PoolActivityRequest>,
+    ) -> Result<Response<v1::JsonDocument>, Status> {
+        use jackpot::DetailSource;
+        let scope = JackpotScope::of(&crate::access::Caller::of(&req));
+        let q = req.into_inner();
+        id_arg("pool_id", &q.pool_id)?;
+        let (from_ms, to_ms) = activity_period(q.from_ms, q.to_ms)?;
+        let buckets = bounded("buckets", q.buckets, ACTIVITY_BUCKETS, ACTIVITY_BUCKETS_MAX)?;
+        let items = bounded("max_items", q.max_items, ACTIVITY_ITEMS, ACTIVITY_ITEMS_MAX)?;
+        let id = q.pool_id;
+        let (store, lines) = (self.store.clone(), self.store.clone());
+        let max = self.max_reply_bytes;
+        read_replayer(
+            Some(&self.queries),
+            &self.replayer,
+            move |r| {
+                // Under the lock only what the pass needs: the pool's span of stored lines, its
+                // transfer records and, for a principal limited to casinos, whose members it sees.
+                let book = r.book();
+                let pool = match book.pool(&id) {
+                    Some(p) if scope.pool(&p.casinos) => p,
+                    _ => return Err(unknown("pool", &id)),
+                };
+                let span = store.pool_span(pool).map_err(jackpot_status)?;
+                let records: Vec<jackpot::TransferRecord> = book
+                    .transfers()
+                    .iter()
+                    .filter(|t| *t.transfer.from_pool_id == *id || *t.transfer.to_pool_id == *id)
+                    .cloned()
+                    .collect();
+                // Whose awards it sees (`JackpotScope::member`): a machine of its casinos; any
+                // other member (a table) only in a pool of its casinos only.
+                let seen: Option<(std::collections::BTreeMap<String, bool>, bool)> = match &scope {
+                    JackpotScope::All => None,
+                    JackpotScope::Casinos(_) => Some((
+                        book.machines()
+                            .map(|m| (m.id.to_string(), scope.casino(&m.casino_id)))
+                            .collect(),
+                        pool.casinos.iter().all(|c| scope.casino(c)),
+                    )),
+                };
+                Ok((id, span, records, seen))
+            },
+            move |(id, (from, to), records, seen)| {
+                let visible = |m: &str| {
+                    seen.as_ref()
+                        .is_none_or(|(machines, all)| machines.get(m).copied().unwrap_or(*all))
+                };
+                let at = |pos: u64| -> Result<Option<i64>, Status> {
+                    Ok(lines
+                        .pool_lines(&id, pos, pos.saturating_add(1))
+                        .map_err(jackpot_status)?
+                        .first()
+                        .map(|l| l.at_ms))
+                };
+                // The period's lines: the first at or after each end, by bisection (a line's
+                // time decreases only at a declared clock step).
+                let first_at = |t: Option<i64>, dflt: u64| -> Result<u64, Status> {
+                    let Some(t) = t else { return Ok(dflt) };
+                    let (mut lo, mut hi) = (from, to);
+                    while lo < hi {
+                        let mid = lo + (hi - lo) / 2;
+                        if at(mid)?.is_some_and(|m| m < t) {
+                            lo = mid + 1;
+                        } else {
+                            hi = mid;
+                        }
+                    }
+                    Ok(lo)
+                };
+                let (from, to) = (first_at(from_ms, from)?, first_at(to_ms, to)?);
+                let to = to.max(from);
+                let (first_ms, last_ms) = if from < to {
+                    (at(from)?.unwrap_or(0), at(to - 1)?.unwrap_or(0))
+                } else {
+                    (0, 0)
+                };
+                let mut b = jackpot::ActivityBuilder::new(
+                    &id,
+                    (from, to),
+                    (first_ms, last_ms),
+                    buckets,
+                    items,
+                    &records,
+                );
+                let mut pos = from;
+                while pos < to {
+                    let end = pos.saturating_add(ACTIVITY_CHUNK).min(to);
+                    for line in lines.pool_lines(&id, pos, end).map_err(jackpot_status)? {
+                        b.push(&line, visible);
+                    }
+                    pos = end;
+                }
+                let activity = b.finish();
+                let doc = json(&activity)?;
+                let n = doc.get_ref().json.len();
+                if n > max {
+                    return Err(Status::resource_exhausted(format!(
+                        "pool {id}'s activity is {n} bytes, above grpc.max_message_bytes ({max}): \
+                         ask for fewer buckets or max_items"
+                    )));
+                }
+                Ok(doc)
+            },
         )
         .await
     }
@@ -1936,6 +2087,23 @@ mod tests {
         assert_eq!(history_limit(1).unwrap(), 1);
         assert_eq!(history_limit(10_000).unwrap(), 10_000);
         invalid(history_limit(10_001), "history_limit");
+    }
+
+    #[test]
+    fn a_pools_activity_has_default_and_maximum_buckets_and_items() {
+        let b = |n| bounded("buckets", n, ACTIVITY_BUCKETS, ACTIVITY_BUCKETS_MAX);
+        assert_eq!(b(0).unwrap(), 200);
+        assert_eq!(b(1_000).unwrap(), 1_000);
+        invalid(b(1_001), "buckets");
+        let i = |n| bounded("max_items", n, ACTIVITY_ITEMS, ACTIVITY_ITEMS_MAX);
+        assert_eq!(i(0).unwrap(), 50);
+        invalid(i(1_001), "max_items");
+        assert_eq!(activity_period(None, Some(5)).unwrap(), (None, Some(5)));
+        assert_eq!(
+            activity_period(Some(4), Some(5)).unwrap(),
+            (Some(4), Some(5))
+        );
+        invalid(activity_period(Some(5), Some(5)), "to_ms");
     }
 
     #[test]
