@@ -755,6 +755,11 @@ async fn jackpot_transfer_candidates_and_transfers() {
     let (code, out, err) = ctl(&url, &["jackpot", "pools"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("conservation: holds"), "{out}");
+    // A declaration stands beside what was held at its moment, and the difference.
+    assert!(
+        out.contains("held then") && out.contains("difference"),
+        "{out}"
+    );
     let sjp = out.lines().find(|l| l.starts_with("SJP ")).unwrap();
     assert!(
         sjp.contains("superjackpot") && sjp.contains("C1, C2"),

@@ -285,8 +285,28 @@ fn pool_json(p: &v1::PoolSummary) -> serde_json::Value {
         "pool_id": p.pool_id, "kind": p.kind, "casino_ids": p.casino_ids,
         "captive_cents": p.captive_cents, "captive_e4": p.captive_e4,
         "last_reported_cents": p.last_reported_cents,
+        "last_reported_at_ms": p.last_reported_at_ms,
+        "last_reported_held_cents": p.last_reported_held_cents,
+        "last_reported_difference_cents": declared_minus_held(p),
         "status": status_word(p),
     })
+}
+
+/// The last declaration against what the book held at its moment (not now: the value has moved
+/// since), in cents: declared − held then.
+fn declared_minus_held(p: &v1::PoolSummary) -> Option<i64> {
+    Some(p.last_reported_cents? - p.last_reported_held_cents?)
+}
+
+/// The table's cells for the last declaration: declared, held then, the difference, the verdict.
+fn declaration_cells(p: &v1::PoolSummary) -> [String; 4] {
+    let or_dash = |v: Option<i64>| v.map(eur).unwrap_or_else(|| "-".into());
+    [
+        or_dash(p.last_reported_cents),
+        or_dash(p.last_reported_held_cents),
+        or_dash(declared_minus_held(p)),
+        status_word(p).to_string(),
+    ]
 }
 
 fn status_word(p: &v1::PoolSummary) -> &'static str {
@@ -326,15 +346,15 @@ async fn pools(a: PoolsArgs, json: bool) -> anyhow::Result<i32> {
                 .pools
                 .iter()
                 .map(|p| {
-                    vec![
+                    let mut row = vec![
                         p.pool_id.clone(),
                         p.kind.replace('_', " "),
                         ids(&p.casino_ids),
                         eur(p.captive_cents),
                         eur_e4(e4_of(p)),
-                        p.last_reported_cents.map(eur).unwrap_or_else(|| "-".into()),
-                        status_word(p).to_string(),
-                    ]
+                    ];
+                    row.extend(declaration_cells(p));
+                    row
                 })
                 .collect();
             print!(
@@ -344,9 +364,11 @@ async fn pools(a: PoolsArgs, json: bool) -> anyhow::Result<i32> {
                         ("pool", Align::Left),
                         ("kind", Align::Left),
                         ("casinos", Align::Left),
-                        ("captive", Align::Right),
+                        ("captive now", Align::Right),
                         ("exact", Align::Right),
                         ("last declared", Align::Right),
+                        ("held then", Align::Right),
+                        ("difference", Align::Right),
                         ("declaration", Align::Left),
                     ],
                     &rows,
@@ -1533,4 +1555,50 @@ async fn authorize(a: AuthorizeArgs, json: bool) -> anyhow::Result<i32> {
         }
     }
     Ok(if refused.is_empty() { 0 } else { 1 })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A declaration is reconciled against what was held at its moment, and the table says both
+    /// amounts and the difference beside the verdict (never "reconciled" beside two amounts
+    /// that differ without saying why).
+    #[test]
+    fn a_declaration_is_shown_against_what_was_held_then() {
+        let p = v1::PoolSummary {
+            pool_id: "JP-1".into(),
+            captive_cents: 0,
+            last_reported_cents: Some(41_644),
+            reconciled: true,
+            last_reported_at_ms: Some(1),
+            last_reported_held_cents: Some(41_644),
+            ..Default::default()
+        };
+        let cells = declaration_cells(&p);
+        assert_eq!(cells[0], cells[1]);
+        assert_eq!(cells[2], eur(0));
+        assert_eq!(cells[3], "reconciled");
+        let off = v1::PoolSummary {
+            last_reported_cents: Some(10_000),
+            last_reported_held_cents: Some(9_950),
+            reconciled: false,
+            ..p.clone()
+        };
+        assert_eq!(declared_minus_held(&off), Some(50));
+        let cells = declaration_cells(&off);
+        assert_eq!(cells[2], eur(50));
+        assert_eq!(cells[3], "MISMATCH");
+        assert_eq!(pool_json(&off)["last_reported_difference_cents"], 50);
+        assert_eq!(pool_json(&off)["last_reported_held_cents"], 9_950);
+        let never = v1::PoolSummary {
+            last_reported_cents: None,
+            last_reported_held_cents: None,
+            ..p
+        };
+        assert_eq!(
+            declaration_cells(&never),
+            ["-", "-", "-", "never declared"].map(String::from)
+        );
+    }
 }
