@@ -138,7 +138,14 @@ for r in $(seq "$RUNS"); do
   kill "$SP"; wait "$SP" 2>/dev/null || true
   echo "   during the bench: largest lag $(sort -n "$W/lag" | tail -1 | awk '{print $1}') entries, yielding in $(awk '$2 == 1' "$W/lag" | wc -l) of $(wc -l < "$W/lag") samples; lag $(metric ledger_export_nats_lag_entries) at its end"
   s=$(drain)
-  echo "   caught up (lag 0) $s s after the last receipt; $(metric ledger_export_nats_exported_entries) entries exported, $(metric ledger_export_nats_resumes_total) resumes, $(metric ledger_export_nats_yields_total) yields"
+  n=$(metric ledger_export_nats_exported_entries)
+  echo "   caught up (lag 0) $s s after the last receipt; $n entries exported, $(metric ledger_export_nats_resumes_total) resumes, $(metric ledger_export_nats_yields_total) yields"
+  # The export thread's own CPU (reading, encoding, the NATS connection: all on that thread).
+  for t in /proc/"$LP"/task/*; do
+    if [ "$(cat "$t/comm")" = export-nats ]; then
+      awk -v n="$n" -v hz="$(getconf CLK_TCK)" '{printf "   the export thread: %.2f s of CPU, %.2f us an entry\n", ($14 + $15) / hz, ($14 + $15) / hz / n * 1e6}' "$t/stat"
+    fi
+  done
   stop
   rm -rf "$W/on$r"
 done

@@ -233,7 +233,8 @@ pub struct Progress {
     pub head: AtomicU64,
     /// Received time (ms) of the oldest durable entry not yet exported; 0 when none.
     pub oldest_pending_ms: AtomicI64,
-    /// Messages acknowledged by the stream (duplicates not counted).
+    /// Entries the stream acknowledged as stored (an acknowledgement covers the entries before
+    /// it; duplicates not counted).
     pub published: AtomicU64,
     /// Acknowledged as duplicates (already stored).
     pub duplicates: AtomicU64,
@@ -291,7 +292,7 @@ impl Exporter {
             .map(|k| hex::encode(k.as_bytes()))
             .unwrap_or_default();
         let lag = tokio::spawn(watch_lag(ledger.clone(), progress.clone()));
-        let run = Run {
+        let mut run = Run {
             cfg,
             ledger_id,
             ledger_key: key,
@@ -299,7 +300,9 @@ impl Exporter {
             progress: progress.clone(),
             casinos: HashMap::new(),
             subjects: HashMap::new(),
+            common: HeaderMap::new(),
         };
+        run.common = common_headers(&run.ledger_id, &run.ledger_key);
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let thread = std::thread::Builder::new()
             .name("export-nats".into())
@@ -374,14 +377,16 @@ struct Run {
     ledger: Ledger,
     progress: Arc<Progress>,
     /// Signer id → its casino (None: a principal).
-    casinos: HashMap<String, Option<String>>,
+    casinos: HashMap<String, Option<Arc<str>>>,
     /// (ledger record?, casino, kind) → subject.
     subjects: Subjects,
+    /// The headers every message carries alike ([`common_headers`]).
+    common: HeaderMap,
 }
 
 /// Subjects already made, by (ledger record?, casino, kind): an entry's subject is a clone of
 /// one of them (a reference count), not a new string.
-type Subjects = HashMap<(bool, Option<String>, &'static str), async_nats::Subject>;
+type Subjects = HashMap<(bool, Option<Arc<str>>, &'static str), async_nats::Subject>;
 
 impl Run {
     async fn forever(mut self) {
@@ -612,7 +617,7 @@ impl Run {
                         let mut headers = out.headers;
                         headers.insert(
                             async_nats::header::NATS_EXPECTED_LAST_SEQUENCE,
-                            last_seq.to_string().as_str(),
+                            last_seq.to_string(),
                         );
                         client
                             .publish_with_headers(out.subject, headers, out.bytes)
@@ -692,7 +697,7 @@ impl Run {
             &mut self.casinos,
             &mut self.subjects,
             &self.ledger_id,
-            &self.ledger_key,
+            &self.common,
             &self.cfg.subject_prefix,
         );
         if self.casinos.len() > 100_000 {
@@ -738,10 +743,10 @@ fn read_entries(
     store: &Store,
     from: u64,
     to: u64,
-    casinos: &mut HashMap<String, Option<String>>,
+    casinos: &mut HashMap<String, Option<Arc<str>>>,
     subjects: &mut Subjects,
     ledger_id: &str,
-    ledger_key: &str,
+    common: &HeaderMap,
     prefix: &str,
 ) -> Result<Vec<Outgoing>, ExportError> {
     let store_err = |e: ledger_store::StoreError| ExportError::Store(e.to_string());
@@ -764,20 +769,24 @@ fn read_entries(
                 })?;
                 let (casino, kind) = describe(store, &e, casinos)?;
                 let ledger_record = e.kind == v1::RecordKind::Ledger as i32;
-                let subject = subjects
-                    .entry((ledger_record, casino.clone(), kind))
-                    .or_insert_with(|| {
-                        subject(prefix, ledger_record, casino.as_deref(), kind).into()
-                    })
-                    .clone();
+                let key = (ledger_record, casino, kind);
+                let subject = match subjects.get(&key) {
+                    Some(s) => s.clone(),
+                    None => {
+                        let s: async_nats::Subject =
+                            subject(prefix, ledger_record, key.1.as_deref(), kind).into();
+                        subjects.insert(key.clone(), s.clone());
+                        s
+                    }
+                };
                 out.push(message(
                     &e,
                     bytes,
                     subject,
-                    casino.as_deref(),
+                    key.1.as_deref(),
                     kind,
                     ledger_id,
-                    ledger_key,
+                    common,
                 ));
                 Ok(())
             })
@@ -800,8 +809,8 @@ fn read_entries(
 fn describe(
     store: &Store,
     e: &v1::ChainEntry,
-    casinos: &mut HashMap<String, Option<String>>,
-) -> Result<(Option<String>, &'static str), ledger_store::StoreError> {
+    casinos: &mut HashMap<String, Option<Arc<str>>>,
+) -> Result<(Option<Arc<str>>, &'static str), ledger_store::StoreError> {
     if e.kind == v1::RecordKind::Ledger as i32 {
         let kind = v1::LedgerRecordBody::decode(e.body.as_slice())
             .ok()
@@ -835,7 +844,7 @@ fn describe(
                     s.role,
                     ledger_core::SignerRole::Table | ledger_core::SignerRole::Machine
                 )
-                .then_some(s.casino_id)
+                .then(|| Arc::from(s.casino_id))
             });
             casinos.insert(body.device_id.clone(), c.clone());
             c
@@ -875,6 +884,27 @@ pub fn message_id(ledger_id: &str, index: u64) -> String {
     format!("{ledger_id}:{index}")
 }
 
+/// The headers' names, made without an allocation (a clone of a custom one shares its bytes).
+mod names {
+    use async_nats::HeaderName;
+    pub const INDEX: HeaderName = HeaderName::from_static("Ledger-Index");
+    pub const ID: HeaderName = HeaderName::from_static("Ledger-Id");
+    pub const KEY: HeaderName = HeaderName::from_static("Ledger-Key");
+    pub const HASH: HeaderName = HeaderName::from_static("Ledger-Entry-Hash");
+    pub const RECEIVED: HeaderName = HeaderName::from_static("Ledger-Received-At-Ms");
+    pub const KIND: HeaderName = HeaderName::from_static("Ledger-Kind");
+    pub const CASINO: HeaderName = HeaderName::from_static("Ledger-Casino");
+}
+
+/// The headers every message of ledger `ledger_id` (key `ledger_key`) carries alike; each
+/// message's map starts as a clone of it.
+fn common_headers(ledger_id: &str, ledger_key: &str) -> HeaderMap {
+    let mut h = HeaderMap::new();
+    h.insert(names::ID, ledger_id);
+    h.insert(names::KEY, ledger_key);
+    h
+}
+
 fn message(
     e: &v1::ChainEntry,
     bytes: &[u8],
@@ -882,21 +912,20 @@ fn message(
     casino: Option<&str>,
     kind: &str,
     ledger_id: &str,
-    ledger_key: &str,
+    common: &HeaderMap,
 ) -> Outgoing {
-    let mut h = HeaderMap::new();
-    h.insert("Nats-Msg-Id", message_id(ledger_id, e.index).as_str());
-    h.insert("Ledger-Id", ledger_id);
-    h.insert("Ledger-Key", ledger_key);
-    h.insert("Ledger-Index", e.index.to_string().as_str());
-    h.insert("Ledger-Entry-Hash", hex::encode(&e.entry_hash).as_str());
+    // Values moved in as strings, not copied again.
+    let mut h = common.clone();
     h.insert(
-        "Ledger-Received-At-Ms",
-        e.received_at_ms.to_string().as_str(),
+        async_nats::header::NATS_MESSAGE_ID,
+        message_id(ledger_id, e.index),
     );
-    h.insert("Ledger-Kind", kind);
+    h.insert(names::INDEX, e.index.to_string());
+    h.insert(names::HASH, hex::encode(&e.entry_hash));
+    h.insert(names::RECEIVED, e.received_at_ms.to_string());
+    h.insert(names::KIND, kind);
     if let Some(c) = casino {
-        h.insert("Ledger-Casino", c);
+        h.insert(names::CASINO, c);
     }
     Outgoing {
         index: e.index,
