@@ -6,8 +6,9 @@
 #        the same ledger restarted with the export: seconds until its whole backlog is in the
 #        stream;
 #   on:  a fresh ledgerd with [export.nats], the same bench, the export's lag sampled every
-#        0.2 s meanwhile (its largest, and whether it yielded to ingest); then seconds until the
-#        lag is 0 after the bench's last receipt (the catch-up).
+#        0.2 s meanwhile (its largest, and whether it yielded to ingest; "off" is sampled alike,
+#        since the scrapes cost too); then seconds until the lag is 0 after the bench's last
+#        receipt (the catch-up).
 # At the end: the peaks' medians, their ratio and the pair ratios' median, ledgerd's CPU a
 # receipt. The machine's noise between runs is larger than the export's cost: compare pairs.
 # From the repository: cargo build --release -p ledgerd -p ledgerctl; then
@@ -120,7 +121,11 @@ sample_lag() { # every 0.2 s until killed: "lag yielding"
 for r in $(seq "$RUNS"); do
   echo "== run $r, off: no export"
   start "$W/off$r" ""
+  # The same sampling as below (its scrapes cost ledgerd and the machine alike).
+  sample_lag > /dev/null &
+  SP=$!
   bench off
+  kill "$SP"; wait "$SP" 2>/dev/null || true
   stop
   if [ "$BACKLOG" = 1 ]; then
     start "$W/off$r" "DRAIN$r"
