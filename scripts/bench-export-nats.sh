@@ -2,18 +2,25 @@
 # What the NATS JetStream export costs ingest, and how fast it drains a backlog, in one sitting.
 # A JetStream cluster of NODES nats-server processes on loopback (stream replicas = NODES), then
 # RUNS times, alternated:
-#   off: a fresh ledgerd without [export.nats], `ledgerctl bench` against it; then the same
-#        ledger restarted with the export: seconds until its whole backlog is in the stream;
-#   on:  a fresh ledgerd with [export.nats], the same bench; then seconds until the export's lag
-#        is 0 after the bench's last receipt.
+#   off: a fresh ledgerd without [export.nats], `ledgerctl bench` against it; then (BACKLOG=1)
+#        the same ledger restarted with the export: seconds until its whole backlog is in the
+#        stream;
+#   on:  a fresh ledgerd with [export.nats], the same bench, the export's lag sampled every
+#        0.2 s meanwhile (its largest, and whether it yielded to ingest; "off" is sampled alike,
+#        since the scrapes cost too); then seconds until the lag is 0 after the bench's last
+#        receipt (the catch-up).
+# At the end: the peaks' medians, their ratio and the pair ratios' median, ledgerd's CPU a
+# receipt. The machine's noise between runs is larger than the export's cost: compare pairs.
 # From the repository: cargo build --release -p ledgerd -p ledgerctl; then
-# bash scripts/bench-export-nats.sh (B= another binary folder; EVENTS, STREAMS, RUNS, NODES).
+# bash scripts/bench-export-nats.sh (B= another binary folder; EVENTS, STREAMS, RUNS, NODES,
+# BACKLOG=0 to skip the backlog drains).
 set -euo pipefail
 B=${B:-target/release}
 EVENTS=${EVENTS:-300000}
 STREAMS=${STREAMS:-8}
 RUNS=${RUNS:-2}
 NODES=${NODES:-3}
+BACKLOG=${BACKLOG:-1}
 NATS=$(command -v nats-server || echo /usr/sbin/nats-server)
 W=$(mktemp -d -p "${TMPDIR:-/tmp}" export-bench.XXXX)
 PIDS=()
@@ -93,27 +100,69 @@ drain() { # seconds until the export's lag is 0
   done
   echo "$(date +%s.%N) - $t0" | bc
 }
-bench() {
-  $B/ledgerctl bench --server "http://$ADDR" --operator-key "$W/operator-1.key" --operator-id operator-1 \
-    --events "$EVENTS" --streams "$STREAMS" --warmup 30000 --also-half 2>&1 | grep -v '^ *$'
+bench() { # $1: off|on; appends "mode peak cpu_us" to $W/runs
+  $B/ledgerctl --json bench --server "http://$ADDR" --operator-key "$W/operator-1.key" --operator-id operator-1 \
+    --events "$EVENTS" --streams "$STREAMS" --warmup 30000 > "$W/run.json"
+  python3 - "$1" "$W/run.json" >> "$W/runs" <<'P'
+import json, sys
+j = json.load(open(sys.argv[2]))[0]
+print(sys.argv[1], round(j["accepted_per_second"]), j["ledgerd"]["cpu_us_per_receipt"])
+P
+  tail -1 "$W/runs" | awk '{printf "   peak %s events/s, ledgerd %s us of CPU a receipt\n", $2, $3}'
+}
+sample_lag() { # every 0.2 s until killed: "lag yielding"
+  while :; do
+    echo "$(metric ledger_export_nats_lag_entries) $(metric ledger_export_nats_yielding)"
+    sleep 0.2
+  done
 }
 
+: > "$W/runs"
 for r in $(seq "$RUNS"); do
   echo "== run $r, off: no export"
   start "$W/off$r" ""
-  bench
+  # The same sampling as below (its scrapes cost ledgerd and the machine alike).
+  sample_lag > /dev/null &
+  SP=$!
+  bench off
+  kill "$SP"; wait "$SP" 2>/dev/null || true
   stop
-  start "$W/off$r" "DRAIN$r"
-  s=$(drain)
-  n=$(metric ledger_export_nats_exported_entries)
-  echo "   backlog of $n entries into the stream in $s s: $(echo "$n / $s" | bc) entries/s"
-  stop
+  if [ "$BACKLOG" = 1 ]; then
+    start "$W/off$r" "DRAIN$r"
+    s=$(drain)
+    n=$(metric ledger_export_nats_exported_entries)
+    echo "   backlog of $n entries into the stream in $s s: $(echo "$n / $s" | bc) entries/s"
+    stop
+  fi
   rm -rf "$W/off$r"
   echo "== run $r, on: export to a stream of $NODES replicas"
   start "$W/on$r" "BENCH$r"
-  bench
+  sample_lag > "$W/lag" &
+  SP=$!
+  bench on
+  kill "$SP"; wait "$SP" 2>/dev/null || true
+  echo "   during the bench: largest lag $(sort -n "$W/lag" | tail -1 | awk '{print $1}') entries, yielding in $(awk '$2 == 1' "$W/lag" | wc -l) of $(wc -l < "$W/lag") samples; lag $(metric ledger_export_nats_lag_entries) at its end"
   s=$(drain)
-  echo "   export lag 0 $s s after the last receipt; $(metric ledger_export_nats_exported_entries) entries exported, $(metric ledger_export_nats_resumes_total) resumes"
+  n=$(metric ledger_export_nats_exported_entries)
+  echo "   caught up (lag 0) $s s after the last receipt; $n entries exported, $(metric ledger_export_nats_resumes_total) resumes, $(metric ledger_export_nats_yields_total) yields"
+  # The export thread's own CPU (reading, encoding, the NATS connection: all on that thread).
+  for t in /proc/"$LP"/task/*; do
+    if [ "$(cat "$t/comm")" = export-nats ]; then
+      awk -v n="$n" -v hz="$(getconf CLK_TCK)" '{printf "   the export thread: %.2f s of CPU, %.2f us an entry\n", ($14 + $15) / hz, ($14 + $15) / hz / n * 1e6}' "$t/stat"
+    fi
+  done
   stop
   rm -rf "$W/on$r"
 done
+python3 - "$W/runs" <<'P'
+import statistics as st, sys
+runs = [l.split() for l in open(sys.argv[1])]
+off = [(float(r[1]), float(r[2])) for r in runs if r[0] == "off"]
+on = [(float(r[1]), float(r[2])) for r in runs if r[0] == "on"]
+med = st.median
+print(f"peak (events/s), medians: off {med([a for a, _ in off]):.0f}, on {med([a for a, _ in on]):.0f}, "
+      f"ratio {med([a for a, _ in on]) / med([a for a, _ in off]):.3f}; pair ratios "
+      f"{', '.join(f'{a[0] / b[0]:.3f}' for a, b in zip(on, off))}, median "
+      f"{med([a[0] / b[0] for a, b in zip(on, off)]):.3f}")
+print(f"ledgerd CPU a receipt (us), medians: off {med([c for _, c in off]):.2f}, on {med([c for _, c in on]):.2f}")
+P

@@ -140,14 +140,19 @@ impl Committer {
     fn failure(&self) -> Option<AuditStoreError> {
         self.error.lock().ok().and_then(|mut e| e.take())
     }
-}
 
-impl Drop for Committer {
-    fn drop(&mut self) {
+    /// Let the thread end once it has done (or, after a failure, dropped) what it was sent.
+    fn stop(&mut self) {
         self.tx.take();
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+    }
+}
+
+impl Drop for Committer {
+    fn drop(&mut self) {
+        self.stop();
     }
 }
 
@@ -180,6 +185,8 @@ pub struct Follower {
     committed: Arc<RwLock<Option<u64>>>,
     /// Flush and fsync every commit, not only those with a snapshot.
     sync_every_commit: bool,
+    /// The settings a replay from genesis starts with ([`Follower::rebuild`]).
+    settings: AuditSettings,
 }
 
 impl Follower {
@@ -204,7 +211,7 @@ impl Follower {
     ) -> Result<Follower, FollowError> {
         let replayer = match store.load()? {
             Some(snap) => Replayer::restore(snap)?,
-            None => Replayer::new(settings),
+            None => Replayer::new(settings.clone()),
         };
         let position = replayer.position();
         let committed = Arc::new(RwLock::new(position));
@@ -221,7 +228,31 @@ impl Follower {
             last_snapshot_copy: Duration::ZERO,
             committed,
             sync_every_commit: false,
+            settings,
         })
+    }
+
+    /// Start again from genesis in a new store, in place, after damage was met while following
+    /// ([`FollowError::is_damage`]): the commit thread is stopped (what it still held was for
+    /// the damaged store), the store is set aside and replaced under the same handles
+    /// ([`AuditStore::replace_with_new`]), the replayer (the same shared one) starts from
+    /// genesis with the settings this follower was opened with, and the committed position is
+    /// none. The caller then replays the chain again ([`Follower::catch_up`], then
+    /// [`Follower::step`]). Nothing of the chain is touched. Returns where the damaged store now
+    /// is (`None`: a temporary store).
+    pub fn rebuild(&mut self) -> Result<Option<std::path::PathBuf>, FollowError> {
+        self.committer.stop();
+        let aside = self.store.replace_with_new()?;
+        *self.replayer.write().unwrap_or_else(|e| e.into_inner()) =
+            Replayer::new(self.settings.clone());
+        *self.committed.write().unwrap_or_else(|e| e.into_inner()) = None;
+        self.pending = Pending::default();
+        self.pending_entries = 0;
+        self.last_commit = Instant::now();
+        self.last_snapshot = Instant::now();
+        self.last_snapshot_copy = Duration::ZERO;
+        self.committer = Committer::start(self.store.clone(), self.committed.clone());
+        Ok(aside)
     }
 
     /// Snapshot at most this often (default [`SNAPSHOT_EVERY`]; zero: at every commit).
@@ -603,6 +634,259 @@ pub fn decoders() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ledger_core::ed25519_dalek::SigningKey;
+    use ledger_core::{GENESIS_PREV_HASH, RecordKind, make_entry};
+    use ledger_proto::v1;
+    use prost::Message;
+
+    /// A chain store holding the standard session with its mistakes (tables, a slot floor with
+    /// jackpots), after a genesis: written as a mirror writes a copy (the audit reads entries,
+    /// it does not verify signatures). Returns the store and its head.
+    fn chain(dir: &Path) -> (Arc<Store>, u64) {
+        let plan = casino_sim::standard_plan(5, 1_767_225_600_000, 40, true, "op", "reg");
+        let s = casino_sim::generate(&plan).unwrap();
+        let key = SigningKey::from_bytes(&[7; 32]);
+        let (body, signature) = ledger_core::record::sign_ledger_record(
+            &key,
+            plan.start_ms,
+            v1::ledger_record_body::Record::Genesis(v1::LedgerGenesis {
+                ledger_id: "test".into(),
+                ledger_public_key: key.verifying_key().as_bytes().to_vec(),
+            }),
+        );
+        let mut entries = vec![make_entry(
+            &GENESIS_PREV_HASH,
+            0,
+            plan.start_ms,
+            RecordKind::Ledger,
+            body,
+            signature,
+        )];
+        let mut sequences = std::collections::HashMap::<String, u64>::new();
+        let mut push = |device: &str, at: i64, payload, out: &mut Vec<v1::ChainEntry>| {
+            let sequence = sequences.entry(device.to_string()).or_default();
+            *sequence += 1;
+            let body = v1::EventBody {
+                device_id: device.to_string(),
+                sequence: *sequence,
+                occurred_at_ms: at,
+                payload: Some(payload),
+            }
+            .encode_to_vec();
+            let prev: [u8; 32] = out
+                .last()
+                .unwrap()
+                .entry_hash
+                .as_slice()
+                .try_into()
+                .unwrap();
+            let e = make_entry(
+                &prev,
+                out.len() as u64,
+                at,
+                RecordKind::Event,
+                body,
+                vec![0x5a; 64],
+            );
+            out.push(e);
+        };
+        for d in &s.devices {
+            if d.kind == ledger_core::DeviceKind::Machine {
+                push(
+                    "op",
+                    plan.start_ms,
+                    v1::event_body::Payload::DeviceRegistered(v1::DeviceRegistered {
+                        device_id: d.device_id.clone(),
+                        public_key: [&[0x58u8][..], &[0x66; 31]].concat(),
+                        kind: v1::DeviceKind::Machine as i32,
+                        casino_id: d.casino_id.clone(),
+                        machine_id: d.machine_id.clone(),
+                        model_id: d.model_id.clone(),
+                        bet_values_cents: d.bet_values_cents.clone(),
+                        ..Default::default()
+                    }),
+                    &mut entries,
+                );
+            }
+        }
+        for e in &s.events {
+            push(
+                &e.device_id,
+                e.occurred_at_ms,
+                e.payload.clone(),
+                &mut entries,
+            );
+        }
+        let head = entries.len() as u64 - 1;
+        let (store, mut appender) =
+            Store::open_mirror(dir, 16 << 20, "test", &key.verifying_key()).unwrap();
+        appender.append_verbatim(entries).unwrap();
+        store.sync().unwrap();
+        (store, head)
+    }
+
+    /// (digest, records, rounds, the replayer's state): see [`outcome`].
+    type Outcome = (String, Vec<(Vec<u8>, Vec<u8>)>, Vec<u8>, Vec<u8>);
+
+    /// What an audit left, to compare two of the same chain: the findings digest, every
+    /// record of its store but the round blocks' layout (findings, indexes, reviews, the
+    /// jackpot book's detail, the gaming-day report rows), the rounds in time order, and the
+    /// replayer's state, all as bytes.
+    fn outcome(f: &Follower) -> Outcome {
+        let store = f.store();
+        let all = audit::Period {
+            from_ms: i64::MIN,
+            to_ms: i64::MAX,
+        };
+        let rounds = serde_json::to_vec(&store.rounds_in(all).unwrap()).unwrap();
+        let r = f.replayer();
+        let r = r.read().unwrap();
+        let state = serde_json::to_vec(&r.snapshot()).unwrap();
+        (
+            format!("{:?}", r.digest()),
+            store.records_for_test(),
+            rounds,
+            state,
+        )
+    }
+
+    /// The sequential path, entry by entry on one thread (the live audit near the head).
+    fn sequential(dir: &Path, chain: &Store, head: u64) -> Follower {
+        let mut f = Follower::open(dir, true).unwrap();
+        while f.step(chain, head, 97).unwrap() > 0 {}
+        f.commit_if_due(true).unwrap();
+        assert_eq!(f.position(), Some(head));
+        f
+    }
+
+    /// `catch_up` (chunks decoded on other threads, put back in order) leaves exactly what the
+    /// sequential path leaves, in one call, in windows that end inside chunks (as ledgerd's
+    /// audit calls it), and after a stop midway and a reopen; and the live audit's mix of
+    /// the two (catch up, then step) too. A skipped, repeated or reordered entry changes the
+    /// rounds, the replayer's state or the findings.
+    #[test]
+    fn catch_up_gives_what_the_sequential_path_gives_and_resumes_after_a_stop() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (chain, head) = chain(&tmp.path().join("chain"));
+        assert!(head > 2_000, "several chunks: {head}");
+        let want = outcome(&sequential(&tmp.path().join("seq"), &chain, head));
+        assert!(
+            want.1.iter().filter(|(k, _)| k[0] == b'F').count() >= 5,
+            "the session's mistakes are found"
+        );
+        assert!(want.1.iter().any(|(k, _)| k[0] == b'G'), "report rows");
+        assert!(want.2.len() > 1_000, "rounds");
+
+        // One call.
+        let mut f = Follower::open(&tmp.path().join("one"), true).unwrap();
+        f.catch_up(&chain, head, |_| {}).unwrap();
+        assert_eq!(f.position(), Some(head));
+        assert!(
+            outcome(&f) == want,
+            "one catch_up differs from the sequential path"
+        );
+
+        // Windows of 300 entries (chunks hold 256), stopping and reopening midway.
+        let dir = tmp.path().join("windows");
+        let mid = head / 2 + 11;
+        {
+            let mut f = Follower::open(&dir, true).unwrap();
+            let mut at = 0;
+            while at <= mid {
+                let to = mid.min(at + 299);
+                f.catch_up(&chain, to, |_| {}).unwrap();
+                assert_eq!(f.position(), Some(to));
+                at = to + 1;
+            }
+        }
+        let mut f = Follower::open(&dir, true).unwrap();
+        assert_eq!(f.position(), Some(mid), "resumes where it stopped");
+        let mut at = mid + 1;
+        while at <= head {
+            let to = head.min(at + 299);
+            f.catch_up(&chain, to, |_| {}).unwrap();
+            at = to + 1;
+        }
+        assert!(outcome(&f) == want, "windows and a stop differ");
+        // Called again at the head: nothing more.
+        f.catch_up(&chain, head, |_| {}).unwrap();
+        assert!(
+            outcome(&f) == want,
+            "a second call at the head changed something"
+        );
+
+        // Caught up to midway, then entry by entry.
+        let mut f = Follower::open(&tmp.path().join("mixed"), true).unwrap();
+        f.catch_up(&chain, mid, |_| {}).unwrap();
+        while f.step(&chain, head, 5_000).unwrap() > 0 {}
+        f.commit_if_due(true).unwrap();
+        assert!(outcome(&f) == want, "catch_up then step differs");
+    }
+
+    /// Damage met while following (a record the next commit reads no longer decodes) is
+    /// reported as damage; `rebuild` sets the store aside, replaces it under the same handles
+    /// (a clone taken before, as the query services hold, reads the new one), and a replay of
+    /// the chain into it leaves what an undamaged audit leaves.
+    #[test]
+    fn damage_met_while_following_sets_the_store_aside_and_a_replay_rebuilds_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (chain, head) = chain(&tmp.path().join("chain"));
+        let want = outcome(&sequential(&tmp.path().join("seq"), &chain, head));
+
+        let dir = tmp.path().join("audit");
+        let mut f = Follower::open(&dir, true).unwrap();
+        let held = f.store();
+        let replayer = f.replayer();
+        let committed = f.committed();
+        f.catch_up(&chain, head / 2, |_| {}).unwrap();
+        assert!(held.damage_day_rows_for_test() > 0);
+        let err = loop {
+            match f.step(&chain, head, 50) {
+                Ok(0) => match f.commit_if_due(true) {
+                    Ok(()) => panic!("the damage was never met"),
+                    Err(e) => break e,
+                },
+                Ok(_) => {}
+                Err(e) => break e,
+            }
+        };
+        assert!(err.is_damage(), "{err}");
+        let aside = f.rebuild().unwrap().expect("a store on disk is set aside");
+        assert!(aside.exists() && dir.exists(), "{}", aside.display());
+        assert!(
+            aside
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("audit.damaged-")
+        );
+        assert_eq!(f.position(), None, "starts again from genesis");
+        assert_eq!(*committed.read().unwrap(), None);
+        assert_eq!(held.rebuilds(), 1);
+        assert_eq!(
+            held.finding_count().unwrap(),
+            0,
+            "the clone reads the new store"
+        );
+        f.catch_up(&chain, head / 3, |_| {}).unwrap();
+        while f.step(&chain, head, 5_000).unwrap() > 0 {}
+        f.commit_if_due(true).unwrap();
+        assert!(outcome(&f) == want, "the rebuilt audit differs");
+        assert!(
+            Arc::ptr_eq(&replayer, &f.replayer()),
+            "the same shared replayer"
+        );
+        assert_eq!(*committed.read().unwrap(), Some(head));
+        assert_eq!(
+            held.records_for_test(),
+            want.1,
+            "the handle taken before the damage reads the rebuilt store"
+        );
+        drop((f, held));
+        // Reopened: resumes at the head from the rebuilt store's snapshot.
+        let f = Follower::open(&dir, true).unwrap();
+        assert_eq!(f.position(), Some(head));
+    }
 
     /// A snapshot is due every `every`, but never sooner than 20 times what the last one cost;
     /// `every` zero (an offline replay's `--snapshot-every 0`) snapshots at every commit.

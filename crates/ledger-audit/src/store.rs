@@ -70,6 +70,34 @@ pub enum AuditStoreError {
     Corrupt(String),
 }
 
+/// Rename the audit store `dir` to `<dir>.damaged-<UTC time>` beside it (kept for inspection),
+/// durably (the parent directory is fsynced); returns the new path. The store is derived data:
+/// the chain rebuilds it.
+pub fn set_aside(dir: &Path) -> Result<std::path::PathBuf> {
+    let mut name = dir.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(
+        ".damaged-{}",
+        chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ")
+    ));
+    let aside = dir.with_file_name(name);
+    std::fs::rename(dir, &aside).map_err(|e| {
+        io(std::io::Error::new(
+            e.kind(),
+            format!(
+                "the damaged store {} cannot be set aside as {}: {e}",
+                dir.display(),
+                aside.display()
+            ),
+        ))
+    })?;
+    if let Some(parent) = aside.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::File::open(parent)
+            .and_then(|d| d.sync_all())
+            .map_err(io)?;
+    }
+    Ok(aside)
+}
+
 /// An I/O error of the store's files, as sled reports its own.
 fn io(e: std::io::Error) -> AuditStoreError {
     AuditStoreError::Sled(sled::Error::Io(e))
@@ -137,15 +165,24 @@ impl FindingFilter {
 /// The store.
 #[derive(Clone)]
 pub struct AuditStore {
-    db: sled::Db,
-    tree: sled::Tree,
-    /// sled's log file and the store's directory, fsynced by [`AuditStore::flush`] (`None`: a
-    /// temporary store).
-    log: Option<std::sync::Arc<(std::fs::File, std::path::PathBuf)>>,
+    /// The open files, shared by every clone: [`AuditStore::replace_with_new`] swaps them for a
+    /// new store's under the same handles (the query services keep theirs).
+    files: std::sync::Arc<std::sync::RwLock<Files>>,
     /// The calendar the `G` gaming-day rows are kept by (`Q`), or `None` when they are not
     /// kept (a store written before them: [`AuditStore::use_calendar`] builds them). Commits
     /// hold it read, a rebuild written.
     days: std::sync::Arc<std::sync::RwLock<Option<Calendar>>>,
+    /// Times this store was found damaged while open, set aside and replaced by a new one.
+    rebuilds: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+/// An open store's sled database and files.
+struct Files {
+    db: sled::Db,
+    tree: sled::Tree,
+    /// sled's log file and the store's directory, fsynced by [`AuditStore::flush`] (`None`: a
+    /// temporary store).
+    log: Option<(std::fs::File, std::path::PathBuf)>,
 }
 
 fn round_key(table: &str, round: &str) -> Vec<u8> {
@@ -290,29 +327,115 @@ impl AuditStore {
         }
         let log = std::fs::File::open(dir.join("db")).map_err(io)?;
         let store = AuditStore {
-            db,
-            tree,
-            log: Some(std::sync::Arc::new((log, dir.to_path_buf()))),
+            files: std::sync::Arc::new(std::sync::RwLock::new(Files {
+                db,
+                tree,
+                log: Some((log, dir.to_path_buf())),
+            })),
             days: Default::default(),
+            rebuilds: Default::default(),
         };
         store.check_layout()?;
         store.open_days()?;
         Ok(store)
     }
 
+    /// The sled tree of the store's records (the current files': see
+    /// [`AuditStore::replace_with_new`]).
+    fn tree(&self) -> sled::Tree {
+        self.files
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .tree
+            .clone()
+    }
+
+    /// The store's directory (`None`: a temporary store).
+    pub fn dir(&self) -> Option<std::path::PathBuf> {
+        let files = self.files.read().unwrap_or_else(|e| e.into_inner());
+        files.log.as_ref().map(|(_, dir)| dir.clone())
+    }
+
+    /// Set this (damaged) store aside ([`set_aside`]) and put a new, empty one in its place,
+    /// under the same handles: every clone (the query services') reads the new one from now
+    /// on. The gaming-day rows are kept by the calendar the old one used. The caller must have
+    /// stopped committing to it (the follower's [`crate::live::Follower::rebuild`] does this,
+    /// then replays the chain into the new store). Returns where the old one now is (`None`: a
+    /// temporary store, replaced by another).
+    pub fn replace_with_new(&self) -> Result<Option<std::path::PathBuf>> {
+        let calendar = self.days_calendar();
+        let (new, aside) = match self.dir() {
+            Some(dir) => {
+                let aside = set_aside(&dir)?;
+                (AuditStore::open(&dir)?, Some(aside))
+            }
+            None => (AuditStore::temporary()?, None),
+        };
+        let AuditStore { files, days, .. } = new;
+        let files = std::sync::Arc::try_unwrap(files)
+            .map_err(|_| AuditStoreError::Corrupt("the new store is shared".into()))?
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner());
+        let old = std::mem::replace(
+            &mut *self.files.write().unwrap_or_else(|e| e.into_inner()),
+            files,
+        );
+        *self.days.write().unwrap_or_else(|e| e.into_inner()) =
+            days.read().unwrap_or_else(|e| e.into_inner()).clone();
+        // The old files close once the last read still using them ends.
+        drop(old);
+        if let Some(c) = calendar {
+            self.use_calendar(&c)?;
+        }
+        self.rebuilds
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(aside)
+    }
+
+    /// Times this store was found damaged while in use and replaced
+    /// ([`AuditStore::replace_with_new`]).
+    pub fn rebuilds(&self) -> u64 {
+        self.rebuilds.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Damage a stored record for a test: every gaming-day row (`G`) no longer decodes, so the
+    /// next commit that counts a round in one of them fails as a damaged store's read does.
+    #[cfg(test)]
+    pub(crate) fn damage_day_rows_for_test(&self) -> usize {
+        let tree = self.tree();
+        let keys: Vec<_> = tree.scan_prefix(b"G").filter_map(|kv| kv.ok()).collect();
+        for (k, _) in &keys {
+            tree.insert(k, &b"\xff not a row"[..]).unwrap();
+        }
+        keys.len()
+    }
+
+    /// Every record but the round blocks (`T`), their pointers (`R`) and the snapshot (`S`),
+    /// whose layout depends on when commits happened: what two replays of one chain must hold
+    /// byte for byte.
+    #[cfg(test)]
+    pub(crate) fn records_for_test(&self) -> Vec<(Vec<u8>, Vec<u8>)> {
+        self.tree()
+            .iter()
+            .filter_map(|kv| kv.ok())
+            .filter(|(k, _)| !matches!(k.first(), Some(b'T' | b'R' | b'S')))
+            .map(|(k, v)| (k.to_vec(), v.to_vec()))
+            .collect()
+    }
+
     /// Empty a store written with another layout (derived data: the follower then replays from
     /// genesis) and mark the current one.
     fn check_layout(&self) -> Result<()> {
-        if self.tree.get(b"V")?.as_deref() == Some(LAYOUT) {
+        if self.tree().get(b"V")?.as_deref() == Some(LAYOUT) {
             return Ok(());
         }
-        if !self.tree.is_empty() {
+        if !self.tree().is_empty() {
             tracing::warn!(
                 "the audit store was written with another layout: emptied, to be rebuilt from the chain"
             );
-            self.tree.clear()?;
+            self.tree().clear()?;
         }
-        self.tree.insert(b"V", LAYOUT)?;
+        self.tree().insert(b"V", LAYOUT)?;
         self.flush()
     }
 
@@ -321,10 +444,13 @@ impl AuditStore {
         let db = sled::Config::new().temporary(true).open()?;
         let tree = db.open_tree("audit")?;
         let store = AuditStore {
-            db,
-            tree,
-            log: None,
+            files: std::sync::Arc::new(std::sync::RwLock::new(Files {
+                db,
+                tree,
+                log: None,
+            })),
             days: Default::default(),
+            rebuilds: Default::default(),
         };
         store.check_layout()?;
         store.open_days()?;
@@ -333,7 +459,7 @@ impl AuditStore {
 
     /// The last snapshot, after removing every finding and round recorded after it.
     pub fn load(&self) -> Result<Option<ReplayerSnapshot>> {
-        let snap: Option<ReplayerSnapshot> = match self.tree.get(b"S")? {
+        let snap: Option<ReplayerSnapshot> = match self.tree().get(b"S")? {
             Some(v) => Some(decode(&v)?),
             None => None,
         };
@@ -343,7 +469,7 @@ impl AuditStore {
         };
         let mut batch = sled::Batch::default();
         for kv in self
-            .tree
+            .tree()
             .range(prefixed(b'F', &[&next_seq.to_be_bytes()])..prefixed(b'G', &[]))
         {
             let (k, v) = kv?;
@@ -362,7 +488,7 @@ impl AuditStore {
         // The gaming-day rows stop counting those that counted (the ones their pointer names).
         let days = self.days.read().unwrap_or_else(|e| e.into_inner());
         let mut uncount: DayDeltas = Default::default();
-        for kv in self.tree.scan_prefix(b"T").rev() {
+        for kv in self.tree().scan_prefix(b"T").rev() {
             let (k, v) = kv?;
             let rounds: Vec<RoundSummary> = decode(&v)?;
             let after = |r: &RoundSummary| position.is_none_or(|p| r.closed_index > p);
@@ -373,7 +499,7 @@ impl AuditStore {
             if let (Some(calendar), Some(at)) = (days.as_ref(), at) {
                 for (place, r) in rounds.iter().enumerate().filter(|(_, r)| after(r)) {
                     let rk = round_key(&r.table_id, &r.round_id);
-                    if self.tree.get(prefixed(b'R', &[&rk]))?.as_deref()
+                    if self.tree().get(prefixed(b'R', &[&rk]))?.as_deref()
                         == Some(&pointer(&at, place)[..])
                     {
                         day_delta(&mut uncount, calendar, r, -1);
@@ -394,7 +520,7 @@ impl AuditStore {
             }
         }
         self.apply_day_deltas(uncount, &mut batch)?;
-        self.tree.apply_batch(batch)?;
+        self.tree().apply_batch(batch)?;
         drop(days);
         Ok(snap)
     }
@@ -486,16 +612,16 @@ impl AuditStore {
         if let Some(s) = snapshot {
             batch.insert(&b"S"[..], encode(s));
         }
-        self.tree.apply_batch(batch)?;
+        self.tree().apply_batch(batch)?;
         Ok(())
     }
 
     /// Flush to disk and make it durable (derived data: not on every commit): sled's flush,
     /// then an fsync of its blob files and of its log.
     pub fn flush(&self) -> Result<()> {
-        self.db.flush()?;
-        if let Some(log_dir) = &self.log {
-            let (log, dir) = &**log_dir;
+        let files = self.files.read().unwrap_or_else(|e| e.into_inner());
+        files.db.flush()?;
+        if let Some((log, dir)) = &files.log {
             let blobs = dir.join("blobs");
             if let Ok(rd) = std::fs::read_dir(&blobs) {
                 for f in rd.flatten() {
@@ -563,10 +689,10 @@ impl AuditStore {
             Some(code) => {
                 let mut end = prefixed(b'C', &[code.as_bytes()]);
                 end.push(1);
-                for kv in self.tree.range(code_key(code, start)..end) {
+                for kv in self.tree().range(code_key(code, start)..end) {
                     let (k, _) = kv?;
                     let seq = k.get(k.len().saturating_sub(8)..).unwrap_or(&[]);
-                    if let Some(v) = self.tree.get(prefixed(b'F', &[seq]))?
+                    if let Some(v) = self.tree().get(prefixed(b'F', &[seq]))?
                         && take(seq, &v)?
                     {
                         break;
@@ -575,7 +701,7 @@ impl AuditStore {
             }
             None => {
                 for kv in self
-                    .tree
+                    .tree()
                     .range(prefixed(b'F', &[&start.to_be_bytes()])..prefixed(b'G', &[]))
                 {
                     let (k, v) = kv?;
@@ -590,10 +716,10 @@ impl AuditStore {
 
     /// The finding with this id.
     pub fn finding_by_id(&self, id: &str) -> Result<Option<Finding>> {
-        let Some(seq) = self.tree.get(prefixed(b'I', &[id.as_bytes()]))? else {
+        let Some(seq) = self.tree().get(prefixed(b'I', &[id.as_bytes()]))? else {
             return Ok(None);
         };
-        match self.tree.get(prefixed(b'F', &[&seq]))? {
+        match self.tree().get(prefixed(b'F', &[&seq]))? {
             Some(v) => Ok(Some(decode(&v)?)),
             None => Err(AuditStoreError::Corrupt(format!(
                 "finding {id} is indexed but not stored"
@@ -603,7 +729,7 @@ impl AuditStore {
 
     /// A finding's reviews, in chain order.
     pub fn reviews(&self, finding_id: &str) -> Result<Vec<Review>> {
-        self.tree
+        self.tree()
             .scan_prefix(id_key(b'W', finding_id))
             .map(|kv| {
                 let (k, v) = kv?;
@@ -614,7 +740,11 @@ impl AuditStore {
 
     /// A finding's review status: its last review's action, or open.
     pub fn status(&self, finding_id: &str) -> Result<FindingStatus> {
-        match self.tree.scan_prefix(id_key(b'W', finding_id)).next_back() {
+        match self
+            .tree()
+            .scan_prefix(id_key(b'W', finding_id))
+            .next_back()
+        {
             Some(kv) => {
                 let (k, v) = kv?;
                 let r = Review::decode_stored(&k, &v)?;
@@ -629,7 +759,7 @@ impl AuditStore {
     /// One round.
     pub fn round(&self, table: &str, round: &str) -> Result<Option<RoundSummary>> {
         let rk = round_key(table, round);
-        match self.tree.get(prefixed(b'R', &[&rk]))? {
+        match self.tree().get(prefixed(b'R', &[&rk]))? {
             Some(ptr) => self.pointed(&ptr, &rk).map(Some),
             None => Ok(None),
         }
@@ -645,7 +775,10 @@ impl AuditStore {
         };
         let (at, place) = (ptr.get(..16).ok_or_else(missing)?, ptr.get(16..18));
         let place = place.map_or(0, |b| u16::from_be_bytes([b[0], b[1]]) as usize);
-        let block = self.tree.get(prefixed(b'T', &[at]))?.ok_or_else(missing)?;
+        let block = self
+            .tree()
+            .get(prefixed(b'T', &[at]))?
+            .ok_or_else(missing)?;
         let mut rounds: Vec<RoundSummary> = decode(&block)?;
         if place >= rounds.len()
             || round_key(&rounds[place].table_id, &rounds[place].round_id) != rk
@@ -659,7 +792,7 @@ impl AuditStore {
     pub fn rounds_named(&self, round: &str) -> Result<Vec<RoundSummary>> {
         let mut out = Vec::new();
         let prefix = name_key(round, "");
-        for kv in self.tree.scan_prefix(&prefix) {
+        for kv in self.tree().scan_prefix(&prefix) {
             let (k, _) = kv?;
             let table = String::from_utf8_lossy(k.get(prefix.len()..).unwrap_or(&[])).into_owned();
             if let Some(r) = self.round(&table, round)? {
@@ -674,14 +807,14 @@ impl AuditStore {
         let mut p = prefixed(b'X', &[&round_key(table, round)]);
         p.push(0);
         let mut out = Vec::new();
-        for kv in self.tree.scan_prefix(&p) {
+        for kv in self.tree().scan_prefix(&p) {
             let (k, _) = kv?;
             let seq = k
                 .get(k.len() - 8..)
                 .and_then(|b| <[u8; 8]>::try_from(b).ok())
                 .map(u64::from_be_bytes)
                 .unwrap_or(0);
-            if let Some(v) = self.tree.get(prefixed(b'F', &[&seq.to_be_bytes()]))? {
+            if let Some(v) = self.tree().get(prefixed(b'F', &[&seq.to_be_bytes()]))? {
                 out.push(decode(&v)?);
             }
         }
@@ -701,11 +834,15 @@ impl AuditStore {
         let lo = prefixed(b'T', &[&biased(period.from_ms)]);
         let hi = prefixed(b'T', &[&biased(period.to_ms)]);
         // The block before the period's start may end inside it.
-        let start = match self.tree.range(prefixed(b'T', &[])..lo.clone()).next_back() {
+        let start = match self
+            .tree()
+            .range(prefixed(b'T', &[])..lo.clone())
+            .next_back()
+        {
             Some(kv) => kv?.0.to_vec(),
             None => lo,
         };
-        for kv in self.tree.range(start..hi) {
+        for kv in self.tree().range(start..hi) {
             let (k, v) = kv?;
             let rounds: Vec<RoundSummary> = decode(&v)?;
             let at = k.get(1..17).and_then(|b| <[u8; 16]>::try_from(b).ok());
@@ -715,7 +852,7 @@ impl AuditStore {
                 }
                 // A round is where its pointer says (one committed again is in a later block).
                 let rk = round_key(&r.table_id, &r.round_id);
-                let ptr = self.tree.get(prefixed(b'R', &[&rk]))?;
+                let ptr = self.tree().get(prefixed(b'R', &[&rk]))?;
                 if at.is_some_and(|at| ptr.as_deref() == Some(&pointer(&at, place)[..])) {
                     f(r);
                 }
@@ -726,7 +863,7 @@ impl AuditStore {
 
     /// Number of findings stored.
     pub fn finding_count(&self) -> Result<u64> {
-        match self.tree.scan_prefix(b"F").next_back() {
+        match self.tree().scan_prefix(b"F").next_back() {
             Some(kv) => {
                 let (k, _) = kv?;
                 Ok(k.get(1..9)
@@ -747,11 +884,11 @@ impl AuditStore {
     /// by the default calendar; one with rounds but no `Q` (written before them) keeps none
     /// until [`AuditStore::use_calendar`].
     fn open_days(&self) -> Result<()> {
-        let calendar = match self.tree.get(b"Q")? {
+        let calendar = match self.tree().get(b"Q")? {
             Some(v) => calendar_of(&v),
-            None if self.tree.scan_prefix(b"T").next().is_none() => {
+            None if self.tree().scan_prefix(b"T").next().is_none() => {
                 let c = Calendar::default();
-                self.tree.insert(b"Q", calendar_bytes(&c))?;
+                self.tree().insert(b"Q", calendar_bytes(&c))?;
                 Some(c)
             }
             None => None,
@@ -775,7 +912,7 @@ impl AuditStore {
             return Ok(false);
         }
         let mut batch = sled::Batch::default();
-        for kv in self.tree.scan_prefix(b"G") {
+        for kv in self.tree().scan_prefix(b"G") {
             batch.remove(kv?.0);
         }
         let mut rows: DayDeltas = Default::default();
@@ -788,7 +925,7 @@ impl AuditStore {
             batch.insert(k, encode(&row));
         }
         batch.insert(&b"Q"[..], calendar_bytes(calendar));
-        self.tree.apply_batch(batch)?;
+        self.tree().apply_batch(batch)?;
         *days = Some(calendar.clone());
         Ok(true)
     }
@@ -807,7 +944,7 @@ impl AuditStore {
             return Ok(false);
         }
         for kv in self
-            .tree
+            .tree()
             .range(prefixed(b'G', &[&day_bytes(first)])..prefixed(b'H', &[]))
         {
             let (k, v) = kv?;
@@ -838,7 +975,7 @@ impl AuditStore {
             let rk = round_key(&r.table_id, &r.round_id);
             let before = match this_commit.get(&rk) {
                 Some(old) => Some((*old).clone()),
-                None => match self.tree.get(prefixed(b'R', &[&rk]))? {
+                None => match self.tree().get(prefixed(b'R', &[&rk]))? {
                     Some(ptr) => Some(self.pointed(&ptr, &rk)?),
                     None => None,
                 },
@@ -855,7 +992,7 @@ impl AuditStore {
     /// Put the rows plus `deltas` into `batch` (a row that counts no round any more goes).
     fn apply_day_deltas(&self, deltas: DayDeltas, batch: &mut sled::Batch) -> Result<()> {
         for (k, d) in deltas {
-            let mut row: ReportRow = match self.tree.get(&k)? {
+            let mut row: ReportRow = match self.tree().get(&k)? {
                 Some(v) => decode(&v)?,
                 None => ReportRow {
                     casino_id: d[0].casino_id.clone(),
@@ -902,7 +1039,7 @@ impl AuditStore {
             };
             let mut n = 0u64;
             for kv in self
-                .tree
+                .tree()
                 .range(with(base.clone(), &biased(from_ms))..with(base, &biased(to_ms)))
             {
                 kv?;
@@ -988,7 +1125,7 @@ impl AuditStore {
             return Ok(sum);
         }
         for kv in self
-            .tree
+            .tree()
             .range(with(key.clone(), &biased(from_ms))..with(key, &biased(to_ms)))
         {
             let d: MeterDelta = decode(&kv?.1)?;
@@ -1017,7 +1154,7 @@ impl AuditStore {
             return Ok(out);
         }
         for kv in self
-            .tree
+            .tree()
             .range(with(key.clone(), &biased(from_ms))..with(key, &biased(to_ms)))
         {
             let e: jackpot::LoggedEvent = decode(&kv?.1)?;
@@ -1040,7 +1177,7 @@ impl AuditStore {
         }
         let prefix = key.len();
         for kv in self
-            .tree
+            .tree()
             .range(with(key.clone(), &biased(from))..with(key, &biased(to)))
         {
             let (k, v) = kv?;
@@ -1104,7 +1241,7 @@ impl DetailSource for AuditStore {
     fn pool_span(&self, pool: &jackpot::Pool) -> std::result::Result<(u64, u64), QueryError> {
         let key = id_key(b'H', &pool.id);
         let prefix = key.len();
-        let stored = match self.tree.scan_prefix(&key).next_back() {
+        let stored = match self.tree().scan_prefix(&key).next_back() {
             None => 0,
             Some(kv) => {
                 let (k, _) = kv.map_err(|e| query_error(e.into()))?;
@@ -1132,7 +1269,7 @@ impl DetailSource for AuditStore {
         let key = id_key(b'H', pool_id);
         let mut lines = Vec::new();
         for kv in self
-            .tree
+            .tree()
             .range(with(key.clone(), &from.to_be_bytes())..with(key, &to.to_be_bytes()))
         {
             let (_, v) = kv.map_err(|e| query_error(e.into()))?;
@@ -1381,7 +1518,7 @@ mod tests {
             .collect();
         s.commit(&all, &[], &[], None).unwrap();
         // Damage a finding of the other code.
-        s.tree
+        s.tree()
             .insert(prefixed(b'F', &[&7u64.to_be_bytes()]), &b"{"[..])
             .unwrap();
         let code = |c: &str| FindingFilter {
@@ -1415,13 +1552,13 @@ mod tests {
         // load() drops the index with the findings after the snapshot.
         let mut snap = Replayer::new(settings(false)).snapshot();
         snap.auditor.digest.count = 12;
-        s.tree
+        s.tree()
             .insert(prefixed(b'F', &[&7u64.to_be_bytes()]), encode(&all[7]))
             .unwrap();
         s.commit(&[], &[], &[], Some(&snap)).unwrap();
         s.load().unwrap();
         assert_eq!(seqs(s.findings(&rl, None, 100).unwrap()), [0, 5, 10]);
-        assert_eq!(s.tree.scan_prefix(b"C").count(), 12);
+        assert_eq!(s.tree().scan_prefix(b"C").count(), 12);
     }
 
     /// A round found by id alone reads that id's index, not every round's pointer (a damaged
@@ -1431,7 +1568,7 @@ mod tests {
         let s = AuditStore::temporary().unwrap();
         s.commit(&[], &rounds(), &[], None).unwrap();
         // A pointer no name leads to, and that points nowhere.
-        s.tree
+        s.tree()
             .insert(prefixed(b'R', &[&round_key("t9", "r1")]), &[0u8; 18][..])
             .unwrap();
         assert_eq!(
@@ -1439,7 +1576,7 @@ mod tests {
             vec![pair("t1", "r1"), pair("t2", "r1")]
         );
         assert_eq!(s.rounds_named("r").unwrap(), vec![]);
-        assert_eq!(s.tree.scan_prefix(b"N").count(), 4);
+        assert_eq!(s.tree().scan_prefix(b"N").count(), 4);
     }
 
     /// Files sled cannot make sense of are damage (ledgerd sets such a store aside and rebuilds
@@ -1492,7 +1629,7 @@ mod tests {
         s.commit(&[], &rounds(), &[], None).unwrap();
         assert!(s.load().unwrap().is_none());
         assert_eq!(s.rounds_named("r1").unwrap(), vec![]);
-        assert_eq!(s.tree.scan_prefix(b"T").count(), 0);
+        assert_eq!(s.tree().scan_prefix(b"T").count(), 0);
     }
 
     #[test]
@@ -1501,17 +1638,17 @@ mod tests {
         {
             let s = AuditStore::open(dir.path()).unwrap();
             s.commit(&[], &rounds(), &[], None).unwrap();
-            s.tree.insert(b"V", &b"1"[..]).unwrap();
+            s.tree().insert(b"V", &b"1"[..]).unwrap();
             s.flush().unwrap();
         }
         let s = AuditStore::open(dir.path()).unwrap();
         assert_eq!(
-            s.tree.len(),
+            s.tree().len(),
             2,
             "only the layout mark and the gaming-day rows' calendar are left"
         );
-        assert!(s.tree.get(b"Q").unwrap().is_some());
-        assert_eq!(s.tree.get(b"V").unwrap().as_deref(), Some(LAYOUT));
+        assert!(s.tree().get(b"Q").unwrap().is_some());
+        assert_eq!(s.tree().get(b"V").unwrap().as_deref(), Some(LAYOUT));
         drop(s);
         // The same layout is kept as it is.
         let s = AuditStore::open(dir.path()).unwrap();
@@ -1539,7 +1676,7 @@ mod tests {
         let s = AuditStore::temporary().unwrap();
         let all = many(2 * BLOCK_ROUNDS + 22);
         s.commit(&[], &all, &[], None).unwrap();
-        assert_eq!(s.tree.scan_prefix(b"T").count(), 3, "three blocks");
+        assert_eq!(s.tree().scan_prefix(b"T").count(), 3, "three blocks");
         for r in [&all[0], &all[BLOCK_ROUNDS], &all[all.len() - 1], &all[77]] {
             assert_eq!(s.round(&r.table_id, &r.round_id).unwrap().as_ref(), Some(r));
         }
@@ -1585,7 +1722,7 @@ mod tests {
             Some(kept)
         );
         assert_eq!(s.round(&gone.table_id, &gone.round_id).unwrap(), None);
-        assert_eq!(s.tree.scan_prefix(b"R").count(), keep + 1);
+        assert_eq!(s.tree().scan_prefix(b"R").count(), keep + 1);
         // Replaying on commits the rest again, each once.
         s.commit(&[], &all[keep + 1..], &[], None).unwrap();
         assert_eq!(s.rounds_in(every).unwrap(), all);

@@ -58,8 +58,17 @@ impl LiveAudit {
             Err(e) => return Err(e.into()),
         };
         // Live, every commit is made durable: the less sled writes between two fsyncs, the less
-        // a power cut can damage (ARCHITECTURE.md, "Power loss").
-        follower.set_sync_every_commit(true);
+        // a power cut can damage (ARCHITECTURE.md, "Power loss"). `LEDGERD_BENCH_AUDIT_SYNC=
+        // snapshots` goes back to fsyncs at snapshots only: for measuring what the per-commit
+        // fsync costs (docs/performance.md), never for a ledger in use.
+        let snapshots_only =
+            std::env::var("LEDGERD_BENCH_AUDIT_SYNC").as_deref() == Ok("snapshots");
+        if snapshots_only {
+            tracing::warn!(
+                "LEDGERD_BENCH_AUDIT_SYNC=snapshots: the audit store is fsynced at snapshots only (a benchmark setting)"
+            );
+        }
+        follower.set_sync_every_commit(!snapshots_only);
         let store = follower.store();
         // The gaming-day rows by `[reports]`' calendar: rebuilt from the stored rounds, before
         // the audit commits more, when they were kept by another one. Without them the reports
@@ -89,8 +98,35 @@ impl LiveAudit {
                 let follow = move || -> Option<String> {
                     let chain = ledger.store().clone();
                     let mut durable = ledger.durable();
-                    if let Err(e) = catch_up(&mut follower, &chain, &mut durable, &stop2) {
-                        return Some(e.to_string());
+                    let mut rebuilds = 0;
+                    // Damage met while following (a read of the store finds it corrupt): set
+                    // the store aside and replay the chain into a new one, as at a start; an
+                    // audit that keeps meeting damage stops visibly instead.
+                    let mut damaged = |follower: &mut Follower,
+                                       e: ledger_audit::live::FollowError|
+                     -> Result<(), String> {
+                        if !e.is_damage() || rebuilds >= MAX_REBUILDS {
+                            return Err(e.to_string());
+                        }
+                        rebuilds += 1;
+                        match follower.rebuild() {
+                            Ok(aside) => {
+                                tracing::error!(
+                                    error = %e,
+                                    set_aside = %aside.map(|p| p.display().to_string()).unwrap_or_default(),
+                                    "the audit store is damaged: set aside, and rebuilt from the chain (derived data; the chain is not affected)"
+                                );
+                                Ok(())
+                            }
+                            Err(again) => Err(format!(
+                                "{e}; setting the damaged store aside failed: {again}"
+                            )),
+                        }
+                    };
+                    while let Err(e) = catch_up(&mut follower, &chain, &mut durable, &stop2) {
+                        if let Err(why) = damaged(&mut follower, e) {
+                            return Some(why);
+                        }
                     }
                     while !stop2.load(Ordering::Relaxed) {
                         let head = durable.borrow_and_update().0;
@@ -114,12 +150,28 @@ impl LiveAudit {
                                     }
                                     return Some("the ledger's durable head is closed".into());
                                 }
-                                if let Err(e) = follower.commit_if_due(false) {
-                                    return Some(format!("committing its results failed: {e}"));
+                                if let Err(e) = follower.commit_if_due(false)
+                                    && let Err(why) = damaged(&mut follower, e)
+                                {
+                                    return Some(format!("committing its results failed: {why}"));
                                 }
                             }
                             Ok(_) => {}
-                            Err(e) => return Some(e.to_string()),
+                            Err(e) => {
+                                if let Err(why) = damaged(&mut follower, e) {
+                                    return Some(why);
+                                }
+                            }
+                        }
+                        if follower.position().is_none() {
+                            // Rebuilt: far behind again.
+                            while let Err(e) =
+                                catch_up(&mut follower, &chain, &mut durable, &stop2)
+                            {
+                                if let Err(why) = damaged(&mut follower, e) {
+                                    return Some(why);
+                                }
+                            }
                         }
                     }
                     if let Err(e) = follower.commit_if_due(true) {
@@ -159,6 +211,10 @@ impl Drop for LiveAudit {
         }
     }
 }
+
+/// Times the live audit sets its store aside and rebuilds it after meeting damage, before it
+/// stops instead (a store that is damaged again at once points at the disk or a bug).
+const MAX_REBUILDS: u32 = 3;
 
 /// Entries behind the head from which the audit catches up with [`Follower::catch_up`] (entries
 /// decoded on other threads) before it follows entry by entry.
@@ -215,29 +271,9 @@ fn guarded(follow: impl FnOnce() -> Option<String>) -> Option<String> {
     })
 }
 
-/// Rename the audit store `dir` to `<dir>.damaged-<UTC time>` beside it, durably; returns the new
-/// path.
+/// Set the audit store `dir` aside ([`ledger_audit::store::set_aside`]); returns the new path.
 fn set_aside(dir: &std::path::Path) -> anyhow::Result<std::path::PathBuf> {
-    use anyhow::Context;
-    let mut name = dir.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(
-        ".damaged-{}",
-        chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ")
-    ));
-    let aside = dir.with_file_name(name);
-    std::fs::rename(dir, &aside).with_context(|| {
-        format!(
-            "the audit store {} is damaged and cannot be set aside as {}",
-            dir.display(),
-            aside.display()
-        )
-    })?;
-    if let Some(parent) = aside.parent() {
-        std::fs::File::open(parent)
-            .and_then(|d| d.sync_all())
-            .with_context(|| format!("cannot sync {}", parent.display()))?;
-    }
-    Ok(aside)
+    Ok(ledger_audit::store::set_aside(dir)?)
 }
 
 fn internal(e: impl std::fmt::Display) -> Status {

@@ -2,10 +2,20 @@
 //! replicated stream that downstream systems (a regulator's warehouse, a group's analytics)
 //! consume without loading the ledger.
 //!
-//! * **Where it runs**: a task inside ledgerd that reads durable entries from the store (as
-//!   `Query.Tail` does: it wakes on the durable head, reads on a blocking thread) and shares
-//!   nothing with the write path but that watch: ingest never waits for it, and NATS being slow
-//!   or down only makes the export's lag grow.
+//! * **Where it runs**: a thread of its own inside ledgerd ("export-nats", at nice
+//!   [`EXPORT_NICE`], with its own single-threaded runtime for the NATS client), that reads
+//!   durable entries from the store (as `Query.Tail` does: it wakes on the durable head) and
+//!   shares nothing with the write path but that watch: ingest never waits for it, and NATS
+//!   being slow or down only makes the export's lag grow.
+//! * **It yields to ingest at its peak**: while the machine has no idle core and ledgerd's
+//!   other threads are busy ([`crate::load::export_yields`]), it publishes only a trickle
+//!   ([`TRICKLE`] entries every [`YIELD_PAUSE`]) and catches up when ingest eases. It reads from
+//!   the store, so a lag costs no memory: at most [`READ_BATCH`] entries are held.
+//! * **Acknowledgements in batches**: one message in [`ACK_EVERY`] asks for the stream's
+//!   acknowledgement, the others are plain publishes on the same connection (so in order). Each
+//!   message expects the stream's last sequence to be the one before its own, so an
+//!   acknowledged message proves every one before it stored, once and in order; a message
+//!   refused or lost makes every later one refused, and the next acknowledgement fails.
 //! * **Subjects**: `<prefix>.casino.<casino>.<payload>` for events of tables and machines,
 //!   `<prefix>.principal.<payload>` for events signed by operator and regulator keys,
 //!   `<prefix>.ledger.<record>` for the ledger's own records. A casino id's characters outside
@@ -42,7 +52,24 @@ use serde::{Deserialize, Serialize};
 use crate::Ledger;
 
 /// Entries read from the store at a time.
-const READ_BATCH: u64 = 512;
+pub const READ_BATCH: u64 = 512;
+
+/// One message in this many asks for the stream's acknowledgement (fewer when
+/// `max_in_flight` is smaller).
+pub const ACK_EVERY: usize = 64;
+
+/// While ingest is at its peak, the export publishes this many entries ...
+pub const TRICKLE: u64 = 64;
+
+/// ... every this long, and looks again at how busy the machine is.
+pub const YIELD_PAUSE: Duration = Duration::from_millis(250);
+
+/// After the head moved, how long the export lets entries gather before it reads them (a read
+/// decodes whole chunks of 256: reading a few entries per wake-up decoded each chunk many times).
+pub const GATHER: Duration = Duration::from_millis(10);
+
+/// The export thread's nice value (ingest's threads run at 0).
+pub const EXPORT_NICE: i32 = 10;
 
 /// `[export]`: where durable entries are copied to. None by default.
 #[derive(Clone, Debug, Default, Deserialize, Serialize)]
@@ -206,7 +233,8 @@ pub struct Progress {
     pub head: AtomicU64,
     /// Received time (ms) of the oldest durable entry not yet exported; 0 when none.
     pub oldest_pending_ms: AtomicI64,
-    /// Messages acknowledged by the stream (duplicates not counted).
+    /// Entries the stream acknowledged as stored (an acknowledgement covers the entries before
+    /// it; duplicates not counted).
     pub published: AtomicU64,
     /// Acknowledged as duplicates (already stored).
     pub duplicates: AtomicU64,
@@ -214,6 +242,10 @@ pub struct Progress {
     pub resumes: AtomicU64,
     /// Connected and publishing.
     pub connected: AtomicBool,
+    /// Publishing only a trickle while ingest is at its peak.
+    pub yielding: AtomicBool,
+    /// Times the export started to yield to ingest.
+    pub yields: AtomicU64,
     /// The last error, for the log and the tests.
     pub last_error: Mutex<Option<String>>,
 }
@@ -239,6 +271,11 @@ impl Progress {
 pub struct Exporter {
     pub progress: Arc<Progress>,
     tasks: Vec<tokio::task::JoinHandle<()>>,
+    /// The export thread, and what tells it to stop.
+    thread: Option<(
+        std::thread::JoinHandle<()>,
+        tokio::sync::oneshot::Sender<()>,
+    )>,
 }
 
 impl Exporter {
@@ -255,20 +292,53 @@ impl Exporter {
             .map(|k| hex::encode(k.as_bytes()))
             .unwrap_or_default();
         let lag = tokio::spawn(watch_lag(ledger.clone(), progress.clone()));
-        let run = tokio::spawn(
-            Run {
-                cfg,
-                ledger_id,
-                ledger_key: key,
-                ledger,
-                progress: progress.clone(),
-                casinos: HashMap::new(),
+        let mut run = Run {
+            cfg,
+            ledger_id,
+            ledger_key: key,
+            ledger,
+            progress: progress.clone(),
+            casinos: HashMap::new(),
+            subjects: HashMap::new(),
+            common: HeaderMap::new(),
+        };
+        run.common = common_headers(&run.ledger_id, &run.ledger_key);
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name("export-nats".into())
+            .spawn(move || {
+                // Below ingest's threads: when both want a core, ingest has it.
+                if let Err(e) = crate::load::lower_this_thread(EXPORT_NICE) {
+                    tracing::warn!(error = %e, "the export to NATS keeps ingest's priority");
+                }
+                let rt = match tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                {
+                    Ok(rt) => rt,
+                    Err(e) => {
+                        tracing::error!(error = %e, "the export to NATS cannot start its runtime");
+                        return;
+                    }
+                };
+                rt.block_on(async move {
+                    tokio::select! {
+                        _ = run.forever() => {}
+                        _ = stopped => {}
+                    }
+                });
+            });
+        let thread = match thread {
+            Ok(t) => Some((t, stop)),
+            Err(e) => {
+                tracing::error!(error = %e, "the export to NATS cannot start its thread");
+                None
             }
-            .forever(),
-        );
+        };
         Exporter {
             progress,
-            tasks: vec![run, lag],
+            tasks: vec![lag],
+            thread,
         }
     }
 
@@ -277,6 +347,10 @@ impl Exporter {
     pub fn stop(&mut self) {
         for t in self.tasks.drain(..) {
             t.abort();
+        }
+        if let Some((thread, stop)) = self.thread.take() {
+            let _ = stop.send(());
+            let _ = thread.join();
         }
         self.progress.connected.store(false, Ordering::Relaxed);
     }
@@ -291,7 +365,7 @@ impl Drop for Exporter {
 /// One entry ready to publish.
 struct Outgoing {
     index: u64,
-    subject: String,
+    subject: async_nats::Subject,
     headers: HeaderMap,
     bytes: Bytes,
 }
@@ -303,8 +377,16 @@ struct Run {
     ledger: Ledger,
     progress: Arc<Progress>,
     /// Signer id → its casino (None: a principal).
-    casinos: HashMap<String, Option<String>>,
+    casinos: HashMap<String, Option<Arc<str>>>,
+    /// (ledger record?, casino, kind) → subject.
+    subjects: Subjects,
+    /// The headers every message carries alike ([`common_headers`]).
+    common: HeaderMap,
 }
+
+/// Subjects already made, by (ledger record?, casino, kind): an entry's subject is a clone of
+/// one of them (a reference count), not a new string.
+type Subjects = HashMap<(bool, Option<Arc<str>>, &'static str), async_nats::Subject>;
 
 impl Run {
     async fn forever(mut self) {
@@ -485,57 +567,93 @@ impl Run {
 
     async fn session_inner(&mut self) -> Result<std::convert::Infallible, ExportError> {
         let js = self.connect().await?;
+        let client = js.client();
         let (_stream, mut last_seq, mut next) = self.resume_point(&js).await?;
         self.progress.exported.store(next, Ordering::Relaxed);
         self.progress.connected.store(true, Ordering::Relaxed);
         tracing::info!(stream = %self.cfg.stream, next_index = next, stream_seq = last_seq, "export to NATS: publishing");
         let mut durable = self.ledger.durable();
-        let mut in_flight: VecDeque<(u64, jetstream::context::PublishAckFuture)> = VecDeque::new();
+        // (index, the stream sequence it must get, its acknowledgement)
+        let mut in_flight: VecDeque<(u64, u64, jetstream::context::PublishAckFuture)> =
+            VecDeque::new();
+        let ack_every = ACK_EVERY.min(self.cfg.max_in_flight).max(1);
+        let max_acks = (self.cfg.max_in_flight / ack_every).max(1);
+        let mut gate = Gate::new();
         loop {
             let head = durable.borrow_and_update().0;
             self.progress.head.store(head + 1, Ordering::Relaxed);
             if next <= head {
-                let to = head.min(next + READ_BATCH - 1);
-                let batch = self.read(next, to).await?;
-                for out in batch {
-                    if in_flight.len() >= self.cfg.max_in_flight {
-                        let (i, ack) = in_flight.pop_front().expect("not empty");
-                        self.acknowledged(i, ack).await?;
-                    }
+                let yields = gate.yields();
+                if yields != self.progress.yielding.swap(yields, Ordering::Relaxed) && yields {
+                    self.progress.yields.fetch_add(1, Ordering::Relaxed);
+                }
+                let size = if yields { TRICKLE } else { READ_BATCH };
+                let to = head.min(next + size - 1);
+                let batch = self.read(next, to)?;
+                let n = batch.len();
+                for (k, out) in batch.into_iter().enumerate() {
                     let index = out.index;
-                    let ack = js
-                        .send_publish(
-                            out.subject,
-                            PublishMessage::build()
-                                .payload(out.bytes)
-                                .headers(out.headers)
-                                .expected_last_sequence(last_seq),
-                        )
-                        .await
-                        .map_err(|e| ExportError::Publish {
-                            index,
-                            detail: e.to_string(),
-                        })?;
+                    let failed = |e: &dyn std::fmt::Display| ExportError::Publish {
+                        index,
+                        detail: e.to_string(),
+                    };
+                    if (k + 1) % ack_every == 0 || k + 1 == n {
+                        if in_flight.len() >= max_acks {
+                            let (i, seq, ack) = in_flight.pop_front().expect("not empty");
+                            self.acknowledged(i, seq, ack).await?;
+                        }
+                        let ack = js
+                            .send_publish(
+                                out.subject,
+                                PublishMessage::build()
+                                    .payload(out.bytes)
+                                    .headers(out.headers)
+                                    .expected_last_sequence(last_seq),
+                            )
+                            .await
+                            .map_err(|e| failed(&e))?;
+                        in_flight.push_back((index, last_seq + 1, ack));
+                    } else {
+                        let mut headers = out.headers;
+                        headers.insert(
+                            async_nats::header::NATS_EXPECTED_LAST_SEQUENCE,
+                            last_seq.to_string(),
+                        );
+                        client
+                            .publish_with_headers(out.subject, headers, out.bytes)
+                            .await
+                            .map_err(|e| failed(&e))?;
+                    }
                     last_seq += 1;
                     next = index + 1;
-                    in_flight.push_back((index, ack));
+                }
+                if yields {
+                    // Ingest is at its peak: what was sent is acknowledged, then a pause.
+                    while let Some((i, seq, ack)) = in_flight.pop_front() {
+                        self.acknowledged(i, seq, ack).await?;
+                    }
+                    tokio::time::sleep(YIELD_PAUSE).await;
                 }
                 continue;
             }
             // Caught up with the durable head: every acknowledgement, then wait for more.
-            while let Some((i, ack)) = in_flight.pop_front() {
-                self.acknowledged(i, ack).await?;
+            while let Some((i, seq, ack)) = in_flight.pop_front() {
+                self.acknowledged(i, seq, ack).await?;
             }
             if durable.changed().await.is_err() {
-                // The ledger stopped; the task is aborted with it.
+                // The ledger stopped; the thread is stopped with it.
                 std::future::pending::<()>().await;
             }
+            tokio::time::sleep(GATHER).await;
         }
     }
 
+    /// Wait for the acknowledgement of entry `index`, which the stream must have stored at
+    /// sequence `seq`: then every entry up to it is in the stream.
     async fn acknowledged(
         &self,
         index: u64,
+        seq: u64,
         ack: jetstream::context::PublishAckFuture,
     ) -> Result<(), ExportError> {
         let a = ack.await.map_err(|e| ExportError::Publish {
@@ -550,43 +668,85 @@ impl Run {
         })?;
         if a.duplicate {
             self.progress.duplicates.fetch_add(1, Ordering::Relaxed);
+        } else if a.sequence != seq {
+            return Err(ExportError::Publish {
+                index,
+                detail: format!(
+                    "stored at stream sequence {}, not {seq} as expected",
+                    a.sequence
+                ),
+            });
         } else {
-            self.progress.published.fetch_add(1, Ordering::Relaxed);
+            let before = self.progress.exported.load(Ordering::Relaxed);
+            self.progress
+                .published
+                .fetch_add((index + 1).saturating_sub(before), Ordering::Relaxed);
         }
         self.progress.exported.store(index + 1, Ordering::Relaxed);
         Ok(())
     }
 
-    /// Entries `from..=to` from the store, as messages.
-    async fn read(&mut self, from: u64, to: u64) -> Result<Vec<Outgoing>, ExportError> {
+    /// Entries `from..=to` from the store, as messages. Read here, on the export's own thread
+    /// (its runtime serves only the export's connection).
+    fn read(&mut self, from: u64, to: u64) -> Result<Vec<Outgoing>, ExportError> {
         let store = self.ledger.store().clone();
-        let mut casinos = std::mem::take(&mut self.casinos);
-        let (ledger_id, key, prefix) = (
-            self.ledger_id.clone(),
-            self.ledger_key.clone(),
-            self.cfg.subject_prefix.clone(),
+        let out = read_entries(
+            &store,
+            from,
+            to,
+            &mut self.casinos,
+            &mut self.subjects,
+            &self.ledger_id,
+            &self.common,
+            &self.cfg.subject_prefix,
         );
-        let (casinos, out) = tokio::task::spawn_blocking(move || {
-            let out = read_entries(&store, from, to, &mut casinos, &ledger_id, &key, &prefix);
-            (casinos, out)
-        })
-        .await
-        .map_err(|e| ExportError::Store(e.to_string()))?;
-        self.casinos = casinos;
         if self.casinos.len() > 100_000 {
             self.casinos.clear();
+        }
+        if self.subjects.len() > 100_000 {
+            self.subjects.clear();
         }
         out
     }
 }
 
+/// Whether ingest is at its peak, as the export sees it: the machine's idle share and the
+/// share of the cores ledgerd uses apart from this thread ([`crate::load::export_yields`]).
+struct Gate {
+    idle: crate::load::IdleMeter,
+    ingest: crate::load::BusyMeter,
+}
+
+impl Gate {
+    fn new() -> Gate {
+        Gate {
+            idle: crate::load::IdleMeter::default(),
+            ingest: crate::load::BusyMeter::new(
+                std::thread::available_parallelism().map_or(1, |n| n.get()),
+            ),
+        }
+    }
+
+    /// Called on the export's thread (its own CPU time is taken out of ledgerd's).
+    fn yields(&mut self) -> bool {
+        let now = std::time::Instant::now();
+        let idle = self.idle.observe(now, crate::load::machine_ticks);
+        let ingest = self.ingest.observe(now, || {
+            Some(crate::load::process_cpu()?.saturating_sub(crate::load::thread_cpu()?))
+        });
+        crate::load::export_yields(idle, ingest)
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
 fn read_entries(
     store: &Store,
     from: u64,
     to: u64,
-    casinos: &mut HashMap<String, Option<String>>,
+    casinos: &mut HashMap<String, Option<Arc<str>>>,
+    subjects: &mut Subjects,
     ledger_id: &str,
-    ledger_key: &str,
+    common: &HeaderMap,
     prefix: &str,
 ) -> Result<Vec<Outgoing>, ExportError> {
     let store_err = |e: ledger_store::StoreError| ExportError::Store(e.to_string());
@@ -608,14 +768,25 @@ fn read_entries(
                     }
                 })?;
                 let (casino, kind) = describe(store, &e, casinos)?;
+                let ledger_record = e.kind == v1::RecordKind::Ledger as i32;
+                let key = (ledger_record, casino, kind);
+                let subject = match subjects.get(&key) {
+                    Some(s) => s.clone(),
+                    None => {
+                        let s: async_nats::Subject =
+                            subject(prefix, ledger_record, key.1.as_deref(), kind).into();
+                        subjects.insert(key.clone(), s.clone());
+                        s
+                    }
+                };
                 out.push(message(
                     &e,
                     bytes,
-                    casino.as_deref(),
-                    &kind,
+                    subject,
+                    key.1.as_deref(),
+                    kind,
                     ledger_id,
-                    ledger_key,
-                    prefix,
+                    common,
                 ));
                 Ok(())
             })
@@ -638,8 +809,8 @@ fn read_entries(
 fn describe(
     store: &Store,
     e: &v1::ChainEntry,
-    casinos: &mut HashMap<String, Option<String>>,
-) -> Result<(Option<String>, String), ledger_store::StoreError> {
+    casinos: &mut HashMap<String, Option<Arc<str>>>,
+) -> Result<(Option<Arc<str>>, &'static str), ledger_store::StoreError> {
     if e.kind == v1::RecordKind::Ledger as i32 {
         let kind = v1::LedgerRecordBody::decode(e.body.as_slice())
             .ok()
@@ -657,15 +828,14 @@ fn describe(
                 }
             })
             .unwrap_or("unknown");
-        return Ok((None, kind.to_string()));
+        return Ok((None, kind));
     }
     let body = v1::EventBody::decode(e.body.as_slice()).unwrap_or_default();
     let kind = body
         .payload
         .as_ref()
         .map(ledger_core::event::payload_name)
-        .unwrap_or("unknown")
-        .to_string();
+        .unwrap_or("unknown");
     let casino = match casinos.get(&body.device_id) {
         Some(c) => c.clone(),
         None => {
@@ -674,7 +844,7 @@ fn describe(
                     s.role,
                     ledger_core::SignerRole::Table | ledger_core::SignerRole::Machine
                 )
-                .then_some(s.casino_id)
+                .then(|| Arc::from(s.casino_id))
             });
             casinos.insert(body.device_id.clone(), c.clone());
             c
@@ -714,33 +884,52 @@ pub fn message_id(ledger_id: &str, index: u64) -> String {
     format!("{ledger_id}:{index}")
 }
 
+/// The headers' names, made without an allocation (a clone of a custom one shares its bytes).
+mod names {
+    use async_nats::HeaderName;
+    pub const INDEX: HeaderName = HeaderName::from_static("Ledger-Index");
+    pub const ID: HeaderName = HeaderName::from_static("Ledger-Id");
+    pub const KEY: HeaderName = HeaderName::from_static("Ledger-Key");
+    pub const HASH: HeaderName = HeaderName::from_static("Ledger-Entry-Hash");
+    pub const RECEIVED: HeaderName = HeaderName::from_static("Ledger-Received-At-Ms");
+    pub const KIND: HeaderName = HeaderName::from_static("Ledger-Kind");
+    pub const CASINO: HeaderName = HeaderName::from_static("Ledger-Casino");
+}
+
+/// The headers every message of ledger `ledger_id` (key `ledger_key`) carries alike; each
+/// message's map starts as a clone of it.
+fn common_headers(ledger_id: &str, ledger_key: &str) -> HeaderMap {
+    let mut h = HeaderMap::new();
+    h.insert(names::ID, ledger_id);
+    h.insert(names::KEY, ledger_key);
+    h
+}
+
 fn message(
     e: &v1::ChainEntry,
     bytes: &[u8],
+    subject: async_nats::Subject,
     casino: Option<&str>,
     kind: &str,
     ledger_id: &str,
-    ledger_key: &str,
-    prefix: &str,
+    common: &HeaderMap,
 ) -> Outgoing {
-    let ledger_record = e.kind == v1::RecordKind::Ledger as i32;
-    let mut h = HeaderMap::new();
-    h.insert("Nats-Msg-Id", message_id(ledger_id, e.index).as_str());
-    h.insert("Ledger-Id", ledger_id);
-    h.insert("Ledger-Key", ledger_key);
-    h.insert("Ledger-Index", e.index.to_string().as_str());
-    h.insert("Ledger-Entry-Hash", hex::encode(&e.entry_hash).as_str());
+    // Values moved in as strings, not copied again.
+    let mut h = common.clone();
     h.insert(
-        "Ledger-Received-At-Ms",
-        e.received_at_ms.to_string().as_str(),
+        async_nats::header::NATS_MESSAGE_ID,
+        message_id(ledger_id, e.index),
     );
-    h.insert("Ledger-Kind", kind);
+    h.insert(names::INDEX, e.index.to_string());
+    h.insert(names::HASH, hex::encode(&e.entry_hash));
+    h.insert(names::RECEIVED, e.received_at_ms.to_string());
+    h.insert(names::KIND, kind);
     if let Some(c) = casino {
-        h.insert("Ledger-Casino", c);
+        h.insert(names::CASINO, c);
     }
     Outgoing {
         index: e.index,
-        subject: subject(prefix, ledger_record, casino, kind),
+        subject,
         headers: h,
         bytes: Bytes::copy_from_slice(bytes),
     }
@@ -818,7 +1007,7 @@ impl prometheus_client::collector::Collector for ExportFigures {
         };
         let Some(p) = progress else { return Ok(()) };
         let now_ms = chrono::Utc::now().timestamp_millis();
-        let gauges: [(&str, &str, f64); 4] = [
+        let gauges: [(&str, &str, f64); 5] = [
             (
                 "ledger_export_nats_lag_entries",
                 "Durable entries not yet stored in the NATS stream.",
@@ -839,6 +1028,11 @@ impl prometheus_client::collector::Collector for ExportFigures {
                 "1 while the exporter is connected and publishing.",
                 u8::from(p.connected.load(Ordering::Relaxed)) as f64,
             ),
+            (
+                "ledger_export_nats_yielding",
+                "1 while the export publishes only a trickle because ingest is at its peak.",
+                u8::from(p.yielding.load(Ordering::Relaxed)) as f64,
+            ),
         ];
         for (name, help, v) in gauges {
             ConstGauge::new(v).encode(e.encode_descriptor(
@@ -848,10 +1042,10 @@ impl prometheus_client::collector::Collector for ExportFigures {
                 MetricType::Gauge,
             )?)?;
         }
-        let counters: [(&str, &str, u64); 3] = [
+        let counters: [(&str, &str, u64); 4] = [
             (
                 "ledger_export_nats_published",
-                "Entries the NATS stream acknowledged as stored.",
+                "Entries the NATS stream acknowledged as stored (an acknowledgement covers the entries before it).",
                 p.published.load(Ordering::Relaxed),
             ),
             (
@@ -863,6 +1057,11 @@ impl prometheus_client::collector::Collector for ExportFigures {
                 "ledger_export_nats_resumes",
                 "Times the exporter dropped what it had in flight and resumed from the stream.",
                 p.resumes.load(Ordering::Relaxed),
+            ),
+            (
+                "ledger_export_nats_yields",
+                "Times the export began to yield to ingest at its peak (a trickle until it eases).",
+                p.yields.load(Ordering::Relaxed),
             ),
         ];
         for (name, help, v) in counters {

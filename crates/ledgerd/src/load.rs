@@ -112,9 +112,210 @@ pub fn process_cpu() -> Option<Duration> {
     }
 }
 
+// ------------------------------------------------------------------ the export's yielding
+
+/// The export to NATS ([`crate::export_nats`]) waits while ingest is at its peak: while the
+/// machine has less than this share of its cores idle ...
+pub const EXPORT_IDLE_BELOW: f64 = 0.15;
+
+/// ... and ledgerd's threads other than the export's use at least this share of the cores.
+/// Both: a machine kept busy by other processes alone (builds, the NATS servers the export
+/// feeds) does not stop the export, and an ingest that leaves cores idle is not at its peak.
+pub const EXPORT_INGEST_FROM: f64 = 0.25;
+
+/// The shortest span over which the machine's idle share is measured (the kernel counts in
+/// ticks of 10 ms: 20 of them on 2 cores).
+pub const IDLE_WINDOW: Duration = Duration::from_millis(100);
+
+/// Whether the export should wait (publish only a trickle) when the machine has `idle` (0..=1)
+/// of its cores idle and ledgerd's other threads use `ingest` (0..=1) of them.
+pub fn export_yields(idle: f64, ingest: f64) -> bool {
+    idle < EXPORT_IDLE_BELOW && ingest >= EXPORT_INGEST_FROM
+}
+
+/// The share of the machine's cores that were idle lately, from the kernel's counters
+/// ([`machine_ticks`]).
+#[derive(Debug, Default)]
+pub struct IdleMeter {
+    /// When the current window began, and the counters then (idle ticks, all ticks).
+    since: Option<(Instant, (u64, u64))>,
+    idle: f64,
+}
+
+impl IdleMeter {
+    /// The idle share at `now` (0..=1): over the last window of at least [`IDLE_WINDOW`]
+    /// (`ticks` is read only once a window has ended). Until `ticks` has answered twice, the
+    /// machine counts as idle.
+    pub fn observe(&mut self, now: Instant, ticks: impl FnOnce() -> Option<(u64, u64)>) -> f64 {
+        match self.since {
+            None => {
+                self.since = ticks().map(|t| (now, t));
+                self.idle = 1.0;
+            }
+            Some((t0, (idle0, all0))) => {
+                if now.saturating_duration_since(t0) >= IDLE_WINDOW
+                    && let Some((idle, all)) = ticks()
+                {
+                    let span = all.saturating_sub(all0);
+                    if span > 0 {
+                        self.idle =
+                            (idle.saturating_sub(idle0) as f64 / span as f64).clamp(0.0, 1.0);
+                        self.since = Some((now, (idle, all)));
+                    }
+                }
+            }
+        }
+        self.idle
+    }
+}
+
+/// The machine's CPU ticks so far, all cores together: (idle and waiting for I/O, all), from
+/// the first line of `/proc/stat`. `None` where it cannot be read; the export then never waits.
+pub fn machine_ticks() -> Option<(u64, u64)> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    parse_cpu_line(stat.lines().next()?)
+}
+
+/// `cpu  user nice system idle iowait irq softirq steal guest guest_nice` → (idle + iowait,
+/// the sum of the first eight; guest time is already in user and nice).
+fn parse_cpu_line(line: &str) -> Option<(u64, u64)> {
+    let mut fields = line.split_whitespace();
+    if fields.next()? != "cpu" {
+        return None;
+    }
+    let v: Vec<u64> = fields
+        .take(8)
+        .map(|f| f.parse().ok())
+        .collect::<Option<_>>()?;
+    if v.len() < 5 {
+        return None;
+    }
+    Some((v[3] + v[4], v.iter().sum()))
+}
+
+/// The CPU time the calling thread has used (`CLOCK_THREAD_CPUTIME_ID`).
+pub fn thread_cpu() -> Option<Duration> {
+    #[cfg(unix)]
+    {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: clock_gettime writes one timespec through the pointer, which points to a
+        // live, writable timespec.
+        let r = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+        if r != 0 {
+            return None;
+        }
+        Some(Duration::new(
+            u64::try_from(ts.tv_sec).ok()?,
+            u32::try_from(ts.tv_nsec).ok()?,
+        ))
+    }
+    #[cfg(not(unix))]
+    {
+        None
+    }
+}
+
+/// Run the calling thread at `nice` (Linux applies a nice value to one thread); a failure is
+/// returned for the caller to log.
+pub fn lower_this_thread(nice: i32) -> std::io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: setpriority on the calling thread (who = 0) with a nice value in range.
+        let r = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, nice) };
+        if r != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = nice;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_export_yields_only_to_a_busy_ingest_on_a_full_machine() {
+        assert!(
+            export_yields(0.0, 0.6),
+            "the peak: no core idle, ledgerd busy"
+        );
+        assert!(export_yields(0.1, EXPORT_INGEST_FROM));
+        assert!(!export_yields(0.4, 0.6), "half load: cores idle");
+        assert!(!export_yields(EXPORT_IDLE_BELOW, 0.9));
+        assert!(
+            !export_yields(0.0, 0.05),
+            "others keep the machine busy, not ingest"
+        );
+        assert!(!export_yields(0.0, f64::NAN));
+    }
+
+    #[test]
+    fn the_idle_share_is_of_all_ticks_over_a_window() {
+        let mut m = IdleMeter::default();
+        let t = Instant::now();
+        assert_eq!(
+            m.observe(t, || Some((1_000, 4_000))),
+            1.0,
+            "nothing known yet"
+        );
+        // Too soon: the counters are not read.
+        assert_eq!(
+            m.observe(t + IDLE_WINDOW / 2, || panic!("read too soon")),
+            1.0
+        );
+        // 20 ticks on 2 cores, 5 of them idle.
+        assert_eq!(m.observe(t + IDLE_WINDOW, || Some((1_005, 4_020))), 0.25);
+        // Counters that did not move keep the figure.
+        assert_eq!(
+            m.observe(t + IDLE_WINDOW * 2, || Some((1_005, 4_020))),
+            0.25
+        );
+        assert_eq!(m.observe(t + IDLE_WINDOW * 3, || Some((1_025, 4_040))), 1.0);
+        assert_eq!(m.observe(t + IDLE_WINDOW * 4, || None), 1.0);
+    }
+
+    #[test]
+    fn the_kernels_cpu_line_is_read_and_others_refused() {
+        assert_eq!(
+            parse_cpu_line("cpu  10 20 30 400 5 6 7 8 9 9"),
+            Some((405, 486))
+        );
+        assert_eq!(parse_cpu_line("cpu0 10 20 30 400 5 6 7 8"), None);
+        assert_eq!(parse_cpu_line("cpu 10 x 30 400 5"), None);
+        assert_eq!(parse_cpu_line("cpu 10 20"), None);
+        if cfg!(target_os = "linux") {
+            let (idle, all) = machine_ticks().expect("/proc/stat");
+            assert!(idle <= all && all > 0);
+        }
+    }
+
+    #[test]
+    fn this_thread_has_a_cpu_clock_and_can_be_lowered() {
+        if !cfg!(unix) {
+            return;
+        }
+        std::thread::spawn(|| {
+            let a = thread_cpu().unwrap();
+            let mut x = 0u64;
+            while thread_cpu().unwrap() <= a {
+                x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
+            }
+            lower_this_thread(10).unwrap();
+            #[cfg(target_os = "linux")]
+            {
+                // SAFETY: getpriority on the calling thread.
+                let nice = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
+                assert_eq!(nice, 10);
+            }
+        })
+        .join()
+        .unwrap();
+    }
 
     const MAX: Duration = Duration::from_micros(2000);
 

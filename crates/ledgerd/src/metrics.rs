@@ -572,6 +572,12 @@ impl Figures {
             "1 while the live audit follows the chain; 0 once it stopped (Audit.GetStatus says why; ingest goes on).",
             i64::from(following),
         )?;
+        counter(
+            e,
+            "ledger_audit_store_rebuilds",
+            "Times the live audit met damage in its store, set it aside and rebuilt it from the chain.",
+            audit.store.rebuilds(),
+        )?;
         // The oldest durable entry the audit has not committed, and how long ago it arrived.
         let next = position.map_or(0, |p| p + 1);
         let (lag_entries, lag_seconds) = if next > head {
@@ -859,6 +865,7 @@ mod tests {
             "ledger_receipts_total{status=\"rejected\",reason=\"too_large\"} 0\n",
             "ledger_audit_position -1\n",
             "ledger_audit_following 1\n",
+            "ledger_audit_store_rebuilds_total 0\n",
             "ledger_audit_findings_total{code=\"R_PAYOUT\",severity=\"high\"} 2\n",
             "ledger_audit_findings_total{code=\"AUDIT_GAP\",severity=\"critical\"} 1\n",
             "# TYPE process_cpu_seconds_total counter\n",
