@@ -64,6 +64,11 @@ pub const TRICKLE: u64 = 64;
 /// ... every this long, and looks again at how busy the machine is.
 pub const YIELD_PAUSE: Duration = Duration::from_millis(250);
 
+/// Once the export has yielded, it keeps yielding until ingest has not been at its peak for
+/// this long: at the peak the machine's idle share dips above the threshold now and then (the
+/// group commit's fsyncs), and each time the export took a whole batch.
+pub const YIELD_HOLD: Duration = Duration::from_secs(1);
+
 /// After the head moved, how long the export lets entries gather before it reads them (a read
 /// decodes whole chunks of 256: reading a few entries per wake-up decoded each chunk many times).
 pub const GATHER: Duration = Duration::from_millis(10);
@@ -715,6 +720,8 @@ impl Run {
 struct Gate {
     idle: crate::load::IdleMeter,
     ingest: crate::load::BusyMeter,
+    /// Until when the export yields, whatever the meters say ([`YIELD_HOLD`]).
+    held_until: Option<std::time::Instant>,
 }
 
 impl Gate {
@@ -724,6 +731,7 @@ impl Gate {
             ingest: crate::load::BusyMeter::new(
                 std::thread::available_parallelism().map_or(1, |n| n.get()),
             ),
+            held_until: None,
         }
     }
 
@@ -734,8 +742,21 @@ impl Gate {
         let ingest = self.ingest.observe(now, || {
             Some(crate::load::process_cpu()?.saturating_sub(crate::load::thread_cpu()?))
         });
-        crate::load::export_yields(idle, ingest)
+        held(
+            crate::load::export_yields(idle, ingest),
+            now,
+            &mut self.held_until,
+        )
     }
+}
+
+/// Whether to yield, given what the meters say now (`peak`): yes at the peak and for
+/// [`YIELD_HOLD`] after it was last seen.
+fn held(peak: bool, now: std::time::Instant, until: &mut Option<std::time::Instant>) -> bool {
+    if peak {
+        *until = Some(now + YIELD_HOLD);
+    }
+    peak || until.is_some_and(|u| now < u)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -1079,6 +1100,26 @@ impl prometheus_client::collector::Collector for ExportFigures {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_export_keeps_yielding_for_a_while_after_the_peak_was_last_seen() {
+        let t = std::time::Instant::now();
+        let mut until = None;
+        assert!(!held(false, t, &mut until), "never at the peak: no yield");
+        assert!(held(true, t, &mut until));
+        // A dip in the meters shortly after: still yielding.
+        assert!(held(false, t + YIELD_HOLD / 2, &mut until));
+        assert!(held(
+            false,
+            t + YIELD_HOLD - Duration::from_millis(1),
+            &mut until
+        ));
+        assert!(!held(false, t + YIELD_HOLD, &mut until), "held long enough");
+        // Seen again: the hold starts from then.
+        assert!(held(true, t + YIELD_HOLD * 3, &mut until));
+        assert!(held(false, t + YIELD_HOLD * 3 + YIELD_HOLD / 2, &mut until));
+        assert!(!held(false, t + YIELD_HOLD * 5, &mut until));
+    }
 
     fn cfg() -> NatsExport {
         toml::from_str(
