@@ -315,6 +315,18 @@ mod tests {
     }
 
     #[test]
+    fn a_days_month_and_year_start() {
+        assert_eq!(
+            month_and_year_start(date(2026, 11, 28)),
+            (date(2026, 11, 1), date(2026, 1, 1))
+        );
+        assert_eq!(
+            month_and_year_start(date(2024, 2, 29)),
+            (date(2024, 2, 1), date(2024, 1, 1))
+        );
+    }
+
+    #[test]
     fn rules_describe_themselves() {
         assert_eq!(DayRule::default().describe(), "Europe/Lisbon from 06:00");
         let mut c = Calendar::default();
