@@ -358,3 +358,77 @@ fn the_timed_reader_gives_no_time_where_there_is_none_and_the_same_errors() {
         "ledger"
     );
 }
+
+/// A machine's registration opens its account in the jackpot book (its machine id, or its
+/// device id when it names none); a table device's registration is only time passing.
+#[test]
+fn a_machines_registration_reaches_the_jackpot_book_and_a_tables_does_not() {
+    let reg = |kind: v1::DeviceKind, machine_id: &str| {
+        P::DeviceRegistered(v1::DeviceRegistered {
+            device_id: "agent-7".into(),
+            // The ed25519 base point: a valid public key.
+            public_key: [vec![0x58], vec![0x66; 31]].concat(),
+            kind: kind as i32,
+            casino_id: "lisboa".into(),
+            table_ids: if kind == v1::DeviceKind::Table {
+                vec!["T1".into()]
+            } else {
+                vec![]
+            },
+            machine_id: machine_id.into(),
+            model_id: "K-1".into(),
+            bet_values_cents: vec![50, 100],
+            ..Default::default()
+        })
+    };
+    let want = |machine: &str| {
+        Routed::Jackpot(jackpot::Event::MachineRegistered(
+            jackpot::MachineRegistered {
+                machine_id: machine.into(),
+                casino_id: "lisboa".into(),
+                model_id: "K-1".into(),
+                bet_values_cents: vec![50, 100],
+            },
+        ))
+    };
+    assert_eq!(back(1, 5, reg(v1::DeviceKind::Machine, "M-9")), want("M-9"));
+    assert_eq!(
+        back(2, 5, reg(v1::DeviceKind::Machine, "")),
+        want("agent-7")
+    );
+    assert_eq!(back(3, 5, reg(v1::DeviceKind::Table, "")), Routed::Tick);
+}
+
+/// The ledger's own equivocation record reaches the audit as a security finding naming the
+/// device, both sequence numbers' entries and the detail; other ledger records are time passing.
+#[test]
+fn an_equivocation_record_reaches_the_audit() {
+    let lk = v1::RecordKind::Ledger as i32;
+    let record = v1::LedgerRecordBody {
+        record: Some(v1::ledger_record_body::Record::SecurityFinding(
+            v1::SecurityFinding {
+                code: "equivocation".into(),
+                device_id: "table-7".into(),
+                sequence: 12,
+                original_index: 40,
+                detail: "bodies differ".into(),
+                ..Default::default()
+            },
+        )),
+        ..Default::default()
+    };
+    let (meta, routed) = ledger_convert::route_parts(55, 9, lk, &record.encode_to_vec()).unwrap();
+    assert_eq!(
+        (meta.index, meta.received_at_ms, meta.signer.as_str()),
+        (55, 9, "ledger")
+    );
+    assert_eq!(
+        routed,
+        Routed::Audit(AuditInput::Security {
+            code: "SECURITY_EQUIVOCATION".into(),
+            device_id: "table-7".into(),
+            message: "device table-7 signed two different events with sequence 12 (the first is entry 40): bodies differ".into(),
+            evidence: vec![40],
+        })
+    );
+}
