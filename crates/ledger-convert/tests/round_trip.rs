@@ -68,6 +68,14 @@ fn every_round_event_of_every_game_survives_the_trip() {
             table
                 .adjudicate(&mut state, &round, &Options::default())
                 .unwrap();
+            index += 1;
+            assert_eq!(
+                back(index, ms, to_proto::round_opened("T1", &round_id)),
+                Routed::Audit(AuditInput::RoundOpened {
+                    table_id: "T1".into(),
+                    round_id: round_id.clone(),
+                })
+            );
             for e in &round.events {
                 index += 1;
                 let at = e.at_ms.unwrap_or(ms);
@@ -429,6 +437,57 @@ fn an_equivocation_record_reaches_the_audit() {
             device_id: "table-7".into(),
             message: "device table-7 signed two different events with sequence 12 (the first is entry 40): bodies differ".into(),
             evidence: vec![40],
+        })
+    );
+}
+
+/// The floor events a simulated session may not produce (a contribution reported by a machine,
+/// a restored machine, a RAM clear) come back as they went out.
+#[test]
+fn contributions_restorations_and_ram_clears_survive_the_trip() {
+    use jackpot::{Event, JackpotContribution, MachineRestored, Meter, RamClear};
+    let meter = |name: &str, value| Meter {
+        name: name.into(),
+        value,
+        rollover: 100_000_000,
+    };
+    let events = [
+        Event::JackpotContribution(JackpotContribution {
+            pool_id: "JP1".into(),
+            machine_id: "M1".into(),
+            amount_cents: 37,
+        }),
+        Event::MachineRestored(MachineRestored {
+            machine_id: "M1".into(),
+            detail: "board replaced".into(),
+            pool_ids: vec!["JP1".into(), "SJ".into()],
+        }),
+        Event::RamClear(RamClear {
+            machine_id: "M1".into(),
+            before: vec![meter("coin_in", 1_000), meter("coin_out", 900)],
+            after: vec![meter("coin_in", 0)],
+        }),
+    ];
+    for (i, e) in events.into_iter().enumerate() {
+        let p = to_proto::jackpot_event(&e).expect("signed");
+        assert_eq!(back(i as u64 + 1, 5, p), Routed::Jackpot(e));
+    }
+}
+
+/// A void declaration comes back as one, with its reason.
+#[test]
+fn a_void_declaration_survives_the_trip() {
+    let s = rules_core::Settlement {
+        void: true,
+        results: vec![],
+        house_cents: None,
+    };
+    assert_eq!(
+        back(1, 5, to_proto::round_settled("T1", "R1", &s, "wheel fault")),
+        Routed::Audit(AuditInput::RoundVoided {
+            table_id: "T1".into(),
+            round_id: "R1".into(),
+            reason: "wheel fault".into(),
         })
     );
 }
