@@ -486,6 +486,55 @@ mod tests {
         }
     }
 
+    /// The adjudication's small accessors: the players' total due, a violation by code, notes,
+    /// and review marks on exactly the named bet's discrepancy.
+    #[test]
+    fn totals_violations_notes_and_review_marks() {
+        let mut a = Adjudication::new(GameId::RouletteFrench, "r".into());
+        assert_eq!(a.total_due_net_cents(), 0);
+        assert!(!a.has_violation("RL_LATE_BET"));
+        a.bets.push(outcome("b1", 3500));
+        a.bets.push(outcome("b2", -100));
+        assert_eq!(a.total_due_net_cents(), 3400);
+        a.violation(Violation::new(
+            "RL_LATE_BET",
+            Severity::Medium,
+            "r.1",
+            "late",
+        ));
+        assert!(a.has_violation("RL_LATE_BET"));
+        assert!(!a.has_violation("RL_WRONG_PAYOUT"));
+        a.note("P217/2007 r.18", "straight up pays 35 to 1");
+        assert_eq!(a.notes.len(), 1);
+        assert_eq!(&*a.notes[0].citation, "P217/2007 r.18");
+        assert_eq!(a.notes[0].text, "straight up pays 35 to 1");
+        let s = Settlement {
+            void: false,
+            results: vec![
+                ReportedNet {
+                    bet_id: "b1".into(),
+                    net_cents: 1,
+                },
+                ReportedNet {
+                    bet_id: "b2".into(),
+                    net_cents: 1,
+                },
+            ],
+            house_cents: None,
+        };
+        a.reconcile(Some(&s), "RL_WRONG_PAYOUT", "r.18");
+        a.mark_review("b2");
+        let conf: Vec<_> = a
+            .discrepancies
+            .iter()
+            .map(|d| (&*d.bet_id, d.confidence))
+            .collect();
+        assert_eq!(
+            conf,
+            [("b1", Confidence::Certain), ("b2", Confidence::Review)]
+        );
+    }
+
     #[test]
     fn reconcile_finds_every_difference_with_both_amounts() {
         let mut a = Adjudication::new(GameId::RouletteFrench, "r".into());
