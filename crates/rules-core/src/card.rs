@@ -335,6 +335,24 @@ mod tests {
     }
 
     #[test]
+    fn ranks_orders_and_colours() {
+        for (i, r) in Rank::ALL.into_iter().enumerate() {
+            assert_eq!(r.order(), i as u8 + 2);
+            assert_eq!(Rank::from_order(r.order()), Some(r));
+            assert_eq!(
+                r.is_ten_or_face(),
+                matches!(r.symbol(), 'T' | 'J' | 'Q' | 'K'),
+                "{r:?}"
+            );
+        }
+        for v in [0, 1, 15, 255] {
+            assert_eq!(Rank::from_order(v), None, "{v}");
+        }
+        let red: Vec<_> = Suit::ALL.into_iter().filter(|s| s.is_red()).collect();
+        assert_eq!(red, [Suit::Hearts, Suit::Diamonds]);
+    }
+
+    #[test]
     fn counts() {
         let mut k = CardCounts::default();
         let c = Card::new(Rank::Seven, Suit::Hearts);
