@@ -233,6 +233,15 @@ mod tests {
         assert_eq!(v, PINNED, "{:#X?}", v);
     }
 
+    /// A fork is pinned too (every table of a simulated session draws from its own fork), and
+    /// its label matters.
+    #[test]
+    fn forks_are_stable_and_labelled() {
+        let fork = |label| SimRng::new(0).fork(label).next_u64();
+        assert_eq!(fork(0xFFFF_0000_FFFF_0000), 12_461_127_553_666_563_719);
+        assert_ne!(fork(1), fork(2));
+    }
+
     const PINNED: [u64; 3] = [PIN0, PIN1, PIN2];
     const PIN0: u64 = 0x99EC_5F36_CB75_F2B4;
     const PIN1: u64 = 0xBF6E_1F78_4956_452A;
