@@ -1071,3 +1071,23 @@ fn a_snapshot_keeps_refused_configurations_and_each_rounds_configuration() {
     let indexes: Vec<_> = out.rounds.iter().map(|r| r.config_index).collect();
     assert_eq!(indexes, [1, 3]);
 }
+
+/// A snapshot is a file and may say anything: two tables whose configurations claim the same
+/// ledger index each get their own configuration back, not the other's compiled one.
+#[test]
+fn a_restored_table_gets_its_own_configuration_even_under_a_shared_index() {
+    let mut c2 = config(100, 3000);
+    c2.casino_id = Some("casino-2".into());
+    let mut a = Auditor::new(Toy, AuditSettings::default());
+    summaries(
+        &mut a,
+        1,
+        vec![configured("t1", config(100, 3000)), configured("t2", c2)],
+    );
+    let mut snap = serde_json::to_value(a.snapshot()).unwrap();
+    snap["tables"]["t2"]["config_index"] = 1.into();
+    let mut a = Auditor::restore(Toy, serde_json::from_value(snap).unwrap()).unwrap();
+    let out = summaries(&mut a, 3, vec![opened("t2", "r1"), settle("t2", "r1", &[])]);
+    assert_eq!(out.rounds.len(), 1);
+    assert_eq!(out.rounds[0].casino_id.as_deref(), Some("casino-2"));
+}
