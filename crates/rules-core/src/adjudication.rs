@@ -104,7 +104,9 @@ impl Adjudication {
     ///   although something is due, becomes a [`Discrepancy`] with code `wrong_payout_code` (the
     ///   game's `XX_WRONG_PAYOUT`) and `citation`.
     /// * A reported bet id the round does not have, or one reported twice, is a violation
-    ///   `SETTLEMENT_UNKNOWN_BET` / `SETTLEMENT_DUPLICATE_BET` (ledger convention).
+    ///   `SETTLEMENT_UNKNOWN_BET` / `SETTLEMENT_DUPLICATE_BET` (ledger convention). Of a bet's
+    ///   several reports, the one at the bet's own position in the settlement (settlements list
+    ///   bets in the order they were placed) is its result if there is one, else the first.
     ///
     /// * **One breach, one finding**: a discrepancy that a void breach already names is then
     ///   dropped ([`Adjudication::supersede_by_void_breaches`]).
@@ -593,6 +595,22 @@ mod tests {
         // b1 was not reported: a discrepancy of its own.
         assert_eq!(a.discrepancies.len(), 1);
         assert_eq!(&*a.discrepancies[0].bet_id, "b1");
+        // Of two different reports of b2, the one at b2's position is its result.
+        let mut a = Adjudication::new(GameId::RouletteFrench, "r".into());
+        a.bets.push(outcome("b1", -100));
+        a.bets.push(outcome("b2", -100));
+        a.reconcile(
+            Some(&reported(&[("b2", 500), ("b2", -100)])),
+            "RL_WRONG_PAYOUT",
+            "r.18",
+        );
+        let d: Vec<_> = a.discrepancies.iter().map(|d| &*d.bet_id).collect();
+        assert_eq!(d, ["b1"]);
+        assert_eq!(a.bet("b2").unwrap().reported_net_cents, Some(-100));
+        assert_eq!(
+            codes(&a),
+            [("SETTLEMENT_DUPLICATE_BET".to_string(), "b2".to_string())]
+        );
     }
 
     /// Settlements of 64 results and more (the bitmap's edge): every result matched is no
