@@ -64,7 +64,7 @@ async fn a_cosigned_bundle_is_under_the_cosigned_checkpoint() {
         &w.verifying_key(),
     ))
     .unwrap();
-    let v = verify(&b, &example_key(), &[witness.clone()]).unwrap();
+    let v = verify(&b, &example_key(), std::slice::from_ref(&witness)).unwrap();
     assert_eq!(
         v.witnesses,
         vec![("witness.example/w1".to_string(), 1_795_900_000)]
