@@ -197,6 +197,8 @@ pub struct ChainVerifier {
     held: u64,
     /// The Merkle tree of the entries so far, rebuilt from their bytes (never read from a store).
     frontier: crate::merkle::Frontier,
+    /// The entry being checked, encoded for its Merkle leaf (kept, to allocate it once).
+    encoded: Vec<u8>,
     /// Checkpoints dated before the one before them: (number, the earlier one's index, its
     /// index). Each needs a clock step back in the entries between the two.
     dated_back: Vec<(u64, u64, u64)>,
@@ -229,6 +231,7 @@ impl ChainVerifier {
             last_checkpoint: None,
             held: 0,
             frontier: crate::merkle::Frontier::new(),
+            encoded: Vec::new(),
             dated_back: Vec::new(),
             summary: Summary::default(),
         }
@@ -551,8 +554,11 @@ impl ChainVerifier {
             }
             None => unreachable!("check_link refuses unknown kinds"),
         }
-        self.frontier
-            .push(crate::merkle::leaf_hash(&entry.encode_to_vec()));
+        self.encoded.clear();
+        entry
+            .encode(&mut self.encoded)
+            .expect("a Vec grows as needed");
+        self.frontier.push(crate::merkle::leaf_hash(&self.encoded));
         if let Some(cps) = self.checkpoints.get(&i) {
             for cp in cps {
                 if let Some(tree) = &cp.tree {

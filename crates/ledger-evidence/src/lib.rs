@@ -909,6 +909,111 @@ mod tests {
         assert!(parse_witness_vkey(&w.replacen("w.example/1", "w.example/2", 1)).is_err());
     }
 
+    /// The example's checkpoint is the demo ledger's, and not another's when one is named.
+    #[test]
+    fn a_checkpoint_is_checked_against_the_ledger_named() {
+        let (b, key) = example();
+        let n = b["checkpoint"].as_str().unwrap();
+        let t = checked_note(n, &key, Some("casino-ledger-demo"), "checkpoint").unwrap();
+        assert_eq!(
+            (t.origin.as_str(), t.size),
+            ("casino-ledger/casino-ledger-demo", 16339)
+        );
+        let e = checked_note(n, &key, Some("casino-lisboa"), "checkpoint").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "checkpoint: the note is of log \"casino-ledger/casino-ledger-demo\", not \"casino-ledger/casino-lisboa\""
+        );
+    }
+
+    /// The audit's own findings (AUDIT_*, SECURITY_*) are listed as such, not rederived; a
+    /// finding of the engine's must follow from the events, and each the rules give be there.
+    #[test]
+    fn findings_are_rederived_or_listed_as_the_audits() {
+        let (b, key) = example();
+        let mut x = b.clone();
+        let mut audit = x["findings"][0].clone();
+        audit["code"] = "AUDIT_SEQUENCE_GAP".into();
+        audit["id"] = "Fa1".into();
+        x["findings"].as_array_mut().unwrap().push(audit);
+        let v = verify(&x, &key, &[]).unwrap();
+        assert_eq!(v.audit_findings, ["AUDIT_SEQUENCE_GAP Fa1"]);
+        assert_eq!(v.findings_rederived, 1);
+        let mut security = x["findings"][0].clone();
+        security["code"] = "SECURITY_EQUIVOCATION".into();
+        security["id"] = "Fs1".into();
+        x["findings"].as_array_mut().unwrap().push(security);
+        let v = verify(&x, &key, &[]).unwrap();
+        assert_eq!(
+            v.audit_findings,
+            ["AUDIT_SEQUENCE_GAP Fa1", "SECURITY_EQUIVOCATION Fs1"]
+        );
+        assert_eq!(v.findings_rederived, 1);
+
+        let mut x = b.clone();
+        x["findings"][0]["code"] = "RL_WRONG_BALL".into();
+        let e = verify(&x, &key, &[]).unwrap_err().to_string();
+        assert!(e.contains("does not follow from the events"), "{e}");
+        let mut x = b.clone();
+        x["findings"].as_array_mut().unwrap().clear();
+        let e = verify(&x, &key, &[]).unwrap_err().to_string();
+        assert!(
+            e.contains("the rules find RL_WRONG_PAYOUT")
+                && e.contains("and the bundle has no finding for it"),
+            "{e}"
+        );
+        // A finding of another table cannot be slipped in either.
+        let mut x = b.clone();
+        x["findings"][0]["tableId"] = "T03-roulette-french".into();
+        let e = verify(&x, &key, &[]).unwrap_err().to_string();
+        assert!(e.contains("not this round"), "{e}");
+    }
+
+    /// An adjudication that is not the rules' is refused, with where it first differs.
+    #[test]
+    fn a_changed_adjudication_is_refused_where_it_differs() {
+        let (b, key) = example();
+        let mut x = b.clone();
+        let due = x["adjudication"]["bets"][0]["due_net_cents"]
+            .as_i64()
+            .unwrap();
+        x["adjudication"]["bets"][0]["due_net_cents"] = (due + 1).into();
+        let e = verify(&x, &key, &[]).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            format!(
+                "the adjudication in the bundle is not what the rules give for these events: \
+                 adjudication.bets[0].due_net_cents: the bundle says {}, the rules give {due}",
+                due + 1
+            )
+        );
+        // A bet left out: lists of other lengths are shown whole.
+        let mut x = b.clone();
+        x["adjudication"]["bets"].as_array_mut().unwrap().pop();
+        let e = verify(&x, &key, &[]).unwrap_err().to_string();
+        assert!(
+            e.contains("for these events: adjudication.bets: the bundle says [{"),
+            "{e}"
+        );
+        assert_eq!(first_difference(&b, &b), "");
+    }
+
+    /// The round's entries are exactly those its summary names.
+    #[test]
+    fn a_round_entry_left_out_is_named() {
+        let (b, key) = example();
+        let mut x = b.clone();
+        x["entries"]
+            .as_array_mut()
+            .unwrap()
+            .retain(|e| e["index"] != 1075);
+        let e = verify(&x, &key, &[]).unwrap_err().to_string();
+        assert!(
+            e.starts_with("the round names entries") && e.contains("1075"),
+            "{e}"
+        );
+    }
+
     /// An ML-DSA-44 vkey (type 0x06) is a witness key too; its id must match.
     #[test]
     fn an_ml_dsa_44_witness_vkey_parses() {

@@ -83,14 +83,18 @@ impl Ceiling {
 
     /// One line: the ceiling, and the peak against it.
     pub fn line(&self, peak: f64) -> String {
+        self.line_for(&format!("peak {peak:.0} events/s"), peak)
+    }
+
+    /// One line: the ceiling, and `what` (which goes at `rate` a second) against it.
+    pub fn line_for(&self, what: &str, rate: f64) -> String {
         format!(
-            "signature ceiling: {:.0} signatures/s on {} thread{} ({GROUP}-signature groups by {DEVICES} devices, {:.1} s); peak {:.0} events/s = {:.1}% of it",
+            "signature ceiling: {:.0} signatures/s on {} thread{} ({GROUP}-signature groups by {DEVICES} devices, {:.1} s); {what} = {:.1}% of it",
             self.per_second,
             self.threads,
             if self.threads == 1 { "" } else { "s" },
             self.seconds,
-            peak,
-            100.0 * self.share(peak)
+            100.0 * self.share(rate)
         )
     }
 
@@ -169,6 +173,10 @@ mod tests {
         assert_eq!(
             c.line(123_000.0),
             "signature ceiling: 300000 signatures/s on 2 threads (2048-signature groups by 8 devices, 2.0 s); peak 123000 events/s = 41.0% of it"
+        );
+        assert_eq!(
+            c.line_for("verify 240000 entries/s", 240_000.0),
+            "signature ceiling: 300000 signatures/s on 2 threads (2048-signature groups by 8 devices, 2.0 s); verify 240000 entries/s = 80.0% of it"
         );
         let j = c.json(150_000.0);
         assert_eq!(j["peak_share"], 0.5);
