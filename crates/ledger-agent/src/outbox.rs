@@ -645,10 +645,12 @@ mod tests {
         };
         o.acknowledge(&[(1, acked(Some(receipt.clone()))), (2, acked(None))])
             .unwrap();
-        assert_eq!(
-            o.receipt_proof(1).unwrap(),
-            Some((sent[0].1.envelope(), receipt))
-        );
+        let envelope = v1::Envelope {
+            body: sent[0].1.body.clone(),
+            signature: sent[0].1.signature.clone(),
+        };
+        assert_eq!(sent[0].1.envelope(), envelope);
+        assert_eq!(o.receipt_proof(1).unwrap(), Some((envelope, receipt)));
         assert_eq!(
             o.receipt_proof(2).unwrap(),
             None,
@@ -676,6 +678,11 @@ mod tests {
         o.append(vec![game(3)], Some((&sk, vec![9u8; 32].into())))
             .unwrap();
         assert_eq!(o.spool_taken("a.jsonl").unwrap(), Some(vec![9; 32]));
+        assert_eq!(
+            o.spool_taken("b.jsonl").unwrap(),
+            None,
+            "only the file taken"
+        );
         o.forget_spool("a.jsonl").unwrap();
         assert_eq!(o.spool_taken("a.jsonl").unwrap(), None);
     }
