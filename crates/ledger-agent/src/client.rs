@@ -291,16 +291,19 @@ mod tests {
         Padded(usize),
     }
 
+    /// One call as the fake ledger saw it: whether it asked for compact receipts, and the
+    /// envelopes it read.
+    type Seen = (bool, Vec<v1::Envelope>);
+
     /// A fake ledger. Its calls follow the script in order, the last behaviour repeating.
     #[derive(Clone)]
     struct Fake {
         script: Arc<Mutex<VecDeque<Call>>>,
-        /// Per call: whether it asked for compact receipts, and the envelopes it read.
-        calls: Arc<Mutex<Vec<(bool, Vec<v1::Envelope>)>>>,
+        calls: Arc<Mutex<Vec<Seen>>>,
     }
 
     impl Fake {
-        fn calls(&self) -> Vec<(bool, Vec<v1::Envelope>)> {
+        fn calls(&self) -> Vec<Seen> {
             self.calls.lock().unwrap().clone()
         }
 
