@@ -437,10 +437,12 @@ mod tests {
         (addr, fake)
     }
 
-    /// An address where nothing listens (a port just let go of).
-    async fn unreachable() -> String {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        format!("http://{}", listener.local_addr().unwrap())
+    /// An address where nothing listens: a port bound and not listened on, so that a connection
+    /// is refused at once; it stays bound (no other test can take it) while the socket is kept.
+    fn unreachable() -> (String, tokio::net::TcpSocket) {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+        (format!("http://{}", socket.local_addr().unwrap()), socket)
     }
 
     /// `n` signed events of one device, sequences 1..=n.
@@ -506,7 +508,7 @@ mod tests {
 
     #[tokio::test]
     async fn nothing_to_send_needs_no_ledger() {
-        let url = unreachable().await;
+        let (url, _socket) = unreachable();
         let got = within(submit_all(&url, &[], &quick(1))).await.unwrap();
         assert!(got.is_empty());
     }
@@ -576,7 +578,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_ledger_that_cannot_be_reached_is_given_up_on() {
-        let url = unreachable().await;
+        let (url, _socket) = unreachable();
         match within(submit_all(&url, &envelopes(2), &quick(3))).await {
             Err(AgentError::GaveUp { attempts, last }) => {
                 assert_eq!(attempts, 3);
