@@ -674,9 +674,11 @@ mod tests {
         assert_eq!(receipts, receipts_for(&envs[..1]));
     }
 
+    /// tonic's default limit is 4 MiB; the client raises it to 16 MiB. The 5 MiB receipt also
+    /// needs the endpoint's flow-control windows: with a zero connection window it stalls after
+    /// the first 64 KiB (with a zero stream window every call stalls, in every test here).
     #[tokio::test]
     async fn receipts_up_to_16_mib_are_taken_and_larger_ones_refused() {
-        // tonic's default limit is 4 MiB; the client raises it to 16 MiB.
         let (url, _) = serve(&[Call::Padded(5 << 20), Call::Padded(17 << 20)]).await;
         let envs = envelopes(1);
         let ch = within(connect(&url)).await.unwrap();
