@@ -7,6 +7,9 @@
 #   scripts/mutants.sh crate PKG [K/N]      every mutant of package PKG, or shard K of N (K from 0)
 #   scripts/mutants.sh file PKG PATH...     the mutants of these files of PKG (after adding tests)
 #
+# Crate and file mode of ledger-agent pass `--features outbox`: its outbox module (and its tests)
+# only exists with that feature, and without it every outbox mutant would count as missed.
+#
 # Anything after `--` goes to cargo-mutants (e.g. `-- --iterate`, `-- --list`). Runs at
 # `nice -n ${MUTANTS_NICE:-10}` with `-j ${MUTANTS_JOBS:-1}`: this is a shared 2-core machine.
 # Results: target/mutants/<run>/mutants.out/{caught,missed,timeout,unviable}.txt.
@@ -15,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 usage() {
-    sed -n '4,10p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '4,14p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 64
 }
 
@@ -94,6 +97,11 @@ file)
 *)
     usage
     ;;
+esac
+
+# Features a package's own tests need to reach all of its code (see the header).
+case "${pkg:-}" in
+ledger-agent) select+=(--features outbox) ;;
 esac
 
 set +e

@@ -90,4 +90,59 @@ mod tests {
         );
         assert!(write_pair(&base, &k).is_err(), "never overwrites a key");
     }
+
+    #[test]
+    fn each_generated_key_is_new() {
+        assert_ne!(generate().to_bytes(), generate().to_bytes());
+    }
+
+    #[test]
+    fn the_two_files_are_named_after_the_base() {
+        let (k, p) = paths(Path::new("/keys/table-1"));
+        assert_eq!(k, Path::new("/keys/table-1.key"));
+        assert_eq!(p, Path::new("/keys/table-1.pub"));
+    }
+
+    #[test]
+    fn the_public_key_file_is_its_hex_and_a_key_is_read_from_hex_too() {
+        let d = tempfile::tempdir().unwrap();
+        let k = SigningKey::from_bytes(&[4; 32]);
+        let (kp, pp) = write_pair(&d.path().join("slot-9"), &k).unwrap();
+        assert_eq!((kp.clone(), pp.clone()), paths(&d.path().join("slot-9")));
+        let hex = hex::encode(k.verifying_key().as_bytes());
+        assert_eq!(std::fs::read_to_string(&pp).unwrap(), format!("{hex}\n"));
+        assert_eq!(read_public(&hex).unwrap(), k.verifying_key());
+        // An older agent's key file: the 32-byte seed in hex.
+        let old = d.path().join("old.key");
+        std::fs::write(&old, hex::encode([4u8; 32])).unwrap();
+        assert_eq!(read_secret(&old).unwrap().to_bytes(), k.to_bytes());
+    }
+
+    #[test]
+    fn a_missing_or_bad_key_is_an_error_naming_it() {
+        let d = tempfile::tempdir().unwrap();
+        let missing = d.path().join("none.key");
+        match read_secret(&missing) {
+            Err(AgentError::Key(m)) => {
+                assert!(m.starts_with(&missing.display().to_string()), "{m}")
+            }
+            other => panic!("{other:?}"),
+        }
+        let bad = d.path().join("bad.key");
+        std::fs::write(&bad, "not a key").unwrap();
+        match read_secret(&bad) {
+            Err(AgentError::Key(m)) => assert!(m.starts_with(&bad.display().to_string()), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        match read_public("abcd") {
+            Err(AgentError::Key(m)) => assert!(m.starts_with("abcd: "), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        let bad_pub = d.path().join("bad.pub");
+        std::fs::write(&bad_pub, "zz").unwrap();
+        assert!(matches!(
+            read_public(bad_pub.to_str().unwrap()),
+            Err(AgentError::Key(_))
+        ));
+    }
 }

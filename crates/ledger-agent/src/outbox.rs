@@ -578,6 +578,44 @@ mod tests {
         assert_eq!(o.pending(6, 1).unwrap()[0].0, 6);
     }
 
+    /// What `append` returned for survives the process dying right after (no drop, nobody else
+    /// flushing): `append` made it durable itself. The test runs itself again as a child process
+    /// that appends and exits at once; the parent then opens what the child left.
+    #[test]
+    fn appended_events_survive_the_process_exiting_at_once() {
+        const CHILD_DIR: &str = "LEDGER_AGENT_TEST_OUTBOX_EXIT_DIR";
+        const CHILD_EXIT: i32 = 17;
+        if let Some(dir) = std::env::var_os(CHILD_DIR) {
+            let o = Outbox::open(Path::new(&dir), "m-1", key(1)).unwrap();
+            o.start_at(1).unwrap();
+            o.append((1..=3).map(game).collect(), None).unwrap();
+            std::process::exit(CHILD_EXIT);
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let status = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "outbox::tests::appended_events_survive_the_process_exiting_at_once",
+                "--test-threads=1",
+            ])
+            .env(CHILD_DIR, dir.path())
+            .stdout(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert_eq!(
+            status.code(),
+            Some(CHILD_EXIT),
+            "the child appended and exited"
+        );
+        let o = Outbox::open(dir.path(), "m-1", key(1)).unwrap();
+        assert_eq!(o.next_sequence().unwrap(), Some(4));
+        let pending = o.pending(0, 10).unwrap();
+        assert_eq!(
+            pending.iter().map(|(s, _)| *s).collect::<Vec<_>>(),
+            [1, 2, 3]
+        );
+    }
+
     #[test]
     fn another_device_or_key_is_refused() {
         let dir = tempfile::tempdir().unwrap();
@@ -587,6 +625,50 @@ mod tests {
         let e = Outbox::open(dir.path(), "m-1", key(2)).err().unwrap();
         assert!(e.to_string().contains("another key"), "{e}");
         assert!(Outbox::open(dir.path(), "m-1", key(1)).is_ok());
+    }
+
+    #[test]
+    fn it_says_whose_outbox_it_is() {
+        let dir = tempfile::tempdir().unwrap();
+        let o = Outbox::open(dir.path(), "m-1", key(1)).unwrap();
+        assert_eq!(o.device_id(), "m-1");
+        assert_eq!(o.public_key(), key(1).verifying_key());
+        assert_eq!(o.dir(), dir.path());
+    }
+
+    /// sled's file lock: a second open in this process waits (a previous owner's threads let go
+    /// of it a moment after the drop) and is refused once the lock stays held; one let go of
+    /// while it waits is opened. The hold is far shorter than the wait.
+    #[test]
+    fn an_outbox_in_use_is_refused_and_one_let_go_of_meanwhile_is_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let o = Outbox::open(dir.path(), "m-1", key(1)).unwrap();
+        match Outbox::open(dir.path(), "m-1", key(1)) {
+            Err(OutboxError::Refused { msg, .. }) => {
+                assert!(msg.contains("in use by another process"), "{msg}")
+            }
+            other => panic!("{:?}", other.err()),
+        }
+        let holder = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            drop(o);
+        });
+        let again = Outbox::open(dir.path(), "m-1", key(1));
+        holder.join().unwrap();
+        assert_eq!(again.unwrap().device_id(), "m-1");
+    }
+
+    #[test]
+    fn a_directory_sled_cannot_open_is_its_error_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        // Where sled's data file goes, a directory.
+        std::fs::create_dir_all(dir.path().join("db")).unwrap();
+        match Outbox::open(dir.path(), "m-1", key(1)) {
+            Err(e @ OutboxError::Sled { .. }) => {
+                assert!(e.to_string().contains(": sled: "), "{e}")
+            }
+            other => panic!("{:?}", other.err()),
+        }
     }
 
     #[test]
@@ -645,10 +727,12 @@ mod tests {
         };
         o.acknowledge(&[(1, acked(Some(receipt.clone()))), (2, acked(None))])
             .unwrap();
-        assert_eq!(
-            o.receipt_proof(1).unwrap(),
-            Some((sent[0].1.envelope(), receipt))
-        );
+        let envelope = v1::Envelope {
+            body: sent[0].1.body.clone(),
+            signature: sent[0].1.signature.clone(),
+        };
+        assert_eq!(sent[0].1.envelope(), envelope);
+        assert_eq!(o.receipt_proof(1).unwrap(), Some((envelope, receipt)));
         assert_eq!(
             o.receipt_proof(2).unwrap(),
             None,
@@ -676,6 +760,11 @@ mod tests {
         o.append(vec![game(3)], Some((&sk, vec![9u8; 32].into())))
             .unwrap();
         assert_eq!(o.spool_taken("a.jsonl").unwrap(), Some(vec![9; 32]));
+        assert_eq!(
+            o.spool_taken("b.jsonl").unwrap(),
+            None,
+            "only the file taken"
+        );
         o.forget_spool("a.jsonl").unwrap();
         assert_eq!(o.spool_taken("a.jsonl").unwrap(), None);
     }

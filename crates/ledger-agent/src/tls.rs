@@ -163,4 +163,47 @@ mod tests {
         let ok = ClientTls::from_files(&ca, Some(&ca), Some(&ca)).unwrap();
         assert!(ok.identity.is_some());
     }
+
+    /// The flags given explicitly. (The environment is not touched: it is the process's; when a
+    /// variable happens to be set, the cases it would change are left out.)
+    #[test]
+    fn the_flags_need_a_ca_and_a_ca_alone_is_enough() {
+        let no_env = [ENV_CA, ENV_CERT, ENV_KEY]
+            .iter()
+            .all(|v| std::env::var_os(v).is_none());
+        let dir = tempfile::tempdir().unwrap();
+        let ca = dir.path().join("ca.pem");
+        std::fs::write(&ca, b"ca").unwrap();
+        let cert = dir.path().join("c.pem");
+        std::fs::write(&cert, b"cert").unwrap();
+        let key = dir.path().join("c.key");
+        std::fs::write(&key, b"key").unwrap();
+        if no_env {
+            assert!(matches!(
+                ClientTls::from_args_or_env(None, None, None),
+                Ok(None)
+            ));
+            for (c, k) in [
+                (Some(&*cert), None),
+                (None, Some(&*key)),
+                (Some(&cert), Some(&key)),
+            ] {
+                match ClientTls::from_args_or_env(None, c, k) {
+                    Err(TlsError::Incomplete(m)) => assert!(m.contains("need --tls-ca"), "{m}"),
+                    other => panic!("{c:?} {k:?}: {other:?}"),
+                }
+            }
+        }
+        let t = ClientTls::from_args_or_env(Some(&ca), Some(&cert), Some(&key))
+            .unwrap()
+            .unwrap();
+        assert_eq!(t.ca_pem, b"ca");
+        assert_eq!(t.identity, Some((b"cert".to_vec(), b"key".to_vec())));
+        if no_env {
+            let t = ClientTls::from_args_or_env(Some(&ca), None, None)
+                .unwrap()
+                .unwrap();
+            assert_eq!((t.ca_pem.as_slice(), t.identity), (b"ca".as_slice(), None));
+        }
+    }
 }
