@@ -173,6 +173,42 @@ mod tests {
         assert_eq!(c.observe("m1", 203, T + 9 * MIN, T + 7 * MIN, MIN), None);
     }
 
+    /// A lag that moves by the threshold or less is the same episode; by more, a new one from
+    /// that event.
+    #[test]
+    fn a_lag_that_moves_by_more_than_the_threshold_starts_again() {
+        let behind = |ms, since_index| Some(Drift::Behind { ms, since_index });
+        let mut c = DeviceClocks::default();
+        // Grows by exactly the threshold: same episode.
+        assert_eq!(c.observe("up", 1, T, T - 2 * MIN, MIN), None);
+        assert_eq!(
+            c.observe("up", 2, T + MIN, T - 2 * MIN, MIN),
+            behind(3 * MIN, 1)
+        );
+        // Shrinks by exactly the threshold: same episode.
+        assert_eq!(c.observe("down", 1, T, T - 3 * MIN, MIN), None);
+        assert_eq!(
+            c.observe("down", 2, T + MIN, T - MIN, MIN),
+            behind(2 * MIN, 1)
+        );
+        // Grows by more: a new episode from there.
+        assert_eq!(c.observe("more", 1, T, T - 2 * MIN, MIN), None);
+        assert_eq!(c.observe("more", 2, T + MIN, T - 2 * MIN - 1, MIN), None);
+        assert_eq!(
+            c.observe("more", 3, T + 2 * MIN, T - MIN - 1, MIN),
+            behind(3 * MIN + 1, 2)
+        );
+        // Shrinks by more: a new episode from there.
+        assert_eq!(c.observe("less", 1, T, T - 3 * MIN - 1, MIN), None);
+        assert_eq!(c.observe("less", 2, T + MIN, T - MIN, MIN), None);
+        assert_eq!(
+            c.observe("less", 3, T + 2 * MIN, T, MIN),
+            behind(2 * MIN, 2)
+        );
+        assert_eq!(c.len(), 4, "each device in its episode");
+        assert!(!c.is_empty());
+    }
+
     /// The state survives a snapshot (the live audit resumes from one) unchanged.
     #[test]
     fn episodes_round_trip_through_json() {

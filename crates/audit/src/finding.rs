@@ -249,6 +249,35 @@ mod tests {
         assert_ne!(a.id, c.id);
     }
 
+    /// The id and digest are a stored format: live audits and replays of years-old ledgers
+    /// compare them byte for byte, so they are pinned to known values.
+    #[test]
+    fn ids_and_digests_are_pinned() {
+        let mut a = f("RL_WRONG_PAYOUT");
+        a.seal();
+        let mut d = FindingsDigest::default();
+        d.add(&a);
+        d.add(&a);
+        assert_eq!(a.id, "F685d45dfe407c2c986c78ab");
+        assert_eq!(d.count, 2);
+        assert_eq!(
+            d.hex(),
+            "8c32d293360efee8021486a11b20e1d9884d4af4c4147b016a597c441e8739bc"
+        );
+        let j = serde_json::to_string(&d).unwrap();
+        assert_eq!(j, format!(r#"{{"count":2,"digest":"{}"}}"#, d.hex()));
+        assert_eq!(serde_json::from_str::<FindingsDigest>(&j).unwrap(), d);
+        for bad in [
+            r#"{"count":2,"digest":"00"}"#.to_string(),
+            format!(r#"{{"count":2,"digest":"{}zz"}}"#, &d.hex()[..62]),
+        ] {
+            assert!(
+                serde_json::from_str::<FindingsDigest>(&bad).is_err(),
+                "{bad}"
+            );
+        }
+    }
+
     #[test]
     fn digest_depends_on_every_finding_and_order() {
         let (mut a, mut b) = (f("A"), f("B"));

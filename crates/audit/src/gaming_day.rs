@@ -275,6 +275,72 @@ mod tests {
         assert_eq!(r.day_of(ms(2026, 3, 29, 1, 0)), date(2026, 3, 29));
     }
 
+    /// A gap longer than an hour: Antarctica/Troll goes from UTC+0 to UTC+2 at 01:00 UTC on the
+    /// last Sunday of March, so 01:00-03:00 local never happens; a day starting at 01:30 starts
+    /// when the gap ends, 03:00 local = 01:00 UTC.
+    #[test]
+    fn a_start_in_a_two_hour_gap() {
+        let r = DayRule::parse("Antarctica/Troll", "01:30").unwrap();
+        assert_eq!(r.start_ms(date(2026, 3, 29)), ms(2026, 3, 29, 1, 0));
+        assert_eq!(r.start_ms(date(2026, 3, 28)), ms(2026, 3, 28, 1, 30));
+        assert_eq!(r.day_of(ms(2026, 3, 29, 0, 59)), date(2026, 3, 28));
+        assert_eq!(r.day_of(ms(2026, 3, 29, 1, 0)), date(2026, 3, 29));
+    }
+
+    /// A span ending on the last day chrono can name ends two days after that day's start.
+    #[test]
+    fn a_span_to_the_last_date_ends_two_days_on() {
+        let c = Calendar::default();
+        let (from, to) = c.span(NaiveDate::MAX, NaiveDate::MAX);
+        assert_eq!(to - from, 2 * 86_400_000);
+    }
+
+    #[test]
+    fn a_rule_from_configuration_defaults_to_lisbon_at_six() {
+        let c: DayRuleConfig = serde_json::from_str("{}").unwrap();
+        assert_eq!(c, DayRuleConfig::default());
+        assert_eq!(
+            (c.time_zone.as_str(), c.day_starts.as_str()),
+            ("Europe/Lisbon", "06:00")
+        );
+        assert_eq!(c.rule(), Ok(DayRule::default()));
+        let bad = DayRuleConfig {
+            time_zone: "Mars/Olympus".into(),
+            ..Default::default()
+        };
+        assert_eq!(
+            bad.rule(),
+            Err(DayRuleError::TimeZone("Mars/Olympus".into()))
+        );
+    }
+
+    #[test]
+    fn a_days_month_and_year_start() {
+        assert_eq!(
+            month_and_year_start(date(2026, 11, 28)),
+            (date(2026, 11, 1), date(2026, 1, 1))
+        );
+        assert_eq!(
+            month_and_year_start(date(2024, 2, 29)),
+            (date(2024, 2, 1), date(2024, 1, 1))
+        );
+    }
+
+    #[test]
+    fn rules_describe_themselves() {
+        assert_eq!(DayRule::default().describe(), "Europe/Lisbon from 06:00");
+        let mut c = Calendar::default();
+        c.casinos.insert("lisboa".into(), DayRule::default());
+        c.casinos.insert(
+            "madeira".into(),
+            DayRule::parse("Atlantic/Madeira", "07:15").unwrap(),
+        );
+        assert_eq!(
+            c.describe(),
+            "Europe/Lisbon from 06:00; madeira: Atlantic/Madeira from 07:15"
+        );
+    }
+
     #[test]
     fn days_never_go_back_over_a_year_of_minutes() {
         for start in ["00:00", "01:30", "06:00"] {

@@ -134,8 +134,9 @@ impl ReportRow {
         }
     }
 
-    /// Add (`sign` 1) or take away (`sign` -1) another row's counts (not its names or holds):
-    /// saturating, as a period's sums are.
+    /// Add (`sign` 1, or any other non-negative) or take away (`sign` -1, or any other
+    /// negative) another row's counts (not its names or holds): saturating, as a period's sums
+    /// are.
     pub fn add_counts(&mut self, o: &ReportRow, sign: i8) {
         let add = |a: Cents, b: Cents| {
             if sign < 0 {
@@ -339,5 +340,74 @@ mod tests {
         assert_eq!(total.casino_id, "*");
         assert_eq!(total.rounds, 3);
         assert_eq!(total.handle_cents, 1700);
+        // Each casino's tables, then its total; the grand total last.
+        let order: Vec<_> = rows
+            .iter()
+            .map(|r| (r.casino_id.as_str(), r.table_id.as_str(), r.game.as_str()))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                ("c1", "t1", "roulette_french"),
+                ("c1", "*", "*"),
+                ("c2", "t2", "roulette_french"),
+                ("c2", "*", "*"),
+                ("*", "*", "*"),
+            ]
+        );
+        assert_eq!(t1.hold_bp, hold_bp(1000 - 18000, 1500));
+        assert_eq!(t1.due_hold_bp, hold_bp(1000 - 17500, 1500));
+    }
+
+    #[test]
+    fn a_period_holds_its_start_and_not_its_end() {
+        let p = Period {
+            from_ms: 1_795_824_000_000,
+            to_ms: 1_795_910_400_000,
+        };
+        assert!(!p.contains(p.from_ms - 1));
+        assert!(p.contains(p.from_ms));
+        assert!(p.contains(p.to_ms - 1));
+        assert!(!p.contains(p.to_ms));
+        assert_eq!(p.describe(), "2026-11-28T00:00:00Z..2026-11-29T00:00:00Z");
+        let rs = [summary("t1", "c1", p.to_ms, 100, 0, 0)];
+        assert!(
+            aggregate(&rs, p).is_empty(),
+            "closed at the end: the next period's"
+        );
+    }
+
+    #[test]
+    fn counts_are_added_and_taken_away_saturating() {
+        let a = ReportRow::of_round(&summary("t1", "c1", 5, 1000, -300, -200));
+        let mut r = ReportRow::default();
+        r.add_counts(&a, 1);
+        r.add_counts(&a, 0);
+        assert_eq!((r.rounds, r.handle_cents, r.discrepancies), (2, 2000, 2));
+        r.add_counts(&a, -1);
+        assert_eq!(
+            (
+                r.rounds,
+                r.void_rounds,
+                r.handle_cents,
+                r.due_player_net_cents,
+                r.reported_player_net_cents,
+                r.due_win_cents,
+                r.reported_win_cents,
+                r.discrepancies,
+                r.discrepancy_abs_cents
+            ),
+            (1, 0, 1000, -300, -200, 300, 200, 1, 100)
+        );
+        r.add_counts(&a, -1);
+        r.add_counts(&a, -1);
+        assert_eq!((r.rounds, r.discrepancies), (0, 0), "counts stop at 0");
+        assert_eq!(r.handle_cents, -1000, "sums may go negative");
+        let mut big = ReportRow {
+            handle_cents: i64::MAX,
+            ..ReportRow::default()
+        };
+        big.add_counts(&a, 1);
+        assert_eq!(big.handle_cents, i64::MAX);
     }
 }

@@ -7,7 +7,7 @@ use crate::*;
 
 /// A toy engine: French roulette, straight bets only, 35 to 1; counts rounds in its state; flags
 /// bets after "no more bets" as TOY_LATE_BET; refuses any other bet type; refuses a table whose
-/// `min_bet_cents` is 0 or absent.
+/// `min_bet_cents` is 0 or absent. A late bet's findings are for review. It takes American roulette and cussec tables as French ones.
 struct Toy;
 
 impl Adjudicator for Toy {
@@ -15,7 +15,11 @@ impl Adjudicator for Toy {
     type State = u32;
 
     fn has_engine(&self, game: GameId) -> bool {
-        game == GameId::RouletteFrench
+        // Two more games than it plays: to change a table's game, and for the cussec dice.
+        matches!(
+            game,
+            GameId::RouletteFrench | GameId::RouletteAmerican | GameId::Cussec
+        )
     }
 
     fn configure(&self, config: &TableConfig) -> Result<(i64, Vec<Violation>), ConfigError> {
@@ -48,6 +52,7 @@ impl Adjudicator for Toy {
             _ => None,
         });
         let mut closed = false;
+        let mut late = Vec::new();
         for (i, e) in round.events.iter().enumerate() {
             match &e.kind {
                 EventKind::NoMoreBets => closed = true,
@@ -59,8 +64,10 @@ impl Adjudicator for Toy {
                         adj.violation(
                             Violation::new("TOY_LATE_BET", Severity::Medium, "toy r.2", "late")
                                 .bet(&b.id)
-                                .event(i),
+                                .event(i)
+                                .review(),
                         );
+                        late.push(b.id.to_string());
                     }
                     let void = round.settlement.as_ref().is_some_and(|s| s.void);
                     let (net, outcome) = match pocket {
@@ -84,6 +91,9 @@ impl Adjudicator for Toy {
             }
         }
         adj.reconcile(round.settlement.as_ref(), "TOY_WRONG_PAYOUT", "toy r.3");
+        for b in &late {
+            adj.mark_review(b);
+        }
         *state += 1;
         Ok(adj)
     }
@@ -523,4 +533,561 @@ proptest! {
         prop_assert_eq!(part.digest(), whole.digest());
         prop_assert_eq!(serde_json::to_string(&part.snapshot()).unwrap(), serde_json::to_string(&whole.snapshot()).unwrap());
     }
+}
+
+fn config_for(game: GameId) -> TableConfig {
+    let mut c = config(100, 3000);
+    c.game = game;
+    c
+}
+
+fn summaries(a: &mut Auditor<Toy>, from: u64, inputs: Vec<AuditInput>) -> Output {
+    let mut all = Output::default();
+    for (i, input) in inputs.into_iter().enumerate() {
+        let out = a.apply(&meta(from + i as u64), input);
+        all.findings.extend(out.findings);
+        all.rounds.extend(out.rounds);
+        all.adjudications.extend(out.adjudications);
+    }
+    all
+}
+
+/// Settings stored before a field existed take the field's documented default.
+#[test]
+fn settings_without_the_later_fields_take_their_defaults() {
+    let s: AuditSettings =
+        serde_json::from_str(r#"{"round_timeout_ms":5,"closed_rounds_remembered":7}"#).unwrap();
+    assert_eq!(
+        s,
+        AuditSettings {
+            round_timeout_ms: 5,
+            closed_rounds_remembered: 7,
+            keep_round_states: false,
+            max_open_rounds: 64,
+            max_round_events: 10_000,
+            device_clock_drift_ms: 60_000,
+        }
+    );
+    let d = AuditSettings::default();
+    assert_eq!(
+        (
+            d.max_open_rounds,
+            d.max_round_events,
+            d.device_clock_drift_ms
+        ),
+        (64, 10_000, 60_000)
+    );
+}
+
+/// The auditor's accessors report what it holds.
+#[test]
+fn the_accessors_report_position_digest_settings_open_rounds_and_configuration() {
+    let settings = AuditSettings {
+        round_timeout_ms: 1_234_567,
+        ..Default::default()
+    };
+    let mut a = Auditor::new(Toy, settings.clone());
+    assert_eq!(a.position(), None);
+    assert_eq!(a.settings(), &settings);
+    assert_eq!(a.digest(), FindingsDigest::default());
+    let mut c0 = config(100, 3000);
+    c0.min_bet_cents = None;
+    let out = summaries(
+        &mut a,
+        1,
+        vec![
+            configured("t1", config(100, 3000)),
+            configured("t2", c0),
+            opened("t1", "r1"),
+            opened("t1", "r2"),
+            opened("t3", "r1"),
+        ],
+    );
+    assert_eq!(a.position(), Some(5));
+    assert_eq!(a.open_rounds(), 3);
+    assert_eq!(a.table_config("t1"), Some(&config(100, 3000)));
+    assert_eq!(a.table_config("t2"), None, "refused");
+    assert_eq!(a.table_config("t9"), None, "unknown");
+    let mut want = FindingsDigest::default();
+    for f in &out.findings {
+        want.add(f);
+    }
+    assert_eq!(
+        codes_of(&out.findings),
+        [codes::TABLE_CONFIG_REJECTED, codes::TABLE_NOT_CONFIGURED]
+    );
+    assert_eq!(a.digest(), want);
+    assert_ne!(a.digest(), FindingsDigest::default());
+}
+
+/// A table forgets its oldest settled round ids past `closed_rounds_remembered`: an event for a
+/// remembered one is "after settlement", for a forgotten one "outside any round", and a
+/// forgotten id may be opened again.
+#[test]
+fn settled_rounds_are_remembered_up_to_the_limit() {
+    let mut a = Auditor::new(
+        Toy,
+        AuditSettings {
+            closed_rounds_remembered: 2,
+            ..Default::default()
+        },
+    );
+    let mut inputs = vec![configured("t1", config(100, 3000))];
+    for r in ["r1", "r2", "r3"] {
+        inputs.push(opened("t1", r));
+        inputs.push(settle("t1", r, &[]));
+    }
+    assert!(summaries(&mut a, 1, inputs).findings.is_empty());
+    let out = summaries(
+        &mut a,
+        8,
+        vec![
+            ev("t1", "r3", EventKind::NoMoreBets),
+            ev("t1", "r2", EventKind::NoMoreBets),
+            ev("t1", "r1", EventKind::NoMoreBets),
+        ],
+    );
+    assert_eq!(
+        codes_of(&out.findings),
+        [
+            codes::EVENT_AFTER_SETTLEMENT,
+            codes::EVENT_AFTER_SETTLEMENT,
+            codes::EVENT_OUTSIDE_ROUND
+        ]
+    );
+    let out = summaries(&mut a, 11, vec![opened("t1", "r1"), opened("t1", "r2")]);
+    assert_eq!(codes_of(&out.findings), [codes::ROUND_REOPENED]);
+    assert_eq!(out.findings[0].round_id.as_deref(), Some("r2"));
+}
+
+/// A device clock drift finding, whole; none when the check is off, and none for an entry the
+/// audit has already passed.
+#[test]
+fn a_device_clock_ahead_is_one_whole_finding() {
+    let at = |index: u64, received: i64| EntryMeta {
+        index,
+        received_at_ms: received,
+        signer: "table-9".into(),
+    };
+    let mut a = Auditor::new(Toy, AuditSettings::default());
+    assert!(
+        a.device_clock(&at(1, 1_000_000), 1_060_000)
+            .findings
+            .is_empty(),
+        "a minute exactly is within the threshold"
+    );
+    a.apply(&at(1, 1_000_000), AuditInput::Tick);
+    assert!(
+        a.device_clock(&at(1, 1_000_000), 9_000_000)
+            .findings
+            .is_empty(),
+        "an entry already applied"
+    );
+    let out = a.device_clock(&at(2, 1_000_000), 1_060_001);
+    let mut want = Finding {
+        seq: 0,
+        severity: Severity::Low,
+        code: codes::DEVICE_CLOCK_DRIFT.to_string(),
+        citation: crate::finding::CLOCK_CITATION.to_string(),
+        device_id: Some("table-9".into()),
+        evidence: vec![2],
+        at_ms: 1_000_000,
+        message: "table-9's clock is ahead: its event occurred 60001 ms after the ledger received it (threshold 60000 ms)".into(),
+        ..Finding::default()
+    };
+    want.id = out.findings[0].id.clone();
+    assert_eq!(out.findings, vec![want]);
+    assert_eq!(a.digest().count, 1);
+
+    let mut off = Auditor::new(
+        Toy,
+        AuditSettings {
+            device_clock_drift_ms: 0,
+            ..Default::default()
+        },
+    );
+    assert!(
+        off.device_clock(&at(1, 1_000_000), 9_000_000)
+            .findings
+            .is_empty(),
+        "0: not checked"
+    );
+}
+
+/// A device clock behind, whole: both entries of the episode are its evidence.
+#[test]
+fn a_device_clock_behind_names_where_its_episode_began() {
+    let at = |index: u64, received: i64| EntryMeta {
+        index,
+        received_at_ms: received,
+        signer: "dev-2".into(),
+    };
+    let mut a = Auditor::new(
+        Toy,
+        AuditSettings {
+            device_clock_drift_ms: 1_000,
+            ..Default::default()
+        },
+    );
+    let mut found = Vec::new();
+    for i in 0..5u64 {
+        let received = 100_000 + i as i64 * 600;
+        found.extend(
+            a.device_clock(&at(i + 1, received), received - 5_000)
+                .findings,
+        );
+    }
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let f = &found[0];
+    assert_eq!(f.code, codes::DEVICE_CLOCK_DRIFT);
+    assert_eq!(f.evidence.first(), Some(&1));
+    assert!(
+        f.message.starts_with("dev-2's clock is behind"),
+        "{}",
+        f.message
+    );
+}
+
+/// The finding for a table of a game that is not a game of the regulations, whole.
+#[test]
+fn an_unknown_game_is_one_whole_finding() {
+    let mut a = Auditor::new(Toy, AuditSettings::default());
+    a.apply(&meta(1), configured("t1", config(100, 3000)));
+    let out = a.apply(
+        &meta(2),
+        AuditInput::UnknownGame {
+            table_id: "t1".into(),
+            casino_id: "casino-9".into(),
+            game: "pachinko".into(),
+        },
+    );
+    let mut want = Finding {
+        seq: 0,
+        severity: Severity::High,
+        code: codes::NO_ENGINE.to_string(),
+        citation: crate::finding::RECORD_INTEGRITY.to_string(),
+        casino_id: Some("casino-9".into()),
+        table_id: Some("t1".into()),
+        evidence: vec![2],
+        at_ms: meta(2).received_at_ms,
+        message: "table t1 is configured for `pachinko`, which is not a game of the regulations: no rule engine".into(),
+        ..Finding::default()
+    };
+    want.id = out.findings[0].id.clone();
+    assert_eq!(out.findings, vec![want]);
+    assert_eq!(
+        a.table_config("t1"),
+        None,
+        "the table's configuration is gone"
+    );
+}
+
+/// The ledger's security findings, whole.
+#[test]
+fn a_security_finding_is_whole() {
+    let mut a = Auditor::new(Toy, AuditSettings::default());
+    let out = a.apply(
+        &meta(4),
+        AuditInput::Security {
+            code: "SECURITY_EQUIVOCATION".into(),
+            device_id: "table-7".into(),
+            message: "two different events with sequence 12".into(),
+            evidence: vec![4, 2, 2],
+        },
+    );
+    let mut want = Finding {
+        severity: Severity::Critical,
+        code: "SECURITY_EQUIVOCATION".into(),
+        citation: "casino-ledger ingest: one event per device sequence number".into(),
+        device_id: Some("table-7".into()),
+        evidence: vec![2, 4],
+        at_ms: meta(4).received_at_ms,
+        message: "two different events with sequence 12".into(),
+        ..Finding::default()
+    };
+    want.id = out.findings[0].id.clone();
+    assert_eq!(out.findings, vec![want]);
+}
+
+/// A finding made elsewhere joins the audit's sequence and digest.
+#[test]
+fn an_external_finding_joins_the_sequence_and_the_digest() {
+    let mut a = Auditor::new(Toy, AuditSettings::default());
+    a.apply(&meta(1), configured("t1", config(100, 0)));
+    let f = Finding {
+        code: "JP_TRANSFER_TARGET_INVALID".into(),
+        citation: "P217/2007 T.III r.6".into(),
+        pool_id: Some("pool-1".into()),
+        evidence: vec![9, 3],
+        ..a.blank(&meta(9))
+    };
+    let got = a.record_external(f.clone());
+    assert_eq!(got.seq, 0);
+    assert_eq!(got.evidence, vec![3, 9]);
+    assert_eq!(got.pool_id.as_deref(), Some("pool-1"));
+    assert!(!got.id.is_empty());
+    assert_eq!(a.digest().count, 1);
+    assert_eq!(a.record_external(f).seq, 1);
+}
+
+/// A table finding carries the table's casino and game from the configuration it names.
+#[test]
+fn a_refused_configuration_is_one_whole_finding() {
+    let mut c = config_for(GameId::RouletteAmerican);
+    c.min_bet_cents = Some(0);
+    let mut a = Auditor::new(Toy, AuditSettings::default());
+    let out = a.apply(&meta(1), configured("t1", c));
+    assert_eq!(out.findings.len(), 1);
+    let f = &out.findings[0];
+    let mut want = Finding {
+        severity: Severity::High,
+        code: codes::TABLE_CONFIG_REJECTED.to_string(),
+        citation: crate::finding::RECORD_INTEGRITY.to_string(),
+        casino_id: Some("casino-1".into()),
+        table_id: Some("t1".into()),
+        game: Some(GameId::RouletteAmerican),
+        evidence: vec![1],
+        at_ms: meta(1).received_at_ms,
+        message: f.message.clone(),
+        ..Finding::default()
+    };
+    want.id = f.id.clone();
+    assert_eq!(f, &want);
+    assert!(f.message.starts_with("table t1: configuration refused: "));
+}
+
+/// A discrepancy finding carries the game of the table's configuration.
+#[test]
+fn a_wrong_payout_names_the_game() {
+    let (_, fs, _) = run(vec![
+        configured("t1", config_for(GameId::RouletteAmerican)),
+        opened("t1", "r1"),
+        ev("t1", "r1", bet("b1", 17, 100)),
+        ev("t1", "r1", EventKind::Ball { pocket: 17 }),
+        settle("t1", "r1", &[("b1", 100)]),
+    ]);
+    assert_eq!(codes_of(&fs), ["TOY_WRONG_PAYOUT"]);
+    assert_eq!(fs[0].game, Some(GameId::RouletteAmerican));
+    assert_eq!(fs[0].citation, "toy r.3");
+}
+
+/// A voided round is adjudicated as void: nothing due, no handle, whatever was recorded.
+#[test]
+fn a_voided_round_is_adjudicated_as_void() {
+    let (_, fs, rs) = run(vec![
+        configured("t1", config(100, 3000)),
+        opened("t1", "r1"),
+        ev("t1", "r1", bet("b1", 17, 100)),
+        ev("t1", "r1", EventKind::Ball { pocket: 17 }),
+        AuditInput::RoundVoided {
+            table_id: "t1".into(),
+            round_id: "r1".into(),
+            reason: "wheel fault".into(),
+        },
+    ]);
+    assert!(fs.is_empty(), "{fs:#?}");
+    assert_eq!(rs.len(), 1);
+    assert!(rs[0].void);
+    assert_eq!(
+        (rs[0].bets, rs[0].handle_cents, rs[0].due_player_net_cents),
+        (1, 0, 0)
+    );
+}
+
+/// A table keeps its engine state across configurations of the same game and starts afresh
+/// when its game changes (the state before each round is kept to show it).
+#[test]
+fn a_table_state_survives_a_new_configuration_of_its_game_not_a_new_game() {
+    let settings = AuditSettings {
+        keep_round_states: true,
+        ..Default::default()
+    };
+    let mut a = Auditor::new(Toy, settings);
+    let round = |r: &str| vec![opened("t1", r), settle("t1", r, &[])];
+    let mut inputs = vec![configured("t1", config(100, 3000))];
+    inputs.extend(round("r1"));
+    inputs.push(configured("t1", config(200, 3000)));
+    inputs.extend(round("r2"));
+    inputs.push(configured("t1", config_for(GameId::RouletteAmerican)));
+    inputs.extend(round("r3"));
+    let out = summaries(&mut a, 1, inputs);
+    let states: Vec<_> = out
+        .rounds
+        .iter()
+        .map(|r| r.state_before.as_deref())
+        .collect();
+    assert_eq!(states, [Some("0"), Some("1"), Some("0")]);
+}
+
+/// The audit flags a bet after the outcome only where no "no more bets" was called (the engines
+/// flag the others), and knows each game's outcome: the ball at roulette, the dice at cussec.
+#[test]
+fn a_bet_after_the_outcome_is_the_audits_only_without_a_call() {
+    let play = |game: GameId, call: bool, outcome: EventKind| {
+        let mut inputs = vec![configured("t1", config_for(game)), opened("t1", "r1")];
+        if call {
+            inputs.push(ev("t1", "r1", EventKind::NoMoreBets));
+        }
+        inputs.push(ev("t1", "r1", outcome));
+        inputs.push(ev("t1", "r1", bet("b1", 3, 100)));
+        let (_, fs, _) = run(inputs);
+        codes_of(&fs)
+            .into_iter()
+            .filter(|c| c.starts_with("AUDIT_"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    let ball = || EventKind::Ball { pocket: 3 };
+    let dice = || EventKind::Dice {
+        dice: vec![1, 2, 3],
+        chosen_from: None,
+    };
+    assert_eq!(
+        play(GameId::RouletteFrench, false, ball()),
+        [codes::BET_AFTER_OUTCOME]
+    );
+    assert_eq!(
+        play(GameId::RouletteAmerican, false, ball()),
+        [codes::BET_AFTER_OUTCOME]
+    );
+    assert!(play(GameId::RouletteFrench, true, ball()).is_empty());
+    assert_eq!(
+        play(GameId::Cussec, false, dice()),
+        [codes::BET_AFTER_OUTCOME]
+    );
+    assert!(
+        play(GameId::Cussec, false, ball()).is_empty(),
+        "a ball is no cussec outcome"
+    );
+    assert!(
+        play(GameId::RouletteFrench, false, dice()).is_empty(),
+        "dice are no roulette outcome"
+    );
+}
+
+/// An engine's violation and discrepancy become whole findings: the engine's code, severity,
+/// confidence and citation, the bet, the evidence (this entry and the bet's placement) and a
+/// message naming the amounts; the round summary counts them.
+#[test]
+fn an_engines_violation_and_discrepancy_are_whole_findings() {
+    let (_, fs, rs) = run(vec![
+        configured("t1", config(100, 3000)),               // 1
+        opened("t1", "r1"),                                // 2
+        ev("t1", "r1", bet("b0", 5, 100)),                 // 3
+        ev("t1", "r1", EventKind::NoMoreBets),             // 4
+        ev("t1", "r1", bet("b1", 17, 100)),                // 5: late
+        ev("t1", "r1", EventKind::Ball { pocket: 17 }),    // 6
+        settle("t1", "r1", &[("b0", -100), ("b1", 3000)]), // 7
+    ]);
+    let base = Finding {
+        casino_id: Some("casino-1".into()),
+        table_id: Some("t1".into()),
+        game: Some(GameId::RouletteFrench),
+        round_id: Some("r1".into()),
+        bet_id: Some("b1".into()),
+        at_ms: meta(7).received_at_ms,
+        ..Finding::default()
+    };
+    let mut late = Finding {
+        seq: 0,
+        severity: Severity::Medium,
+        confidence: Confidence::Review,
+        code: "TOY_LATE_BET".into(),
+        citation: "toy r.2".into(),
+        evidence: vec![5, 7],
+        message: "late".into(),
+        ..base.clone()
+    };
+    let mut wrong = Finding {
+        seq: 1,
+        severity: Severity::High,
+        confidence: Confidence::Review,
+        code: "TOY_WRONG_PAYOUT".into(),
+        citation: "toy r.3".into(),
+        due_cents: Some(3500),
+        reported_cents: Some(3000),
+        evidence: vec![5, 7],
+        message: "bet b1 in round r1 at table t1: 3500 cents due, 3000 cents reported".into(),
+        ..base
+    };
+    assert_eq!(fs.len(), 2, "{fs:#?}");
+    late.id = fs[0].id.clone();
+    wrong.id = fs[1].id.clone();
+    assert_eq!(fs, vec![late, wrong]);
+    assert_eq!(rs[0].findings, 2);
+    assert_eq!(rs[0].bets, 2);
+    assert_eq!(rs[0].discrepancies, 1);
+}
+
+/// A round with one violation and no discrepancy counts one finding.
+#[test]
+fn a_round_summary_counts_violations_without_discrepancies() {
+    let (_, fs, rs) = run(vec![
+        configured("t1", config(100, 3000)),
+        opened("t1", "r1"),
+        ev("t1", "r1", EventKind::NoMoreBets),
+        ev("t1", "r1", bet("b1", 17, 100)),
+        ev("t1", "r1", EventKind::Ball { pocket: 2 }),
+        settle("t1", "r1", &[("b1", -100)]),
+    ]);
+    assert_eq!(codes_of(&fs), ["TOY_LATE_BET"]);
+    assert_eq!((rs[0].findings, rs[0].discrepancies), (1, 0));
+}
+
+/// Restored from a snapshot, a refused configuration stays refused (it is not compiled), and a
+/// round opened under a configuration later given again keeps the first one's index.
+#[test]
+fn a_snapshot_keeps_refused_configurations_and_each_rounds_configuration() {
+    let mut refused = config(100, 3000);
+    refused.min_bet_cents = None;
+    let mut a = Auditor::new(Toy, AuditSettings::default());
+    summaries(
+        &mut a,
+        1,
+        vec![
+            configured("t1", config(100, 3000)), // 1
+            opened("t1", "r1"),                  // 2
+            configured("t1", config(100, 3000)), // 3: the same, again
+            configured("t2", refused),           // 4
+        ],
+    );
+    let json = serde_json::to_string(&a.snapshot()).unwrap();
+    let mut a = Auditor::restore(Toy, serde_json::from_str(&json).unwrap()).unwrap();
+    assert_eq!(a.table_config("t2"), None);
+    let out = summaries(
+        &mut a,
+        5,
+        vec![
+            opened("t2", "r1"),
+            ev("t1", "r1", EventKind::Ball { pocket: 2 }),
+            settle("t1", "r1", &[]),
+            opened("t1", "r2"),
+            settle("t1", "r2", &[]),
+        ],
+    );
+    assert_eq!(codes_of(&out.findings), [codes::TABLE_NOT_CONFIGURED]);
+    assert_eq!(out.findings[0].evidence, vec![4, 5]);
+    assert!(out.findings[0].message.contains("was refused"));
+    let indexes: Vec<_> = out.rounds.iter().map(|r| r.config_index).collect();
+    assert_eq!(indexes, [1, 3]);
+}
+
+/// A snapshot is a file and may say anything: two tables whose configurations claim the same
+/// ledger index each get their own configuration back, not the other's compiled one.
+#[test]
+fn a_restored_table_gets_its_own_configuration_even_under_a_shared_index() {
+    let mut c2 = config(100, 3000);
+    c2.casino_id = Some("casino-2".into());
+    let mut a = Auditor::new(Toy, AuditSettings::default());
+    summaries(
+        &mut a,
+        1,
+        vec![configured("t1", config(100, 3000)), configured("t2", c2)],
+    );
+    let mut snap = serde_json::to_value(a.snapshot()).unwrap();
+    snap["tables"]["t2"]["config_index"] = 1.into();
+    let mut a = Auditor::restore(Toy, serde_json::from_value(snap).unwrap()).unwrap();
+    let out = summaries(&mut a, 3, vec![opened("t2", "r1"), settle("t2", "r1", &[])]);
+    assert_eq!(out.rounds.len(), 1);
+    assert_eq!(out.rounds[0].casino_id.as_deref(), Some("casino-2"));
 }

@@ -109,3 +109,22 @@ fn audit_path_equals_direct_adjudication_for_every_example() {
         "only {readable} examples readable from a fresh table"
     );
 }
+
+/// The audit sees an engine for every table game and none for the others (a slot machine's
+/// game is audited by the jackpot accounts, not as a table).
+#[test]
+fn the_audit_sees_an_engine_for_every_table_game_only() {
+    use audit::Adjudicator;
+    let others: Vec<_> = rules_core::GameId::ALL
+        .into_iter()
+        .filter(|g| !g.is_table_game())
+        .collect();
+    assert!(!others.is_empty());
+    for game in rules_core::GameId::ALL {
+        assert_eq!(
+            RulesEngines.has_engine(game),
+            game.is_table_game(),
+            "{game}"
+        );
+    }
+}

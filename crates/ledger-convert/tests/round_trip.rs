@@ -68,6 +68,14 @@ fn every_round_event_of_every_game_survives_the_trip() {
             table
                 .adjudicate(&mut state, &round, &Options::default())
                 .unwrap();
+            index += 1;
+            assert_eq!(
+                back(index, ms, to_proto::round_opened("T1", &round_id)),
+                Routed::Audit(AuditInput::RoundOpened {
+                    table_id: "T1".into(),
+                    round_id: round_id.clone(),
+                })
+            );
             for e in &round.events {
                 index += 1;
                 let at = e.at_ms.unwrap_or(ms);
@@ -356,5 +364,130 @@ fn the_timed_reader_gives_no_time_where_there_is_none_and_the_same_errors() {
     assert_eq!(
         route_parts_timed(0, 5, lk, &b).1.unwrap().0.signer,
         "ledger"
+    );
+}
+
+/// A machine's registration opens its account in the jackpot book (its machine id, or its
+/// device id when it names none); a table device's registration is only time passing.
+#[test]
+fn a_machines_registration_reaches_the_jackpot_book_and_a_tables_does_not() {
+    let reg = |kind: v1::DeviceKind, machine_id: &str| {
+        P::DeviceRegistered(v1::DeviceRegistered {
+            device_id: "agent-7".into(),
+            // The ed25519 base point: a valid public key.
+            public_key: [vec![0x58], vec![0x66; 31]].concat(),
+            kind: kind as i32,
+            casino_id: "lisboa".into(),
+            table_ids: if kind == v1::DeviceKind::Table {
+                vec!["T1".into()]
+            } else {
+                vec![]
+            },
+            machine_id: machine_id.into(),
+            model_id: "K-1".into(),
+            bet_values_cents: vec![50, 100],
+            ..Default::default()
+        })
+    };
+    let want = |machine: &str| {
+        Routed::Jackpot(jackpot::Event::MachineRegistered(
+            jackpot::MachineRegistered {
+                machine_id: machine.into(),
+                casino_id: "lisboa".into(),
+                model_id: "K-1".into(),
+                bet_values_cents: vec![50, 100],
+            },
+        ))
+    };
+    assert_eq!(back(1, 5, reg(v1::DeviceKind::Machine, "M-9")), want("M-9"));
+    assert_eq!(
+        back(2, 5, reg(v1::DeviceKind::Machine, "")),
+        want("agent-7")
+    );
+    assert_eq!(back(3, 5, reg(v1::DeviceKind::Table, "")), Routed::Tick);
+}
+
+/// The ledger's own equivocation record reaches the audit as a security finding naming the
+/// device, both sequence numbers' entries and the detail; other ledger records are time passing.
+#[test]
+fn an_equivocation_record_reaches_the_audit() {
+    let lk = v1::RecordKind::Ledger as i32;
+    let record = v1::LedgerRecordBody {
+        record: Some(v1::ledger_record_body::Record::SecurityFinding(
+            v1::SecurityFinding {
+                code: "equivocation".into(),
+                device_id: "table-7".into(),
+                sequence: 12,
+                original_index: 40,
+                detail: "bodies differ".into(),
+                ..Default::default()
+            },
+        )),
+        ..Default::default()
+    };
+    let (meta, routed) = ledger_convert::route_parts(55, 9, lk, &record.encode_to_vec()).unwrap();
+    assert_eq!(
+        (meta.index, meta.received_at_ms, meta.signer.as_str()),
+        (55, 9, "ledger")
+    );
+    assert_eq!(
+        routed,
+        Routed::Audit(AuditInput::Security {
+            code: "SECURITY_EQUIVOCATION".into(),
+            device_id: "table-7".into(),
+            message: "device table-7 signed two different events with sequence 12 (the first is entry 40): bodies differ".into(),
+            evidence: vec![40],
+        })
+    );
+}
+
+/// The floor events a simulated session may not produce (a contribution reported by a machine,
+/// a restored machine, a RAM clear) come back as they went out.
+#[test]
+fn contributions_restorations_and_ram_clears_survive_the_trip() {
+    use jackpot::{Event, JackpotContribution, MachineRestored, Meter, RamClear};
+    let meter = |name: &str, value| Meter {
+        name: name.into(),
+        value,
+        rollover: 100_000_000,
+    };
+    let events = [
+        Event::JackpotContribution(JackpotContribution {
+            pool_id: "JP1".into(),
+            machine_id: "M1".into(),
+            amount_cents: 37,
+        }),
+        Event::MachineRestored(MachineRestored {
+            machine_id: "M1".into(),
+            detail: "board replaced".into(),
+            pool_ids: vec!["JP1".into(), "SJ".into()],
+        }),
+        Event::RamClear(RamClear {
+            machine_id: "M1".into(),
+            before: vec![meter("coin_in", 1_000), meter("coin_out", 900)],
+            after: vec![meter("coin_in", 0)],
+        }),
+    ];
+    for (i, e) in events.into_iter().enumerate() {
+        let p = to_proto::jackpot_event(&e).expect("signed");
+        assert_eq!(back(i as u64 + 1, 5, p), Routed::Jackpot(e));
+    }
+}
+
+/// A void declaration comes back as one, with its reason.
+#[test]
+fn a_void_declaration_survives_the_trip() {
+    let s = rules_core::Settlement {
+        void: true,
+        results: vec![],
+        house_cents: None,
+    };
+    assert_eq!(
+        back(1, 5, to_proto::round_settled("T1", "R1", &s, "wheel fault")),
+        Routed::Audit(AuditInput::RoundVoided {
+            table_id: "T1".into(),
+            round_id: "R1".into(),
+            reason: "wheel fault".into(),
+        })
     );
 }

@@ -104,7 +104,9 @@ impl Adjudication {
     ///   although something is due, becomes a [`Discrepancy`] with code `wrong_payout_code` (the
     ///   game's `XX_WRONG_PAYOUT`) and `citation`.
     /// * A reported bet id the round does not have, or one reported twice, is a violation
-    ///   `SETTLEMENT_UNKNOWN_BET` / `SETTLEMENT_DUPLICATE_BET` (ledger convention).
+    ///   `SETTLEMENT_UNKNOWN_BET` / `SETTLEMENT_DUPLICATE_BET` (ledger convention). Of a bet's
+    ///   several reports, the one at the bet's own position in the settlement (settlements list
+    ///   bets in the order they were placed) is its result if there is one, else the first.
     ///
     /// * **One breach, one finding**: a discrepancy that a void breach already names is then
     ///   dropped ([`Adjudication::supersede_by_void_breaches`]).
@@ -212,7 +214,8 @@ impl Adjudication {
         if all_matched {
             return;
         }
-        // Reported results that match no bet: a repeat of an earlier result, or an unknown bet.
+        // Reported results that match no bet: a second report of a bet of the round (whichever
+        // of its reports the bet matched) or of an earlier result, else an unknown bet.
         for (i, r) in s.results.iter().enumerate() {
             let was_matched = if m > 64 {
                 matched_big[i]
@@ -222,7 +225,9 @@ impl Adjudication {
             if was_matched {
                 continue;
             }
-            let v = if s.results[..i].iter().any(|p| p.bet_id == r.bet_id) {
+            let repeated = self.bets.iter().any(|b| b.bet_id == r.bet_id)
+                || s.results[..i].iter().any(|p| p.bet_id == r.bet_id);
+            let v = if repeated {
                 Violation::new(
                     "SETTLEMENT_DUPLICATE_BET",
                     Severity::High,
@@ -486,6 +491,178 @@ mod tests {
         }
     }
 
+    /// The adjudication's small accessors: the players' total due, a violation by code, notes,
+    /// and review marks on exactly the named bet's discrepancy.
+    #[test]
+    fn totals_violations_notes_and_review_marks() {
+        let mut a = Adjudication::new(GameId::RouletteFrench, "r".into());
+        assert_eq!(a.total_due_net_cents(), 0);
+        assert!(!a.has_violation("RL_LATE_BET"));
+        a.bets.push(outcome("b1", 3500));
+        a.bets.push(outcome("b2", -100));
+        assert_eq!(a.total_due_net_cents(), 3400);
+        a.violation(Violation::new(
+            "RL_LATE_BET",
+            Severity::Medium,
+            "r.1",
+            "late",
+        ));
+        assert!(a.has_violation("RL_LATE_BET"));
+        assert!(!a.has_violation("RL_WRONG_PAYOUT"));
+        a.note("P217/2007 r.18", "straight up pays 35 to 1");
+        assert_eq!(a.notes.len(), 1);
+        assert_eq!(&*a.notes[0].citation, "P217/2007 r.18");
+        assert_eq!(a.notes[0].text, "straight up pays 35 to 1");
+        let s = Settlement {
+            void: false,
+            results: vec![
+                ReportedNet {
+                    bet_id: "b1".into(),
+                    net_cents: 1,
+                },
+                ReportedNet {
+                    bet_id: "b2".into(),
+                    net_cents: 1,
+                },
+            ],
+            house_cents: None,
+        };
+        a.reconcile(Some(&s), "RL_WRONG_PAYOUT", "r.18");
+        a.mark_review("b2");
+        let conf: Vec<_> = a
+            .discrepancies
+            .iter()
+            .map(|d| (&*d.bet_id, d.confidence))
+            .collect();
+        assert_eq!(
+            conf,
+            [("b1", Confidence::Certain), ("b2", Confidence::Review)]
+        );
+    }
+
+    fn reported(pairs: &[(&str, Cents)]) -> Settlement {
+        Settlement {
+            void: false,
+            results: pairs
+                .iter()
+                .map(|(b, n)| ReportedNet {
+                    bet_id: (*b).into(),
+                    net_cents: *n,
+                })
+                .collect(),
+            house_cents: None,
+        }
+    }
+
+    fn codes(a: &Adjudication) -> Vec<(String, String)> {
+        a.violations
+            .iter()
+            .map(|v| {
+                (
+                    v.code.to_string(),
+                    v.bet_id.as_deref().unwrap_or("").to_string(),
+                )
+            })
+            .collect()
+    }
+
+    /// A bet of the round reported twice is a duplicate, whichever of its two reports comes
+    /// first in the settlement; an id the round does not have is unknown, and its repeats
+    /// duplicates.
+    #[test]
+    fn a_bet_reported_twice_is_a_duplicate_wherever_its_reports_are() {
+        let mut a = Adjudication::new(GameId::RouletteFrench, "r".into());
+        a.bets.push(outcome("b1", -100));
+        a.bets.push(outcome("b2", -100));
+        a.reconcile(
+            Some(&reported(&[
+                ("b2", -100),
+                ("b2", -100),
+                ("zz", 5),
+                ("zz", 5),
+            ])),
+            "RL_WRONG_PAYOUT",
+            "r.18",
+        );
+        assert_eq!(
+            codes(&a),
+            [
+                ("SETTLEMENT_DUPLICATE_BET".into(), "b2".into()),
+                ("SETTLEMENT_UNKNOWN_BET".into(), "zz".into()),
+                ("SETTLEMENT_DUPLICATE_BET".into(), "zz".into()),
+            ]
+        );
+        // b1 was not reported: a discrepancy of its own.
+        assert_eq!(a.discrepancies.len(), 1);
+        assert_eq!(&*a.discrepancies[0].bet_id, "b1");
+        // Of two different reports of b2, the one at b2's position is its result.
+        let mut a = Adjudication::new(GameId::RouletteFrench, "r".into());
+        a.bets.push(outcome("b1", -100));
+        a.bets.push(outcome("b2", -100));
+        a.reconcile(
+            Some(&reported(&[("b2", 500), ("b2", -100)])),
+            "RL_WRONG_PAYOUT",
+            "r.18",
+        );
+        let d: Vec<_> = a.discrepancies.iter().map(|d| &*d.bet_id).collect();
+        assert_eq!(d, ["b1"]);
+        assert_eq!(a.bet("b2").unwrap().reported_net_cents, Some(-100));
+        assert_eq!(
+            codes(&a),
+            [("SETTLEMENT_DUPLICATE_BET".to_string(), "b2".to_string())]
+        );
+    }
+
+    /// Settlements of 64 results and more (the bitmap's edge): every result matched is no
+    /// finding, one too many is.
+    #[test]
+    fn settlements_at_and_past_64_results() {
+        for n in [63usize, 64, 65, 130] {
+            let mut a = Adjudication::new(GameId::RouletteFrench, "r".into());
+            let ids: Vec<String> = (0..n).map(|i| format!("b{i}")).collect();
+            for id in &ids {
+                a.bets.push(outcome(id, -100));
+            }
+            // In reverse order: no result is at its bet's position.
+            let pairs: Vec<(&str, Cents)> = ids.iter().rev().map(|i| (i.as_str(), -100)).collect();
+            a.reconcile(Some(&reported(&pairs)), "RL_WRONG_PAYOUT", "r.18");
+            assert!(a.violations.is_empty() && a.discrepancies.is_empty(), "{n}");
+            let mut b = Adjudication::new(GameId::RouletteFrench, "r".into());
+            for id in &ids[1..] {
+                b.bets.push(outcome(id, -100));
+            }
+            b.reconcile(Some(&reported(&pairs)), "RL_WRONG_PAYOUT", "r.18");
+            assert_eq!(
+                codes(&b),
+                [("SETTLEMENT_UNKNOWN_BET".to_string(), "b0".to_string())],
+                "{n}"
+            );
+        }
+    }
+
+    /// A certain finding's confidence is left out of its JSON; a reading for review is kept.
+    #[test]
+    fn only_a_review_confidence_is_written() {
+        let v = Violation::new("RL_LATE_BET", Severity::Medium, "r.1", "late");
+        let j = serde_json::to_value(&v).unwrap();
+        assert!(j.get("confidence").is_none(), "{j}");
+        let j = serde_json::to_value(v.review()).unwrap();
+        assert_eq!(j["confidence"], "review");
+    }
+
+    #[test]
+    fn a_house_take_is_from_the_round_unless_it_is_a_fee() {
+        let take = |kind: &str| HouseTake {
+            kind: kind.to_string().into(),
+            amount_cents: 5,
+            citation: "r.1".into(),
+        };
+        assert!(take("commission").is_from_round());
+        assert!(take("cagnotte").is_from_round());
+        assert!(!take("session_fee").is_from_round());
+        assert!(!take("entry_fee").is_from_round());
+    }
+
     #[test]
     fn reconcile_finds_every_difference_with_both_amounts() {
         let mut a = Adjudication::new(GameId::RouletteFrench, "r".into());
@@ -594,7 +771,15 @@ mod tests {
         ] {
             assert!(is_void_breach(c), "{c}");
         }
-        for c in ["RL_WRONG_PAYOUT", "PSD_MISDEAL", "CF_VOID", "RL_LATE_BET"] {
+        // Both parts are needed: a void code that is not "settled", a "settled" one not void.
+        for c in [
+            "RL_WRONG_PAYOUT",
+            "PSD_MISDEAL",
+            "CF_VOID",
+            "RL_LATE_BET",
+            "RL_VOID_SPIN_MISSED",
+            "RL_LATE_SETTLED",
+        ] {
             assert!(!is_void_breach(c), "{c}");
         }
     }

@@ -335,13 +335,62 @@ mod tests {
     }
 
     #[test]
+    fn ranks_orders_and_colours() {
+        for (i, r) in Rank::ALL.into_iter().enumerate() {
+            assert_eq!(r.order(), i as u8 + 2);
+            assert_eq!(Rank::from_order(r.order()), Some(r));
+            assert_eq!(
+                r.is_ten_or_face(),
+                matches!(r.symbol(), 'T' | 'J' | 'Q' | 'K'),
+                "{r:?}"
+            );
+        }
+        for v in [0, 1, 15, 255] {
+            assert_eq!(Rank::from_order(v), None, "{v}");
+        }
+        let red: Vec<_> = Suit::ALL.into_iter().filter(|s| s.is_red()).collect();
+        assert_eq!(red, [Suit::Hearts, Suit::Diamonds]);
+    }
+
+    #[test]
     fn counts() {
         let mut k = CardCounts::default();
         let c = Card::new(Rank::Seven, Suit::Hearts);
         assert_eq!(k.add(c), 1);
         assert_eq!(k.add(c), 2);
         assert_eq!(k.total(), 2);
+        assert_eq!(k.get(c), 2);
+        assert_eq!(k.get(Card::new(Rank::Seven, Suit::Spades)), 0);
         let j = serde_json::to_string(&k).unwrap();
         assert_eq!(serde_json::from_str::<CardCounts>(&j).unwrap(), k);
+        k.clear();
+        assert_eq!((k.get(c), k.total()), (0, 0));
+        assert_eq!(k, CardCounts::default());
+    }
+
+    /// The deck is the 52 different cards, each at its own index.
+    #[test]
+    fn the_deck_is_52_cards_each_at_its_index() {
+        let deck: Vec<Card> = Card::deck().collect();
+        assert_eq!(deck.len(), 52);
+        for (i, c) in deck.iter().enumerate() {
+            assert_eq!(c.index(), i);
+            assert_eq!(Card::from_index(i), Some(*c));
+        }
+        let distinct: std::collections::BTreeSet<_> = deck.iter().collect();
+        assert_eq!(distinct.len(), 52);
+        assert_eq!(Card::from_index(52), None);
+    }
+
+    /// Three characters are a card only as `10` and a suit.
+    #[test]
+    fn three_characters_must_start_with_10() {
+        assert_eq!(
+            "10h".parse::<Card>(),
+            Ok(Card::new(Rank::Ten, Suit::Hearts))
+        );
+        for s in ["AHH", "2HS", "T10"] {
+            assert_eq!(s.parse::<Card>().unwrap_err().reason, "wrong length", "{s}");
+        }
     }
 }

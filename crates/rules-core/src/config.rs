@@ -292,6 +292,90 @@ mod tests {
         assert!(e.contains("is not a setting of craps"), "{e}");
     }
 
+    /// Minimum and maximum must be present and positive; each error names its field.
+    #[test]
+    fn the_table_limits_are_required_and_positive() {
+        let mut c = TableConfig::new(GameId::Craps);
+        let field = |r: Result<Cents, ConfigError>| match r {
+            Err(ConfigError::Field { field, reason }) => format!("{field}: {reason}"),
+            other => format!("{other:?}"),
+        };
+        assert_eq!(
+            field(c.require_min()),
+            "min_bet_cents: is required for this game"
+        );
+        assert_eq!(
+            field(c.require_max()),
+            "max_bet_cents: is required for this game"
+        );
+        for bad in [-5, 0] {
+            c.min_bet_cents = Some(bad);
+            c.max_bet_cents = Some(bad);
+            assert_eq!(field(c.require_min()), "min_bet_cents: must be positive");
+            assert_eq!(field(c.require_max()), "max_bet_cents: must be positive");
+        }
+        c.min_bet_cents = Some(1);
+        c.max_bet_cents = Some(2);
+        assert_eq!(c.require_min(), Ok(1));
+        assert_eq!(c.require_max(), Ok(2));
+    }
+
+    /// Each typed accessor: the value, its default when absent, an error naming the setting
+    /// and the kind it found when of another kind; the per-chance limits by chance.
+    #[test]
+    fn typed_settings_and_chance_limits() {
+        let cfg: TableConfig = serde_json::from_str(
+            r#"{"game":"craps","limits":[{"chance":"pass","max_cents":500},{"chance":"field","min_cents":5}],
+                "settings":{"bar":12,"wheel":"french","on":false,"mins":[600]}}"#,
+        )
+        .unwrap();
+        assert_eq!(cfg.limit("field").unwrap().min_cents, Some(5));
+        assert_eq!(cfg.limit("pass").unwrap().max_cents, Some(500));
+        assert!(cfg.limit("any").is_none());
+        assert_eq!(cfg.setting("bar"), Some(&Setting::Int(12)));
+        assert_eq!(cfg.setting("none"), None);
+        assert_eq!(cfg.opt_int_setting("bar"), Ok(Some(12)));
+        assert_eq!(cfg.opt_int_setting("none"), Ok(None));
+        assert!(!cfg.bool_setting("on", true).unwrap());
+        assert!(cfg.bool_setting("none", true).unwrap());
+        assert_eq!(cfg.text_setting("none"), Ok(None));
+        assert_eq!(cfg.list_setting("none"), Ok(None));
+        let err = |r: Result<(), ConfigError>| r.unwrap_err().to_string();
+        let kinds = [
+            (
+                err(cfg.opt_int_setting("on").map(|_| ())),
+                "`on`",
+                "got a boolean",
+            ),
+            (
+                err(cfg.bool_setting("bar", true).map(|_| ())),
+                "`bar`",
+                "got an integer",
+            ),
+            (
+                err(cfg.text_setting("mins").map(|_| ())),
+                "`mins`",
+                "got a list",
+            ),
+            (
+                err(cfg.list_setting("wheel").map(|_| ())),
+                "`wheel`",
+                "got a string",
+            ),
+            (
+                err(cfg.int_setting("mins", 0).map(|_| ())),
+                "`mins`",
+                "got a list",
+            ),
+        ];
+        for (e, name, kind) in kinds {
+            assert!(e.contains(name) && e.contains(kind), "{e}");
+        }
+        assert_eq!(cfg.only_settings(&["bar", "wheel", "on", "mins"]), Ok(()));
+        let e = err(cfg.only_settings(&[]));
+        assert!(e.contains("(known: none)"), "{e}");
+    }
+
     #[test]
     fn unknown_fields_are_refused() {
         let e = serde_json::from_str::<TableConfig>(r#"{"game":"craps","minbet":5}"#)

@@ -136,4 +136,11 @@ mod tests {
         }
         assert!("roulette".parse::<GameId>().is_err());
     }
+
+    #[test]
+    fn every_game_but_the_slot_machine_is_a_table_game() {
+        for g in GameId::ALL {
+            assert_eq!(g.is_table_game(), g != GameId::SlotMachine, "{g}");
+        }
+    }
 }

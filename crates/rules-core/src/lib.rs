@@ -115,3 +115,56 @@ pub fn check_event_amount(
 /// Citation of the ledger's own conventions (not a rule of the regulations), used by checks that
 /// enforce the consistency of the record itself rather than a rule of the game.
 pub const LEDGER_CONVENTION: &str = "casino-ledger record convention";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round() -> Round {
+        Round {
+            round_id: "R7".into(),
+            opened_at_ms: None,
+            jackpot_before_cents: None,
+            events: vec![],
+            settlement: None,
+        }
+    }
+
+    /// The amount checks accept exactly 1..=MAX_AMOUNT_CENTS, and their errors name the round,
+    /// the bet or event and the field.
+    #[test]
+    fn amounts_are_checked_at_both_bounds() {
+        let r = round();
+        for ok in [1, 2, MAX_AMOUNT_CENTS - 1, MAX_AMOUNT_CENTS] {
+            assert_eq!(check_stake(&r, "b1", ok), Ok(()), "{ok}");
+            assert_eq!(
+                check_carried_amount(&r, "b1", "stake_cents", ok),
+                Ok(()),
+                "{ok}"
+            );
+            assert_eq!(check_event_amount(&r, 3, ok), Ok(()), "{ok}");
+        }
+        for bad in [i64::MIN, -1, 0, MAX_AMOUNT_CENTS + 1, i64::MAX] {
+            assert!(
+                matches!(check_stake(&r, "b1", bad), Err(RoundError::Bet { ref round, ref bet_id, .. }) if round == "R7" && bet_id == "b1"),
+                "{bad}"
+            );
+            let e = check_carried_amount(&r, "b1", "stake_cents", bad).unwrap_err();
+            assert!(
+                matches!(&e, RoundError::Bet { bet_id, reason, .. } if bet_id == "b1" && reason.contains("stake_cents")),
+                "{bad}: {e:?}"
+            );
+            assert!(
+                matches!(
+                    check_event_amount(&r, 3, bad),
+                    Err(RoundError::Event { index: 3, .. })
+                ),
+                "{bad}"
+            );
+        }
+        let e = check_stake(&r, "b1", 0).unwrap_err();
+        assert!(e.to_string().contains("must be positive, got 0"), "{e}");
+        let e = check_stake(&r, "b1", MAX_AMOUNT_CENTS + 1).unwrap_err();
+        assert!(e.to_string().contains("above the ledger's ceiling"), "{e}");
+    }
+}

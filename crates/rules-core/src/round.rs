@@ -542,6 +542,65 @@ mod tests {
         assert_eq!(back, r);
     }
 
+    /// Every event's `type_name` is its JSON tag, and its noun is its own words.
+    #[test]
+    fn every_event_names_its_type_and_itself() {
+        let events = [
+            (
+                r#"{"type":"bet","id":"b","bet_type":"x","amount_cents":1}"#,
+                "bet",
+            ),
+            (
+                r#"{"type":"bet_changed","bet_id":"b","amount_cents":1}"#,
+                "bet change",
+            ),
+            (r#"{"type":"bet_withdrawn","bet_id":"b"}"#, "bet withdrawal"),
+            (r#"{"type":"no_more_bets"}"#, "no-more-bets call"),
+            (r#"{"type":"card","to":"dealer","card":"AS"}"#, "card"),
+            (r#"{"type":"dice","dice":[1,2]}"#, "dice"),
+            (r#"{"type":"ball","pocket":3}"#, "ball"),
+            (r#"{"type":"launch"}"#, "launch"),
+            (r#"{"type":"decision","action":"hit"}"#, "decision"),
+            (r#"{"type":"role","role":"banker"}"#, "role"),
+            (r#"{"type":"procedure","name":"burn"}"#, "procedure"),
+            (r#"{"type":"fault","code":"misdeal"}"#, "fault"),
+            (r#"{"type":"void","reason":"wheel"}"#, "void declaration"),
+            (r#"{"type":"collect","bet_ids":["b"]}"#, "collection"),
+            (r#"{"type":"pay","bet_id":"b","amount_cents":1}"#, "payment"),
+            (
+                r#"{"type":"jackpot_display","value_cents":1}"#,
+                "jackpot display",
+            ),
+        ];
+        for (json, noun) in events {
+            let e: RoundEvent = serde_json::from_str(json).unwrap();
+            let tag = serde_json::to_value(&e).unwrap()["type"].clone();
+            assert_eq!(tag, e.kind.type_name(), "{json}");
+            assert_eq!(e.kind.noun(), noun, "{json}");
+        }
+    }
+
+    /// Defaults are written only when they differ: a card face down, a decision on a hand
+    /// other than the first.
+    #[test]
+    fn defaults_are_left_out_of_the_json() {
+        let card = |face_up| EventKind::Card {
+            to: Recipient::Dealer,
+            card: "AS".parse().unwrap(),
+            face_up,
+        };
+        let up = serde_json::to_value(card(true)).unwrap();
+        assert!(up.get("face_up").is_none(), "{up}");
+        assert_eq!(serde_json::to_value(card(false)).unwrap()["face_up"], false);
+        let parsed: EventKind =
+            serde_json::from_str(r#"{"type":"card","to":"dealer","card":"AS"}"#).unwrap();
+        assert_eq!(parsed, card(true));
+        let mut d = Decision::new(1, "hit");
+        assert!(serde_json::to_value(&d).unwrap().get("hand").is_none());
+        d.hand = 2;
+        assert_eq!(serde_json::to_value(&d).unwrap()["hand"], 2);
+    }
+
     #[test]
     fn unknown_event_types_and_fields_are_refused() {
         let e = serde_json::from_str::<RoundEvent>(r#"{"type":"teleport"}"#).unwrap_err();

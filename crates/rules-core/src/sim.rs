@@ -233,7 +233,226 @@ mod tests {
         assert_eq!(v, PINNED, "{:#X?}", v);
     }
 
+    /// A fork is pinned too (every table of a simulated session draws from its own fork), and
+    /// its label matters.
+    #[test]
+    fn forks_are_stable_and_labelled() {
+        let fork = |label| SimRng::new(0).fork(label).next_u64();
+        assert_eq!(fork(0xFFFF_0000_FFFF_0000), 12_461_127_553_666_563_719);
+        assert_ne!(fork(1), fork(2));
+    }
+
+    /// Every draw is pinned: a simulated session (the demo's, the sim tests') replays the same
+    /// rounds on every machine and version, so each method's arithmetic is part of the format.
+    #[test]
+    fn every_kind_of_draw_is_pinned() {
+        let mut r = SimRng::new(11);
+        let below: Vec<u64> = [6, 37, 1000, 3, u64::MAX - 1].map(|n| r.below(n)).to_vec();
+        let range: Vec<u64> = [(1, 6), (10, 12), (5, 5), (9, 3)]
+            .map(|(a, b)| r.range(a, b))
+            .to_vec();
+        let chance: Vec<bool> = (0..8).map(|_| r.chance(1, 2)).collect();
+        let dice: Vec<u8> = (0..6).map(|_| r.die()).collect();
+        let picked = *r.pick(&[10, 20, 30, 40]).unwrap();
+        let mut deck: Vec<u8> = (0..8).collect();
+        r.shuffle(&mut deck);
+        assert_eq!(
+            (below, range, chance, dice, picked, deck),
+            (
+                PIN_BELOW.to_vec(),
+                PIN_RANGE.to_vec(),
+                PIN_CHANCE.to_vec(),
+                PIN_DICE.to_vec(),
+                PIN_PICK,
+                PIN_DECK.to_vec()
+            ),
+        );
+    }
+
+    /// The rejection path of `below` (a low product under `2^64 mod n`) keeps draws uniform: for
+    /// n just over half the range, about half the first products are rejected.
+    #[test]
+    fn below_rejects_the_biased_products() {
+        let n = (1u64 << 63) + 12345;
+        let mut r = SimRng::new(3);
+        let mut low = 0;
+        for _ in 0..4000 {
+            let v = r.below(n);
+            assert!(v < n);
+            if v < n / 2 {
+                low += 1;
+            }
+        }
+        assert!((1800..2200).contains(&low), "{low}");
+    }
+
+    /// Just over half the range: about half the first products fall in the biased low zone and
+    /// are drawn again, so these pinned values depend on the rejection being done, exactly.
+    #[test]
+    fn draws_through_the_rejection_path_are_pinned() {
+        let mut r = SimRng::new(17);
+        let n = (1u64 << 63) + 1;
+        let v: Vec<u64> = (0..8).map(|_| r.below(n)).collect();
+        assert_eq!(
+            v,
+            [
+                6_068_906_657_049_702_757,
+                6_145_755_792_987_826_644,
+                8_682_696_224_905_462_316,
+                8_023_794_388_794_719_359,
+                8_143_346_673_387_094_744,
+                6_104_927_567_717_644_226,
+                35_327_115_971_260_375,
+                8_781_755_981_538_025_176,
+            ]
+        );
+    }
+
+    #[test]
+    fn bounds_of_range_chance_and_pick() {
+        let mut r = SimRng::new(5);
+        for _ in 0..2000 {
+            let v = r.range(3, 5);
+            assert!((3..=5).contains(&v), "{v}");
+            assert!(!r.chance(0, 7));
+            assert!(r.chance(7, 7));
+        }
+        let seen: std::collections::BTreeSet<u64> = (0..2000).map(|_| r.range(3, 5)).collect();
+        assert_eq!(seen.into_iter().collect::<Vec<_>>(), [3, 4, 5]);
+        assert_eq!(r.range(u64::MAX, u64::MAX), u64::MAX);
+        assert_eq!(r.pick::<u8>(&[]), None);
+        let faces: std::collections::BTreeSet<u8> = (0..600).map(|_| r.die()).collect();
+        assert_eq!(faces.into_iter().collect::<Vec<_>>(), [1, 2, 3, 4, 5, 6]);
+    }
+
+    /// What an honest casino reports: every decided bet's due net, open bets left out, void
+    /// when the round is, and only the house take taken out of the round.
+    #[test]
+    fn an_honest_settlement() {
+        use crate::{BetOutcome, GameId, HouseTake, Outcome, VoidInfo};
+        let bet = |id: &str, due, outcome| BetOutcome {
+            bet_id: id.into(),
+            seat: None,
+            stake_cents: 100,
+            due_net_cents: due,
+            outcome,
+            reported_net_cents: None,
+            reason: "t".into(),
+            citation: "t".into(),
+        };
+        let take = |kind: &str, amount_cents| HouseTake {
+            kind: kind.to_string().into(),
+            amount_cents,
+            citation: "t".into(),
+        };
+        let mut a = Adjudication::new(GameId::Craps, "r".into());
+        a.bets = vec![
+            bet("won", 100, Outcome::Won),
+            bet("open", 0, Outcome::Open),
+            bet("lost", -100, Outcome::Lost),
+        ];
+        let s = honest_settlement(&a);
+        assert!(!s.void);
+        let ids: Vec<_> = s
+            .results
+            .iter()
+            .map(|r| (&*r.bet_id, r.net_cents))
+            .collect();
+        assert_eq!(ids, [("won", 100), ("lost", -100)]);
+        assert_eq!(s.house_cents, None);
+        a.house = vec![
+            take("commission", 5),
+            take("session_fee", 7),
+            take("cagnotte", 2),
+        ];
+        a.void = Some(VoidInfo {
+            reason: "wheel".into(),
+            citation: "t".into(),
+        });
+        let s = honest_settlement(&a);
+        assert!(s.void);
+        assert_eq!(s.house_cents, Some(7));
+        a.house = vec![take("session_fee", 7)];
+        assert_eq!(honest_settlement(&a).house_cents, None);
+    }
+
+    /// An engine that serves several games sees every mistake at each unless it narrows them.
+    #[test]
+    fn every_mistake_is_offered_by_default() {
+        use crate::{ConfigError, Configured, Engine, GameId, Options, RoundError, TableConfig};
+        struct Toy;
+        impl Engine for Toy {
+            type Config = ();
+            type State = ();
+            fn games() -> &'static [GameId] {
+                &[GameId::Craps]
+            }
+            fn configure(_: &TableConfig) -> Result<Configured<()>, ConfigError> {
+                Ok(Configured {
+                    config: (),
+                    violations: vec![],
+                })
+            }
+            fn adjudicate(
+                _: &(),
+                _: &mut (),
+                r: &Round,
+                _: &Options,
+            ) -> Result<Adjudication, RoundError> {
+                Ok(Adjudication::new(GameId::Craps, r.round_id.clone()))
+            }
+        }
+        const MISTAKES: &[MistakeSpec] = &[
+            MistakeSpec {
+                id: "a",
+                description: "a",
+                codes: &["X_A"],
+            },
+            MistakeSpec {
+                id: "b",
+                description: "b",
+                codes: &["X_B"],
+            },
+        ];
+        impl Simulate for Toy {
+            fn mistakes() -> &'static [MistakeSpec] {
+                MISTAKES
+            }
+            fn example_table(game: GameId) -> TableConfig {
+                TableConfig::new(game)
+            }
+            fn simulate(
+                _: &TableConfig,
+                _: &(),
+                _: &(),
+                round_id: Id,
+                _: i64,
+                _: &mut SimRng,
+                _: Option<&str>,
+            ) -> Result<Round, SimError> {
+                Ok(Round {
+                    round_id,
+                    opened_at_ms: None,
+                    jackpot_before_cents: None,
+                    events: vec![],
+                    settlement: None,
+                })
+            }
+        }
+        let ids: Vec<_> = Toy::mistakes_for(GameId::Craps)
+            .iter()
+            .map(|m| m.id)
+            .collect();
+        assert_eq!(ids, ["a", "b"]);
+    }
+
     const PINNED: [u64; 3] = [PIN0, PIN1, PIN2];
+    const PIN_BELOW: [u64; 5] = [1, 3, 245, 1, 1_572_621_373_277_208_149];
+    const PIN_RANGE: [u64; 4] = [2, 11, 5, 9];
+    const PIN_CHANCE: [bool; 8] = [false, false, true, true, true, false, true, true];
+    const PIN_DICE: [u8; 6] = [6, 1, 1, 2, 6, 2];
+    const PIN_PICK: i32 = 30;
+    const PIN_DECK: [u8; 8] = [7, 4, 3, 0, 1, 5, 6, 2];
     const PIN0: u64 = 0x99EC_5F36_CB75_F2B4;
     const PIN1: u64 = 0xBF6E_1F78_4956_452A;
     const PIN2: u64 = 0x1A5F_849D_4933_E6E0;
