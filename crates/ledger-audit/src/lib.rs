@@ -3,3 +3,5 @@ pub mod query;
 pub mod replay;
 pub mod review;
 pub mod store;
+#[cfg(test)]
+mod testdata;

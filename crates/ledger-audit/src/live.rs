@@ -187,6 +187,30 @@ pub struct Follower {
     sync_every_commit: bool,
     /// The settings a replay from genesis starts with ([`Follower::rebuild`]).
     settings: AuditSettings,
+    /// When a commit is due ([`COMMIT_EVERY`], [`MAX_PENDING_ENTRIES`]) and how often a long
+    /// replay reports progress; tests shorten them.
+    cadence: Cadence,
+}
+
+/// How often the follower commits and reports progress.
+#[derive(Clone, Copy, Debug)]
+struct Cadence {
+    /// Commit what is pending at least this often.
+    commit_every: Duration,
+    /// Commit once this many entries are pending, however soon.
+    max_pending: usize,
+    /// A long replay calls its progress callback after about this many entries.
+    progress_every: usize,
+}
+
+impl Default for Cadence {
+    fn default() -> Cadence {
+        Cadence {
+            commit_every: COMMIT_EVERY,
+            max_pending: MAX_PENDING_ENTRIES,
+            progress_every: 10_000,
+        }
+    }
 }
 
 impl Follower {
@@ -229,6 +253,7 @@ impl Follower {
             committed,
             sync_every_commit: false,
             settings,
+            cadence: Cadence::default(),
         })
     }
 
@@ -333,8 +358,9 @@ impl Follower {
             return Err(e.into());
         }
         let due = force
-            || self.pending_entries >= MAX_PENDING_ENTRIES
-            || (self.pending_entries > 0 && self.last_commit.elapsed() >= COMMIT_EVERY);
+            || self.pending_entries >= self.cadence.max_pending
+            || (self.pending_entries > 0
+                && self.last_commit.elapsed() >= self.cadence.commit_every);
         if !due {
             return Ok(());
         }
@@ -398,7 +424,7 @@ impl Follower {
             };
             self.pending.add(self.keep_rounds, step);
             self.pending_entries += 1;
-            if self.pending_entries >= MAX_PENDING_ENTRIES {
+            if self.pending_entries >= self.cadence.max_pending {
                 self.commit_if_due(false)?;
                 progress(entry.index);
             }
@@ -541,7 +567,7 @@ impl Follower {
                         self.pending_entries += len;
                         self.commit_if_due(false)?;
                         since_progress += len;
-                        if since_progress >= 10_000 {
+                        if since_progress >= self.cadence.progress_every {
                             since_progress = 0;
                             if let Some(p) = self.position() {
                                 progress(p);
@@ -634,96 +660,7 @@ pub fn decoders() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ledger_core::ed25519_dalek::SigningKey;
-    use ledger_core::{GENESIS_PREV_HASH, RecordKind, make_entry};
-    use ledger_proto::v1;
-    use prost::Message;
-
-    /// A chain store holding the standard session with its mistakes (tables, a slot floor with
-    /// jackpots), after a genesis: written as a mirror writes a copy (the audit reads entries,
-    /// it does not verify signatures). Returns the store and its head.
-    fn chain(dir: &Path) -> (Arc<Store>, u64) {
-        let plan = casino_sim::standard_plan(5, 1_767_225_600_000, 40, true, "op", "reg");
-        let s = casino_sim::generate(&plan).unwrap();
-        let key = SigningKey::from_bytes(&[7; 32]);
-        let (body, signature) = ledger_core::record::sign_ledger_record(
-            &key,
-            plan.start_ms,
-            v1::ledger_record_body::Record::Genesis(v1::LedgerGenesis {
-                ledger_id: "test".into(),
-                ledger_public_key: key.verifying_key().as_bytes().to_vec(),
-            }),
-        );
-        let mut entries = vec![make_entry(
-            &GENESIS_PREV_HASH,
-            0,
-            plan.start_ms,
-            RecordKind::Ledger,
-            body,
-            signature,
-        )];
-        let mut sequences = std::collections::HashMap::<String, u64>::new();
-        let mut push = |device: &str, at: i64, payload, out: &mut Vec<v1::ChainEntry>| {
-            let sequence = sequences.entry(device.to_string()).or_default();
-            *sequence += 1;
-            let body = v1::EventBody {
-                device_id: device.to_string(),
-                sequence: *sequence,
-                occurred_at_ms: at,
-                payload: Some(payload),
-            }
-            .encode_to_vec();
-            let prev: [u8; 32] = out
-                .last()
-                .unwrap()
-                .entry_hash
-                .as_slice()
-                .try_into()
-                .unwrap();
-            let e = make_entry(
-                &prev,
-                out.len() as u64,
-                at,
-                RecordKind::Event,
-                body,
-                vec![0x5a; 64],
-            );
-            out.push(e);
-        };
-        for d in &s.devices {
-            if d.kind == ledger_core::DeviceKind::Machine {
-                push(
-                    "op",
-                    plan.start_ms,
-                    v1::event_body::Payload::DeviceRegistered(v1::DeviceRegistered {
-                        device_id: d.device_id.clone(),
-                        public_key: [&[0x58u8][..], &[0x66; 31]].concat(),
-                        kind: v1::DeviceKind::Machine as i32,
-                        casino_id: d.casino_id.clone(),
-                        machine_id: d.machine_id.clone(),
-                        model_id: d.model_id.clone(),
-                        bet_values_cents: d.bet_values_cents.clone(),
-                        ..Default::default()
-                    }),
-                    &mut entries,
-                );
-            }
-        }
-        for e in &s.events {
-            push(
-                &e.device_id,
-                e.occurred_at_ms,
-                e.payload.clone(),
-                &mut entries,
-            );
-        }
-        let head = entries.len() as u64 - 1;
-        let (store, mut appender) =
-            Store::open_mirror(dir, 16 << 20, "test", &key.verifying_key()).unwrap();
-        appender.append_verbatim(entries).unwrap();
-        store.sync().unwrap();
-        (store, head)
-    }
+    use crate::testdata::chain;
 
     /// (digest, records, rounds, the replayer's state): see [`outcome`].
     type Outcome = (String, Vec<(Vec<u8>, Vec<u8>)>, Vec<u8>, Vec<u8>);
@@ -901,5 +838,218 @@ mod tests {
         assert!(snapshot_due(s(20), s(5), s(1)));
         assert!(snapshot_due(Duration::ZERO, Duration::ZERO, s(1)));
         assert!(!snapshot_due(s(1), s(5), Duration::MAX), "no overflow");
+    }
+
+    /// A follower over the test chain with the given cadence, and the store's flushes so far.
+    fn follower(dir: &Path, cadence: Cadence) -> (Follower, u64) {
+        let mut f = Follower::open(dir, true).unwrap();
+        f.cadence = cadence;
+        let flushed = f.store().flushes();
+        (f, flushed)
+    }
+
+    fn cadence(commit_every: Duration, max_pending: usize) -> Cadence {
+        Cadence {
+            commit_every,
+            max_pending,
+            ..Cadence::default()
+        }
+    }
+
+    /// A commit is due once `max_pending` entries wait, or once something waits and
+    /// `commit_every` has passed since the last; never for nothing. `step` applies every entry
+    /// up to the head, the last one too.
+    #[test]
+    fn a_commit_is_due_by_count_or_by_time_with_something_pending() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (chain, head) = chain(&tmp.path().join("chain"));
+        let hour = Duration::from_secs(3_600);
+        let (mut f, _) = follower(&tmp.path().join("audit"), cadence(hour, 1_000));
+        assert_eq!(f.step(&chain, head, 5).unwrap(), 5);
+        assert_eq!(f.pending_entries, 5, "not due: 5 of 1,000, an hour away");
+        assert_eq!(f.step(&chain, head, 994).unwrap(), 994);
+        assert_eq!(f.pending_entries, 999);
+        assert_eq!(f.step(&chain, head, 1).unwrap(), 1);
+        assert_eq!(f.pending_entries, 0, "due: 1,000 pending");
+        f.cadence.commit_every = Duration::ZERO;
+        assert_eq!(f.step(&chain, head, 3).unwrap(), 3);
+        assert_eq!(
+            f.pending_entries, 0,
+            "due: something pending, and the time has come"
+        );
+        let last = f.last_commit;
+        f.commit_if_due(false).unwrap();
+        assert_eq!(f.last_commit, last, "nothing pending: no commit");
+        // One entry at a time to the head, the head itself included.
+        let mut stepped = 0;
+        while f.step(&chain, head, 1).unwrap() == 1 {
+            stepped += 1;
+        }
+        assert_eq!(stepped, head + 1 - 1_003);
+        assert_eq!(f.position(), Some(head));
+    }
+
+    /// What a commit leaves durable: by default a commit without a snapshot is not flushed;
+    /// with `set_sync_every_commit` every commit is; with `set_snapshot_every(0)` every commit
+    /// carries a snapshot (flushed), which the store then holds. Stopping the commit thread
+    /// waits for what it was sent.
+    #[test]
+    fn a_commit_is_made_durable_with_a_snapshot_or_when_every_commit_syncs() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (chain, head) = chain(&tmp.path().join("chain"));
+        let every_time = cadence(Duration::ZERO, MAX_PENDING_ENTRIES);
+        for (name, sync, snapshot, durable) in [
+            ("default", false, false, 0),
+            ("sync", true, false, 3),
+            ("snapshot", false, true, 3),
+        ] {
+            let (mut f, flushed) = follower(&tmp.path().join(name), every_time);
+            f.set_sync_every_commit(sync);
+            if snapshot {
+                f.set_snapshot_every(Duration::ZERO);
+            }
+            for _ in 0..3 {
+                assert_eq!(f.step(&chain, head, 10).unwrap(), 10);
+                assert_eq!(f.pending_entries, 0, "{name}: committed");
+            }
+            f.committer.stop();
+            assert_eq!(*f.committed.read().unwrap(), Some(29), "{name}: landed");
+            let store = f.store();
+            assert_eq!(store.flushes() - flushed, durable, "{name}");
+            let snapshot_at = store.load().unwrap().and_then(|s| s.auditor.position);
+            assert_eq!(snapshot_at, snapshot.then_some(29), "{name}");
+        }
+    }
+
+    /// Dropping the commit thread's handle waits for the batches it was sent.
+    #[test]
+    fn dropping_the_committer_lands_what_it_was_sent() {
+        let store = AuditStore::temporary().unwrap();
+        let committed = Arc::new(RwLock::new(None));
+        let c = Committer::start(store.clone(), committed.clone());
+        let flushed = store.flushes();
+        let findings: Vec<Finding> = (0..2_000)
+            .map(|seq| Finding {
+                seq,
+                code: "X".into(),
+                ..Finding::default()
+            })
+            .collect();
+        c.tx.as_ref()
+            .unwrap()
+            .send(Batch {
+                findings,
+                rounds: vec![],
+                detail: vec![],
+                reviews: vec![],
+                snapshot: None,
+                position: Some(7),
+                sync: true,
+                done: None,
+            })
+            .unwrap();
+        drop(c);
+        assert_eq!(*committed.read().unwrap(), Some(7));
+        assert_eq!(store.flushes() - flushed, 1);
+        assert_eq!(store.finding_count().unwrap(), 2_000);
+    }
+
+    /// `apply_all` commits whenever `max_pending` entries wait, and reports its position there.
+    #[test]
+    fn apply_all_commits_and_reports_progress_every_max_pending_entries() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (chain, head) = chain(&tmp.path().join("chain"));
+        let entries: Vec<_> = chain.entries(0, head).map(|e| e.unwrap()).collect();
+        let (mut f, _) = follower(
+            &tmp.path().join("audit"),
+            cadence(Duration::from_secs(3_600), 100),
+        );
+        let mut progress = Vec::new();
+        f.apply_all(entries.into_iter().map(Ok::<_, FollowError>), |p| {
+            progress.push(p)
+        })
+        .unwrap();
+        let want: Vec<u64> = (1..=(head + 1) / 100).map(|k| k * 100 - 1).collect();
+        assert_eq!(progress, want);
+        assert_eq!(f.position(), Some(head));
+    }
+
+    /// A replay over chunks (`run_to_dir` from the chain's directory, `catch_up` from the open
+    /// chain), resumed after the genesis: it commits as it goes (a snapshot at every commit
+    /// here, so every commit is flushed), reports progress about every `progress_every` entries
+    /// and at the end, and ends at the head with the sequential path's digest.
+    #[test]
+    fn a_replay_over_chunks_commits_and_reports_progress_as_it_goes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let chain_dir = tmp.path().join("chain");
+        let (chain, head) = chain(&chain_dir);
+        let want = sequential(&tmp.path().join("seq"), &chain, head)
+            .replayer()
+            .read()
+            .unwrap()
+            .digest();
+        let often = Cadence {
+            commit_every: Duration::ZERO,
+            max_pending: MAX_PENDING_ENTRIES,
+            progress_every: 500,
+        };
+        let check = |f: &Follower, flushed: u64, progress: &[u64], how: &str| {
+            assert_eq!(f.position(), Some(head), "{how}");
+            assert_eq!(f.replayer().read().unwrap().digest(), want, "{how}");
+            let chunks = head / 1_000;
+            assert!(
+                f.store().flushes() - flushed >= chunks,
+                "{how}: a commit a chunk, {} flushes for {chunks} chunks",
+                f.store().flushes() - flushed
+            );
+            // After the first chunks that reach 500 entries, then again, and at the head.
+            let (last, midway) = progress.split_last().unwrap();
+            assert_eq!(*last, head, "{how}");
+            assert!(midway.len() as u64 >= head / 1_000, "{how}: {progress:?}");
+            assert!(midway[0] >= 500, "{how}: {progress:?}");
+            assert!(
+                midway.windows(2).all(|w| w[1] - w[0] >= 500),
+                "{how}: {progress:?}"
+            );
+        };
+        // From the open chain, after its genesis alone.
+        let (mut f, flushed) = follower(&tmp.path().join("catch_up"), often);
+        f.set_snapshot_every(Duration::ZERO);
+        assert_eq!(f.step(&chain, 0, 1).unwrap(), 1);
+        assert_eq!(f.position(), Some(0));
+        let mut progress = Vec::new();
+        f.catch_up(&chain, head, |p| progress.push(p)).unwrap();
+        check(&f, flushed, &progress, "catch_up");
+        // From the directory of the closed chain, likewise.
+        let (mut f, flushed) = follower(&tmp.path().join("dir"), often);
+        f.set_snapshot_every(Duration::ZERO);
+        assert_eq!(f.step(&chain, 0, 1).unwrap(), 1);
+        drop(chain);
+        let mut progress = Vec::new();
+        f.run_to_dir(&chain_dir, head, |p| progress.push(p))
+            .unwrap();
+        check(&f, flushed, &progress, "run_to_dir");
+    }
+
+    /// Damage is what a replay from the chain repairs: the derived store's or its snapshot's,
+    /// not the chain's nor a source's.
+    #[test]
+    fn only_the_derived_stores_damage_is_damage() {
+        assert!(!FollowError::Source("an export file ends early".into()).is_damage());
+        let chain = FollowError::Chain(StoreError::Corrupt("entry 5".into()));
+        assert!(!chain.is_damage());
+        let store = FollowError::Store(AuditStoreError::Corrupt("a record".into()));
+        assert!(store.is_damage());
+        let unreadable = FollowError::Store(AuditStoreError::Sled(sled::Error::Io(
+            std::io::Error::other("a full disk"),
+        )));
+        assert!(!unreadable.is_damage());
+    }
+
+    /// One decoding thread a core, at most four.
+    #[test]
+    fn decoders_are_one_a_core_up_to_four() {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(decoders(), cores.clamp(1, 4));
     }
 }

@@ -334,3 +334,268 @@ impl Replayer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prost::Message;
+
+    /// The test chain's entries, genesis first.
+    fn session() -> Vec<v1::ChainEntry> {
+        let tmp = tempfile::tempdir().unwrap();
+        let (chain, head) = crate::testdata::chain(tmp.path());
+        chain.entries(0, head).map(|e| e.unwrap()).collect()
+    }
+
+    fn event(index: u64, at_ms: i64, payload: v1::event_body::Payload) -> v1::ChainEntry {
+        v1::ChainEntry {
+            format: 1,
+            index,
+            received_at_ms: at_ms,
+            kind: v1::RecordKind::Event as i32,
+            body: v1::EventBody {
+                device_id: "op".into(),
+                sequence: index,
+                occurred_at_ms: at_ms,
+                payload: Some(payload),
+            }
+            .encode_to_vec(),
+            ..Default::default()
+        }
+    }
+
+    /// The replayer's counts follow the session: the findings it handed out are its digest's,
+    /// the rounds it closed its count, several rounds are open at once midway and none before
+    /// the first entry; the book holds the floor; a round of a table jackpot starts from the
+    /// pool's value held in the book before the round's entry.
+    #[test]
+    fn the_replayers_counts_follow_what_it_handed_out() {
+        let entries = session();
+        let mut r = Replayer::new(settings(true));
+        assert_eq!((r.open_rounds(), r.rounds_closed()), (0, 0));
+        let (mut findings, mut rounds, mut most_open, mut jackpot_rounds) = (0, 0, 0, 0);
+        for e in &entries {
+            let prepared = Prepared::of(e);
+            assert_eq!(prepared.index(), e.index);
+            let values: std::collections::BTreeMap<String, Cents> = r
+                .book()
+                .pools()
+                .map(|p| (p.id.to_string(), jackpot::amount::to_cents(p.captive_e4)))
+                .collect();
+            let step = r.apply_prepared(prepared);
+            findings += step.findings.len() as u64;
+            rounds += step.rounds.len() as u64;
+            for s in &step.rounds {
+                if let Some(pool) = &s.jackpot_pool_id {
+                    jackpot_rounds += 1;
+                    assert_eq!(
+                        s.jackpot_before_cents,
+                        Some(values[pool.as_str()]),
+                        "round {} of pool {pool}",
+                        s.round_id
+                    );
+                }
+            }
+            most_open = most_open.max(r.open_rounds());
+            assert_eq!(r.rounds_closed(), rounds);
+        }
+        assert!(
+            jackpot_rounds > 0 && rounds > 500,
+            "{jackpot_rounds} {rounds}"
+        );
+        assert!(most_open >= 2, "{most_open}");
+        assert_eq!(r.digest().count, findings);
+        assert_eq!(r.digest(), r.snapshot().auditor.digest);
+        assert!(findings >= 5);
+        assert!(r.book().machines().count() >= 2);
+    }
+
+    /// The product's settings: the default audit settings, keeping round states or not, with a
+    /// clock-drift threshold when given one.
+    #[test]
+    fn the_products_settings_are_the_defaults_with_the_choices_made() {
+        assert_eq!(settings(false), AuditSettings::default());
+        assert!(settings(true).keep_round_states);
+        let with = settings_with(true, 123_000);
+        assert!(with.keep_round_states);
+        assert_eq!(with.device_clock_drift_ms, 123_000);
+        assert_eq!(
+            AuditSettings {
+                device_clock_drift_ms: AuditSettings::default().device_clock_drift_ms,
+                ..with
+            },
+            settings(true)
+        );
+    }
+
+    /// An entry that does not decode is one critical finding citing the record's integrity;
+    /// an event the jackpot accounts refuse is one high finding citing the captive values'
+    /// trust; both say what happened, at the entry.
+    #[test]
+    fn unreadable_entries_and_refused_jackpot_events_are_findings() {
+        let mut r = Replayer::new(settings(false));
+        let garbage = v1::ChainEntry {
+            format: 1,
+            index: 1,
+            received_at_ms: 5_000,
+            kind: v1::RecordKind::Event as i32,
+            body: vec![0xff; 9],
+            ..Default::default()
+        };
+        let step = r.apply(&garbage);
+        let [f] = &step.findings[..] else {
+            panic!("{:?}", step.findings)
+        };
+        assert_eq!(f.severity, Severity::Critical);
+        assert_eq!(f.code, codes::ENTRY_UNREADABLE);
+        assert_eq!(f.citation, audit::finding::RECORD_INTEGRITY);
+        assert!(
+            f.message.starts_with("the stored entry cannot be read: ")
+                && f.message.ends_with("; run `ledgerctl verify`"),
+            "{}",
+            f.message
+        );
+        assert_eq!((f.at_ms, f.seq), (5_000, 0));
+
+        let unknown_pool = event(
+            2,
+            6_000,
+            v1::event_body::Payload::CaptiveValueReported(v1::CaptiveValueReported {
+                pool_id: "nowhere".into(),
+                value_cents: 100,
+            }),
+        );
+        let step = r.apply(&unknown_pool);
+        let [f] = &step.findings[..] else {
+            panic!("{:?}", step.findings)
+        };
+        assert_eq!(f.severity, Severity::High);
+        assert_eq!(f.code, codes::JACKPOT_EVENT_REFUSED);
+        assert_eq!(
+            f.citation,
+            "P217/2007 T.III r.5 (captive values held in trust, on the record)"
+        );
+        assert!(
+            f.message
+                .starts_with("the jackpot accounts refuse the event: ")
+                && f.message.contains("nowhere")
+                && f.message.ends_with("; nothing moved"),
+            "{}",
+            f.message
+        );
+        assert_eq!((f.at_ms, f.seq), (6_000, 1));
+        assert_eq!(r.digest().count, 2);
+    }
+
+    /// A finding of the jackpot accounts becomes the audit's with every field carried over,
+    /// the entry added to its evidence: checked against a twin of the book that applies each
+    /// slot or pool event of the session on its own.
+    #[test]
+    fn the_books_findings_are_carried_over_whole() {
+        let entries = session();
+        let mut r = Replayer::new(settings(false));
+        let (mut compared, mut table_jackpot) = (0, 0);
+        for e in &entries {
+            let prepared = Prepared::of(e);
+            let event = match &prepared.routed {
+                Ok((_, Routed::Jackpot(event))) => Some(event.clone()),
+                _ => None,
+            };
+            let Some(event) = event else {
+                let step = r.apply_prepared(prepared);
+                table_jackpot += step
+                    .findings
+                    .iter()
+                    .filter(|f| f.pool_id.is_some() && f.table_id.is_some())
+                    .count();
+                continue;
+            };
+            let mut twin = r.book().clone();
+            let ctx = EventCtx {
+                ledger_index: e.index,
+                at_ms: e.received_at_ms,
+            };
+            let want = twin.apply(&event, ctx).unwrap();
+            let step = r.apply_prepared(prepared);
+            // The table audit's own findings (round deadlines) come first.
+            let got = &step.findings[step.findings.len() - want.len()..];
+            for (f, w) in got.iter().zip(&want) {
+                let mut evidence = w.evidence.clone();
+                evidence.push(e.index);
+                // Ascending, each index once (as every finding's evidence).
+                evidence.sort_unstable();
+                evidence.dedup();
+                let text = |t: &Option<rules_core::Id>| t.as_ref().map(|t| t.to_string());
+                assert_eq!(f.severity, w.severity);
+                assert_eq!(f.confidence, w.confidence);
+                assert_eq!(f.code, w.code.to_string());
+                assert_eq!(f.citation, w.citation.to_string());
+                assert_eq!(f.casino_id, text(&w.casino_id));
+                assert_eq!(f.table_id, text(&w.table_id));
+                assert_eq!(f.machine_id, text(&w.machine_id));
+                assert_eq!(f.pool_id, text(&w.pool_id));
+                assert_eq!(f.due_cents, w.amounts.map(|a| a.due_cents));
+                assert_eq!(f.reported_cents, w.amounts.map(|a| a.reported_cents));
+                assert_eq!(f.evidence, evidence);
+                assert_eq!(f.message, w.message);
+                assert_eq!(f.at_ms, e.received_at_ms);
+                compared += 1;
+            }
+        }
+        assert!(compared >= 3, "{compared}");
+        // The session's table jackpots are all in order: their fields are checked below.
+        assert_eq!(table_jackpot, 0);
+    }
+
+    /// Every field of a book's finding, a table's too, carried over; the entry's index added to
+    /// its evidence; the rest from the entry (its time) as the auditor's own findings have it.
+    #[test]
+    fn a_books_finding_is_carried_over_field_by_field() {
+        let r = Replayer::new(settings(false));
+        let meta = EntryMeta {
+            index: 41,
+            received_at_ms: 9_000,
+            signer: "table-1".into(),
+        };
+        let id = |s: &str| Some(rules_core::Id::from(s));
+        let f = jackpot::Finding {
+            code: "JACKPOT_TABLE_CONTRIBUTION".into(),
+            severity: Severity::High,
+            confidence: Confidence::Review,
+            citation: "P217/2007 T.III r.6".into(),
+            message: "the contribution is short".into(),
+            machine_id: id("m-1"),
+            table_id: id("t-1"),
+            model_id: id("model-1"),
+            pool_id: id("p-1"),
+            casino_id: id("c-1"),
+            amounts: Some(jackpot::Amounts::new(1_234_567, 120)),
+            evidence: vec![3, 17],
+        };
+        let want = Finding {
+            severity: Severity::High,
+            confidence: Confidence::Review,
+            code: "JACKPOT_TABLE_CONTRIBUTION".into(),
+            citation: "P217/2007 T.III r.6".into(),
+            casino_id: Some("c-1".into()),
+            table_id: Some("t-1".into()),
+            machine_id: Some("m-1".into()),
+            pool_id: Some("p-1".into()),
+            due_cents: Some(123),
+            reported_cents: Some(120),
+            evidence: vec![3, 17, 41],
+            message: "the contribution is short".into(),
+            ..r.auditor.blank(&meta)
+        };
+        assert_eq!(want.at_ms, 9_000);
+        assert_eq!(r.book_finding(&meta, f.clone()), want);
+        let certain = jackpot::Finding {
+            confidence: Confidence::Certain,
+            amounts: None,
+            ..f
+        };
+        let got = r.book_finding(&meta, certain);
+        assert_eq!(got.confidence, Confidence::Certain);
+        assert_eq!((got.due_cents, got.reported_cents), (None, None));
+    }
+}

@@ -174,6 +174,8 @@ pub struct AuditStore {
     days: std::sync::Arc<std::sync::RwLock<Option<Calendar>>>,
     /// Times this store was found damaged while open, set aside and replaced by a new one.
     rebuilds: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    /// Times [`AuditStore::flush`] made the store durable.
+    flushes: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 /// An open store's sled database and files.
@@ -334,6 +336,7 @@ impl AuditStore {
             })),
             days: Default::default(),
             rebuilds: Default::default(),
+            flushes: Default::default(),
         };
         store.check_layout()?;
         store.open_days()?;
@@ -451,6 +454,7 @@ impl AuditStore {
             })),
             days: Default::default(),
             rebuilds: Default::default(),
+            flushes: Default::default(),
         };
         store.check_layout()?;
         store.open_days()?;
@@ -635,7 +639,15 @@ impl AuditStore {
             }
             log.sync_all().map_err(io)?;
         }
+        self.flushes
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(())
+    }
+
+    /// Times this handle's store (or a clone's) was made durable by [`AuditStore::flush`] since it
+    /// was opened: what the follower's commit cadence leaves durable.
+    pub fn flushes(&self) -> u64 {
+        self.flushes.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Findings matching `filter`, in sequence order, starting after `after_seq`, at most
@@ -1791,6 +1803,182 @@ mod tests {
         assert!(
             all.len() == 4 && !all.contains_key("game_started"),
             "{all:?}"
+        );
+    }
+
+    /// Every field of the filter narrows what it matches, each on its own and together; the
+    /// time window is `[from_ms, to_ms)` and severity a floor.
+    #[test]
+    fn a_finding_filter_matches_by_every_field_and_the_window_is_half_open() {
+        let f = Finding {
+            severity: Severity::Medium,
+            code: "ROULETTE_PAYOUT".into(),
+            casino_id: Some("c1".into()),
+            table_id: Some("t1".into()),
+            pool_id: Some("p1".into()),
+            game: Some(GameId::RouletteFrench),
+            round_id: Some("r1".into()),
+            at_ms: 1_000,
+            ..Finding::default()
+        };
+        let machine = Finding {
+            table_id: None,
+            machine_id: Some("m1".into()),
+            ..f.clone()
+        };
+        let all = FindingFilter::default();
+        assert!(all.matches(&f) && all.matches(&machine));
+        fn s(v: &str) -> Option<String> {
+            Some(v.to_string())
+        }
+        type Case = (&'static str, fn(&mut FindingFilter, bool));
+        let cases: [Case; 9] = [
+            ("casino", |q, hit| {
+                q.casino_id = if hit { s("c1") } else { s("c2") }
+            }),
+            ("subject", |q, hit| {
+                q.subject = if hit { s("t1") } else { s("m1") }
+            }),
+            ("game", |q, hit| {
+                q.game = Some(if hit {
+                    GameId::RouletteFrench
+                } else {
+                    GameId::RouletteAmerican
+                })
+            }),
+            ("code", |q, hit| {
+                q.code = if hit {
+                    s("ROULETTE_PAYOUT")
+                } else {
+                    s("ROULETTE")
+                }
+            }),
+            ("severity", |q, hit| {
+                q.min_severity = Some(if hit {
+                    Severity::Medium
+                } else {
+                    Severity::High
+                })
+            }),
+            ("pool", |q, hit| {
+                q.pool_id = if hit { s("p1") } else { s("p2") }
+            }),
+            ("round", |q, hit| {
+                q.round_id = if hit { s("r1") } else { s("r2") }
+            }),
+            ("from", |q, hit| {
+                q.from_ms = Some(if hit { 1_000 } else { 1_001 })
+            }),
+            ("to", |q, hit| {
+                q.to_ms = Some(if hit { 1_001 } else { 1_000 })
+            }),
+        ];
+        for (name, set) in cases {
+            let mut hit = FindingFilter::default();
+            set(&mut hit, true);
+            assert!(hit.matches(&f), "{name}: the finding's own value matches");
+            let mut miss = FindingFilter::default();
+            set(&mut miss, false);
+            assert!(!miss.matches(&f), "{name}: another value does not");
+            // With every other field set to match, this one alone still decides.
+            let mut others = FindingFilter::default();
+            for (other, set_other) in cases {
+                if other != name {
+                    set_other(&mut others, true);
+                }
+            }
+            set(&mut others, true);
+            assert!(others.matches(&f), "{name}: all fields matching");
+            set(&mut others, false);
+            assert!(!others.matches(&f), "{name}: only this one differs");
+        }
+        // A subject is a table or a machine.
+        let by_machine = FindingFilter {
+            subject: s("m1"),
+            ..FindingFilter::default()
+        };
+        assert!(by_machine.matches(&machine) && !by_machine.matches(&f));
+        let lower = FindingFilter {
+            min_severity: Some(Severity::Low),
+            ..FindingFilter::default()
+        };
+        assert!(lower.matches(&f), "a floor below the finding's severity");
+        let outside = FindingFilter {
+            from_ms: Some(0),
+            to_ms: Some(999),
+            ..FindingFilter::default()
+        };
+        assert!(!outside.matches(&f));
+    }
+
+    /// Rounds closed before 1970 (negative ledger times) sort before the later ones: the time
+    /// keys are biased so that their bytes order as the signed times do.
+    #[test]
+    fn rounds_closed_at_negative_times_sort_before_later_ones() {
+        let s = AuditStore::temporary().unwrap();
+        let all = vec![
+            round("t1", "r1", 10, -5_000),
+            round("t1", "r2", 20, -1),
+            round("t1", "r3", 30, 0),
+            round("t1", "r4", 40, 7_000),
+        ];
+        s.commit(&[], &all, &[], None).unwrap();
+        let period = |from_ms, to_ms| Period { from_ms, to_ms };
+        assert_eq!(s.rounds_in(period(i64::MIN, i64::MAX)).unwrap(), all);
+        assert_eq!(s.rounds_in(period(i64::MIN, 0)).unwrap(), all[..2].to_vec());
+        assert_eq!(s.rounds_in(period(-1, 1)).unwrap(), all[1..3].to_vec());
+        assert!(biased(-1) < biased(0));
+        assert_eq!(biased(i64::MIN), [0; 8]);
+    }
+
+    /// A store opened again while another handle still holds it waits for that handle to let
+    /// go (a resumed replay in the same process), and gives up with the lock error after its
+    /// deadline when it never does.
+    #[test]
+    fn opening_a_held_store_waits_for_its_release_then_gives_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("audit");
+        let first = AuditStore::open(&path).unwrap();
+        let release = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            drop(first);
+        });
+        let second = AuditStore::open(&path).expect("opened once the first let go");
+        release.join().unwrap();
+        assert_eq!(second.rebuilds(), 0, "a new handle has replaced nothing");
+        let start = std::time::Instant::now();
+        let e = AuditStore::open(&path).err().expect("held for good");
+        assert!(e.to_string().contains("could not acquire lock"), "{e}");
+        assert!(!e.is_damage(), "another process's lock is not damage");
+        assert!(
+            start.elapsed() >= std::time::Duration::from_secs(2),
+            "it waited"
+        );
+    }
+
+    /// A store in a directory named without a parent (relative to the working directory) opens
+    /// and is set aside: the empty parent is not a directory to fsync.
+    #[test]
+    fn a_store_named_relative_to_the_working_directory_opens_and_is_set_aside() {
+        // The tests run in the crate's directory; a name of this process's own.
+        let name = format!(".audit-store-test-{}", std::process::id());
+        let path = Path::new(&name);
+        assert_eq!(path.parent(), Some(Path::new("")));
+        let store = AuditStore::open(path).expect("opened");
+        drop(store);
+        let aside = set_aside(path);
+        let cleanup = |p: &Path| {
+            let _ = std::fs::remove_dir_all(p);
+        };
+        cleanup(path);
+        let aside = aside.expect("set aside");
+        cleanup(&aside);
+        assert!(
+            aside
+                .to_string_lossy()
+                .starts_with(&format!("{name}.damaged-")),
+            "{}",
+            aside.display()
         );
     }
 }
