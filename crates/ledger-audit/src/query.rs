@@ -523,6 +523,30 @@ mod tests {
         assert_eq!(t.variance_cents, Some(0));
     }
 
+    /// A casino's total has the pay table's return only when every machine has the same one,
+    /// and sums its machines' significant events kind by kind.
+    #[test]
+    fn a_casinos_total_sums_events_and_keeps_a_common_pay_table_only() {
+        let mut a = slot("M1", 100_000, 85_000, Some(9_000));
+        let mut b = slot("M2", 300_000, 290_001, Some(9_500));
+        a.event_counts = [("door_open".to_string(), 2), ("power_off".to_string(), 1)].into();
+        b.event_counts = [("door_open".to_string(), 3), ("tilt".to_string(), 4)].into();
+        let t = slot_casino_total("c", &[&a, &b]);
+        assert_eq!(t.theoretical_rtp_bp, Some(9_000), "both at 9,000");
+        let want: std::collections::BTreeMap<String, u64> = [
+            ("door_open".to_string(), 5),
+            ("power_off".to_string(), 1),
+            ("tilt".to_string(), 4),
+        ]
+        .into();
+        assert_eq!(t.event_counts, want);
+        assert_eq!((t.machine_id.as_str(), t.readings), ("*", 2));
+        b.theoretical_rtp_bp = Some(9_200);
+        assert_eq!(slot_casino_total("c", &[&a, &b]).theoretical_rtp_bp, None);
+        b.theoretical_rtp_bp = None;
+        assert_eq!(slot_casino_total("c", &[&a, &b]).theoretical_rtp_bp, None);
+    }
+
     /// The report aggregated while the store is read is the one aggregated from every round
     /// collected first, byte for byte, over several blocks, tables, casinos and games, with a
     /// round committed twice and a period that starts and ends inside blocks.
@@ -849,5 +873,244 @@ mod tests {
         let json = serde_json::to_string(&state).unwrap();
         assert_eq!(stored_state(&json).unwrap(), state);
         assert!(matches!(stored_state("{}"), Err(QueryError::Invalid(_))));
+    }
+}
+
+/// The queries over a replayed session: rounds adjudicated again from the chain, the slot report.
+#[cfg(test)]
+mod session_tests {
+    use super::*;
+    use crate::live::Follower;
+    use std::path::Path;
+    use std::sync::Arc;
+
+    /// The test chain followed into a store that keeps round states.
+    fn followed(dir: &Path) -> (Arc<Store>, Follower) {
+        let (chain, head) = crate::testdata::chain(&dir.join("chain"));
+        let mut f = Follower::open(&dir.join("audit"), true).unwrap();
+        f.catch_up(&chain, head, |_| {}).unwrap();
+        (chain, f)
+    }
+
+    fn all() -> Period {
+        Period {
+            from_ms: i64::MIN,
+            to_ms: i64::MAX,
+        }
+    }
+
+    /// Every round the audit closed, rebuilt from the chain and adjudicated again from the
+    /// state it was played from, is the round the audit closed: its entries, its bets, what
+    /// was due, whether it was void, its discrepancies and its findings; found by its table,
+    /// or by its id alone when no other table has one of that id.
+    #[test]
+    fn every_round_adjudicated_again_is_the_round_the_audit_closed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (chain, f) = followed(tmp.path());
+        let audit = f.store();
+        let rounds = audit.rounds_in(all()).unwrap();
+        assert!(rounds.len() > 500);
+        let (mut void, mut paid, mut checked) = (0, 0, 0);
+        // Every void round, every one with a discrepancy, and every seventh (each reads its
+        // entries' chunks).
+        for (i, s) in rounds.iter().enumerate() {
+            if !(s.void || s.discrepancies > 0 || i % 7 == 0) {
+                continue;
+            }
+            checked += 1;
+            let d = round_detail(&chain, &audit, Some(&s.table_id), &s.round_id, false).unwrap();
+            assert_eq!(&d.summary, s);
+            let indexes: Vec<u64> = d.entries.iter().map(|e| e.index).collect();
+            let mut want = vec![s.config_index, s.opened_index];
+            want.extend(&s.event_indexes);
+            want.push(s.closed_index);
+            assert_eq!(indexes, want, "round {}", s.round_id);
+            let a = &d.adjudication;
+            assert_eq!(a.bets.len() as u32, s.bets, "round {}", s.round_id);
+            let due: rules_core::Cents = a.bets.iter().map(|b| b.due_net_cents).sum();
+            assert_eq!(due, s.due_player_net_cents, "round {}", s.round_id);
+            assert_eq!(a.void.is_some(), s.void, "round {}", s.round_id);
+            assert_eq!(a.discrepancies.len() as u32, s.discrepancies);
+            assert_eq!(
+                d.findings,
+                audit.round_findings(&s.table_id, &s.round_id).unwrap()
+            );
+            assert!(d.explanation.is_empty());
+            void += usize::from(s.void);
+            paid += usize::from(due != 0);
+            if audit.rounds_named(&s.round_id).unwrap().len() == 1 {
+                assert_eq!(&find_round(&audit, None, &s.round_id).unwrap(), s);
+                assert_eq!(&find_round(&audit, Some(""), &s.round_id).unwrap(), s);
+            }
+        }
+        assert!(
+            void >= 1 && paid >= 20 && checked >= 90,
+            "{void} void, {paid} paid, {checked} checked"
+        );
+    }
+
+    fn summary(table: &str, round: &str, closed_index: u64) -> RoundSummary {
+        RoundSummary {
+            table_id: table.into(),
+            casino_id: None,
+            game: rules_core::GameId::RouletteFrench,
+            round_id: round.into(),
+            config_index: 1,
+            opened_index: closed_index - 1,
+            closed_index,
+            opened_ms: 1_000,
+            closed_ms: 1_000 + closed_index as i64,
+            void: false,
+            bets: 0,
+            handle_cents: 0,
+            due_player_net_cents: 0,
+            reported_player_net_cents: 0,
+            house_due_cents: 0,
+            house_reported_cents: 0,
+            discrepancies: 0,
+            discrepancy_abs_cents: 0,
+            findings: 0,
+            event_indexes: vec![],
+            jackpot_before_cents: None,
+            jackpot_pool_id: None,
+            state_before: None,
+        }
+    }
+
+    /// A round id found at one table is that round; at several, the query must name the table
+    /// (the error lists them); at none, there is no such round. An empty table is no table.
+    #[test]
+    fn a_round_id_at_several_tables_needs_its_table() {
+        let audit = AuditStore::temporary().unwrap();
+        let rounds = [
+            summary("t1", "r1", 10),
+            summary("t2", "r1", 20),
+            summary("t1", "r2", 30),
+        ];
+        audit.commit(&[], &rounds, &[], None).unwrap();
+        assert_eq!(find_round(&audit, None, "r2").unwrap(), rounds[2]);
+        assert_eq!(find_round(&audit, Some(""), "r2").unwrap(), rounds[2]);
+        assert_eq!(find_round(&audit, Some("t2"), "r1").unwrap(), rounds[1]);
+        match find_round(&audit, None, "r1") {
+            Err(QueryError::Ambiguous { round, tables }) => {
+                assert_eq!((round.as_str(), tables.as_str()), ("r1", "t1, t2"));
+            }
+            other => panic!("{other:?}"),
+        }
+        match find_round(&audit, None, "r9") {
+            Err(QueryError::NoRound(what)) => assert_eq!(what, "r9"),
+            other => panic!("{other:?}"),
+        }
+        match find_round(&audit, Some("t2"), "r2") {
+            Err(QueryError::NoRound(what)) => assert_eq!(what, "r2 at table t2"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// A report of gaming days one by one covers at most a year and a day.
+    #[test]
+    fn a_report_covers_at_most_366_gaming_days_one_by_one() {
+        let audit = AuditStore::temporary().unwrap();
+        let calendar = Calendar::default();
+        let day = NaiveDate::from_ymd_opt(2026, 11, 27).unwrap();
+        let most = report(&audit, &calendar, ReportAsk::Day { day, days: 366 }).unwrap();
+        assert_eq!(most.len(), 3 + 366);
+        match report(&audit, &calendar, ReportAsk::Day { day, days: 367 }) {
+            Err(QueryError::Invalid(why)) => {
+                assert_eq!(why, "days: 367 is more than 366 gaming days")
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// The slot report over the session: each machine's figures are its return over its
+    /// casino's span of the gaming days (or over the instants asked), its significant events by
+    /// kind are the store's over the same span, each casino's machines are followed by their
+    /// total, and only the casinos the caller sees are reported.
+    #[test]
+    fn the_slot_report_gives_each_machine_its_span_and_each_casino_its_total() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (chain, f) = followed(tmp.path());
+        let head = f.position().unwrap();
+        let time = |i| chain.entry(i).unwrap().unwrap().received_at_ms;
+        let (start, end) = (time(0), time(head));
+        let audit = f.store();
+        let replayer = f.replayer();
+        let replayer = replayer.read().unwrap();
+        let book = replayer.book();
+        let mut calendar = Calendar::default();
+        let casinos: std::collections::BTreeSet<String> =
+            book.machines().map(|m| m.casino_id.to_string()).collect();
+        assert!(!casinos.is_empty());
+        // One casino in another time zone, so that spans differ by casino.
+        let first = casinos.iter().next().unwrap().clone();
+        calendar.casinos.insert(
+            first.clone(),
+            audit::DayRule::parse("Atlantic/Azores", "04:00").unwrap(),
+        );
+        let d = |m, day| NaiveDate::from_ymd_opt(2026, m, day).unwrap();
+        let instants = Period {
+            from_ms: start + (end - start) / 4,
+            to_ms: start + (end - start) * 3 / 4,
+        };
+        // The session starts at midnight UTC on 1 January: still 31 December's gaming day.
+        let dec = |day| NaiveDate::from_ymd_opt(2025, 12, day).unwrap();
+        for days in [Some((dec(31), dec(31))), Some((dec(30), d(1, 1))), None] {
+            let mut rows = slot_report(book, &audit, &calendar, days, instants, |_| true).unwrap();
+            slot_event_counts(&audit, &calendar, days, instants, &mut rows).unwrap();
+            let (mut wagered, mut events) = (0, 0);
+            let mut machines: Vec<&SlotRow> = Vec::new();
+            let mut seen = Vec::new();
+            for r in &rows {
+                if r.machine_id == "*" {
+                    let mut total = slot_casino_total(&r.casino_id, &machines);
+                    let mut counts = std::collections::BTreeMap::<String, u64>::new();
+                    for m in &machines {
+                        for (k, n) in &m.event_counts {
+                            *counts.entry(k.clone()).or_default() += n;
+                        }
+                    }
+                    total.event_counts = counts;
+                    assert_eq!(r, &total, "{days:?}");
+                    seen.push(r.casino_id.clone());
+                    machines.clear();
+                    continue;
+                }
+                let (from_ms, to_ms) = match days {
+                    Some((a, b)) => {
+                        let rule = calendar.rule(Some(&r.casino_id));
+                        (rule.start_ms(a), rule.start_ms(b.succ_opt().unwrap()))
+                    }
+                    None => (instants.from_ms, instants.to_ms),
+                };
+                let want = book
+                    .machine_return_from(
+                        &audit,
+                        &r.machine_id,
+                        jackpot::Period::Times { from_ms, to_ms },
+                    )
+                    .unwrap();
+                assert_eq!(
+                    (r.readings, r.wagered_cents, r.won_cents),
+                    (want.readings, want.coin_in_cents, want.won_cents),
+                    "{} {days:?}",
+                    r.machine_id
+                );
+                assert_eq!(
+                    r.event_counts,
+                    audit.event_counts(&r.machine_id, from_ms, to_ms).unwrap()
+                );
+                wagered += r.wagered_cents;
+                events += r.event_counts.values().sum::<u64>();
+                assert!(machines.last().is_none_or(|m| m.machine_id < r.machine_id));
+                machines.push(r);
+            }
+            assert!(machines.is_empty(), "a total ends each casino");
+            assert_eq!(seen, casinos.iter().cloned().collect::<Vec<_>>());
+            assert!(wagered > 0 && events > 0, "{days:?}: {wagered} {events}");
+            // Only the casinos the caller sees.
+            let one = slot_report(book, &audit, &calendar, days, instants, |c| c == first).unwrap();
+            assert!(!one.is_empty() && one.iter().all(|r| r.casino_id == first));
+        }
     }
 }

@@ -128,5 +128,14 @@ mod tests {
             step.reviews[0]
         );
         assert!(Review::decode_stored(&key, &stored[..4]).is_err());
+        // Its proto form, as the query service sends it.
+        assert_eq!(
+            step.reviews[0].to_proto(),
+            v1::FindingReview {
+                index: 1,
+                at_ms: 5_001,
+                record: Some(reviewed),
+            }
+        );
     }
 }

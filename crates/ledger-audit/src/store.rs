@@ -1591,6 +1591,28 @@ mod tests {
         assert_eq!(s.tree().scan_prefix(b"N").count(), 4);
     }
 
+    /// A round pointer that points past its block, or at another round of it, is damage, not
+    /// that other round.
+    #[test]
+    fn a_pointer_to_the_wrong_place_of_a_block_is_damage() {
+        let s = AuditStore::temporary().unwrap();
+        s.commit(&[], &rounds(), &[], None).unwrap();
+        let rk = round_key("t1", "r1");
+        let ptr = s.tree().get(prefixed(b'R', &[&rk])).unwrap().unwrap();
+        assert_eq!(s.round("t1", "r1").unwrap(), Some(rounds()[0].clone()));
+        for place in [1u16, 3, 4, 900] {
+            let mut wrong = ptr.to_vec();
+            wrong[16..].copy_from_slice(&place.to_be_bytes());
+            s.tree().insert(prefixed(b'R', &[&rk]), wrong).unwrap();
+            let e = s.round("t1", "r1").expect_err("damage");
+            assert!(e.is_damage(), "{e}");
+            assert_eq!(
+                e.to_string(),
+                "audit store: damaged: round t1/r1 is indexed but not stored"
+            );
+        }
+    }
+
     /// Files sled cannot make sense of are damage (ledgerd sets such a store aside and rebuilds
     /// it): a settings file that does not parse, one that names a version sled does not know.
     #[test]
