@@ -1591,6 +1591,25 @@ mod tests {
         assert_eq!(s.tree().scan_prefix(b"N").count(), 4);
     }
 
+    /// A new store keeps its gaming-day rows by the default calendar from the start; one with
+    /// rounds but no calendar (written before the rows existed) keeps none until it is given
+    /// one, which builds them.
+    #[test]
+    fn a_store_with_rounds_but_no_calendar_keeps_no_day_rows_until_given_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("audit");
+        let s = AuditStore::open(&path).unwrap();
+        assert_eq!(s.days_calendar(), Some(Calendar::default()));
+        s.commit(&[], &rounds(), &[], None).unwrap();
+        s.tree().remove(b"Q").unwrap();
+        s.flush().unwrap();
+        drop(s);
+        let s = AuditStore::open(&path).unwrap();
+        assert_eq!(s.days_calendar(), None);
+        assert!(s.use_calendar(&Calendar::default()).unwrap());
+        assert_eq!(s.days_calendar(), Some(Calendar::default()));
+    }
+
     /// A round pointer that points past its block, or at another round of it, is damage, not
     /// that other round.
     #[test]
