@@ -7,8 +7,8 @@
 #   scripts/mutants.sh crate PKG [K/N]      every mutant of package PKG, or shard K of N (K from 0)
 #   scripts/mutants.sh file PKG PATH...     the mutants of these files of PKG (after adding tests)
 #
-# Crate and file mode of ledger-agent pass `--features outbox`: its outbox module (and its tests)
-# only exists with that feature, and without it every outbox mutant would count as missed.
+# A crate whose own tests need a feature enables it with a dev-dependency on itself (ledger-agent's
+# `outbox`), so that every mode here, `diff` too, tests its feature's code.
 #
 # Anything after `--` goes to cargo-mutants (e.g. `-- --iterate`, `-- --list`). Runs at
 # `nice -n ${MUTANTS_NICE:-10}` with `-j ${MUTANTS_JOBS:-1}`: this is a shared 2-core machine.
@@ -97,11 +97,6 @@ file)
 *)
     usage
     ;;
-esac
-
-# Features a package's own tests need to reach all of its code (see the header).
-case "${pkg:-}" in
-ledger-agent) select+=(--features outbox) ;;
 esac
 
 set +e
