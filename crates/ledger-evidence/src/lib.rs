@@ -177,7 +177,12 @@ async fn prove_signers(
         let by = reg
             .and_then(|e| v1::EventBody::decode(e.body.as_slice()).ok())
             .map(|b| b.device_id)
-            .context("the registration entry")?;
+            .with_context(|| {
+                format!(
+                    "device {id}: the ledger did not return its registration entry {} as an event",
+                    d.registered_at_index
+                )
+            })?;
         let op = query
             .get_device(v1::GetDeviceRequest {
                 device_id: by.clone(),
@@ -743,7 +748,7 @@ fn verify_device(
     for (index, (e, role)) in by_index {
         if role != "event" {
             if !["genesis", "principals", "registration", "rotation"].contains(&role.as_str()) {
-                bail!("entry {index}: a {role} entry in a device bundle");
+                bail!("entry {index}: the role \"{role}\" has no place in a device bundle");
             }
             continue;
         }

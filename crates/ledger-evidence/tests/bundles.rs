@@ -129,7 +129,10 @@ async fn building_names_what_the_ledger_withholds() {
     let mut f = Fake::example();
     f.proofs_without_entry = true;
     let e = fails(f, "", EXAMPLE_ROUND, false).await;
-    assert!(e.contains("the registration entry"), "{e}");
+    assert!(
+        e.contains("the ledger did not return its registration entry 3 as an event"),
+        "{e}"
+    );
 
     // Without a checkpoint, no proof: of the registration, or of the bundle's entries.
     let mut f = Fake::example();
@@ -364,7 +367,7 @@ async fn a_device_bundle_must_hold_exactly_the_events_it_claims() {
     x["entries"][i]["role"] = "opening".into();
     let e = refused(&x, &key);
     assert!(
-        e.contains("entry 1068: a opening entry in a device bundle"),
+        e.contains("entry 1068: the role \"opening\" has no place in a device bundle"),
         "{e}"
     );
     // Another signer's entry as one of the events.
