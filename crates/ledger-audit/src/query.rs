@@ -947,6 +947,36 @@ mod session_tests {
                 assert_eq!(&find_round(&audit, Some(""), &s.round_id).unwrap(), s);
             }
         }
+        // A round closed by a void declaration instead of its settlement: every bet reported
+        // returned (net 0), whatever the rules say it was due.
+        let s = rounds.iter().find(|s| !s.void && s.bets > 0).unwrap();
+        let declared = v1::ChainEntry {
+            index: s.closed_index,
+            received_at_ms: s.closed_ms,
+            kind: v1::RecordKind::Event as i32,
+            body: prost::Message::encode_to_vec(&v1::EventBody {
+                device_id: "table-system".into(),
+                sequence: 1,
+                occurred_at_ms: s.closed_ms,
+                payload: Some(v1::event_body::Payload::RoundVoided(v1::RoundVoided {
+                    table_id: s.table_id.clone(),
+                    round_id: s.round_id.clone(),
+                    reason: "wheel fault".into(),
+                })),
+            }),
+            ..Default::default()
+        };
+        let entry = |i: u64| -> Result<v1::ChainEntry, QueryError> {
+            if i == s.closed_index {
+                return Ok(declared.clone());
+            }
+            Ok(chain.entry(i)?.unwrap())
+        };
+        let (_, voided) = readjudicate(s, entry, false).unwrap();
+        assert!(
+            !voided.bets.is_empty() && voided.bets.iter().all(|b| b.reported_net_cents == Some(0)),
+            "a declaration reports 0 for every bet: {voided:?}"
+        );
         assert!(
             void >= 1 && paid >= 20 && checked >= 90 && with_findings >= 3,
             "{void} void, {paid} paid, {checked} checked, {with_findings} with findings"
