@@ -5,10 +5,10 @@
 //! worker threads (and on this one when their queue is full). A data directory's entries are
 //! read in place from the stored chunks (`ChainVerifier::check_stored`): no entry is decoded
 //! into a `ChainEntry`, its stored bytes are its Merkle leaf, and its body goes to the
-//! signature check where it is; the checks and errors are those of the decoded entries. Memory is bounded by the number of
-//! signers and checkpoints, not entries. After a long chain it measures the signature ceiling
-//! (`crate::ceiling`) and states its rate, and its CPU an entry, against it. Shares no code path
-//! with the writer beyond the format's own hash functions.
+//! signature check where it is; the checks and errors are those of the decoded entries. Memory
+//! is bounded by the number of signers and checkpoints, not entries. After a long chain it
+//! measures the signature ceiling (`crate::ceiling`) and states its rate, and its CPU an entry,
+//! against it. Shares no code path with the writer beyond the format's own hash functions.
 
 use std::io::BufRead;
 use std::path::PathBuf;
