@@ -19,6 +19,7 @@ pub mod record;
 pub mod review;
 pub mod signers;
 pub mod signing;
+pub mod stored;
 pub mod tiles;
 pub mod verify;
 
@@ -29,7 +30,8 @@ pub use signers::{Signer, SignerRole};
 pub use signing::{
     CHECKPOINT_DOMAIN, EVENT_DOMAIN, LEDGER_RECORD_DOMAIN, SignatureCheck, verify_many,
 };
-pub use verify::{ChainVerifier, PendingSignature, Summary, VerifyError};
+pub use stored::{EntryFields, StoredEntry};
+pub use verify::{ChainVerifier, EntrySignature, PendingSignature, Summary, VerifyError};
 
 /// Re-exported so users of this crate use the same proto and key types.
 pub use ed25519_dalek;

@@ -5,7 +5,8 @@
 //! and applies the registry, authorisation and sequence rules from the chain's own history. It
 //! returns the signatures to check rather than checking them, so a caller can verify them in
 //! batches, on other threads; [`crate::signing::verify_many`] does that. The first broken index
-//! is the smallest index at which either kind of check failed.
+//! is the smallest index at which either kind of check failed. [`ChainVerifier::check_stored`]
+//! does the same on an entry read in place from its stored bytes ([`crate::stored`]).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -27,6 +28,8 @@ use crate::signing::{
     EVENT_DOMAIN, LEDGER_RECORD_DOMAIN, SignatureCheck, parse_public_key, parse_signature,
     signed_message,
 };
+use crate::stored::{EntryFields, StoredEntry};
+use ed25519_dalek::Signature;
 
 /// A broken chain: where (when known) and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -59,10 +62,52 @@ pub struct PendingSignature {
     pub check: SignatureCheck,
 }
 
+/// A signature an entry needs checked ([`ChainVerifier::check_stored`]): over `domain ‖` the
+/// entry's own body, left where it is, or `domain ‖` another body (a finding's evidence).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EntrySignature {
+    pub index: u64,
+    pub what: &'static str,
+    pub domain: &'static [u8],
+    /// `None`: the entry's body.
+    pub other_body: Option<Vec<u8>>,
+    pub signature: Signature,
+    pub key: VerifyingKey,
+}
+
+impl EntrySignature {
+    /// The signed body, given the entry's.
+    pub fn body<'b>(&'b self, entry_body: &'b [u8]) -> &'b [u8] {
+        self.other_body.as_deref().unwrap_or(entry_body)
+    }
+
+    /// As a [`PendingSignature`], its message copied out (`domain ‖ body`).
+    pub fn pending(&self, entry_body: &[u8]) -> PendingSignature {
+        PendingSignature {
+            index: self.index,
+            what: self.what,
+            check: SignatureCheck {
+                message: signed_message(self.domain, self.body(entry_body)),
+                signature: self.signature,
+                key: self.key,
+            },
+        }
+    }
+}
+
 /// Recompute an entry's hash from its stored fields, check it links to `prev_hash` and matches the
 /// stored hash. Returns the hash.
 pub fn check_link(
     entry: &v1::ChainEntry,
+    expected_index: u64,
+    prev_hash: &Hash32,
+) -> Result<Hash32, VerifyError> {
+    check_link_fields(&EntryFields::of(entry), expected_index, prev_hash)
+}
+
+/// [`check_link`] of an entry's fields wherever they are.
+pub fn check_link_fields(
+    entry: &EntryFields<'_>,
     expected_index: u64,
     prev_hash: &Hash32,
 ) -> Result<Hash32, VerifyError> {
@@ -84,24 +129,24 @@ pub fn check_link(
     }
     let kind = RecordKind::from_proto(entry.kind)
         .ok_or_else(|| VerifyError::at(i, format!("unknown record kind {}", entry.kind)))?;
-    if entry.prev_hash.as_slice() != prev_hash {
+    if entry.prev_hash != prev_hash {
         return Err(VerifyError::at(
             i,
             format!(
                 "prev_hash {} does not match the previous entry's hash {}",
-                hex::encode(&entry.prev_hash),
+                hex::encode(entry.prev_hash),
                 hex32(prev_hash)
             ),
         ));
     }
-    let rh = record_hash(kind, &entry.body, &entry.signature);
+    let rh = record_hash(kind, entry.body, entry.signature);
     let h = entry_hash(prev_hash, i, entry.received_at_ms, kind, &rh);
-    if entry.entry_hash.as_slice() != h {
+    if entry.entry_hash != h {
         return Err(VerifyError::at(
             i,
             format!(
                 "stored entry_hash {} but the content hashes to {}",
-                hex::encode(&entry.entry_hash),
+                hex::encode(entry.entry_hash),
                 hex32(&h)
             ),
         ));
@@ -357,8 +402,46 @@ impl ChainVerifier {
         &mut self,
         entry: &v1::ChainEntry,
     ) -> Result<Vec<PendingSignature>, VerifyError> {
+        let mut sigs = Vec::with_capacity(1);
+        self.check_fields(
+            &EntryFields::of(entry),
+            |buf| {
+                buf.clear();
+                entry.encode(buf).expect("a Vec grows as needed");
+                crate::merkle::leaf_hash(buf)
+            },
+            &mut sigs,
+        )?;
+        Ok(sigs.iter().map(|s| s.pending(&entry.body)).collect())
+    }
+
+    /// Check the next entry, read in place: the same checks as [`Self::check_entry`] on the
+    /// decoded entry, with the same verdict (its Merkle leaf is its stored bytes, which are
+    /// what `check_entry` encodes again). Appends the signatures to verify for it to `sigs`
+    /// (nothing when it fails), their bodies left in place.
+    pub fn check_stored(
+        &mut self,
+        entry: &StoredEntry<'_>,
+        sigs: &mut Vec<EntrySignature>,
+    ) -> Result<(), VerifyError> {
+        let before = sigs.len();
+        let r = self.check_fields(entry.fields(), |_| entry.leaf_hash(), sigs);
+        if r.is_err() {
+            sigs.truncate(before);
+        }
+        r
+    }
+
+    /// What [`Self::check_entry`] and [`Self::check_stored`] check; `leaf` gives the entry's
+    /// Merkle leaf hash (with a buffer to encode it in).
+    fn check_fields(
+        &mut self,
+        entry: &EntryFields<'_>,
+        leaf: impl FnOnce(&mut Vec<u8>) -> crate::merkle::TreeHash,
+        pending: &mut Vec<EntrySignature>,
+    ) -> Result<(), VerifyError> {
         let i = self.next_index;
-        let h = check_link(entry, i, &self.prev_hash)?;
+        let h = check_link_fields(entry, i, &self.prev_hash)?;
         // Received times never decrease, except at a clock step record that declares it.
         let back = entry.received_at_ms < self.last_received_at_ms;
         let went_back = || {
@@ -371,8 +454,7 @@ impl ChainVerifier {
             )
         };
         let sig =
-            parse_signature(&entry.signature).map_err(|e| VerifyError::at(i, e.to_string()))?;
-        let mut pending = Vec::with_capacity(1);
+            parse_signature(entry.signature).map_err(|e| VerifyError::at(i, e.to_string()))?;
         match RecordKind::from_proto(entry.kind) {
             Some(RecordKind::Event) => {
                 if i == 0 {
@@ -385,7 +467,7 @@ impl ChainVerifier {
                     return Err(went_back());
                 }
                 let ev =
-                    Event::decode(&entry.body).map_err(|e| VerifyError::at(i, e.to_string()))?;
+                    Event::decode(entry.body).map_err(|e| VerifyError::at(i, e.to_string()))?;
                 let signer = self.signers.get(&ev.device_id).ok_or_else(|| {
                     VerifyError::at(i, format!("signed by unknown device {}", ev.device_id))
                 })?;
@@ -407,14 +489,13 @@ impl ChainVerifier {
                         ),
                     ));
                 }
-                pending.push(PendingSignature {
+                pending.push(EntrySignature {
                     index: i,
                     what: "device signature",
-                    check: SignatureCheck {
-                        message: signed_message(EVENT_DOMAIN, &entry.body),
-                        signature: sig,
-                        key: signer.key,
-                    },
+                    domain: EVENT_DOMAIN,
+                    other_body: None,
+                    signature: sig,
+                    key: signer.key,
                 });
                 let name = ev.payload_name();
                 match &ev.payload {
@@ -460,7 +541,7 @@ impl ChainVerifier {
                 *self.summary.payloads.entry(name).or_default() += 1;
             }
             Some(RecordKind::Ledger) => {
-                let rec = decode_ledger_record(&entry.body).map_err(|e| VerifyError::at(i, e))?;
+                let rec = decode_ledger_record(entry.body).map_err(|e| VerifyError::at(i, e))?;
                 match &rec.record {
                     Some(Record::ClockStep(step)) if i > 0 => {
                         check_clock_step(
@@ -513,14 +594,13 @@ impl ChainVerifier {
                         .ledger_key
                         .ok_or_else(|| VerifyError::at(i, "no ledger key"))?,
                 };
-                pending.push(PendingSignature {
+                pending.push(EntrySignature {
                     index: i,
                     what: "ledger signature",
-                    check: SignatureCheck {
-                        message: signed_message(LEDGER_RECORD_DOMAIN, &entry.body),
-                        signature: sig,
-                        key,
-                    },
+                    domain: LEDGER_RECORD_DOMAIN,
+                    other_body: None,
+                    signature: sig,
+                    key,
                 });
                 match &rec.record {
                     Some(Record::PrincipalsDeclared(p)) => self.declare_principals(i, p)?,
@@ -554,11 +634,7 @@ impl ChainVerifier {
             }
             None => unreachable!("check_link refuses unknown kinds"),
         }
-        self.encoded.clear();
-        entry
-            .encode(&mut self.encoded)
-            .expect("a Vec grows as needed");
-        self.frontier.push(crate::merkle::leaf_hash(&self.encoded));
+        self.frontier.push(leaf(&mut self.encoded));
         if let Some(cps) = self.checkpoints.get(&i) {
             for cp in cps {
                 if let Some(tree) = &cp.tree {
@@ -605,7 +681,7 @@ impl ChainVerifier {
         self.last_received_at_ms = entry.received_at_ms;
         self.prev_hash = h;
         self.next_index += 1;
-        Ok(pending)
+        Ok(())
     }
 
     /// A witness's refusal names a witness key and a checkpoint of entries before it: the one
@@ -705,7 +781,7 @@ impl ChainVerifier {
         &self,
         i: u64,
         f: &v1::SecurityFinding,
-    ) -> Result<PendingSignature, VerifyError> {
+    ) -> Result<EntrySignature, VerifyError> {
         let env = f
             .conflicting
             .as_ref()
@@ -729,14 +805,13 @@ impl ChainVerifier {
         }
         let sig = parse_signature(&env.signature)
             .map_err(|e| VerifyError::at(i, format!("finding evidence: {e}")))?;
-        Ok(PendingSignature {
+        Ok(EntrySignature {
             index: i,
             what: "finding evidence signature",
-            check: SignatureCheck {
-                message: signed_message(EVENT_DOMAIN, &env.body),
-                signature: sig,
-                key: signer.key,
-            },
+            domain: EVENT_DOMAIN,
+            other_body: Some(env.body.clone()),
+            signature: sig,
+            key: signer.key,
         })
     }
 
@@ -878,6 +953,86 @@ mod tests {
         (body, sig)
     }
 
+    /// A verifier of decoded entries ([`ChainVerifier::check_entry`]) beside two that read the
+    /// same entries in place ([`ChainVerifier::check_stored`]): from their encoding, and from it
+    /// without the `prev_hash` field, as a linked chunk stores it. On every entry all three must
+    /// give the same verdict and the same signatures, and the same summary at the end.
+    struct Both {
+        decoded: ChainVerifier,
+        stored: ChainVerifier,
+        linked: ChainVerifier,
+    }
+
+    impl Both {
+        fn new(mk: impl Fn() -> Result<ChainVerifier, VerifyError>) -> Result<Both, VerifyError> {
+            Ok(Both {
+                decoded: mk()?,
+                stored: mk()?,
+                linked: mk()?,
+            })
+        }
+
+        fn check_entry(
+            &mut self,
+            e: &v1::ChainEntry,
+        ) -> Result<Vec<PendingSignature>, VerifyError> {
+            let want = self.decoded.check_entry(e);
+            let bytes = e.encode_to_vec();
+            let in_place = |v: &mut ChainVerifier, s: &StoredEntry<'_>| {
+                let mut sigs = vec![EntrySignature {
+                    index: u64::MAX,
+                    what: "kept",
+                    domain: b"",
+                    other_body: None,
+                    signature: Signature::from_bytes(&[0; 64]),
+                    key: VerifyingKey::from_bytes(&[0; 32]).unwrap(),
+                }];
+                let r = v.check_stored(s, &mut sigs);
+                assert_eq!(sigs[0].what, "kept", "what was in the list stays");
+                if r.is_err() {
+                    assert_eq!(sigs.len(), 1, "a failed entry adds no signature");
+                }
+                r.map(|()| {
+                    sigs[1..]
+                        .iter()
+                        .map(|x| x.pending(s.fields().body))
+                        .collect::<Vec<_>>()
+                })
+            };
+            let s = StoredEntry::parse(&bytes).expect("prost's encoding is read in place");
+            let got = in_place(&mut self.stored, &s);
+            assert_eq!(format!("{got:?}"), format!("{want:?}"), "entry {}", e.index);
+            let n = bytes.len();
+            let linked = if e.prev_hash.len() == 32 && e.entry_hash.len() == 32 {
+                let stored = [&bytes[..n - 68], &bytes[n - 34..]].concat();
+                let s = StoredEntry::parse_without_prev_hash(&stored, &e.prev_hash)
+                    .expect("read in place without its prev_hash");
+                in_place(&mut self.linked, &s)
+            } else {
+                in_place(&mut self.linked, &s)
+            };
+            assert_eq!(
+                format!("{linked:?}"),
+                format!("{want:?}"),
+                "entry {}",
+                e.index
+            );
+            want
+        }
+
+        fn entries(&self) -> u64 {
+            self.decoded.entries()
+        }
+
+        fn finish(self) -> Result<Summary, VerifyError> {
+            let want = self.decoded.finish();
+            let (got, linked) = (self.stored.finish(), self.linked.finish());
+            assert_eq!(format!("{got:?}"), format!("{want:?}"));
+            assert_eq!(format!("{linked:?}"), format!("{want:?}"));
+            want
+        }
+    }
+
     /// genesis, principals, a registration, three bets; and a checkpoint of the last entry.
     fn small_chain() -> (Vec<v1::ChainEntry>, v1::Checkpoint) {
         let ledger = SigningKey::from_bytes(&[1; 32]);
@@ -948,8 +1103,11 @@ mod tests {
     }
 
     fn run(entries: &[v1::ChainEntry], cp: &v1::Checkpoint) -> Result<Summary, VerifyError> {
-        let mut v = ChainVerifier::new(None);
-        v.add_checkpoint(cp)?;
+        let mut v = Both::new(|| {
+            let mut v = ChainVerifier::new(None);
+            v.add_checkpoint(cp)?;
+            Ok(v)
+        })?;
         let mut pending = Vec::new();
         let mut structural = None;
         for e in entries {
@@ -997,13 +1155,16 @@ mod tests {
         checkpoints: &[v1::Checkpoint],
         held: &[v1::Checkpoint],
     ) -> Result<Summary, VerifyError> {
-        let mut v = ChainVerifier::new(None);
-        for cp in checkpoints {
-            v.add_checkpoint(cp)?;
-        }
-        for cp in held {
-            v.add_held_checkpoint(cp)?;
-        }
+        let mut v = Both::new(|| {
+            let mut v = ChainVerifier::new(None);
+            for cp in checkpoints {
+                v.add_checkpoint(cp)?;
+            }
+            for cp in held {
+                v.add_held_checkpoint(cp)?;
+            }
+            Ok(v)
+        })?;
         for e in entries {
             v.check_entry(e)?;
         }
@@ -1115,10 +1276,13 @@ mod tests {
             .unwrap()
         };
         let run_with = |cps: &[v1::Checkpoint]| {
-            let mut v = ChainVerifier::new(None);
-            for cp in cps {
-                v.add_checkpoint(cp)?;
-            }
+            let mut v = Both::new(|| {
+                let mut v = ChainVerifier::new(None);
+                for cp in cps {
+                    v.add_checkpoint(cp)?;
+                }
+                Ok(v)
+            })?;
             for e in &c.entries {
                 v.check_entry(e)?;
             }
@@ -1221,7 +1385,7 @@ mod tests {
 
         /// Every check, signatures included (the first failure, as `run` finds it).
         fn verify(&self, expected_key: Option<VerifyingKey>) -> Result<Summary, VerifyError> {
-            let mut v = ChainVerifier::new(expected_key);
+            let mut v = Both::new(|| Ok(ChainVerifier::new(expected_key)))?;
             let mut pending = Vec::new();
             for e in &self.entries {
                 pending.extend(v.check_entry(e)?);

@@ -46,7 +46,7 @@ pub use keyfile::{LEDGER_KEY_FILE, generate_key, load_or_create as load_ledger_k
 pub use signer::{KeySource, LedgerKey, Pkcs11Config, Pkcs11Signer, read_pin_file};
 pub use store::{
     CHECKPOINT_LOG, Chunk, ChunkOrder, EntryView, LatestCheckpoint, OpenConfig, PrincipalConfig,
-    Rotation, Store, ledger_key_at,
+    Rotation, Store, StoredItem, ledger_key_at,
 };
 pub use verbatim::Alarm;
 pub use windowed::{WINDOW_BYTES, WindowedChunks, windowed_entries, windowed_entries_with};

@@ -11,6 +11,7 @@ use ed25519_dalek::VerifyingKey;
 use ledger_core::proto as v1;
 use ledger_core::record::{CheckpointInfo, check_checkpoint, sign_checkpoint_with_tree};
 use ledger_core::signers::PoolMembers;
+use ledger_core::stored::{EntryFields, StoredEntry};
 use ledger_core::verify::check_link;
 use ledger_core::{ChainVerifier, GENESIS_PREV_HASH, Hash32, Signer, SignerRole, hex32};
 use prost::Message;
@@ -384,6 +385,48 @@ impl Chunk {
         self.bytes.len()
     }
 
+    /// Its bytes as stored.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// Its entries read in place where their bytes allow it (see [`StoredItem`]), checked as
+    /// [`Chunk::decode`] checks them, with the same errors: the same entries, field for field.
+    pub fn stored_entries(&self) -> Result<Vec<StoredItem<'_>>, StoreError> {
+        let (linked, records) = stored_records(self.first, &self.bytes)?;
+        let mut out = Vec::with_capacity(records.len());
+        let mut full = Vec::new();
+        for (n, &r) in records.iter().enumerate() {
+            // `stored_records` checked the lengths: at least 34 here, 32 before.
+            let before = (linked && n > 0).then(|| records[n - 1]);
+            let read = match before {
+                None => StoredEntry::parse(r),
+                Some(b) => StoredEntry::parse_without_prev_hash(r, &b[b.len() - 32..]),
+            };
+            out.push(claimed(self.first, n, |bad| match read {
+                Some(s) => Ok((s.fields().index, StoredItem::InPlace(s))),
+                // Bytes prost reads but would not write so: decoded as `decode` does.
+                None => {
+                    let bytes: &[u8] = match before {
+                        None => r,
+                        Some(b) => {
+                            full.clear();
+                            full.extend_from_slice(&r[..r.len() - 34]);
+                            full.extend_from_slice(&PREV_FIELD);
+                            full.extend_from_slice(&b[b.len() - 32..]);
+                            full.extend_from_slice(&r[r.len() - 34..]);
+                            &full
+                        }
+                    };
+                    let e = v1::ChainEntry::decode(bytes)
+                        .map_err(|e| bad(format!("undecodable entry: {e}")))?;
+                    Ok((e.index, StoredItem::Decoded(e)))
+                }
+            })?);
+        }
+        Ok(out)
+    }
+
     /// Its entries as [`EntryView`]s, checked as [`Chunk::decode`] checks them: the fields a
     /// reader of the events needs, the body borrowed from the chunk (no copy of the body, the
     /// signature or the hashes). Same result as `decode`, field for field.
@@ -405,6 +448,27 @@ impl Chunk {
             };
             Ok((view.index, view))
         })
+    }
+}
+
+/// An entry of a stored chunk as [`Chunk::stored_entries`] gives it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StoredItem<'a> {
+    /// Read in place: its bytes are the canonical encoding of its fields (nearly always so, as
+    /// the writer encodes with prost), and its Merkle leaf.
+    InPlace(StoredEntry<'a>),
+    /// Decoded with prost: bytes it reads but would not write so (a verifier checks them as
+    /// decoded, `ChainVerifier::check_entry`).
+    Decoded(v1::ChainEntry),
+}
+
+impl StoredItem<'_> {
+    /// Its fields.
+    pub fn fields(&self) -> EntryFields<'_> {
+        match self {
+            StoredItem::InPlace(s) => *s.fields(),
+            StoredItem::Decoded(e) => EntryFields::of(e),
+        }
     }
 }
 
@@ -1257,6 +1321,15 @@ impl Store {
     pub fn inject_write_failures_for_tests(&self) {
         self.fail_writes
             .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Replace the bytes of the stored chunk that starts at entry `first` (or add one there),
+    /// as damage to the store would (for tests of what its readers make of it).
+    #[doc(hidden)]
+    pub fn overwrite_chunk_for_tests(&self, first: u64, bytes: &[u8]) -> Result<(), StoreError> {
+        self.tree.insert(entry_key(first), bytes)?;
+        self.tree.flush()?;
+        Ok(())
     }
 
     /// sled 0.34 writes oversized pages to `blobs/` without fsync. They should not occur (see

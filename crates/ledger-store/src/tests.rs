@@ -1424,6 +1424,113 @@ mod entry_view {
         assert!(n > 900);
     }
 
+    /// The stored chunks of a store of two groups of 300 events, each in the linked form the
+    /// writer writes and in the first format (built once for the cases below).
+    fn both_chunk_formats() -> &'static [(u64, Vec<u8>)] {
+        static CHUNKS: std::sync::OnceLock<Vec<(u64, Vec<u8>)>> = std::sync::OnceLock::new();
+        CHUNKS.get_or_init(|| {
+            let (_d, store) = groups(2, 300);
+            let (_, chunks) = store.chunks(0, u64::MAX);
+            let mut out = Vec::new();
+            for c in chunks {
+                let c = c.unwrap();
+                assert_eq!(c.bytes()[0], 1, "the writer writes linked chunks");
+                for (first, v) in crate::store::encode_chunks(&c.decode().unwrap()) {
+                    assert_eq!(first, c.first);
+                    assert_ne!(v[0], 1, "the first format");
+                    out.push((first, v));
+                }
+                out.push((c.first, c.bytes().to_vec()));
+            }
+            out
+        })
+    }
+
+    /// [`Chunk::stored_entries`] and [`Chunk::decode`] on the same bytes: the same error, or the
+    /// same entries field for field, each read in place with its encoding as its leaf.
+    fn reads_as_decode(first: u64, bytes: &[u8]) -> Result<(), TestCaseError> {
+        let c = Chunk {
+            first,
+            bytes: bytes.into(),
+        };
+        match (c.decode(), c.stored_entries()) {
+            (Ok(decoded), Ok(stored)) => {
+                prop_assert_eq!(decoded.len(), stored.len());
+                for (e, s) in decoded.iter().zip(&stored) {
+                    prop_assert_eq!(&s.fields().to_entry(), e);
+                    if let StoredItem::InPlace(s) = s {
+                        prop_assert_eq!(s.encoded(), e.encode_to_vec());
+                        prop_assert_eq!(
+                            s.leaf_hash(),
+                            ledger_core::merkle::leaf_hash(&e.encode_to_vec())
+                        );
+                    }
+                }
+            }
+            (Err(a), Err(b)) => prop_assert_eq!(format!("{a:?}"), format!("{b:?}")),
+            (a, b) => prop_assert!(false, "decode {:?}, in place {:?}", a.err(), b.err()),
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn stored_entries_are_read_in_place_and_are_the_decoded_entries() {
+        let chunks = both_chunk_formats();
+        assert!(chunks.len() >= 6);
+        for (first, bytes) in chunks {
+            reads_as_decode(*first, bytes).unwrap();
+            let c = Chunk {
+                first: *first,
+                bytes: bytes.as_slice().into(),
+            };
+            let items = c.stored_entries().unwrap();
+            assert!(
+                items.iter().all(|i| matches!(i, StoredItem::InPlace(_))),
+                "the writer's entries are all read in place"
+            );
+            // A chunk said to start elsewhere: refused at its first entry, as decode does.
+            reads_as_decode(first + 1, bytes).unwrap();
+            assert!(c.stored_entries().is_ok());
+            assert!(
+                Chunk {
+                    first: first + 1,
+                    bytes: bytes.as_slice().into()
+                }
+                .stored_entries()
+                .is_err()
+            );
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+        /// Changed, cut or added bytes anywhere in a chunk of either format: the reading in
+        /// place gives what decoding gives (the same error, or the same entries).
+        #[test]
+        fn stored_entries_agree_with_decode_on_damaged_chunks(
+            which in any::<prop::sample::Index>(),
+            flips in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..4),
+            cut in proptest::option::of(any::<prop::sample::Index>()),
+            insert in proptest::option::of((any::<prop::sample::Index>(), proptest::collection::vec(any::<u8>(), 1..8))),
+        ) {
+            let chunks = both_chunk_formats();
+            let (first, bytes) = &chunks[which.index(chunks.len())];
+            let mut bytes = bytes.clone();
+            for (at, x) in flips {
+                let i = at.index(bytes.len());
+                bytes[i] ^= x;
+            }
+            if let Some((at, extra)) = insert {
+                let i = at.index(bytes.len());
+                bytes.splice(i..i, extra);
+            }
+            if let Some(at) = cut {
+                bytes.truncate(at.index(bytes.len()));
+            }
+            reads_as_decode(*first, &bytes)?;
+        }
+    }
+
     /// A scan of more chunks than `SETTLE_AFTER_CHUNKS` re-reads each later chunk's key (to make
     /// sled evict as it goes): it still gives every entry once and in order, from any start, and
     /// still finds a chunk missing after that point.

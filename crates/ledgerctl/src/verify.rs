@@ -2,10 +2,13 @@
 //!
 //! Streams the entries once, in order, through `ledger_core::ChainVerifier` (hashes, links,
 //! registry, sequences, checkpoints) on this thread, and checks the signatures in batches on two
-//! worker threads (and on this one when their queue is full). Memory is bounded by the number of
-//! signers and checkpoints, not entries. After a long chain it measures the signature ceiling
-//! (`crate::ceiling`) and states its rate, and its CPU an entry, against it. Shares no code path
-//! with the writer beyond the format's own hash functions.
+//! worker threads (and on this one when their queue is full). A data directory's entries are
+//! read in place from the stored chunks (`ChainVerifier::check_stored`): no entry is decoded
+//! into a `ChainEntry`, its stored bytes are its Merkle leaf, and its body goes to the
+//! signature check where it is; the checks and errors are those of the decoded entries. Memory
+//! is bounded by the number of signers and checkpoints, not entries. After a long chain it
+//! measures the signature ceiling (`crate::ceiling`) and states its rate, and its CPU an entry,
+//! against it. Shares no code path with the writer beyond the format's own hash functions.
 
 use std::io::BufRead;
 use std::path::PathBuf;
@@ -17,9 +20,9 @@ use anyhow::Context;
 use ed25519_dalek::VerifyingKey;
 use ledger_core::proto as v1;
 use ledger_core::signing::{PreparedSignature, verify_prepared};
-use ledger_core::verify::PendingSignature;
-use ledger_core::{ChainVerifier, Summary, VerifyError, hex32};
-use ledger_store::{Store, windowed_entries};
+use ledger_core::verify::{EntrySignature, PendingSignature};
+use ledger_core::{ChainVerifier, StoredEntry, Summary, VerifyError, hex32};
+use ledger_store::{Chunk, Store, StoreError, StoredItem, WindowedChunks};
 
 use crate::common;
 
@@ -95,6 +98,115 @@ const CHUNK: usize = 512;
 /// thread reopens the store (20-45 ms, `ledger_store::windowed`).
 const QUEUED_CHUNKS: usize = 32;
 
+/// Where a signed body is, for the signature workers.
+#[derive(Debug)]
+enum Body {
+    /// In the batch's chunk number `chunk`, at `start..end` (read in place, not copied).
+    InChunk { chunk: u32, start: u32, end: u32 },
+    /// Its own copy.
+    Owned(Vec<u8>),
+}
+
+/// A signature queued for the workers: over `domain ‖ body`.
+#[derive(Debug)]
+struct Queued {
+    index: u64,
+    what: &'static str,
+    domain: &'static [u8],
+    body: Body,
+    signature: ed25519_dalek::Signature,
+    key: VerifyingKey,
+}
+
+/// Signatures checked together, and the stored chunks their bodies are in (each held until
+/// the batch is checked; sled's buffers are reference-counted).
+#[derive(Debug, Default)]
+struct Batch {
+    chunks: Vec<Chunk>,
+    items: Vec<Queued>,
+}
+
+impl Batch {
+    fn with_capacity(n: usize) -> Batch {
+        Batch {
+            chunks: Vec::new(),
+            items: Vec::with_capacity(n),
+        }
+    }
+
+    fn body<'b>(&'b self, q: &'b Queued) -> &'b [u8] {
+        match &q.body {
+            Body::InChunk { chunk, start, end } => {
+                &self.chunks[*chunk as usize].bytes()[*start as usize..*end as usize]
+            }
+            Body::Owned(b) => b,
+        }
+    }
+
+    /// A signature with its message already joined (`domain ‖ body`).
+    fn push_pending(&mut self, p: PendingSignature) {
+        self.items.push(Queued {
+            index: p.index,
+            what: p.what,
+            domain: b"",
+            body: Body::Owned(p.check.message),
+            signature: p.check.signature,
+            key: p.check.key,
+        });
+    }
+
+    /// A signature of an entry read in place from `chunk`, whose body is `entry_body`: the
+    /// body is left there.
+    fn push_stored(&mut self, chunk: &Chunk, entry_body: &[u8], s: EntrySignature) {
+        let body = match s.other_body {
+            Some(b) => Body::Owned(b),
+            None => match range_in(chunk.bytes(), entry_body) {
+                Some((start, end)) => {
+                    let same = self.chunks.last().is_some_and(|c| {
+                        c.first == chunk.first && c.bytes().as_ptr() == chunk.bytes().as_ptr()
+                    });
+                    if !same {
+                        self.chunks.push(chunk.clone());
+                    }
+                    Body::InChunk {
+                        chunk: (self.chunks.len() - 1) as u32,
+                        start,
+                        end,
+                    }
+                }
+                // Not in the chunk (an empty body): a copy.
+                None => Body::Owned(entry_body.to_vec()),
+            },
+        };
+        self.items.push(Queued {
+            index: s.index,
+            what: s.what,
+            domain: s.domain,
+            body,
+            signature: s.signature,
+            key: s.key,
+        });
+    }
+
+    fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+}
+
+/// Where `inner` is in `outer`, when it is a part of it (by address: a slice borrowed from it).
+fn range_in(outer: &[u8], inner: &[u8]) -> Option<(u32, u32)> {
+    let start = (inner.as_ptr() as usize).checked_sub(outer.as_ptr() as usize)?;
+    let end = start.checked_add(inner.len())?;
+    if inner.is_empty() || end > outer.len() {
+        return None;
+    }
+    Some((u32::try_from(start).ok()?, u32::try_from(end).ok()?))
+}
+
 /// What the signature checks found: the smallest index with a bad signature, and its error.
 struct SignatureFindings {
     /// `u64::MAX` while none.
@@ -110,16 +222,14 @@ impl SignatureFindings {
         }
     }
 
-    /// Check a batch (`verify_many`, on the checks where they are, not copied out first).
-    fn check(&self, chunk: &[PendingSignature]) {
-        let prepared: Vec<_> = chunk
+    /// Check a batch (`verify_prepared`, on the bodies where they are, not copied out first).
+    fn check(&self, batch: &Batch) {
+        let prepared: Vec<_> = batch
+            .items
             .iter()
-            .map(|p| {
-                let c = &p.check;
-                PreparedSignature::new(&c.key, &[], &c.message, &c.signature)
-            })
+            .map(|q| PreparedSignature::new(&q.key, q.domain, batch.body(q), &q.signature))
             .collect();
-        for (ok, p) in verify_prepared(&prepared).into_iter().zip(chunk) {
+        for (ok, p) in verify_prepared(&prepared).into_iter().zip(&batch.items) {
             if !ok && p.index < self.first_bad.load(Ordering::SeqCst) {
                 self.first_bad.fetch_min(p.index, Ordering::SeqCst);
                 let mut e = self.error.lock().unwrap_or_else(|e| e.into_inner());
@@ -152,97 +262,179 @@ pub fn verify_entries<I>(
 where
     I: Iterator<Item = Result<v1::ChainEntry, VerifyError>>,
 {
-    let mut v = ChainVerifier::new(trusted.key);
-    for (name, key) in &trusted.witnesses {
-        v.add_witness(name, key);
-    }
-    for cp in checkpoints {
-        v.add_checkpoint(cp)?;
-    }
-    for cp in &trusted.checkpoints {
-        v.add_held_checkpoint(cp)?;
-    }
-    let found = Arc::new(SignatureFindings::new());
-    let (tx, rx) = mpsc::sync_channel::<Vec<PendingSignature>>(QUEUED_CHUNKS);
-    let rx = Arc::new(Mutex::new(rx));
-    let workers: Vec<std::thread::JoinHandle<()>> = (0..2)
-        .map(|_| {
-            let (rx, found) = (rx.clone(), found.clone());
-            std::thread::spawn(move || {
-                loop {
-                    let chunk = match rx.lock().map(|r| r.recv()) {
-                        Ok(Ok(c)) => c,
-                        _ => return,
-                    };
-                    found.check(&chunk);
-                }
-            })
-        })
-        .collect();
-    let mut structural: Option<VerifyError> = None;
-    // A signature worker that stopped (it cannot, short of a bug) must not let the chunks it
-    // would have checked pass unchecked.
-    let workers_lost = || VerifyError::general("a signature-checking thread stopped");
-    let mut chunk = Vec::with_capacity(CHUNK);
-    for (n, e) in entries.enumerate() {
-        let e = match e {
-            Ok(e) => e,
-            Err(err) => {
-                structural = Some(err);
-                break;
-            }
+    let mut run = Verification::new(checkpoints, trusted, pb)?;
+    for e in entries {
+        let go = match e {
+            Ok(e) => run.entry(&e),
+            Err(err) => run.fail(err),
         };
-        if e.index > found.first_bad.load(Ordering::Relaxed) {
+        if !go {
             break;
         }
-        match v.check_entry(&e) {
-            Ok(p) => chunk.extend(p),
-            Err(err) => {
-                structural = Some(err);
-                break;
-            }
+    }
+    run.finish()
+}
+
+/// One verification: the chain checked on this thread ([`ChainVerifier`]), its signatures in
+/// batches on two workers (and on this thread when their queue is full).
+struct Verification<'a> {
+    v: ChainVerifier,
+    found: Arc<SignatureFindings>,
+    tx: mpsc::SyncSender<Batch>,
+    workers: Vec<std::thread::JoinHandle<()>>,
+    batch: Batch,
+    /// The signatures of the entry being read in place (kept, to allocate it once).
+    sigs: Vec<EntrySignature>,
+    structural: Option<VerifyError>,
+    seen: u64,
+    pb: &'a indicatif::ProgressBar,
+}
+
+impl<'a> Verification<'a> {
+    fn new(
+        checkpoints: &[v1::Checkpoint],
+        trusted: &Trusted,
+        pb: &'a indicatif::ProgressBar,
+    ) -> Result<Verification<'a>, VerifyError> {
+        let mut v = ChainVerifier::new(trusted.key);
+        for (name, key) in &trusted.witnesses {
+            v.add_witness(name, key);
         }
-        if chunk.len() >= CHUNK {
-            // With the workers' queue full, this thread checks the chunk itself rather than wait:
-            // three threads busy on two cores, none of them waiting while there is work.
-            match tx.try_send(std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK))) {
+        for cp in checkpoints {
+            v.add_checkpoint(cp)?;
+        }
+        for cp in &trusted.checkpoints {
+            v.add_held_checkpoint(cp)?;
+        }
+        let found = Arc::new(SignatureFindings::new());
+        let (tx, rx) = mpsc::sync_channel::<Batch>(QUEUED_CHUNKS);
+        let rx = Arc::new(Mutex::new(rx));
+        let workers = (0..2)
+            .map(|_| {
+                let (rx, found) = (rx.clone(), found.clone());
+                std::thread::spawn(move || {
+                    loop {
+                        let batch = match rx.lock().map(|r| r.recv()) {
+                            Ok(Ok(c)) => c,
+                            _ => return,
+                        };
+                        found.check(&batch);
+                    }
+                })
+            })
+            .collect();
+        Ok(Verification {
+            v,
+            found,
+            tx,
+            workers,
+            batch: Batch::with_capacity(CHUNK),
+            sigs: Vec::with_capacity(2),
+            structural: None,
+            seen: 0,
+            pb,
+        })
+    }
+
+    /// A signature worker that stopped (it cannot, short of a bug) must not let the batches it
+    /// would have checked pass unchecked.
+    fn workers_lost() -> VerifyError {
+        VerifyError::general("a signature-checking thread stopped")
+    }
+
+    /// The reading failed: stop there. Always false (go no further).
+    fn fail(&mut self, err: VerifyError) -> bool {
+        self.structural = Some(err);
+        false
+    }
+
+    /// No entry after a bad signature found: false.
+    fn before_first_bad(&self, index: u64) -> bool {
+        index <= self.found.first_bad.load(Ordering::Relaxed)
+    }
+
+    /// Check a decoded entry. False: stop.
+    fn entry(&mut self, e: &v1::ChainEntry) -> bool {
+        if !self.before_first_bad(e.index) {
+            return false;
+        }
+        match self.v.check_entry(e) {
+            Ok(p) => p.into_iter().for_each(|p| self.batch.push_pending(p)),
+            Err(err) => return self.fail(err),
+        }
+        self.after_entry()
+    }
+
+    /// Check an entry read in place from `chunk`. False: stop.
+    fn stored(&mut self, chunk: &Chunk, s: &StoredEntry<'_>) -> bool {
+        if !self.before_first_bad(s.fields().index) {
+            return false;
+        }
+        if let Err(err) = self.v.check_stored(s, &mut self.sigs) {
+            return self.fail(err);
+        }
+        for sig in self.sigs.drain(..) {
+            self.batch.push_stored(chunk, s.fields().body, sig);
+        }
+        self.after_entry()
+    }
+
+    fn after_entry(&mut self) -> bool {
+        if self.batch.len() >= CHUNK {
+            // With the workers' queue full, this thread checks the batch itself rather than
+            // wait: three threads busy on two cores, none of them waiting while there is work.
+            let batch = std::mem::replace(&mut self.batch, Batch::with_capacity(CHUNK));
+            match self.tx.try_send(batch) {
                 Ok(()) => {}
-                Err(mpsc::TrySendError::Full(c)) => found.check(&c),
-                Err(mpsc::TrySendError::Disconnected(_)) => {
-                    structural = Some(workers_lost());
-                    break;
-                }
+                Err(mpsc::TrySendError::Full(b)) => self.found.check(&b),
+                Err(mpsc::TrySendError::Disconnected(_)) => return self.fail(Self::workers_lost()),
             }
         }
-        if n % 4096 == 0 {
-            pb.set_position(n as u64);
+        if self.seen.is_multiple_of(4096) {
+            self.pb.set_position(self.seen);
         }
+        self.seen += 1;
+        true
     }
-    if !chunk.is_empty() && tx.send(chunk).is_err() && structural.is_none() {
-        structural = Some(workers_lost());
-    }
-    drop(tx);
-    for w in workers {
-        if w.join().is_err() && structural.is_none() {
-            structural = Some(workers_lost());
+
+    /// Wait for the signatures; the summary, or the first broken index of either kind.
+    fn finish(self) -> Result<Summary, VerifyError> {
+        let Verification {
+            v,
+            found,
+            tx,
+            workers,
+            batch,
+            mut structural,
+            pb,
+            ..
+        } = self;
+        if !batch.is_empty() && tx.send(batch).is_err() && structural.is_none() {
+            structural = Some(Self::workers_lost());
         }
+        drop(tx);
+        for w in workers {
+            if w.join().is_err() && structural.is_none() {
+                structural = Some(Self::workers_lost());
+            }
+        }
+        pb.set_position(v.entries());
+        let sig = found.error.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let first = match (structural, sig) {
+            (Some(a), Some(b)) => Some(
+                if b.index.unwrap_or(u64::MAX) < a.index.unwrap_or(u64::MAX) {
+                    b
+                } else {
+                    a
+                },
+            ),
+            (a, b) => a.or(b),
+        };
+        if let Some(e) = first {
+            return Err(e);
+        }
+        v.finish()
     }
-    pb.set_position(v.entries());
-    let sig = found.error.lock().unwrap_or_else(|e| e.into_inner()).take();
-    let first = match (structural, sig) {
-        (Some(a), Some(b)) => Some(
-            if b.index.unwrap_or(u64::MAX) < a.index.unwrap_or(u64::MAX) {
-                b
-            } else {
-                a
-            },
-        ),
-        (a, b) => a.or(b),
-    };
-    if let Some(e) = first {
-        return Err(e);
-    }
-    v.finish()
 }
 
 fn read_key(s: &Option<String>) -> anyhow::Result<Option<VerifyingKey>> {
@@ -370,7 +562,7 @@ pub fn verify_dir(dir: &std::path::Path, trusted: &Trusted) -> Result<Summary, V
 
 /// The bytes of an entry's record as a device sent it: its body and signature encoded as an
 /// `Envelope` (for a ledger record, the same two fields).
-pub fn record_bytes(e: &v1::ChainEntry) -> u64 {
+pub fn record_bytes(body: &[u8], signature: &[u8]) -> u64 {
     let field = |n: usize| {
         if n == 0 {
             0
@@ -378,7 +570,7 @@ pub fn record_bytes(e: &v1::ChainEntry) -> u64 {
             1 + prost::encoding::encoded_len_varint(n as u64) + n
         }
     };
-    (field(e.body.len()) + field(e.signature.len())) as u64
+    (field(body.len()) + field(signature.len())) as u64
 }
 
 /// [`verify_dir`], adding up the entries' [`record_bytes`] in `records`.
@@ -386,6 +578,26 @@ pub fn verify_dir_counting(
     dir: &std::path::Path,
     trusted: &Trusted,
     records: &AtomicU64,
+) -> Result<Summary, VerifyError> {
+    verify_dir_by(dir, trusted, records, verify_stored)
+}
+
+/// How a data directory's entries `0..=last` are read and verified ([`verify_stored`]).
+type ReadChain = fn(
+    &std::path::Path,
+    u64,
+    &[v1::Checkpoint],
+    &Trusted,
+    &AtomicU64,
+    &indicatif::ProgressBar,
+) -> Result<Summary, VerifyError>;
+
+/// [`verify_dir_counting`] with the entries read and verified by `read`.
+fn verify_dir_by(
+    dir: &std::path::Path,
+    trusted: &Trusted,
+    records: &AtomicU64,
+    read: ReadChain,
 ) -> Result<Summary, VerifyError> {
     let store = Store::open_existing(dir).map_err(|e| {
         if e.is_disk_full() {
@@ -427,20 +639,7 @@ pub fn verify_dir_counting(
     // however long the chain (`ledger_store::windowed_entries`): this handle lets go of sled's
     // lock first.
     drop(store);
-    let entries = windowed_entries(dir, 0, last)
-        .map_err(|e| VerifyError::general(format!("the store cannot be read: {e}")))?;
-    let entries = entries.map(|r| {
-        if let Ok(e) = &r {
-            records.fetch_add(record_bytes(e), Ordering::Relaxed);
-        }
-        r.map_err(|e| match e {
-            ledger_store::StoreError::CorruptEntry { index, detail } => {
-                VerifyError::at(index, format!("the store cannot be read: {detail}"))
-            }
-            other => VerifyError::general(format!("the store cannot be read: {other}")),
-        })
-    });
-    let s = verify_entries(&checkpoints, entries, trusted, &pb);
+    let s = read(dir, last, &checkpoints, trusted, records, &pb);
     pb.finish_and_clear();
     let s = s?;
     match head {
@@ -455,6 +654,72 @@ pub fn verify_dir_counting(
         )),
         None => Err(VerifyError::general("the store has no head record")),
     }
+}
+
+/// A store's error reading the chain, as verify states it.
+fn unreadable(e: StoreError) -> VerifyError {
+    match e {
+        StoreError::CorruptEntry { index, detail } => {
+            VerifyError::at(index, format!("the store cannot be read: {detail}"))
+        }
+        other => VerifyError::general(format!("the store cannot be read: {other}")),
+    }
+}
+
+/// Verify the entries `0..=last` of the stopped ledger in `dir`, read chunk by chunk
+/// ([`WindowedChunks`], memory bounded however long the chain) and in place
+/// ([`Chunk::stored_entries`]: no entry decoded into a `ChainEntry`, its stored bytes its Merkle
+/// leaf, its body checked where it is), with the checks and the errors of decoding them
+/// (`ledger_store::windowed_entries`) and verifying those ([`verify_entries`]).
+fn verify_stored(
+    dir: &std::path::Path,
+    last: u64,
+    checkpoints: &[v1::Checkpoint],
+    trusted: &Trusted,
+    records: &AtomicU64,
+    pb: &indicatif::ProgressBar,
+) -> Result<Summary, VerifyError> {
+    let (mut order, chunks) = WindowedChunks::open(dir, 0, last)
+        .map_err(|e| VerifyError::general(format!("the store cannot be read: {e}")))?;
+    let mut run = Verification::new(checkpoints, trusted, pb)?;
+    'chunks: for c in chunks {
+        // As `windowed_entries` takes them: in order, each chunk whole before any of its entries.
+        let chunk = match c {
+            Err(StoreError::Sled(e)) => Err(order.read_error(e)),
+            Err(e) => Err(e),
+            Ok(c) => order.check(c.first).map(|()| c),
+        };
+        let chunk = match chunk {
+            Ok(c) => c,
+            Err(e) => {
+                run.fail(unreadable(e));
+                break;
+            }
+        };
+        let items = match chunk.stored_entries() {
+            Ok(items) => items,
+            Err(e) => {
+                run.fail(unreadable(e));
+                break;
+            }
+        };
+        order.advance(chunk.first, items.len());
+        for item in &items {
+            let f = item.fields();
+            if f.index > last {
+                continue;
+            }
+            records.fetch_add(record_bytes(f.body, f.signature), Ordering::Relaxed);
+            let go = match item {
+                StoredItem::InPlace(s) => run.stored(&chunk, s),
+                StoredItem::Decoded(e) => run.entry(e),
+            };
+            if !go {
+                break 'chunks;
+            }
+        }
+    }
+    run.finish()
 }
 
 /// Verify an export file.
@@ -871,8 +1136,253 @@ mod tests {
                 body: e.body.clone(),
                 signature: e.signature.clone(),
             };
-            assert_eq!(record_bytes(&e), env.encoded_len() as u64, "{body}+{sig}");
+            assert_eq!(
+                record_bytes(&e.body, &e.signature),
+                env.encoded_len() as u64,
+                "{body}+{sig}"
+            );
         }
+    }
+
+    /// The entries decoded (`ledger_store::windowed_entries`) and verified as decoded entries
+    /// ([`verify_entries`]): what `verify --data-dir` did before it read them in place.
+    fn verify_decoded(
+        dir: &std::path::Path,
+        last: u64,
+        checkpoints: &[v1::Checkpoint],
+        trusted: &Trusted,
+        records: &AtomicU64,
+        pb: &indicatif::ProgressBar,
+    ) -> Result<Summary, VerifyError> {
+        let entries = ledger_store::windowed_entries(dir, 0, last)
+            .map_err(|e| VerifyError::general(format!("the store cannot be read: {e}")))?
+            .map(|r| {
+                if let Ok(e) = &r {
+                    records.fetch_add(record_bytes(&e.body, &e.signature), Ordering::Relaxed);
+                }
+                r.map_err(unreadable)
+            });
+        verify_entries(checkpoints, entries, trusted, pb)
+    }
+
+    /// A stopped ledger: an operator, a table it registered, and `groups` groups of 300 bets
+    /// (several chunks each), each followed by a checkpoint.
+    fn small_ledger(dir: &std::path::Path, groups: u64) {
+        use ledger_core::proto::event_body::Payload as P;
+        use ledger_store::{OpenConfig, PrincipalConfig, precheck, verify_prechecked};
+        const NOW: i64 = 1_800_000_000_000;
+        let op = ed25519_dalek::SigningKey::from_bytes(&[1; 32]);
+        let table = ed25519_dalek::SigningKey::from_bytes(&[2; 32]);
+        let cfg = OpenConfig {
+            cache_capacity_bytes: 16 << 20,
+            ledger_id: "test".into(),
+            principals: vec![PrincipalConfig {
+                id: "operator-1".into(),
+                role: ledger_core::SignerRole::Operator,
+                key: op.verifying_key(),
+            }],
+        };
+        let (store, mut a) = Store::open_writer(dir, &cfg).unwrap();
+        let env = |key: &ed25519_dalek::SigningKey, id: &str, sequence: u64, p: P| {
+            let body = v1::EventBody {
+                device_id: id.into(),
+                sequence,
+                occurred_at_ms: NOW,
+                payload: Some(p),
+            }
+            .encode_to_vec();
+            let signature = ledger_core::signing::sign(key, ledger_core::EVENT_DOMAIN, &body);
+            v1::Envelope {
+                body,
+                signature: signature.to_bytes().to_vec(),
+            }
+        };
+        let mut submit = |envs: Vec<v1::Envelope>| {
+            let mut items: Vec<_> = envs
+                .into_iter()
+                .map(|e| precheck(&store, e, 65536, &Default::default(), NOW))
+                .collect();
+            verify_prechecked(&mut items);
+            let (receipts, _) = a.apply(items, NOW).unwrap();
+            assert!(
+                receipts
+                    .iter()
+                    .all(|r| r.status == v1::ReceiptStatus::Accepted as i32)
+            );
+            store.sync().unwrap();
+            let (i, h) = store.head().unwrap().unwrap();
+            store.write_checkpoint(i, &h, NOW, "test").unwrap();
+        };
+        submit(vec![env(
+            &op,
+            "operator-1",
+            1,
+            P::DeviceRegistered(v1::DeviceRegistered {
+                device_id: "table-1".into(),
+                public_key: table.verifying_key().as_bytes().to_vec(),
+                kind: v1::DeviceKind::Table as i32,
+                casino_id: "lisboa".into(),
+                table_ids: vec!["t1".into()],
+                ..Default::default()
+            }),
+        )]);
+        for g in 0..groups {
+            submit(
+                (1..=300)
+                    .map(|n| {
+                        env(
+                            &table,
+                            "table-1",
+                            g * 300 + n,
+                            P::BetPlaced(v1::BetPlaced {
+                                table_id: "t1".into(),
+                                round_id: "r1".into(),
+                                bet_id: format!("b{n}"),
+                                bet_type: "straight".into(),
+                                selection: vec![17],
+                                amount_cents: 500,
+                                ..Default::default()
+                            }),
+                        )
+                    })
+                    .collect(),
+            );
+        }
+    }
+
+    /// The chunks of the stopped ledger in `dir`, as stored.
+    fn stored_chunks(dir: &std::path::Path) -> Vec<(u64, Vec<u8>)> {
+        let s = Store::open_existing(dir).unwrap();
+        let (_, chunks) = s.chunks(0, u64::MAX);
+        chunks
+            .map(|c| {
+                let c = c.unwrap();
+                (c.first, c.bytes().to_vec())
+            })
+            .collect()
+    }
+
+    fn overwrite(dir: &std::path::Path, first: u64, bytes: &[u8]) {
+        Store::open_existing(dir)
+            .unwrap()
+            .overwrite_chunk_for_tests(first, bytes)
+            .unwrap();
+    }
+
+    /// Both ways of verifying `dir`: read in place and decoded (as `{:?}`, with the records
+    /// counted).
+    fn both_ways(dir: &std::path::Path) -> (String, String) {
+        let run = |read: ReadChain| {
+            let records = AtomicU64::new(0);
+            let r = verify_dir_by(dir, &Trusted::default(), &records, read);
+            format!("{r:?} {}", records.load(Ordering::Relaxed))
+        };
+        (run(verify_stored), run(verify_decoded))
+    }
+
+    /// Any damage to a stored chunk (changed, cut or added bytes, of either chunk format, or
+    /// entries encoded as prost would not encode them) is found in place at the same index
+    /// with the same words as by decoding the entries, and what verifies one way verifies the
+    /// other with the same summary.
+    #[test]
+    fn verifying_in_place_finds_what_verifying_decoded_entries_finds() {
+        let d = tempfile::tempdir().unwrap();
+        small_ledger(d.path(), 3);
+        let (stored, decoded) = both_ways(d.path());
+        assert_eq!(stored, decoded);
+        assert!(stored.starts_with("Ok(Summary { entries: 903,"), "{stored}");
+        assert!(stored.contains("tree_checkpoints: 4"), "{stored}");
+        let chunks = stored_chunks(d.path());
+        assert!(chunks.len() >= 6, "{}", chunks.len());
+        // splitmix64: reproducible cases.
+        let mut seed = 0x43u64;
+        let mut next = |n: usize| -> usize {
+            seed = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = seed;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            ((z ^ (z >> 31)) % n.max(1) as u64) as usize
+        };
+        let mut refused = 0;
+        for case in 0..48 {
+            let (first, original) = &chunks[next(chunks.len())];
+            let mut b = original.clone();
+            match case % 6 {
+                // Bytes changed anywhere, or in the entries' framing and fields (the start of
+                // the chunk), or in an entry's hashes (its end).
+                0 | 1 => {
+                    for _ in 0..1 + next(3) {
+                        let i = next(b.len());
+                        b[i] ^= 1 << next(8);
+                    }
+                }
+                2 => {
+                    let i = next(12.min(b.len()));
+                    b[i] ^= 1 << next(8);
+                }
+                3 => {
+                    let i = b.len() - 1 - next(70);
+                    b[i] ^= 1 << next(8);
+                }
+                4 => b.truncate(next(b.len())),
+                _ => {
+                    let i = next(b.len());
+                    b.insert(i, next(256) as u8);
+                }
+            }
+            overwrite(d.path(), *first, &b);
+            let (stored, decoded) = both_ways(d.path());
+            assert_eq!(stored, decoded, "case {case}");
+            refused += usize::from(stored.starts_with("Err"));
+            overwrite(d.path(), *first, original);
+        }
+        assert!(refused >= 40, "{refused} of 48 damaged chunks refused");
+
+        // A chunk of the first format (no linked records), and in it an entry with an unknown
+        // field, which prost reads but would not write (the verifier's leaf is the entry
+        // encoded again): both verify, both ways, with the same summary.
+        let (first, original) = &chunks[1];
+        let c = Store::open_existing(d.path())
+            .unwrap()
+            .chunks(*first, *first)
+            .1
+            .next()
+            .unwrap()
+            .unwrap();
+        let entries = c.decode().unwrap();
+        let unlinked = |odd: Option<usize>| {
+            let mut v = Vec::new();
+            for (n, e) in entries.iter().enumerate() {
+                let mut b = e.encode_to_vec();
+                if odd == Some(n) {
+                    b.extend_from_slice(&[0x50, 1]);
+                }
+                v.extend_from_slice(&(b.len() as u32).to_be_bytes());
+                v.extend_from_slice(&b);
+            }
+            v
+        };
+        for odd in [None, Some(0), Some(3)] {
+            overwrite(d.path(), *first, &unlinked(odd));
+            let store = Store::open_existing(d.path()).unwrap();
+            let c = store.chunks(*first, *first).1.next().unwrap().unwrap();
+            let in_place: Vec<bool> = c
+                .stored_entries()
+                .unwrap()
+                .iter()
+                .map(|i| matches!(i, StoredItem::InPlace(_)))
+                .collect();
+            assert_eq!(in_place.len(), entries.len());
+            for (n, in_place) in in_place.into_iter().enumerate() {
+                assert_eq!(in_place, odd != Some(n), "entry {n} of {odd:?}");
+            }
+            drop((c, store));
+            let (stored, decoded) = both_ways(d.path());
+            assert_eq!(stored, decoded, "{odd:?}");
+            assert!(stored.starts_with("Ok(Summary { entries: 903,"), "{stored}");
+        }
+        overwrite(d.path(), *first, original);
+        assert_eq!(both_ways(d.path()), (stored.clone(), stored));
     }
 
     /// A batch checked by a worker or by the reading thread records its smallest bad index,
@@ -881,7 +1391,8 @@ mod tests {
     fn signature_findings_keep_the_smallest_bad_index() {
         use ledger_core::signing::{EVENT_DOMAIN, SignatureCheck, sign, signed_message};
         let k = ed25519_dalek::SigningKey::from_bytes(&[3; 32]);
-        let batch = |indexes: std::ops::Range<u64>, bad: &[u64]| -> Vec<PendingSignature> {
+        let batch = |indexes: std::ops::Range<u64>, bad: &[u64]| -> Batch {
+            let mut b = Batch::default();
             indexes
                 .map(|i| {
                     let body = i.to_le_bytes();
@@ -900,7 +1411,8 @@ mod tests {
                         },
                     }
                 })
-                .collect()
+                .for_each(|p| b.push_pending(p));
+            b
         };
         let f = SignatureFindings::new();
         f.check(&batch(0..10, &[]));
