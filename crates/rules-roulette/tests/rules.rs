@@ -140,6 +140,7 @@ fn r27a_multiples() {
         ("cos", 50),
     ] {
         assert_eq!(net(&a, id), n, "{id}");
+        assert_eq!(a.bet(id).unwrap().citation, "P217/2007 T.I C.I S.I r.27(a)");
     }
 }
 
@@ -168,6 +169,7 @@ fn r27b_simple_chances() {
         ("b", 100),
     ] {
         assert_eq!(net(&a, id), n, "{id}");
+        assert_eq!(a.bet(id).unwrap().citation, "P217/2007 T.I C.I S.I r.27(b)");
     }
 }
 
@@ -297,6 +299,35 @@ fn r32c_series_chips() {
             .count(),
         2
     );
+}
+
+/// P217/2007 T.I C.I S.I r.32(c): the series' maxima, 135, 120 and 50 chips, are allowed; one
+/// unit more is a finding (the bet still settles as played).
+#[test]
+fn r32c_series_chip_maxima() {
+    for (id, max, base, p, units_won) in [
+        ("series_grande", 135, 9, 26, 9),
+        ("series_pequena", 120, 6, 5, 12),
+        ("series_orfaos", 50, 5, 1, 31),
+    ] {
+        for (chips, finding) in [(max, false), (max + base, true)] {
+            let a = run(
+                &american(),
+                vec![
+                    chips_bet("s", id, &[], 100 * chips, chips as u32),
+                    nmb(),
+                    ball(p),
+                ],
+            );
+            assert_eq!(
+                a.has_violation("RL_SERIES_CHIPS"),
+                finding,
+                "{id} {chips}: {:?}",
+                a.violations
+            );
+            assert_eq!(net(&a, "s"), units_won * 100 * chips / base, "{id} {chips}");
+        }
+    }
 }
 
 /// P217/2007 T.I C.I S.I r.25(b): neighbours of 3, 5 or 7 chips only.
@@ -937,6 +968,37 @@ fn r807_operator_payouts_and_zero_rule() {
     assert_eq!(net(&a, "p"), 3400);
 }
 
+/// R807/2015 (digest section 10): an operator payout is `[numerator, denominator]`, both
+/// 1..=1000000; a zero, negative or oversized term, on either side, is refused.
+#[test]
+fn r807_payout_setting_terms_in_range() {
+    let cfg = |v: Vec<i64>| {
+        RouletteEngine::configure(&table(
+            GameId::RouletteFrenchOnline,
+            &[
+                ("zero_rule", text("lose")),
+                ("payout_split", Setting::List(v)),
+            ],
+        ))
+    };
+    let c = cfg(vec![1_000_000, 1_000_000]).unwrap().config;
+    let a = run(&c, vec![bet("s", "split", &[1, 2], 100), nmb(), ball(2)]);
+    assert_eq!(net(&a, "s"), 100);
+    for bad in [
+        vec![17, 0],
+        vec![0, 1],
+        vec![-17, 1],
+        vec![17, -1],
+        vec![1_000_001, 1],
+        vec![17, 1_000_001],
+        vec![17],
+        vec![17, 1, 1],
+    ] {
+        let e = cfg(bad.clone()).unwrap_err().to_string();
+        assert!(e.contains("payout_split"), "{bad:?}: {e}");
+    }
+}
+
 /// R807/2015 r.5: one common result on a multi-player wheel.
 #[test]
 fn r807_r5_common_result() {
@@ -1017,6 +1079,51 @@ fn r807_r3_limits() {
 
 // ---- Configuration ----
 
+/// The engine adjudicates exactly the three roulette games: American (P217/2007 T.I C.I S.I),
+/// French (S.II) and online French (R807/2015).
+#[test]
+fn engine_games_are_the_three_roulettes() {
+    assert_eq!(
+        RouletteEngine::games(),
+        &[
+            GameId::RouletteAmerican,
+            GameId::RouletteFrench,
+            GameId::RouletteFrenchOnline
+        ]
+    );
+}
+
+/// A minimum equal to the maximum is a valid limit; one above it is refused, for the table
+/// (P217/2007 T.I C.I S.I r.26) and for one chance (r.32).
+#[test]
+fn limits_equal_min_and_max_accepted_min_above_max_refused() {
+    let mut t = table(GameId::RouletteFrench, &[]);
+    t.min_bet_cents = Some(500);
+    t.max_bet_cents = Some(500);
+    let c = RouletteEngine::configure(&t).unwrap().config;
+    assert_eq!((c.table_min, c.straight_max), (Some(500), Some(500)));
+    t.min_bet_cents = Some(501);
+    let e = RouletteEngine::configure(&t).unwrap_err().to_string();
+    assert!(e.contains("max_bet_cents") && e.contains("below"), "{e}");
+
+    let mut t = table(GameId::RouletteFrench, &[]);
+    let limit = |min, max| ChanceLimit {
+        chance: "red".into(),
+        min_cents: Some(min),
+        max_cents: Some(max),
+    };
+    t.limits = vec![limit(700, 700)];
+    let c = RouletteEngine::configure(&t).unwrap().config;
+    let red = rules_roulette::bets::Kind::Red as usize;
+    assert_eq!(
+        (c.limits[red].min, c.limits[red].max),
+        (Some(700), Some(700))
+    );
+    t.limits = vec![limit(701, 700)];
+    let e = RouletteEngine::configure(&t).unwrap_err().to_string();
+    assert!(e.contains("limits[0]") && e.contains("below"), "{e}");
+}
+
 #[test]
 fn config_errors_name_the_field() {
     let e = RouletteEngine::configure(&table(GameId::RouletteAmerican, &[]))
@@ -1088,6 +1195,8 @@ fn unreadable_records_are_round_errors_and_leave_state() {
         ],
         vec![pay("zz"), ball(1)],
         vec![chips_bet("g", "series_grande", &[], 901, 9), ball(1)],
+        vec![chips_bet("g", "series_grande", &[], 900, 0), ball(1)],
+        vec![bet("g", "series_grande", &[], 900), ball(1)],
         vec![
             EventKind::Void {
                 reason: "bored".into(),
