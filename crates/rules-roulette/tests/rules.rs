@@ -692,7 +692,16 @@ fn r29_collection_and_payment_order() {
     bad.extend([pay("col"), collect(&["lost"]), pay("pl"), pay("red")]);
     let a = run(&c, bad);
     assert!(a.has_violation("RL_PAID_BEFORE_COLLECTING"));
-    assert!(a.has_violation("RL_PAYOUT_ORDER"));
+    // found once, at the payment that went back in the order (event 9: red after the straight)
+    let order: Vec<_> = a
+        .violations
+        .iter()
+        .filter(|v| v.code == "RL_PAYOUT_ORDER")
+        .collect();
+    assert_eq!(order.len(), 1, "{order:?}");
+    assert_eq!(order[0].bet_id.as_deref(), Some("red"));
+    assert_eq!(order[0].event_index, Some(9));
+    assert_eq!(order[0].confidence, Confidence::Certain);
     // S.II r.20: French order is columns, dozens, simple chances...
     let f = french();
     let mut fr = vec![
@@ -742,6 +751,9 @@ fn r33_dealer_over_one_hour() {
     );
     assert!(a.violations.is_empty());
     assert_eq!(st.spinner.as_deref(), Some("d1"));
+    // one hour exactly is still allowed
+    let a = run_round(&c, &mut st, &round(vec![timed(3_600_000, l()), ball(2)]));
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
     let a = run_round(&c, &mut st, &round(vec![timed(3_600_001, l()), ball(2)]));
     assert!(a.has_violation("RL_DEALER_OVER_ONE_HOUR"));
     let role2 = EventKind::Role {
@@ -775,6 +787,9 @@ fn r17_ball_alternation() {
     run_round(&c, &mut st, &round(vec![timed(0, l("A")), ball(1)]));
     let a = run_round(&c, &mut st, &round(vec![timed(3_000_000, l("A")), ball(1)]));
     assert!(a.violations.is_empty());
+    // one hour exactly is still allowed
+    let a = run_round(&c, &mut st, &round(vec![timed(3_600_000, l("A")), ball(1)]));
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
     let a = run_round(&c, &mut st, &round(vec![timed(3_600_001, l("A")), ball(1)]));
     assert!(a.has_violation("RL_BALL_NOT_ALTERNATED"));
     let a = run_round(&c, &mut st, &round(vec![timed(3_600_002, l("B")), ball(1)]));
@@ -812,6 +827,9 @@ fn r19_spin_before_payments() {
     assert_eq!(st.last_payment_at_ms, Some(200));
     let a = run_round(&c, &mut st, &round(vec![timed(150, l()), ball(1)]));
     assert!(a.has_violation("RL_SPIN_BEFORE_PAYMENTS"));
+    // at the very time of the last payment is not before it
+    let a = run_round(&c, &mut st, &round(vec![timed(200, l()), ball(1)]));
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
     let a = run_round(&c, &mut st, &round(vec![timed(250, l()), ball(1)]));
     assert!(a.violations.is_empty());
 }
@@ -966,6 +984,44 @@ fn r807_operator_payouts_and_zero_rule() {
     .config;
     let a = run(&c, vec![bet("p", "straight", &[3], 100), nmb(), ball(3)]);
     assert_eq!(net(&a, "p"), 3400);
+}
+
+/// R807/2015 r.8: each chip of a call bet is paid at the table's payout for its ordinary bet,
+/// fractions included (operator payouts, digest section 10): orphelins' split 6-9 at 35/2 to 1,
+/// the neighbours' straight at 71/2 to 1, rounded down to the cent.
+#[test]
+fn r807_r8_call_bets_paid_at_fractional_operator_payouts() {
+    let c = RouletteEngine::configure(&table(
+        GameId::RouletteFrenchOnline,
+        &[
+            ("zero_rule", text("lose")),
+            ("payout_split", Setting::List(vec![35, 2])),
+            ("payout_straight", Setting::List(vec![71, 2])),
+            (
+                "call_series_orfaos",
+                Setting::List(vec![
+                    1, 1, 1, 1, 2, 6, 9, 1, 2, 14, 17, 1, 2, 17, 20, 1, 2, 31, 34,
+                ]),
+            ),
+            ("call_neighbours", Setting::Bool(true)),
+        ],
+    ))
+    .unwrap()
+    .config;
+    let a = run(
+        &c,
+        vec![
+            chips_bet("o", "series_orfaos", &[], 505, 5),
+            chips_bet("n", "neighbours", &[6], 303, 3),
+            nmb(),
+            ball(6),
+        ],
+    );
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
+    // 101 a chip: 101 × 35 / 2 = 1767 (rounded down), four chips lost.
+    assert_eq!(net(&a, "o"), 1767 - 4 * 101);
+    // 101 × 71 / 2 = 3585, the two neighbours' chips lost.
+    assert_eq!(net(&a, "n"), 3585 - 2 * 101);
 }
 
 /// R807/2015 (digest section 10): an operator payout is `[numerator, denominator]`, both
@@ -1196,6 +1252,15 @@ fn unreadable_records_are_round_errors_and_leave_state() {
         vec![pay("zz"), ball(1)],
         vec![chips_bet("g", "series_grande", &[], 901, 9), ball(1)],
         vec![chips_bet("g", "series_grande", &[], 900, 0), ball(1)],
+        vec![
+            chips_bet("g", "series_grande", &[], 900, 9),
+            EventKind::BetChanged {
+                bet_id: "g".into(),
+                amount_cents: 901,
+            }
+            .into(),
+            ball(1),
+        ],
         vec![bet("g", "series_grande", &[], 900), ball(1)],
         vec![
             EventKind::Void {
@@ -1256,4 +1321,206 @@ fn honest_round_has_no_findings_and_explains() {
         RouletteEngine::adjudicate(&c, &mut RouletteState::default(), &r, &Options::default())
             .unwrap();
     assert!(quiet.notes.is_empty());
+}
+
+// ---- Outcomes, explanations, faults ----
+
+/// P217/2007 T.I C.I S.I r.27(c), r.27(d): a series or neighbours bet is won when its
+/// components net a gain, lost when they net a loss.
+#[test]
+fn r27cd_announced_bets_outcome_follows_their_net() {
+    for (p, outcome, reason) in [
+        (26u8, Outcome::Won, "winning component paid"),
+        (1, Outcome::Lost, "every chip lost"),
+    ] {
+        let a = run(
+            &american(),
+            vec![
+                chips_bet("g", "series_grande", &[], 900, 9),
+                chips_bet("n", "neighbours", &[26], 300, 3),
+                nmb(),
+                ball(p),
+            ],
+        );
+        for id in ["g", "n"] {
+            let b = a.bet(id).unwrap();
+            assert_eq!(b.outcome, outcome, "{id} on {p}");
+            assert_eq!(b.due_net_cents.signum(), if p == 1 { -1 } else { 1 });
+        }
+        assert!(a.bet("g").unwrap().reason.contains(reason), "{p}");
+    }
+}
+
+/// P217/2007 T.I C.I S.I r.6: the explanation names the pocket's colour, 0 having none.
+#[test]
+fn r6_explanation_names_the_colour() {
+    for (p, colour) in [
+        (0u8, "zero"),
+        (32, "red"),
+        (1, "red"),
+        (36, "red"),
+        (2, "black"),
+        (35, "black"),
+    ] {
+        let r = round(vec![bet("a", "red", &[], 100), nmb(), ball(p)]);
+        let a = RouletteEngine::adjudicate(
+            &french(),
+            &mut RouletteState::default(),
+            &r,
+            &Options { explain: true },
+        )
+        .unwrap();
+        let want = format!("the ball rested in {p} ({colour})");
+        assert!(
+            a.notes.iter().any(|n| n.text == want),
+            "{want}: {:?}",
+            a.notes
+        );
+    }
+}
+
+/// Land faults (a damaged or lost ball, S.I r.18; disturbed bets, S.I r.31) are informational;
+/// any other fault, and any fault online (R807/2015 has none), is a record error.
+#[test]
+fn faults_land_informational_others_refused() {
+    let fault = |code: &str| -> RoundEvent {
+        EventKind::Fault {
+            code: code.into(),
+            seat: None,
+            detail: None,
+        }
+        .into()
+    };
+    for code in ["ball_damaged", "ball_lost", "bets_disturbed"] {
+        for cfg in [american(), french()] {
+            let a = run(
+                &cfg,
+                vec![bet("a", "red", &[], 100), fault(code), nmb(), ball(1)],
+            );
+            assert!(a.violations.is_empty(), "{code}");
+            assert_eq!(net(&a, "a"), 100);
+        }
+        let r = round(vec![bet("a", "red", &[], 100), fault(code), nmb(), ball(1)]);
+        let e = RouletteEngine::adjudicate(
+            &online(),
+            &mut RouletteState::default(),
+            &r,
+            &Options::default(),
+        );
+        assert!(e.is_err(), "online {code}");
+    }
+    let r = round(vec![
+        bet("a", "red", &[], 100),
+        fault("ball_dropped"),
+        nmb(),
+        ball(1),
+    ]);
+    let e = RouletteEngine::adjudicate(
+        &french(),
+        &mut RouletteState::default(),
+        &r,
+        &Options::default(),
+    );
+    assert!(e.is_err());
+}
+
+/// P217/2007 T.I C.I S.I r.25(a), r.27(c): a series whose stake is changed before the call
+/// settles at its new stake, a whole number of its chips.
+#[test]
+fn r27c_changed_series_settles_at_its_new_stake() {
+    let a = run(
+        &american(),
+        vec![
+            chips_bet("g", "series_grande", &[], 900, 9),
+            EventKind::BetChanged {
+                bet_id: "g".into(),
+                amount_cents: 1800,
+            }
+            .into(),
+            nmb(),
+            ball(26),
+        ],
+    );
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
+    assert_eq!(net(&a, "g"), 1800);
+}
+
+/// P217/2007 T.I C.I S.I r.33: a spinner recorded by seat is kept as `seat:N`, and the same
+/// seat named again does not restart its hour.
+#[test]
+fn r33_spinner_by_seat() {
+    let c = american();
+    let mut st = RouletteState::default();
+    let seat = || EventKind::Role {
+        role: "spinner".into(),
+        seat: Some(3),
+        player: None,
+    };
+    let l = || EventKind::Launch {
+        ball_direction: None,
+        wheel_direction: None,
+        from_pocket: None,
+        ball_id: None,
+    };
+    let a = run_round(
+        &c,
+        &mut st,
+        &round(vec![timed(0, seat()), timed(10, l()), ball(1)]),
+    );
+    assert!(a.violations.is_empty());
+    assert_eq!(st.spinner.as_deref(), Some("seat:3"));
+    assert_eq!(st.spinner_since_ms, Some(0));
+    let a = run_round(
+        &c,
+        &mut st,
+        &round(vec![
+            timed(3_000_000, seat()),
+            timed(3_600_001, l()),
+            ball(2),
+        ]),
+    );
+    assert!(
+        a.has_violation("RL_DEALER_OVER_ONE_HOUR"),
+        "{:?}",
+        a.violations
+    );
+    assert_eq!(st.spinner_since_ms, Some(0));
+}
+
+/// The colour-chip procedures exist only in American roulette (P217/2007 T.I C.I S.I r.9-r.15),
+/// `result_shown` only online (R807/2015 r.5): elsewhere each is a record error.
+#[test]
+fn procedures_only_in_their_game() {
+    let proc_ = |name: &str, value: &str| -> RoundEvent {
+        EventKind::Procedure {
+            name: name.into(),
+            value: Some(value.into()),
+            seat: Some(1),
+            amount_cents: Some(100),
+        }
+        .into()
+    };
+    let adjudicate = |cfg: &rules_roulette::RouletteConfig, e: RoundEvent| {
+        RouletteEngine::adjudicate(
+            cfg,
+            &mut RouletteState::default(),
+            &round(vec![bet("a", "red", &[], 100), e, nmb(), ball(1)]),
+            &Options::default(),
+        )
+    };
+    for (name, value) in [
+        ("colour_value", "blue"),
+        ("late_chip_exchange", "1"),
+        ("colour_lost", "blue"),
+    ] {
+        assert!(
+            adjudicate(&american(), proc_(name, value)).is_ok(),
+            "{name}"
+        );
+        assert!(adjudicate(&french(), proc_(name, value)).is_err(), "{name}");
+        assert!(adjudicate(&online(), proc_(name, value)).is_err(), "{name}");
+    }
+    assert!(adjudicate(&online(), proc_("result_shown", "1")).is_ok());
+    assert!(adjudicate(&french(), proc_("result_shown", "1")).is_err());
+    assert!(adjudicate(&american(), proc_("result_shown", "1")).is_err());
 }
