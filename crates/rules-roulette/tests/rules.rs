@@ -386,6 +386,54 @@ fn r32d_neighbours_over_pleno_max() {
     assert_eq!(v.confidence, Confidence::Review);
 }
 
+/// P217/2007 T.I C.I S.I r.32(d), digest note N7: only the player's own live stakes on the
+/// number itself count: not another number's straight, another player's straight, a withdrawn
+/// straight, or another neighbours bet that does not cover the number.
+#[test]
+fn r32d_neighbours_max_counts_only_the_players_stakes_on_the_number() {
+    let mut t = table(GameId::RouletteAmerican, &[("wheel", text("french"))]);
+    t.limits = vec![ChanceLimit {
+        chance: "straight".into(),
+        min_cents: None,
+        max_cents: Some(1000),
+    }];
+    let c = RouletteEngine::configure(&t).unwrap().config;
+    let p1 = |b: Bet| -> RoundEvent { EventKind::Bet(b.player("p1")).into() };
+    let a = run(
+        &c,
+        vec![
+            // 19 with 15 and 4 (500 a chip); 2 with 21 and 25 (600 a chip)
+            p1(Bet::new("n19", "neighbours", 1500)
+                .selection(&[19])
+                .chips(3)),
+            p1(Bet::new("n2", "neighbours", 1800).selection(&[2]).chips(3)),
+            p1(Bet::new("s1", "straight", 1200).selection(&[1])),
+            p1(Bet::new("w19", "straight", 600).selection(&[19])),
+            EventKind::BetWithdrawn {
+                bet_id: "w19".into(),
+            }
+            .into(),
+            EventKind::Bet(
+                Bet::new("q19", "straight", 600)
+                    .selection(&[19])
+                    .player("p2"),
+            )
+            .into(),
+            nmb(),
+            ball(7),
+        ],
+    );
+    assert!(
+        a.has_violation("RL_BET_ABOVE_MAX"),
+        "s1 is above the straight maximum"
+    );
+    assert!(
+        !a.has_violation("RL_NEIGHBOURS_OVER_PLENO_MAX"),
+        "{:?}",
+        a.violations
+    );
+}
+
 /// P217/2007 T.I C.I S.I r.26, r.32; S.II r.17, r.24: per-chance limits.
 #[test]
 fn r26_limits() {
@@ -405,6 +453,17 @@ fn r26_limits() {
     assert!(a.has_violation("RL_BET_BELOW_MIN"));
     assert!(a.has_violation("RL_BET_ABOVE_MAX"));
     assert_eq!(net(&a, "b"), -7000, "settled as played");
+    // the minimum and the maximum themselves are within the limits
+    let a = run(
+        &c,
+        vec![
+            bet("a", "straight", &[1], 200),
+            bet("b", "straight", &[2], 6000),
+            nmb(),
+            ball(3),
+        ],
+    );
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
     // aggregated per player and position
     let a = run(
         &c,
@@ -1520,7 +1579,56 @@ fn procedures_only_in_their_game() {
         assert!(adjudicate(&french(), proc_(name, value)).is_err(), "{name}");
         assert!(adjudicate(&online(), proc_(name, value)).is_err(), "{name}");
     }
+    // a late exchange names 1 to 1,000,000 chips (S.I r.15)
+    for chips in ["0", "-1", "1000001", "x"] {
+        assert!(
+            adjudicate(&american(), proc_("late_chip_exchange", chips)).is_err(),
+            "{chips}"
+        );
+    }
+    assert!(adjudicate(&american(), proc_("late_chip_exchange", "1000000")).is_ok());
     assert!(adjudicate(&online(), proc_("result_shown", "1")).is_ok());
     assert!(adjudicate(&french(), proc_("result_shown", "1")).is_err());
     assert!(adjudicate(&american(), proc_("result_shown", "1")).is_err());
+}
+
+/// P217/2007 T.I C.I S.II r.20: the French payment order, category by category (columns,
+/// dozens, simple chances, lines, streets, corners, splits, straights): in order is clean, any
+/// two neighbouring categories paid the other way round is a finding.
+#[test]
+fn s2_r20_french_payment_order_every_category() {
+    let order: [(&str, &[u8]); 8] = [
+        ("column", &[1]),
+        ("dozen", &[1]),
+        ("red", &[]),
+        ("line", &[1, 2, 3, 4, 5, 6]),
+        ("street", &[1, 2, 3]),
+        ("corner", &[1, 2, 4, 5]),
+        ("split", &[1, 2]),
+        ("straight", &[1]),
+    ];
+    let players = ["A", "B", "C", "D", "E", "F", "G", "H"];
+    let mut bets: Vec<RoundEvent> = order
+        .iter()
+        .zip(players)
+        .map(|((t, sel), p)| pbet(t, t, sel, p))
+        .collect();
+    bets.extend([nmb(), ball(1)]);
+    let mut ok = bets.clone();
+    ok.extend(order.iter().map(|(t, _)| pay(t)));
+    let a = run(&french(), ok);
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
+    for i in 0..order.len() - 1 {
+        let mut swapped = bets.clone();
+        let mut ids: Vec<&str> = order.iter().map(|(t, _)| *t).collect();
+        ids.swap(i, i + 1);
+        swapped.extend(ids.iter().map(|t| pay(t)));
+        let a = run(&french(), swapped);
+        assert!(
+            a.has_violation("RL_PAYOUT_ORDER"),
+            "{} before {}",
+            ids[i],
+            ids[i + 1]
+        );
+    }
 }
