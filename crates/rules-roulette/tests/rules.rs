@@ -1632,3 +1632,28 @@ fn s2_r20_french_payment_order_every_category() {
         );
     }
 }
+
+/// R807/2015 r.6(d), r.10: a line (two rows) is a legal layout combination for a call-bet
+/// group; it covers numbers outside orphelins, so it is refused for the coverage of r.8(c),
+/// not as an impossible combination (six numbers that are not two rows are).
+#[test]
+fn r807_r8_composition_line_group() {
+    let orfaos = |extra: &[i64]| {
+        let mut v = vec![
+            1, 1, 1, 1, 2, 6, 9, 1, 2, 14, 17, 1, 2, 17, 20, 1, 2, 31, 34,
+        ];
+        v.extend_from_slice(extra);
+        RouletteEngine::configure(&table(
+            GameId::RouletteFrenchOnline,
+            &[
+                ("zero_rule", text("lose")),
+                ("call_series_orfaos", Setting::List(v)),
+            ],
+        ))
+    };
+    assert!(orfaos(&[]).is_ok());
+    let e = orfaos(&[1, 6, 1, 2, 3, 4, 5, 6]).unwrap_err().to_string();
+    assert!(e.contains("must cover exactly"), "{e}");
+    let e = orfaos(&[1, 6, 1, 2, 3, 4, 5, 7]).unwrap_err().to_string();
+    assert!(e.contains("not a combination of the layout"), "{e}");
+}
