@@ -291,3 +291,82 @@ impl Series {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Announced bets are the series and number-and-neighbours of P217/2007 T.I C.I S.I r.25
+    /// and the finals call bet of R807/2015 r.8(e); inside bets are the ones face-value chips
+    /// may not be used on (S.I r.16): every bet on fewer than 12 numbers, and the announced ones.
+    #[test]
+    fn announced_and_inside_per_kind() {
+        for (i, id) in KIND_IDS.iter().enumerate() {
+            let k = Kind::parse(id).unwrap();
+            assert_eq!(k.id(), *id);
+            assert_eq!(k as usize, i);
+            let announced = matches!(
+                *id,
+                "series_grande" | "series_pequena" | "series_orfaos" | "neighbours" | "finals"
+            );
+            assert_eq!(k.announced(), announced, "{id}");
+            let inside =
+                announced || matches!(*id, "straight" | "split" | "street" | "corner" | "line");
+            assert_eq!(k.inside(), inside, "{id}");
+        }
+        assert_eq!(Kind::parse("plein"), None);
+    }
+
+    /// A straight is on one of the 37 pockets 0-36 (P217/2007 T.I C.I S.I r.2, r.24(a)); no
+    /// other value makes a mask.
+    #[test]
+    fn straight_mask_only_on_a_pocket() {
+        assert_eq!(ordinary_mask(Kind::Straight, &[0], false), Some(1));
+        assert_eq!(ordinary_mask(Kind::Straight, &[36], false), Some(1 << 36));
+        for n in [37, 63, 64, 255] {
+            assert_eq!(ordinary_mask(Kind::Straight, &[n], false), None, "{n}");
+        }
+        assert_eq!(ordinary_mask(Kind::Straight, &[1, 2], false), None);
+    }
+
+    /// Pay class by the number of numbers a layout combination covers (P217/2007 T.I C.I S.I
+    /// r.27(a)): a call-bet composition's groups are paid by it (R807/2015 r.8).
+    #[test]
+    fn class_from_size() {
+        let classes: Vec<_> = (0..=7).map(Class::from_size).collect();
+        assert_eq!(
+            classes,
+            [
+                None,
+                Some(Class::Straight),
+                Some(Class::Split),
+                Some(Class::Street),
+                Some(Class::Corner),
+                None,
+                Some(Class::Line),
+                None
+            ]
+        );
+    }
+
+    /// The land series (P217/2007 T.I C.I S.I r.25(a)) compiled: 9, 6 and 5 base chips covering
+    /// exactly the wheel sectors of R807/2015 r.8(a)(b)(c); orphelins' two splits 14-17 and
+    /// 17-20 overlap on 17, which the coverage still holds once.
+    #[test]
+    fn compiled_series_cover_their_sectors() {
+        for (table, base, cover) in [
+            (&SERIES_GRANDE[..], 9, &VOISINS[..]),
+            (&SERIES_PEQUENA[..], 6, &TIERS[..]),
+            (&SERIES_ORFAOS[..], 5, &ORPHELINS[..]),
+        ] {
+            let s = Series::from_table(table);
+            assert_eq!(s.base_chips, base);
+            assert_eq!(s.coverage, mask(cover));
+            assert_eq!(s.comps.len(), table.len());
+            for (c, t) in s.comps.iter().zip(table) {
+                assert_eq!((c.chips, c.mask), (t.chips, mask(t.numbers)));
+                assert_eq!(Some(c.class), Class::from_size(t.numbers.len()));
+            }
+        }
+    }
+}

@@ -140,6 +140,7 @@ fn r27a_multiples() {
         ("cos", 50),
     ] {
         assert_eq!(net(&a, id), n, "{id}");
+        assert_eq!(a.bet(id).unwrap().citation, "P217/2007 T.I C.I S.I r.27(a)");
     }
 }
 
@@ -168,6 +169,7 @@ fn r27b_simple_chances() {
         ("b", 100),
     ] {
         assert_eq!(net(&a, id), n, "{id}");
+        assert_eq!(a.bet(id).unwrap().citation, "P217/2007 T.I C.I S.I r.27(b)");
     }
 }
 
@@ -299,6 +301,35 @@ fn r32c_series_chips() {
     );
 }
 
+/// P217/2007 T.I C.I S.I r.32(c): the series' maxima, 135, 120 and 50 chips, are allowed; one
+/// unit more is a finding (the bet still settles as played).
+#[test]
+fn r32c_series_chip_maxima() {
+    for (id, max, base, p, units_won) in [
+        ("series_grande", 135, 9, 26, 9),
+        ("series_pequena", 120, 6, 5, 12),
+        ("series_orfaos", 50, 5, 1, 31),
+    ] {
+        for (chips, finding) in [(max, false), (max + base, true)] {
+            let a = run(
+                &american(),
+                vec![
+                    chips_bet("s", id, &[], 100 * chips, chips as u32),
+                    nmb(),
+                    ball(p),
+                ],
+            );
+            assert_eq!(
+                a.has_violation("RL_SERIES_CHIPS"),
+                finding,
+                "{id} {chips}: {:?}",
+                a.violations
+            );
+            assert_eq!(net(&a, "s"), units_won * 100 * chips / base, "{id} {chips}");
+        }
+    }
+}
+
 /// P217/2007 T.I C.I S.I r.25(b): neighbours of 3, 5 or 7 chips only.
 #[test]
 fn r25b_neighbours_chips() {
@@ -355,6 +386,54 @@ fn r32d_neighbours_over_pleno_max() {
     assert_eq!(v.confidence, Confidence::Review);
 }
 
+/// P217/2007 T.I C.I S.I r.32(d), digest note N7: only the player's own live stakes on the
+/// number itself count: not another number's straight, another player's straight, a withdrawn
+/// straight, or another neighbours bet that does not cover the number.
+#[test]
+fn r32d_neighbours_max_counts_only_the_players_stakes_on_the_number() {
+    let mut t = table(GameId::RouletteAmerican, &[("wheel", text("french"))]);
+    t.limits = vec![ChanceLimit {
+        chance: "straight".into(),
+        min_cents: None,
+        max_cents: Some(1000),
+    }];
+    let c = RouletteEngine::configure(&t).unwrap().config;
+    let p1 = |b: Bet| -> RoundEvent { EventKind::Bet(b.player("p1")).into() };
+    let a = run(
+        &c,
+        vec![
+            // 19 with 15 and 4 (500 a chip); 2 with 21 and 25 (600 a chip)
+            p1(Bet::new("n19", "neighbours", 1500)
+                .selection(&[19])
+                .chips(3)),
+            p1(Bet::new("n2", "neighbours", 1800).selection(&[2]).chips(3)),
+            p1(Bet::new("s1", "straight", 1200).selection(&[1])),
+            p1(Bet::new("w19", "straight", 600).selection(&[19])),
+            EventKind::BetWithdrawn {
+                bet_id: "w19".into(),
+            }
+            .into(),
+            EventKind::Bet(
+                Bet::new("q19", "straight", 600)
+                    .selection(&[19])
+                    .player("p2"),
+            )
+            .into(),
+            nmb(),
+            ball(7),
+        ],
+    );
+    assert!(
+        a.has_violation("RL_BET_ABOVE_MAX"),
+        "s1 is above the straight maximum"
+    );
+    assert!(
+        !a.has_violation("RL_NEIGHBOURS_OVER_PLENO_MAX"),
+        "{:?}",
+        a.violations
+    );
+}
+
 /// P217/2007 T.I C.I S.I r.26, r.32; S.II r.17, r.24: per-chance limits.
 #[test]
 fn r26_limits() {
@@ -374,6 +453,17 @@ fn r26_limits() {
     assert!(a.has_violation("RL_BET_BELOW_MIN"));
     assert!(a.has_violation("RL_BET_ABOVE_MAX"));
     assert_eq!(net(&a, "b"), -7000, "settled as played");
+    // the minimum and the maximum themselves are within the limits
+    let a = run(
+        &c,
+        vec![
+            bet("a", "straight", &[1], 200),
+            bet("b", "straight", &[2], 6000),
+            nmb(),
+            ball(3),
+        ],
+    );
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
     // aggregated per player and position
     let a = run(
         &c,
@@ -661,7 +751,16 @@ fn r29_collection_and_payment_order() {
     bad.extend([pay("col"), collect(&["lost"]), pay("pl"), pay("red")]);
     let a = run(&c, bad);
     assert!(a.has_violation("RL_PAID_BEFORE_COLLECTING"));
-    assert!(a.has_violation("RL_PAYOUT_ORDER"));
+    // found once, at the payment that went back in the order (event 9: red after the straight)
+    let order: Vec<_> = a
+        .violations
+        .iter()
+        .filter(|v| v.code == "RL_PAYOUT_ORDER")
+        .collect();
+    assert_eq!(order.len(), 1, "{order:?}");
+    assert_eq!(order[0].bet_id.as_deref(), Some("red"));
+    assert_eq!(order[0].event_index, Some(9));
+    assert_eq!(order[0].confidence, Confidence::Certain);
     // S.II r.20: French order is columns, dozens, simple chances...
     let f = french();
     let mut fr = vec![
@@ -711,6 +810,9 @@ fn r33_dealer_over_one_hour() {
     );
     assert!(a.violations.is_empty());
     assert_eq!(st.spinner.as_deref(), Some("d1"));
+    // one hour exactly is still allowed
+    let a = run_round(&c, &mut st, &round(vec![timed(3_600_000, l()), ball(2)]));
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
     let a = run_round(&c, &mut st, &round(vec![timed(3_600_001, l()), ball(2)]));
     assert!(a.has_violation("RL_DEALER_OVER_ONE_HOUR"));
     let role2 = EventKind::Role {
@@ -744,6 +846,9 @@ fn r17_ball_alternation() {
     run_round(&c, &mut st, &round(vec![timed(0, l("A")), ball(1)]));
     let a = run_round(&c, &mut st, &round(vec![timed(3_000_000, l("A")), ball(1)]));
     assert!(a.violations.is_empty());
+    // one hour exactly is still allowed
+    let a = run_round(&c, &mut st, &round(vec![timed(3_600_000, l("A")), ball(1)]));
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
     let a = run_round(&c, &mut st, &round(vec![timed(3_600_001, l("A")), ball(1)]));
     assert!(a.has_violation("RL_BALL_NOT_ALTERNATED"));
     let a = run_round(&c, &mut st, &round(vec![timed(3_600_002, l("B")), ball(1)]));
@@ -781,6 +886,9 @@ fn r19_spin_before_payments() {
     assert_eq!(st.last_payment_at_ms, Some(200));
     let a = run_round(&c, &mut st, &round(vec![timed(150, l()), ball(1)]));
     assert!(a.has_violation("RL_SPIN_BEFORE_PAYMENTS"));
+    // at the very time of the last payment is not before it
+    let a = run_round(&c, &mut st, &round(vec![timed(200, l()), ball(1)]));
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
     let a = run_round(&c, &mut st, &round(vec![timed(250, l()), ball(1)]));
     assert!(a.violations.is_empty());
 }
@@ -937,6 +1045,75 @@ fn r807_operator_payouts_and_zero_rule() {
     assert_eq!(net(&a, "p"), 3400);
 }
 
+/// R807/2015 r.8: each chip of a call bet is paid at the table's payout for its ordinary bet,
+/// fractions included (operator payouts, digest section 10): orphelins' split 6-9 at 35/2 to 1,
+/// the neighbours' straight at 71/2 to 1, rounded down to the cent.
+#[test]
+fn r807_r8_call_bets_paid_at_fractional_operator_payouts() {
+    let c = RouletteEngine::configure(&table(
+        GameId::RouletteFrenchOnline,
+        &[
+            ("zero_rule", text("lose")),
+            ("payout_split", Setting::List(vec![35, 2])),
+            ("payout_straight", Setting::List(vec![71, 2])),
+            (
+                "call_series_orfaos",
+                Setting::List(vec![
+                    1, 1, 1, 1, 2, 6, 9, 1, 2, 14, 17, 1, 2, 17, 20, 1, 2, 31, 34,
+                ]),
+            ),
+            ("call_neighbours", Setting::Bool(true)),
+        ],
+    ))
+    .unwrap()
+    .config;
+    let a = run(
+        &c,
+        vec![
+            chips_bet("o", "series_orfaos", &[], 505, 5),
+            chips_bet("n", "neighbours", &[6], 303, 3),
+            nmb(),
+            ball(6),
+        ],
+    );
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
+    // 101 a chip: 101 × 35 / 2 = 1767 (rounded down), four chips lost.
+    assert_eq!(net(&a, "o"), 1767 - 4 * 101);
+    // 101 × 71 / 2 = 3585, the two neighbours' chips lost.
+    assert_eq!(net(&a, "n"), 3585 - 2 * 101);
+}
+
+/// R807/2015 (digest section 10): an operator payout is `[numerator, denominator]`, both
+/// 1..=1000000; a zero, negative or oversized term, on either side, is refused.
+#[test]
+fn r807_payout_setting_terms_in_range() {
+    let cfg = |v: Vec<i64>| {
+        RouletteEngine::configure(&table(
+            GameId::RouletteFrenchOnline,
+            &[
+                ("zero_rule", text("lose")),
+                ("payout_split", Setting::List(v)),
+            ],
+        ))
+    };
+    let c = cfg(vec![1_000_000, 1_000_000]).unwrap().config;
+    let a = run(&c, vec![bet("s", "split", &[1, 2], 100), nmb(), ball(2)]);
+    assert_eq!(net(&a, "s"), 100);
+    for bad in [
+        vec![17, 0],
+        vec![0, 1],
+        vec![-17, 1],
+        vec![17, -1],
+        vec![1_000_001, 1],
+        vec![17, 1_000_001],
+        vec![17],
+        vec![17, 1, 1],
+    ] {
+        let e = cfg(bad.clone()).unwrap_err().to_string();
+        assert!(e.contains("payout_split"), "{bad:?}: {e}");
+    }
+}
+
 /// R807/2015 r.5: one common result on a multi-player wheel.
 #[test]
 fn r807_r5_common_result() {
@@ -1017,6 +1194,51 @@ fn r807_r3_limits() {
 
 // ---- Configuration ----
 
+/// The engine adjudicates exactly the three roulette games: American (P217/2007 T.I C.I S.I),
+/// French (S.II) and online French (R807/2015).
+#[test]
+fn engine_games_are_the_three_roulettes() {
+    assert_eq!(
+        RouletteEngine::games(),
+        &[
+            GameId::RouletteAmerican,
+            GameId::RouletteFrench,
+            GameId::RouletteFrenchOnline
+        ]
+    );
+}
+
+/// A minimum equal to the maximum is a valid limit; one above it is refused, for the table
+/// (P217/2007 T.I C.I S.I r.26) and for one chance (r.32).
+#[test]
+fn limits_equal_min_and_max_accepted_min_above_max_refused() {
+    let mut t = table(GameId::RouletteFrench, &[]);
+    t.min_bet_cents = Some(500);
+    t.max_bet_cents = Some(500);
+    let c = RouletteEngine::configure(&t).unwrap().config;
+    assert_eq!((c.table_min, c.straight_max), (Some(500), Some(500)));
+    t.min_bet_cents = Some(501);
+    let e = RouletteEngine::configure(&t).unwrap_err().to_string();
+    assert!(e.contains("max_bet_cents") && e.contains("below"), "{e}");
+
+    let mut t = table(GameId::RouletteFrench, &[]);
+    let limit = |min, max| ChanceLimit {
+        chance: "red".into(),
+        min_cents: Some(min),
+        max_cents: Some(max),
+    };
+    t.limits = vec![limit(700, 700)];
+    let c = RouletteEngine::configure(&t).unwrap().config;
+    let red = rules_roulette::bets::Kind::Red as usize;
+    assert_eq!(
+        (c.limits[red].min, c.limits[red].max),
+        (Some(700), Some(700))
+    );
+    t.limits = vec![limit(701, 700)];
+    let e = RouletteEngine::configure(&t).unwrap_err().to_string();
+    assert!(e.contains("limits[0]") && e.contains("below"), "{e}");
+}
+
 #[test]
 fn config_errors_name_the_field() {
     let e = RouletteEngine::configure(&table(GameId::RouletteAmerican, &[]))
@@ -1088,6 +1310,17 @@ fn unreadable_records_are_round_errors_and_leave_state() {
         ],
         vec![pay("zz"), ball(1)],
         vec![chips_bet("g", "series_grande", &[], 901, 9), ball(1)],
+        vec![chips_bet("g", "series_grande", &[], 900, 0), ball(1)],
+        vec![
+            chips_bet("g", "series_grande", &[], 900, 9),
+            EventKind::BetChanged {
+                bet_id: "g".into(),
+                amount_cents: 901,
+            }
+            .into(),
+            ball(1),
+        ],
+        vec![bet("g", "series_grande", &[], 900), ball(1)],
         vec![
             EventKind::Void {
                 reason: "bored".into(),
@@ -1147,4 +1380,280 @@ fn honest_round_has_no_findings_and_explains() {
         RouletteEngine::adjudicate(&c, &mut RouletteState::default(), &r, &Options::default())
             .unwrap();
     assert!(quiet.notes.is_empty());
+}
+
+// ---- Outcomes, explanations, faults ----
+
+/// P217/2007 T.I C.I S.I r.27(c), r.27(d): a series or neighbours bet is won when its
+/// components net a gain, lost when they net a loss.
+#[test]
+fn r27cd_announced_bets_outcome_follows_their_net() {
+    for (p, outcome, reason) in [
+        (26u8, Outcome::Won, "winning component paid"),
+        (1, Outcome::Lost, "every chip lost"),
+    ] {
+        let a = run(
+            &american(),
+            vec![
+                chips_bet("g", "series_grande", &[], 900, 9),
+                chips_bet("n", "neighbours", &[26], 300, 3),
+                nmb(),
+                ball(p),
+            ],
+        );
+        for id in ["g", "n"] {
+            let b = a.bet(id).unwrap();
+            assert_eq!(b.outcome, outcome, "{id} on {p}");
+            assert_eq!(b.due_net_cents.signum(), if p == 1 { -1 } else { 1 });
+        }
+        assert!(a.bet("g").unwrap().reason.contains(reason), "{p}");
+    }
+}
+
+/// P217/2007 T.I C.I S.I r.6: the explanation names the pocket's colour, 0 having none.
+#[test]
+fn r6_explanation_names_the_colour() {
+    for (p, colour) in [
+        (0u8, "zero"),
+        (32, "red"),
+        (1, "red"),
+        (36, "red"),
+        (2, "black"),
+        (35, "black"),
+    ] {
+        let r = round(vec![bet("a", "red", &[], 100), nmb(), ball(p)]);
+        let a = RouletteEngine::adjudicate(
+            &french(),
+            &mut RouletteState::default(),
+            &r,
+            &Options { explain: true },
+        )
+        .unwrap();
+        let want = format!("the ball rested in {p} ({colour})");
+        assert!(
+            a.notes.iter().any(|n| n.text == want),
+            "{want}: {:?}",
+            a.notes
+        );
+    }
+}
+
+/// Land faults (a damaged or lost ball, S.I r.18; disturbed bets, S.I r.31) are informational;
+/// any other fault, and any fault online (R807/2015 has none), is a record error.
+#[test]
+fn faults_land_informational_others_refused() {
+    let fault = |code: &str| -> RoundEvent {
+        EventKind::Fault {
+            code: code.into(),
+            seat: None,
+            detail: None,
+        }
+        .into()
+    };
+    for code in ["ball_damaged", "ball_lost", "bets_disturbed"] {
+        for cfg in [american(), french()] {
+            let a = run(
+                &cfg,
+                vec![bet("a", "red", &[], 100), fault(code), nmb(), ball(1)],
+            );
+            assert!(a.violations.is_empty(), "{code}");
+            assert_eq!(net(&a, "a"), 100);
+        }
+        let r = round(vec![bet("a", "red", &[], 100), fault(code), nmb(), ball(1)]);
+        let e = RouletteEngine::adjudicate(
+            &online(),
+            &mut RouletteState::default(),
+            &r,
+            &Options::default(),
+        );
+        assert!(e.is_err(), "online {code}");
+    }
+    let r = round(vec![
+        bet("a", "red", &[], 100),
+        fault("ball_dropped"),
+        nmb(),
+        ball(1),
+    ]);
+    let e = RouletteEngine::adjudicate(
+        &french(),
+        &mut RouletteState::default(),
+        &r,
+        &Options::default(),
+    );
+    assert!(e.is_err());
+}
+
+/// P217/2007 T.I C.I S.I r.25(a), r.27(c): a series whose stake is changed before the call
+/// settles at its new stake, a whole number of its chips.
+#[test]
+fn r27c_changed_series_settles_at_its_new_stake() {
+    let a = run(
+        &american(),
+        vec![
+            chips_bet("g", "series_grande", &[], 900, 9),
+            EventKind::BetChanged {
+                bet_id: "g".into(),
+                amount_cents: 1800,
+            }
+            .into(),
+            nmb(),
+            ball(26),
+        ],
+    );
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
+    assert_eq!(net(&a, "g"), 1800);
+}
+
+/// P217/2007 T.I C.I S.I r.33: a spinner recorded by seat is kept as `seat:N`, and the same
+/// seat named again does not restart its hour.
+#[test]
+fn r33_spinner_by_seat() {
+    let c = american();
+    let mut st = RouletteState::default();
+    let seat = || EventKind::Role {
+        role: "spinner".into(),
+        seat: Some(3),
+        player: None,
+    };
+    let l = || EventKind::Launch {
+        ball_direction: None,
+        wheel_direction: None,
+        from_pocket: None,
+        ball_id: None,
+    };
+    let a = run_round(
+        &c,
+        &mut st,
+        &round(vec![timed(0, seat()), timed(10, l()), ball(1)]),
+    );
+    assert!(a.violations.is_empty());
+    assert_eq!(st.spinner.as_deref(), Some("seat:3"));
+    assert_eq!(st.spinner_since_ms, Some(0));
+    let a = run_round(
+        &c,
+        &mut st,
+        &round(vec![
+            timed(3_000_000, seat()),
+            timed(3_600_001, l()),
+            ball(2),
+        ]),
+    );
+    assert!(
+        a.has_violation("RL_DEALER_OVER_ONE_HOUR"),
+        "{:?}",
+        a.violations
+    );
+    assert_eq!(st.spinner_since_ms, Some(0));
+}
+
+/// The colour-chip procedures exist only in American roulette (P217/2007 T.I C.I S.I r.9-r.15),
+/// `result_shown` only online (R807/2015 r.5): elsewhere each is a record error.
+#[test]
+fn procedures_only_in_their_game() {
+    let proc_ = |name: &str, value: &str| -> RoundEvent {
+        EventKind::Procedure {
+            name: name.into(),
+            value: Some(value.into()),
+            seat: Some(1),
+            amount_cents: Some(100),
+        }
+        .into()
+    };
+    let adjudicate = |cfg: &rules_roulette::RouletteConfig, e: RoundEvent| {
+        RouletteEngine::adjudicate(
+            cfg,
+            &mut RouletteState::default(),
+            &round(vec![bet("a", "red", &[], 100), e, nmb(), ball(1)]),
+            &Options::default(),
+        )
+    };
+    for (name, value) in [
+        ("colour_value", "blue"),
+        ("late_chip_exchange", "1"),
+        ("colour_lost", "blue"),
+    ] {
+        assert!(
+            adjudicate(&american(), proc_(name, value)).is_ok(),
+            "{name}"
+        );
+        assert!(adjudicate(&french(), proc_(name, value)).is_err(), "{name}");
+        assert!(adjudicate(&online(), proc_(name, value)).is_err(), "{name}");
+    }
+    // a late exchange names 1 to 1,000,000 chips (S.I r.15)
+    for chips in ["0", "-1", "1000001", "x"] {
+        assert!(
+            adjudicate(&american(), proc_("late_chip_exchange", chips)).is_err(),
+            "{chips}"
+        );
+    }
+    assert!(adjudicate(&american(), proc_("late_chip_exchange", "1000000")).is_ok());
+    assert!(adjudicate(&online(), proc_("result_shown", "1")).is_ok());
+    assert!(adjudicate(&french(), proc_("result_shown", "1")).is_err());
+    assert!(adjudicate(&american(), proc_("result_shown", "1")).is_err());
+}
+
+/// P217/2007 T.I C.I S.II r.20: the French payment order, category by category (columns,
+/// dozens, simple chances, lines, streets, corners, splits, straights): in order is clean, any
+/// two neighbouring categories paid the other way round is a finding.
+#[test]
+fn s2_r20_french_payment_order_every_category() {
+    let order: [(&str, &[u8]); 8] = [
+        ("column", &[1]),
+        ("dozen", &[1]),
+        ("red", &[]),
+        ("line", &[1, 2, 3, 4, 5, 6]),
+        ("street", &[1, 2, 3]),
+        ("corner", &[1, 2, 4, 5]),
+        ("split", &[1, 2]),
+        ("straight", &[1]),
+    ];
+    let players = ["A", "B", "C", "D", "E", "F", "G", "H"];
+    let mut bets: Vec<RoundEvent> = order
+        .iter()
+        .zip(players)
+        .map(|((t, sel), p)| pbet(t, t, sel, p))
+        .collect();
+    bets.extend([nmb(), ball(1)]);
+    let mut ok = bets.clone();
+    ok.extend(order.iter().map(|(t, _)| pay(t)));
+    let a = run(&french(), ok);
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
+    for i in 0..order.len() - 1 {
+        let mut swapped = bets.clone();
+        let mut ids: Vec<&str> = order.iter().map(|(t, _)| *t).collect();
+        ids.swap(i, i + 1);
+        swapped.extend(ids.iter().map(|t| pay(t)));
+        let a = run(&french(), swapped);
+        assert!(
+            a.has_violation("RL_PAYOUT_ORDER"),
+            "{} before {}",
+            ids[i],
+            ids[i + 1]
+        );
+    }
+}
+
+/// R807/2015 r.6(d), r.10: a line (two rows) is a legal layout combination for a call-bet
+/// group; it covers numbers outside orphelins, so it is refused for the coverage of r.8(c),
+/// not as an impossible combination (six numbers that are not two rows are).
+#[test]
+fn r807_r8_composition_line_group() {
+    let orfaos = |extra: &[i64]| {
+        let mut v = vec![
+            1, 1, 1, 1, 2, 6, 9, 1, 2, 14, 17, 1, 2, 17, 20, 1, 2, 31, 34,
+        ];
+        v.extend_from_slice(extra);
+        RouletteEngine::configure(&table(
+            GameId::RouletteFrenchOnline,
+            &[
+                ("zero_rule", text("lose")),
+                ("call_series_orfaos", Setting::List(v)),
+            ],
+        ))
+    };
+    assert!(orfaos(&[]).is_ok());
+    let e = orfaos(&[1, 6, 1, 2, 3, 4, 5, 6]).unwrap_err().to_string();
+    assert!(e.contains("must cover exactly"), "{e}");
+    let e = orfaos(&[1, 6, 1, 2, 3, 4, 5, 7]).unwrap_err().to_string();
+    assert!(e.contains("not a combination of the layout"), "{e}");
 }
