@@ -509,3 +509,145 @@ fn r17_passed_ante_not_collected_is_a_payout_error() {
     );
     assert!(run(P217, &s).violations.is_empty());
 }
+
+/// The rule each finding enforces (the digest's section 8), in section 0's citation form.
+fn rule_of(code: &str) -> &'static str {
+    match code {
+        "PSD_DUPLICATE_CARD" => "r.1",
+        "PSD_TOO_MANY_PLAYERS" | "PSD_MULTIPLE_BOXES" => "r.5",
+        "PSD_ANTE_BELOW_MIN" | "PSD_ANTE_ABOVE_MAX" => "r.13, r.16",
+        "PSD_TABLE_MAX_OVER_25X_MIN" => "r.14",
+        "PSD_LATE_BET" | "PSD_JACKPOT_BET_LATE" | "PSD_DEAL_ORDER" | "PSD_JACKPOT_WITHOUT_ANTE" => {
+            "r.16"
+        }
+        "PSD_JACKPOT_WRONG_AMOUNT" => "r.8",
+        "PSD_JACKPOT_DISPLAY_MISMATCH" => "r.3, r.4",
+        "PSD_JACKPOT_START_BELOW_MIN" => "r.10",
+        "PSD_CUT_WITH_SHUFFLER" => "r.16(a)",
+        "PSD_CALL_NOT_DOUBLE_ANTE" | "PSD_PASS_REVERSED" | "PSD_PLAYER_EXPOSED_CARDS" => "r.17",
+        "PSD_MISDEAL" | "PSD_VOID_ROUND_SETTLED" | "PSD_DEALER_CARD_EXPOSED_EARLY" => "r.19",
+        "PSD_WRONG_PAYOUT" => "r.6, r.7, r.9, r.12, r.17, r.18",
+        "PSD_PRIZE_CAP_EXCEEDED" => "r.15",
+        other => panic!("no rule for {other}"),
+    }
+}
+
+const P217_CITE: &str = "P217/2007 T.I C.III S.II ";
+const P461_CITE: &str = "P461/2001 Anexo I ";
+
+/// Every finding of `a` cites its rule in the regulation `prefix` names (P217/2007 r.16's
+/// jackpot-without-ante rule exists only in P217); returns the codes seen.
+fn check_citations(a: &Adjudication, prefix: &str) -> Vec<String> {
+    let mut seen = Vec::new();
+    for v in &a.violations {
+        let p = if v.code == "PSD_JACKPOT_WITHOUT_ANTE" {
+            P217_CITE
+        } else {
+            prefix
+        };
+        assert_eq!(
+            v.citation,
+            format!("{p}{}", rule_of(&v.code)),
+            "{}: {}",
+            v.code,
+            v.message
+        );
+        seen.push(v.code.to_string());
+    }
+    for d in &a.discrepancies {
+        assert_eq!(d.citation, format!("{prefix}{}", rule_of(&d.code)));
+        seen.push(d.code.to_string());
+    }
+    seen
+}
+
+/// Findings and results name the rule they apply in the table's regulation: P217/2007 T.I C.III
+/// S.II r.N by default, P461/2001 Anexo I r.N on a P461 table (the digest's section 0: same
+/// numbers, same content unless section 11 says otherwise).
+#[test]
+fn findings_and_results_cite_the_tables_regulation() {
+    const P461_PLAIN: &str = r#"{"game":"poker_sem_descarte","regulation":"P461/2001","min_bet_cents":1000,"max_bet_cents":25000}"#;
+    const P461_SHUF: &str = r#"{"game":"poker_sem_descarte","regulation":"P461/2001","min_bet_cents":1000,"max_bet_cents":25000,"settings":{"shuffler":true,"prize_cap_cents":10000}}"#;
+    let pass_reversed = format!(
+        "bet a1 ante 1 1000; {} dec 1 pass; bet c1 call 1 3000 on=a1",
+        deal(&[(1, "AS KS 9D 7C 2H")], "QS QD TD 8C 3S")
+    );
+    let exposed = format!(
+        "{} fault player_exposed_cards seat=1",
+        one("AS KS 9D 7C 2H", "QS QD TD 8C 3S")
+    );
+    let misdeal = "bet a1 ante 1 1000; card seat:1 AS; card dealer QS down; card seat:1 KS; card dealer QD down; bet c1 call 1 2000 on=a1; settle a1 1000; settle c1 2000";
+    let early = format!(
+        "bet a1 ante 1 1000; {} bet c1 call 1 2000 on=a1",
+        deal(&[(1, "AS KS 9D 7C 2H")], "QS QD TD 8C 3S")
+            .replacen("card dealer QD down", "card dealer QD", 1)
+            .replacen("card dealer 3S;", "card dealer 3S down;", 1)
+    );
+    let wrong = format!(
+        "{} settle a1 0; settle c1 0",
+        one("AS KS 9D 7C 2H", "QS QD TD 8C 3S")
+    );
+    let flush_wins = one("AS KS 9S 7S 2S", "QS QD TD 8C 3C");
+    let cut = format!("proc cut; {}", one("AS KS 9D 7C 2H", "QS QD TD 8C 3S"));
+    let dup = one("AS KS 9D 7C 2H", "AS QD TD 8C 3S");
+    let seats2 = |t: &str| {
+        t.replacen(
+            "\"max_bet_cents\":25000",
+            "\"max_bet_cents\":25000,\"seats\":2",
+            1,
+        )
+    };
+    for (plain, jackpot, shuffler, capped, prefix) in [
+        (P217, JP217, SHUF, JP217, P217_CITE),
+        (P461_PLAIN, P461, P461_SHUF, P461_SHUF, P461_CITE),
+    ] {
+        let mut seen = Vec::new();
+        for (t, s) in [
+            (plain, dup.as_str()),
+            (seats2(plain).as_str(), three_players().as_str()),
+            (plain, limits().as_str()),
+            (jackpot, jackpot_chips().as_str()),
+            (shuffler, cut.as_str()),
+            (plain, pass_reversed.as_str()),
+            (plain, exposed.as_str()),
+            (plain, misdeal),
+            (plain, early.as_str()),
+            (plain, wrong.as_str()),
+            (plain, deal_order().as_str()),
+            (capped, flush_wins.as_str()),
+        ] {
+            seen.extend(check_citations(&run(t, s), prefix));
+        }
+        for t in [
+            plain.replacen("25000", "30000", 1),
+            jackpot.replacen("1000000", "100000", 1),
+        ] {
+            for v in PokerSemDescarteEngine::configure(&table(&t))
+                .unwrap()
+                .violations
+            {
+                assert_eq!(v.citation, format!("{prefix}{}", rule_of(&v.code)));
+                seen.push(v.code.to_string());
+            }
+        }
+        for code in ALL {
+            if *code == "PSD_JACKPOT_WITHOUT_ANTE" && prefix == P461_CITE {
+                continue;
+            }
+            assert!(seen.iter().any(|s| s == code), "{prefix}: {code} not seen");
+        }
+        // The results: the flush beats the qualifying pair of queens (r.6, r.18); the A-K high
+        // loses to it (r.18); a tie keeps the bets (r.7); a pass loses the ante (r.17).
+        let cite = |a: &Adjudication, id: &str| a.bet(id).unwrap().citation.to_string();
+        let a = run(plain, &flush_wins);
+        assert_eq!(cite(&a, "a1"), format!("{prefix}r.18"));
+        assert_eq!(cite(&a, "c1"), format!("{prefix}r.6, r.18"));
+        let a = run(plain, &one("AH KD 7C 4S 2H", "AC KH 7D 4D 2C"));
+        assert_eq!(cite(&a, "c1"), format!("{prefix}r.7"));
+        let a = run(plain, &pass_reversed);
+        assert_eq!(cite(&a, "a1"), format!("{prefix}r.17"));
+        let a = run(plain, misdeal);
+        assert_eq!(cite(&a, "a1"), format!("{prefix}r.19"));
+        assert_eq!(a.void.as_ref().unwrap().citation, format!("{prefix}r.19"));
+    }
+}
