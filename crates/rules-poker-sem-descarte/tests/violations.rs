@@ -651,3 +651,161 @@ fn findings_and_results_cite_the_tables_regulation() {
         assert_eq!(a.void.as_ref().unwrap().citation, format!("{prefix}r.19"));
     }
 }
+
+fn try_run(t: &str, r: &rules_core::Round) -> Result<Adjudication, rules_core::RoundError> {
+    let cfg = PokerSemDescarteEngine::configure(&table(t)).unwrap();
+    PokerSemDescarteEngine::adjudicate(&cfg.config, &mut PsdState::default(), r, &explain())
+}
+
+/// The event index of each finding with `code`.
+fn at(a: &Adjudication, code: &str) -> Vec<Option<u32>> {
+    a.violations
+        .iter()
+        .filter(|v| v.code == code)
+        .map(|v| v.event_index)
+        .collect()
+}
+
+/// A record the engine cannot read names the event or the bet it stops at.
+#[test]
+fn record_errors_name_the_event_or_bet() {
+    use rules_core::RoundError;
+    let event = |s: &str| match try_run(P217, &round(s)) {
+        Err(RoundError::Event { index, .. }) => index,
+        other => panic!("{s}: {other:?}"),
+    };
+    let bet = |r: &rules_core::Round| match try_run(P461, r) {
+        Err(RoundError::Bet { bet_id, reason, .. }) => (bet_id, reason),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(event("bet a1 ante 1 1000; nmb; dec 2 pass"), 2);
+    assert_eq!(event("bet a1 ante 1 1000; card seat:1/2 AS"), 1);
+    assert_eq!(event("bet a1 ante 1 1000; nmb; card board AS"), 2);
+    assert_eq!(event("bet a1 ante 1 1000; role croupier"), 1);
+    assert_eq!(event("bet a1 ante 1 1000; change a9 2000"), 1);
+    assert_eq!(event("bet a1 ante 1 1000; withdraw a9"), 1);
+    // A bet carries no selection and no attributes: each alone is refused.
+    let mut r = round("bet a1 ante 1 1000");
+    if let rules_core::EventKind::Bet(b) = &mut r.events[0].kind {
+        b.selection = vec![1];
+    }
+    assert_eq!(bet(&r).0, "a1");
+    assert_eq!(bet(&round("bet j1 jackpot 1 100 home=2")).0, "j1");
+    // An ante rides on no other bet; a jackpot chip may name one (it is ignored).
+    let (id, reason) = bet(&round("bet a1 ante 1 1000; bet a2 ante 2 1000 on=a1"));
+    assert_eq!(
+        (id.as_str(), reason.as_str()),
+        ("a2", "an ante rides on no other bet")
+    );
+    let s = format!(
+        "bet a1 ante 1 1000; bet j1 jackpot 1 100 on=a1; nmb; {} dec 1 pass",
+        deal(&[(1, "AS KS 9D 7C 2H")], "QS QD TD 8C 3S")
+    );
+    assert!(try_run(P461, &round(&s)).is_ok());
+    // The roles of the record.
+    for role in ["dealer", "fiscal_banca", "fiscal_chefe"] {
+        let s = format!("role {role}; {}", one("AS KS 9D 7C 2H", "QS QD TD 8C 3S"));
+        assert!(run(P217, &s).violations.is_empty(), "{role}");
+    }
+}
+
+/// P217/2007 T.I C.III S.II r.17 ("A decisão de passar é irreversível"): a pass after a call, or
+/// a second pass, is PSD_PASS_REVERSED and the first decision stands.
+#[test]
+fn r17_pass_after_a_decision() {
+    let d = deal(&[(1, "AS KS 9S 7S 2S")], "QS QD TD 8C 3C");
+    let a = run(
+        P217,
+        &format!("bet a1 ante 1 1000; {d} bet c1 call 1 2000 on=a1; dec 1 pass"),
+    );
+    assert_eq!(codes(&a), ["PSD_PASS_REVERSED"]);
+    assert_eq!(at(&a, "PSD_PASS_REVERSED"), [Some(12)]);
+    // The call stands: the flush beats the pair of queens, 5 x the call.
+    assert_eq!((net(&a, "a1"), net(&a, "c1")), (1000, 10_000));
+    let a = run(
+        P217,
+        &format!("bet a1 ante 1 1000; {d} dec 1 pass; dec 1 pass"),
+    );
+    assert_eq!(codes(&a), ["PSD_PASS_REVERSED"]);
+    assert_eq!(at(&a, "PSD_PASS_REVERSED"), [Some(12)]);
+    assert_eq!(net(&a, "a1"), -1000);
+}
+
+/// P217/2007 T.I C.III S.II r.16 ("Também antes da distribuição das cartas, os jogadores devem
+/// colocar as suas apostas iniciais"): an ante changed or withdrawn after the deal began is
+/// PSD_LATE_BET; before it, or a change of another bet, is not.
+#[test]
+fn r16_ante_changed_after_the_deal_began() {
+    let d = deal(&[(1, "AS KS 9D 7C 2H")], "QS QD TD 8C 3S");
+    let a = run(
+        P217,
+        &format!("bet a1 ante 1 1000; change a1 2000; nmb; {d} bet c1 call 1 4000 on=a1"),
+    );
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
+    assert_eq!(net(&a, "a1"), -2000);
+    let a = run(
+        P217,
+        &format!(
+            "bet a1 ante 1 1000; nmb; card seat:1 AS down; change a1 2000; {} bet c1 call 1 4000 on=a1",
+            &d[d.find(';').unwrap() + 1..]
+        ),
+    );
+    assert_eq!(codes(&a), ["PSD_LATE_BET"]);
+    assert_eq!(at(&a, "PSD_LATE_BET"), [Some(3)]);
+    let a = run(
+        P217,
+        &format!("bet a1 ante 1 1000; nmb; {d} bet c1 call 1 2000 on=a1; change c1 4000"),
+    );
+    assert_eq!(codes(&a), ["PSD_CALL_NOT_DOUBLE_ANTE"]);
+    let a = run(
+        P217,
+        &format!(
+            "bet a1 ante 1 1000; bet a2 ante 2 1000; nmb; {} withdraw a2; bet c1 call 1 2000 on=a1",
+            deal(
+                &[(1, "AS KS 9D 7C 2H"), (2, "4S 4D 5C 6C 8H")],
+                "QS QD TD 8C 3S"
+            )
+        ),
+    );
+    assert!(a.has_violation("PSD_LATE_BET"));
+}
+
+/// r.16's order counts the antes in play when the deal begins: an ante withdrawn before it has
+/// no turn; a late ante whose turn has passed breaks the order at the next card (event index).
+#[test]
+fn r16_deal_order_follows_the_antes_in_play() {
+    let d = deal(&[(1, "AS KS 9D 7C 2H")], "QS QD TD 8C 3S");
+    let a = run(
+        P217,
+        &format!(
+            "bet a1 ante 1 1000; bet a2 ante 2 1000; withdraw a2; nmb; {d} bet c1 call 1 2000 on=a1"
+        ),
+    );
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
+    // Seat 2's ante after the bank's first card: its turn has passed, so the order stays seat 1
+    // and the bank, and breaks at seat 2's first card (not before it).
+    let late = "bet a1 ante 1 1000; card seat:1 2C down; card dealer AS down; bet a2 ante 2 1000;
+        card seat:1 3C down; card dealer KS down; card seat:2 2D down; card seat:2 3D down;
+        card seat:1 4D down; card seat:2 4H down; card dealer 7C down; card seat:1 9H down;
+        card seat:2 9S down; card dealer 7D down; card seat:1 JS down; card seat:2 JC down;
+        card dealer 8H; bet c1 call 1 2000 on=a1; bet c2 call 2 2000 on=a2";
+    let a = run(P217, late);
+    assert_eq!(at(&a, "PSD_LATE_BET"), [Some(3)]);
+    assert_eq!(at(&a, "PSD_DEAL_ORDER"), [Some(6)]);
+}
+
+/// P217/2007 T.I C.III S.II r.19: six cards to the bank or to a player is a dealing error that
+/// annuls the round.
+#[test]
+fn r19_a_sixth_card_is_a_misdeal() {
+    let d = deal(&[(1, "AS KS 9D 7C 2H")], "QS QD TD 8C 3S");
+    for extra in ["card dealer 4C down", "card seat:1 4C down"] {
+        let a = run(
+            P217,
+            &format!("bet a1 ante 1 1000; {d} {extra}; bet c1 call 1 2000 on=a1"),
+        );
+        assert!(a.has_violation("PSD_MISDEAL"), "{extra}");
+        assert!(a.void.is_some());
+        assert_eq!(net(&a, "c1"), 0);
+    }
+}
