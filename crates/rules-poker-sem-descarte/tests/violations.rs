@@ -809,3 +809,137 @@ fn r19_a_sixth_card_is_a_misdeal() {
         assert_eq!(net(&a, "c1"), 0);
     }
 }
+
+/// P217/2007 T.I C.III S.II r.16 and r.19 on the bank's cards: its fifth card face up; one of
+/// its own cards up before the last is its open card (the round stands); two up, or a wrong
+/// count, is a misdeal, reported at the record's last event.
+#[test]
+fn r16_r19_the_banks_cards() {
+    let d = deal(&[(1, "AS KS 9D 7C 2H")], "QS QD TD 8C 3S");
+    let s = |d: &str| format!("bet a1 ante 1 1000; {d} bet c1 call 1 2000 on=a1");
+    // All five down: an r.16 order finding, no misdeal.
+    let a = run(
+        P217,
+        &s(&d.replacen("card dealer 3S;", "card dealer 3S down;", 1)),
+    );
+    assert_eq!(codes(&a), ["PSD_DEAL_ORDER"]);
+    assert!(a.void.is_none());
+    // Two of the bank's cards up: a misdeal at the last event (12).
+    let a = run(
+        P217,
+        &s(&d.replacen("card dealer QD down", "card dealer QD", 1)),
+    );
+    assert_eq!(codes(&a), ["PSD_MISDEAL"]);
+    assert_eq!(at(&a, "PSD_MISDEAL"), [Some(11)]);
+    // Four cards to the bank, none up (its fifth never came): a misdeal only.
+    let a = run(P217, &s(&d.replacen("card dealer 3S;", "", 1)));
+    assert_eq!(codes(&a), ["PSD_MISDEAL"]);
+    assert_eq!(at(&a, "PSD_MISDEAL"), [Some(10)]);
+    // Four cards to the bank, its second up: a misdeal, not an early open card.
+    let four =
+        d.replacen("card dealer 3S;", "", 1)
+            .replacen("card dealer QD down", "card dealer QD", 1);
+    let a = run(P217, &s(&four));
+    assert_eq!(codes(&a), ["PSD_MISDEAL"]);
+    // A box without an ante that receives cards: a misdeal.
+    let a = run(
+        P217,
+        &s(&deal(
+            &[(1, "AS KS 9D 7C 2H"), (2, "4S 4D 5C 6C 8H")],
+            "QS QD TD 8C 3S",
+        )),
+    );
+    assert!(a.has_violation("PSD_MISDEAL"));
+}
+
+/// P217/2007 T.I C.III S.II r.5: at most 7 players and no more than the boxes, no box outside
+/// the table; one box per player, one finding per player.
+#[test]
+fn r5_boxes_and_players_counted() {
+    let hands = [
+        "2C 3C 4D 9H JS",
+        "2D 3D 4H 9S JC",
+        "2H 3H 4S 9C JD",
+        "5C 6C 7D TH QS",
+        "5D 6D 7H TS QC",
+        "5H 6H 7S TC QD",
+        "8C 8D 2S 3S 4C",
+        "6S 7C 8H 8S TD",
+    ];
+    let table_of = |seats: u8, players: &[u8], player: &dyn Fn(u8) -> String| {
+        let mut s = String::new();
+        for &p in players {
+            s.push_str(&format!("bet a{p} ante {p} 1000 player={};", player(p)));
+        }
+        let hs: Vec<(u8, &str)> = players
+            .iter()
+            .map(|&p| (p, hands[p as usize - 1]))
+            .collect();
+        s.push_str(&deal(&hs, "AS KS AH KH QH"));
+        for &p in players {
+            s.push_str(&format!("dec {p} pass;"));
+        }
+        run(
+            &format!(
+                r#"{{"game":"poker_sem_descarte","min_bet_cents":1000,"max_bet_cents":25000,"seats":{seats}}}"#
+            ),
+            &s,
+        )
+    };
+    let own = |p: u8| format!("P{p}");
+    let seven: Vec<u8> = (1..=7).collect();
+    let a = table_of(7, &seven, &own);
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
+    let eight: Vec<u8> = (1..=8).collect();
+    assert_eq!(codes(&table_of(8, &eight, &own)), ["PSD_TOO_MANY_PLAYERS"]);
+    assert_eq!(codes(&table_of(3, &[1, 4], &own)), ["PSD_TOO_MANY_PLAYERS"]);
+    assert!(table_of(3, &[1, 3], &own).violations.is_empty());
+    // One player on three boxes: one finding.
+    let a = table_of(7, &[1, 2, 3], &|_| "P".to_string());
+    assert_eq!(codes(&a), ["PSD_MULTIPLE_BOXES"]);
+    // Two players on two boxes each: two findings.
+    let a = table_of(7, &[1, 2, 3, 4], &|p| format!("P{}", p % 2));
+    assert_eq!(codes(&a), ["PSD_MULTIPLE_BOXES", "PSD_MULTIPLE_BOXES"]);
+    // Seat 0 is no box.
+    let s = format!(
+        "bet a0 ante 0 1000; {} dec 0 pass",
+        deal(&[(0, "AS KS 9D 7C 2H")], "QS QD TD 8C 3S")
+    );
+    assert_eq!(codes(&run(P217, &s)), ["PSD_TOO_MANY_PLAYERS"]);
+    // A withdrawn ante is no second box.
+    let s = format!(
+        "bet a1 ante 1 1000 player=P; bet a2 ante 2 1000 player=P; withdraw a2; {} dec 1 pass",
+        deal(&[(1, "AS KS 9D 7C 2H")], "QS QD TD 8C 3S")
+    );
+    assert!(run(P217, &s).violations.is_empty());
+}
+
+/// r.8: the jackpot bet is one chip of the fixed amount; P217 r.16: only with an ante in play
+/// (a withdrawn ante is none); the ante's limits are inclusive (r.13).
+#[test]
+fn r8_r13_r16_amounts_at_their_bounds() {
+    let d = deal(&[(1, "AS KS 9D 7C 2H")], "QS QD TD 8C 3S");
+    let a = run(
+        JP217,
+        &format!(
+            "jackpot 1000000; bet a1 ante 1 1000; bet j1 jackpot 1 100 chips=2; nmb; {d} dec 1 pass"
+        ),
+    );
+    assert_eq!(codes(&a), ["PSD_JACKPOT_WRONG_AMOUNT"]);
+    let a = run(
+        JP217,
+        &format!(
+            "jackpot 1000000; bet a1 ante 1 1000; bet a2 ante 2 1000; bet j2 jackpot 2 100; withdraw a2; nmb; {d} dec 1 pass"
+        ),
+    );
+    assert_eq!(codes(&a), ["PSD_JACKPOT_WITHOUT_ANTE"]);
+    assert_eq!(net(&a, "j2"), 0);
+    for ante in [1000, 25000] {
+        let s = format!(
+            "bet a1 ante 1 {ante}; {} bet c1 call 1 {} on=a1",
+            deal(&[(1, "AS KS 9D 7C 2H")], "QS QD TD 8C 3S"),
+            2 * ante
+        );
+        assert!(run(P217, &s).violations.is_empty(), "{ante}");
+    }
+}
