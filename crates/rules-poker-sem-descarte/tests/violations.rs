@@ -943,3 +943,187 @@ fn r8_r13_r16_amounts_at_their_bounds() {
         assert!(run(P217, &s).violations.is_empty(), "{ante}");
     }
 }
+
+/// The engine adjudicates póquer sem descarte and nothing else.
+#[test]
+fn the_engines_game() {
+    assert_eq!(
+        PokerSemDescarteEngine::games(),
+        [rules_core::GameId::PokerSemDescarte]
+    );
+}
+
+/// P217/2007 T.I C.III S.II r.19 ("anula-se a jogada"): a round declared void returns every bet
+/// (the jackpot chips too, reading 10.12; the display keeps its value); a round with no cards
+/// dealt and a live ante cannot be settled.
+#[test]
+fn r19_declared_void_and_undealt_rounds() {
+    let a = run(
+        JP217,
+        "jackpot 1000000; bet a1 ante 1 1000; bet a2 ante 2 1000; bet j1 jackpot 1 100; withdraw a2; nmb; void misdeal",
+    );
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
+    let v = a.void.as_ref().unwrap();
+    assert_eq!(v.reason, "declared void by the table");
+    assert_eq!(v.citation, "P217/2007 T.I C.III S.II r.19");
+    assert_eq!(a.bet("a1").unwrap().outcome, Outcome::Void);
+    assert_eq!(a.bet("j1").unwrap().outcome, Outcome::Void);
+    assert_eq!(a.bet("a2").unwrap().outcome, Outcome::Withdrawn);
+    assert!(a.bets.iter().all(|b| b.due_net_cents == 0));
+    let j = a.jackpot.as_ref().unwrap();
+    assert_eq!(
+        (j.value_before_cents, j.contributions_e4, j.prizes_cents),
+        (1_000_000, 0, 0)
+    );
+    assert_eq!(j.value_after_e4, 1_000_000 * 10_000);
+    let a = run(
+        P217,
+        "bet a1 ante 1 1000; card seat:1 AS; card dealer QS down",
+    );
+    assert_eq!(a.void.as_ref().unwrap().reason, "dealing error");
+    // Nothing dealt: a withdrawn ante is settled (withdrawn), a live one cannot be.
+    let a = run(P217, "bet a1 ante 1 1000; withdraw a1");
+    assert_eq!(a.bet("a1").unwrap().outcome, Outcome::Withdrawn);
+    assert!(try_run(P217, &round("bet a1 ante 1 1000; nmb")).is_err());
+    assert!(
+        try_run(
+            JP217,
+            &round("jackpot 1000000; bet a1 ante 1 1000; bet j1 jackpot 1 100; withdraw a1")
+        )
+        .is_ok()
+    );
+}
+
+/// r.19: a misdealt round is settled when its settlement (not marked void) moves money, or when
+/// something is paid and the table did not declare it void.
+#[test]
+fn r19_when_a_misdealt_round_counts_as_settled() {
+    let m = "bet a1 ante 1 1000; card seat:1 AS; card dealer QS down";
+    let settled = |s: &str| {
+        let a = run(P217, &format!("{m}; {s}"));
+        assert!(a.has_violation("PSD_MISDEAL"), "{s}");
+        a.has_violation("PSD_VOID_ROUND_SETTLED")
+    };
+    assert!(!settled(""));
+    assert!(!settled("settle a1 0"));
+    assert!(!settled("settle_void"));
+    assert!(settled("settle a1 1000"));
+    assert!(settled("pay a1 1000"));
+    assert!(!settled("void misdeal; pay a1 1000"));
+    assert!(!settled("pay a1 1000; settle_void"));
+    assert!(settled("void misdeal; settle a1 -1000"));
+}
+
+/// r.15 ("o máximo de prémios a pagar pela banca em cada jogada"): the cap is a maximum, paying
+/// exactly it is no finding; jackpot prizes are not the bank's.
+#[test]
+fn r15_the_banks_cap_is_inclusive() {
+    // Two pairs beat the bank's pair of queens: ante 2,000 + call 2 x 4,000 = 10,000 = the cap.
+    let s = |p: &str| {
+        format!(
+            "jackpot 1000000; bet a1 ante 1 2000; bet j1 jackpot 1 100; nmb; {} bet c1 call 1 4000 on=a1",
+            deal(&[(1, p)], "QS QD TD 8C 3C")
+        )
+    };
+    let a = run(JP217, &s("AS AD 9D 9C 2H"));
+    assert_eq!(net(&a, "c1"), 8000);
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
+    // Three of a kind: 2,000 + 3 x 4,000 = 14,000.
+    let a = run(JP217, &s("AS AD AH 9C 2H"));
+    assert_eq!(codes(&a), ["PSD_PRIZE_CAP_EXCEEDED"]);
+}
+
+/// P217/2007 r.3, r.4 and reading 10.9: the chips accepted (not withdrawn, not refused) raise
+/// the display before the deal; before the first card it may show the value before or after
+/// them, after it the value after them or after the round's prizes.
+#[test]
+fn r3_r4_jackpot_display_before_and_after_the_deal() {
+    // One chip of 100 at 80%: 1,000,000 -> 1,000,080; seat 1's flush wins 50 x 100 = 5,000:
+    // 995,080 after it.
+    let s = |before: i64, after: i64| {
+        format!(
+            "jackpot 1000000; bet a1 ante 1 1000; bet j1 jackpot 1 100; bet j9 jackpot 1 100; withdraw j9; bet j3 jackpot 3 100; nmb; display {before}; {} dec 1 pass; display {after}",
+            deal(&[(1, "AS KS 9S 7S 2S")], "QH QD TD 8C 3C")
+        )
+    };
+    let a = run(JP217, &s(1_000_000, 1_000_080));
+    assert_eq!(codes(&a), ["PSD_JACKPOT_WITHOUT_ANTE"]);
+    let j = a.jackpot.as_ref().unwrap();
+    assert_eq!(j.contributions_e4, 80 * 10_000);
+    assert_eq!(j.value_after_e4, 995_080 * 10_000);
+    assert_eq!(net(&a, "j1"), 4900);
+    assert_eq!(a.bet("j9").unwrap().outcome, Outcome::Withdrawn);
+    assert!(run(JP217, &s(1_000_080, 995_080)).violations.len() == 1);
+    // Events 6 (before the deal) and 18 (after it).
+    for (before, after, bad) in [
+        (995_080, 995_080, vec![Some(6)]),
+        (1_000_000, 1_000_000, vec![Some(18)]),
+        (1_000_081, 1_000_079, vec![Some(6), Some(18)]),
+    ] {
+        let a = run(JP217, &s(before, after));
+        assert_eq!(
+            at(&a, "PSD_JACKPOT_DISPLAY_MISMATCH"),
+            bad,
+            "{before} {after}"
+        );
+    }
+    // The value before the round is 0 to MAX_AMOUNT_CENTS.
+    for v in [-1i64, 1_000_000_000_001] {
+        let r =
+            round(&s(1_000_000, 1_000_080).replacen("jackpot 1000000", &format!("jackpot {v}"), 1));
+        assert!(try_run(JP217, &r).is_err(), "{v}");
+    }
+    let r = round(&s(0, 0).replacen("jackpot 1000000", "jackpot 0", 1));
+    assert!(try_run(JP217, &r).is_ok());
+}
+
+/// Reading 10.7: a jackpot award to a player who passed or showed his cards rests on a reading,
+/// so a disputed one is a finding for review; a dispute of a result that rests on no reading is
+/// only the discrepancy.
+#[test]
+fn readings_mark_only_their_own_bets() {
+    for out in [
+        "dec 1 pass",
+        "fault player_exposed_cards seat=1; dec 1 pass",
+    ] {
+        let s = format!(
+            "jackpot 1000000; bet a1 ante 1 1000; bet j1 jackpot 1 100; nmb; {} {out}; settle a1 -1000; settle j1 -100",
+            deal(&[(1, "AS KS 9S 7S 2S")], "QH QD TD 8C 3C")
+        );
+        let a = run(JP217, &s);
+        let v: Vec<&rules_core::Violation> = a
+            .violations
+            .iter()
+            .filter(|v| v.code == "PSD_WRONG_PAYOUT")
+            .collect();
+        assert_eq!(v.len(), 1, "{out}: {:?}", a.violations);
+        assert_eq!(v[0].confidence, Confidence::Review);
+        assert!(v[0].message.contains("reading 10.7"), "{}", v[0].message);
+    }
+    // Seat 1's pair of nines beats the bank's on the second kicker (reading 10.5), reported
+    // right; seat 2's plain loss is reported wrong: a discrepancy, no finding for review.
+    let s = format!(
+        "bet a1 ante 1 1000; bet a2 ante 2 1000; {} bet c1 call 1 2000 on=a1; bet c2 call 2 2000 on=a2;
+         settle a1 1000; settle c1 2000; settle a2 0; settle c2 -2000",
+        deal(&[(1, "9S 9H KD 4C 2S"), (2, "3H 4H 6D 7C JS")], "9D 9C KH 3S 2D")
+    );
+    let a = run(P217, &s);
+    assert_eq!(a.discrepancies.len(), 1);
+    assert_eq!(&*a.discrepancies[0].bet_id, "a2");
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
+}
+
+/// The explanation names the hands it settles (cards and combination).
+#[test]
+fn the_explanation_names_the_cards() {
+    let a = run(P217, &one("AS KS 9D 7C 2H", "QS QD TD 8C 3S"));
+    let text: Vec<&str> = a.notes.iter().map(|n| n.text.as_str()).collect();
+    assert!(
+        text.contains(&"bank: QS QD TD 8C 3S = pair; qualifies (an ace and a king or better)"),
+        "{text:?}"
+    );
+    assert!(
+        text.contains(&"seat 1: AS KS 9D 7C 2H = high_card"),
+        "{text:?}"
+    );
+}
