@@ -400,3 +400,92 @@ fn soak() {
         }
     }
 }
+
+/// The players follow the policy the module documents (r.17's choice): a pair above fives or
+/// better always calls, a low pair about 7 times in 8, ace-king about 3 in 4, another ace about
+/// 1 in 6, anything else about 1 in 20.
+#[test]
+fn players_follow_the_documented_policy() {
+    use rules_poker_sem_descarte::eval::{self, Category};
+    let mut t = Table::new(GAME);
+    let mut rng = SimRng::new(77);
+    // [calls, hands] per class: better than a low pair, low pair, A-K, other ace, other.
+    let mut n = [[0u32; 2]; 5];
+    for _ in 0..1_500 {
+        let (r, _) = t.play(&mut rng, None);
+        let mut hands: BTreeMap<u8, Vec<Card>> = BTreeMap::new();
+        for e in &r.events {
+            if let EventKind::Card {
+                to: Recipient::Seat { seat, .. },
+                card,
+                ..
+            } = &e.kind
+            {
+                hands.entry(*seat).or_default().push(*card);
+            }
+        }
+        let called: Vec<u8> = r
+            .bets()
+            .filter(|(_, b)| b.bet_type == "call")
+            .filter_map(|(_, b)| b.seat)
+            .collect();
+        for (seat, cards) in hands {
+            let k = eval::rank(&cards.try_into().unwrap());
+            let class = match k.category {
+                Category::HighCard if k.key[0] == 14 && k.key[1] == 13 => 2,
+                Category::HighCard if k.key[0] == 14 => 3,
+                Category::HighCard => 4,
+                Category::Pair if k.key[0] <= 5 => 1,
+                _ => 0,
+            };
+            n[class][1] += 1;
+            n[class][0] += u32::from(called.contains(&seat));
+        }
+    }
+    eprintln!("[calls, hands] per class: {n:?}");
+    let rate = |c: usize| f64::from(n[c][0]) / f64::from(n[c][1]);
+    assert_eq!(n[0][0], n[0][1], "{n:?}");
+    for (class, lo, hi) in [
+        (1, 0.80, 0.95),
+        (2, 0.62, 0.87),
+        (3, 0.10, 0.24),
+        (4, 0.025, 0.08),
+    ] {
+        assert!(
+            n[class][1] > 200 && (lo..=hi).contains(&rate(class)),
+            "class {class}: {n:?}"
+        );
+    }
+}
+
+/// The simulated table keeps time like a table: every event after the previous one, by 0.3 to
+/// 40 seconds (the shuffle the longest); the payments after the decisions 1.5 to 2.5 seconds
+/// apart.
+#[test]
+fn events_are_paced_like_a_table() {
+    let mut t = Table::new(GAME);
+    let mut rng = SimRng::new(12);
+    let mut gaps = std::collections::BTreeSet::new();
+    for _ in 0..300 {
+        let (r, _) = t.play(&mut rng, None);
+        let times: Vec<i64> = r.events.iter().map(|e| e.at_ms.unwrap()).collect();
+        for w in times.windows(2) {
+            assert!((300..=40_000).contains(&(w[1] - w[0])), "{}", json(&r));
+        }
+        let reveal = r
+            .events
+            .iter()
+            .position(
+                |e| matches!(&e.kind, EventKind::Procedure { name, .. } if name == "reveal_dealer"),
+            )
+            .unwrap();
+        let tail = &times[reveal..];
+        for w in tail.windows(2).skip(1) {
+            gaps.insert(w[1] - w[0]);
+        }
+        if tail.len() > 1 {
+            assert!((4_000..=7_000).contains(&(tail[1] - tail[0])));
+        }
+    }
+    assert_eq!(gaps.into_iter().collect::<Vec<_>>(), [1_500, 2_000, 2_500]);
+}
