@@ -373,6 +373,13 @@ fn r19_misdeal_and_early_dealer_card() {
     );
     let a = run(P217, &s);
     assert_eq!(codes(&a), vec!["PSD_DEALER_CARD_EXPOSED_EARLY"]);
+    assert!(
+        a.violations[0]
+            .message
+            .starts_with("the dealer turned up his card 2 before the last"),
+        "{}",
+        a.violations[0].message
+    );
     assert!(a.void.is_none());
     assert_eq!(net(&a, "c1"), -2000);
 }
