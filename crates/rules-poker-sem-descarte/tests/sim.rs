@@ -488,6 +488,22 @@ fn events_are_paced_like_a_table() {
         }
     }
     assert_eq!(gaps.into_iter().collect::<Vec<_>>(), [1_500, 2_000, 2_500]);
+    // The deal: 0.4 to 1 second from one card to the next, every value of that range drawn.
+    let (mut lo, mut hi) = (i64::MAX, 0);
+    for _ in 0..300 {
+        let (r, _) = t.play(&mut rng, None);
+        let cards: Vec<i64> = r
+            .events
+            .iter()
+            .filter(|e| matches!(&e.kind, EventKind::Card { to, .. } if *to != Recipient::Burn))
+            .map(|e| e.at_ms.unwrap())
+            .collect();
+        for w in cards.windows(2) {
+            lo = lo.min(w[1] - w[0]);
+            hi = hi.max(w[1] - w[0]);
+        }
+    }
+    assert_eq!((lo, hi), (400, 1_000));
 }
 
 /// Each seat's five cards and whether it called.
