@@ -1134,3 +1134,22 @@ fn the_explanation_names_the_cards() {
         "{text:?}"
     );
 }
+
+/// r.13, r.16: an ante outside the limits is named for the limit it breaks; r.5: a player who
+/// withdrew his ante from one box and plays another holds one box.
+#[test]
+fn r5_r13_one_ante_one_finding() {
+    let d = deal(&[(1, "AS KS 9D 7C 2H")], "QS QD TD 8C 3S");
+    for (ante, code) in [(999, "PSD_ANTE_BELOW_MIN"), (25_001, "PSD_ANTE_ABOVE_MAX")] {
+        let a = run(P217, &format!("bet a1 ante 1 {ante}; {d} dec 1 pass"));
+        assert_eq!(codes(&a), [code]);
+        assert_eq!(a.violations[0].bet_id.as_deref(), Some("a1"));
+    }
+    let a = run(
+        P217,
+        &format!(
+            "bet a2 ante 2 1000 player=P; withdraw a2; bet a1 ante 1 1000 player=P; {d} dec 1 pass"
+        ),
+    );
+    assert!(a.violations.is_empty(), "{:?}", a.violations);
+}
