@@ -66,3 +66,27 @@ pub const WRONG_PAYOUT: Cite = Cite {
     p217: "P217/2007 T.I C.III S.II r.6, r.7, r.9, r.12, r.17, r.18",
     p461: "P461/2001 Anexo I r.6, r.7, r.9, r.12, r.17, r.18",
 };
+
+#[cfg(test)]
+mod tests {
+    use rules_core::{GameId, TableConfig};
+
+    use super::*;
+
+    /// `as_str` gives the name a table's `regulation` is configured with, and each citation is
+    /// in that regulation's form (the digest's section 0).
+    #[test]
+    fn names_and_citation_forms() {
+        for r in [Regulation::P217, Regulation::P461] {
+            let mut t = TableConfig::new(GameId::PokerSemDescarte);
+            t.min_bet_cents = Some(1_000);
+            t.max_bet_cents = Some(25_000);
+            t.regulation = Some(r.as_str().into());
+            let c = crate::config::configure(&t).unwrap().config;
+            assert_eq!(c.regulation, r);
+            assert!(R18.get(r).starts_with(r.as_str()));
+        }
+        assert_eq!(R18.get(Regulation::P217), "P217/2007 T.I C.III S.II r.18");
+        assert_eq!(R6J.get(Regulation::P461), "P461/2001 Anexo I r.6(j)");
+    }
+}

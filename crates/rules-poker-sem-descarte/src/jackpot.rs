@@ -160,6 +160,111 @@ mod tests {
         assert!(p.account.unwrap().reset);
     }
 
+    /// P461 r.12(a), example D: the account of the round (contributions, prizes, the display
+    /// restarting at the start value); no percentage prize, no divided fixed prize.
+    #[test]
+    fn r12a_example_d_account() {
+        let p = payout(
+            &p461(),
+            Regulation::P461,
+            Some(1_800_000),
+            2_400_000,
+            &[2, 0],
+        )
+        .unwrap();
+        let a = p.account.unwrap();
+        assert_eq!(a.value_before_cents, 1_800_000);
+        assert_eq!(a.contributions_e4, 2_400_000);
+        assert_eq!(a.prizes_cents, 1_800_240);
+        assert!(a.reset);
+        assert_eq!(a.value_after_e4, 1_000_000 * E4 as i64);
+        assert!(!p.order_reading && !p.divided_fixed);
+    }
+
+    /// P461 r.9(b), reading 10.9: the straight flush's 10% is of the value after this round's
+    /// chips, truncated to the cent; the rest stays in the pool, exact to 1/10,000 cent.
+    #[test]
+    fn r9b_percent_of_the_value_after_the_chips() {
+        let p = payout(&p461(), Regulation::P461, Some(1_000_000), 2_400_000, &[1]).unwrap();
+        assert_eq!(p.prizes, vec![100_024]);
+        let a = p.account.unwrap();
+        assert_eq!((a.prizes_cents, a.reset), (100_024, false));
+        assert_eq!(a.value_after_e4, (1_000_240 - 100_024) * E4 as i64);
+        assert!(!p.order_reading);
+        let p = payout(&p461(), Regulation::P461, Some(1_000_000), 8_000, &[1]).unwrap();
+        assert_eq!(p.prizes, vec![100_000]);
+        assert_eq!(p.account.unwrap().value_after_e4, 9_000_008_000);
+        // Three straight flushes divide it (r.12(c)), each share truncated.
+        let p = payout(&p461(), Regulation::P461, Some(1_000_010), 0, &[1, 1, 1]).unwrap();
+        assert_eq!(p.prizes, vec![33_333, 33_333, 33_333]);
+        assert_eq!(
+            p.account.unwrap().value_after_e4,
+            (1_000_010 - 99_999) * E4 as i64
+        );
+    }
+
+    /// Reading 10.10: a percentage prize with another prize in the round rests on a reading;
+    /// r.12(a) the fixed prize comes out of the pool too.
+    #[test]
+    fn r12a_percent_and_fixed_in_one_round() {
+        let p = payout(&p461(), Regulation::P461, Some(1_000_000), 0, &[1, 2]).unwrap();
+        assert_eq!(p.prizes, vec![100_000, 50_000]);
+        assert!(p.order_reading);
+        assert_eq!(p.account.unwrap().value_after_e4, 850_000 * E4 as i64);
+        let p = payout(&p461(), Regulation::P461, Some(1_000_000), 0, &[2, 3]).unwrap();
+        assert_eq!(p.prizes, vec![50_000, 10_000]);
+        assert!(!p.order_reading);
+    }
+
+    /// r.12(b): equal top winners divide the remainder after the smaller prizes (truncated to
+    /// the cent); a remainder below nothing is nothing.
+    #[test]
+    fn r12b_top_winners_divide_the_remainder() {
+        let p = payout(&p461(), Regulation::P461, Some(1_000_001), 0, &[0, 4, 0]).unwrap();
+        assert_eq!(p.prizes, vec![497_500, 5_000, 497_500]);
+        let a = p.account.unwrap();
+        assert_eq!(a.prizes_cents, 1_000_000);
+        assert_eq!(a.value_after_e4, 1_000_000 * E4 as i64);
+        let p = payout(&p461(), Regulation::P461, Some(10_000), 0, &[2, 0]).unwrap();
+        assert_eq!(p.prizes, vec![50_000, 0]);
+    }
+
+    /// P217 r.12(c), reading 10.11: a fixed prize held by one player is whole and not marked
+    /// divided; P461 never divides it.
+    #[test]
+    fn r12c_fixed_prize_of_one_winner() {
+        let p = payout(&p461(), Regulation::P217, Some(1_000_000), 0, &[2, 3]).unwrap();
+        assert_eq!(p.prizes, vec![50_000, 10_000]);
+        assert!(!p.divided_fixed);
+        let p = payout(&p461(), Regulation::P461, Some(1_000_000), 0, &[3, 3]).unwrap();
+        assert_eq!(p.prizes, vec![10_000, 10_000]);
+        assert!(!p.divided_fixed);
+        // Without the value before the round: fixed prizes are priced, no account; a whole or
+        // percentage award cannot be.
+        let p = payout(&p461(), Regulation::P461, None, 0, &[3]).unwrap();
+        assert_eq!(p.prizes, vec![10_000]);
+        assert!(p.account.is_none());
+        assert_eq!(
+            payout(&p461(), Regulation::P461, None, 0, &[1]).err(),
+            Some(NEED_VALUE)
+        );
+        assert_eq!(
+            payout(&p461(), Regulation::P461, None, 0, &[0]).err(),
+            Some(NEED_VALUE)
+        );
+    }
+
+    /// A display matches a value truncated or rounded up to the cent, nothing further.
+    #[test]
+    fn display_truncated_or_rounded_up() {
+        for (shown, ok) in [(1233, false), (1234, true), (1235, true), (1236, false)] {
+            assert_eq!(display_matches(shown, 12_345_678), ok, "{shown}");
+        }
+        for (shown, ok) in [(1233, false), (1234, true), (1235, false)] {
+            assert_eq!(display_matches(shown, 12_340_000), ok, "{shown}");
+        }
+    }
+
     /// P461 r.12(c): two straight flushes divide the 10%; fixed prizes are not divided.
     #[test]
     fn r12c_p461_division() {

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use rules_core::testkit::{SimTable, finding_codes as findings, json, mistake_codes};
 use rules_core::*;
+use rules_poker_sem_descarte::eval::{self, Category};
 use rules_poker_sem_descarte::sim::{
     default_jackpot_before, mistakes_of, reprice_jackpot, simulate_with_jackpot,
 };
@@ -399,4 +400,285 @@ fn soak() {
             }
         }
     }
+}
+
+/// The players follow the policy the module documents (r.17's choice): a pair above fives or
+/// better always calls, a low pair about 7 times in 8, ace-king about 3 in 4, another ace about
+/// 1 in 6, anything else about 1 in 20.
+#[test]
+fn players_follow_the_documented_policy() {
+    let mut t = Table::new(GAME);
+    let mut rng = SimRng::new(77);
+    // [calls, hands] per class: better than a low pair, low pair, A-K, other ace, other.
+    let mut n = [[0u32; 2]; 5];
+    for _ in 0..1_500 {
+        let (r, _) = t.play(&mut rng, None);
+        let mut hands: BTreeMap<u8, Vec<Card>> = BTreeMap::new();
+        for e in &r.events {
+            if let EventKind::Card {
+                to: Recipient::Seat { seat, .. },
+                card,
+                ..
+            } = &e.kind
+            {
+                hands.entry(*seat).or_default().push(*card);
+            }
+        }
+        let called: Vec<u8> = r
+            .bets()
+            .filter(|(_, b)| b.bet_type == "call")
+            .filter_map(|(_, b)| b.seat)
+            .collect();
+        for (seat, cards) in hands {
+            let k = eval::rank(&cards.try_into().unwrap());
+            let class = match k.category {
+                Category::HighCard if k.key[0] == 14 && k.key[1] == 13 => 2,
+                Category::HighCard if k.key[0] == 14 => 3,
+                Category::HighCard => 4,
+                Category::Pair if k.key[0] <= 5 => 1,
+                _ => 0,
+            };
+            n[class][1] += 1;
+            n[class][0] += u32::from(called.contains(&seat));
+        }
+    }
+    eprintln!("[calls, hands] per class: {n:?}");
+    let rate = |c: usize| f64::from(n[c][0]) / f64::from(n[c][1]);
+    assert_eq!(n[0][0], n[0][1], "{n:?}");
+    for (class, lo, hi) in [
+        (1, 0.80, 0.95),
+        (2, 0.62, 0.87),
+        (3, 0.10, 0.24),
+        (4, 0.025, 0.08),
+    ] {
+        assert!(
+            n[class][1] > 200 && (lo..=hi).contains(&rate(class)),
+            "class {class}: {n:?}"
+        );
+    }
+}
+
+/// The simulated table keeps time like a table: every event after the previous one, by 0.3 to
+/// 40 seconds (the shuffle the longest); the payments after the decisions 1.5 to 2.5 seconds
+/// apart.
+#[test]
+fn events_are_paced_like_a_table() {
+    let mut t = Table::new(GAME);
+    let mut rng = SimRng::new(12);
+    let mut gaps = std::collections::BTreeSet::new();
+    for _ in 0..300 {
+        let (r, _) = t.play(&mut rng, None);
+        let times: Vec<i64> = r.events.iter().map(|e| e.at_ms.unwrap()).collect();
+        for w in times.windows(2) {
+            assert!((300..=40_000).contains(&(w[1] - w[0])), "{}", json(&r));
+        }
+        let reveal = r
+            .events
+            .iter()
+            .position(
+                |e| matches!(&e.kind, EventKind::Procedure { name, .. } if name == "reveal_dealer"),
+            )
+            .unwrap();
+        let tail = &times[reveal..];
+        for w in tail.windows(2).skip(1) {
+            gaps.insert(w[1] - w[0]);
+        }
+        if tail.len() > 1 {
+            assert!((4_000..=7_000).contains(&(tail[1] - tail[0])));
+        }
+    }
+    assert_eq!(gaps.into_iter().collect::<Vec<_>>(), [1_500, 2_000, 2_500]);
+    // The deal: 0.4 to 1 second from one card to the next, every value of that range drawn.
+    let (mut lo, mut hi) = (i64::MAX, 0);
+    for _ in 0..300 {
+        let (r, _) = t.play(&mut rng, None);
+        let cards: Vec<i64> = r
+            .events
+            .iter()
+            .filter(|e| matches!(&e.kind, EventKind::Card { to, .. } if *to != Recipient::Burn))
+            .map(|e| e.at_ms.unwrap())
+            .collect();
+        for w in cards.windows(2) {
+            lo = lo.min(w[1] - w[0]);
+            hi = hi.max(w[1] - w[0]);
+        }
+    }
+    assert_eq!((lo, hi), (400, 1_000));
+}
+
+/// Each seat's five cards and whether it called.
+fn hands_and_calls(r: &Round) -> BTreeMap<u8, (Vec<Card>, bool)> {
+    let mut hands: BTreeMap<u8, (Vec<Card>, bool)> = BTreeMap::new();
+    for e in &r.events {
+        match &e.kind {
+            EventKind::Card {
+                to: Recipient::Seat { seat, .. },
+                card,
+                ..
+            } => hands.entry(*seat).or_default().0.push(*card),
+            EventKind::Bet(b) if b.bet_type == "call" => {
+                hands.entry(b.seat.unwrap()).or_default().1 = true;
+            }
+            _ => {}
+        }
+    }
+    hands
+}
+
+/// Who plays (module doc): 1 to 7 players, mostly 3 to 5 (weights 2, 3, 5, 6, 5, 3, 2 of 26);
+/// antes of 1 to 25 minimums, never above the table's maximum; a jackpot chip from about half
+/// of the players.
+#[test]
+fn players_antes_and_chips() {
+    let mut t = Table::new(GAME);
+    let mut rng = SimRng::new(31);
+    let mut players = [0u32; 8];
+    let (mut chips, mut antes) = (0u32, 0u32);
+    let mut sizes = std::collections::BTreeSet::new();
+    let rounds = 1_500;
+    for _ in 0..rounds {
+        let (r, _) = t.play(&mut rng, None);
+        let a: Vec<i64> = r
+            .bets()
+            .filter(|(_, b)| b.bet_type == "ante")
+            .map(|(_, b)| b.amount_cents)
+            .collect();
+        players[a.len()] += 1;
+        antes += a.len() as u32;
+        chips += r.bets().filter(|(_, b)| b.bet_type == "jackpot").count() as u32;
+        for x in a {
+            assert_eq!(x % 1_000, 0);
+            sizes.insert(x / 1_000);
+        }
+    }
+    for (n, w) in [2, 3, 5, 6, 5, 3, 2].into_iter().enumerate() {
+        let f = f64::from(players[n + 1]) / f64::from(rounds);
+        assert!((f - f64::from(w) / 26.0).abs() < 0.025, "{players:?}");
+    }
+    assert_eq!(
+        sizes.into_iter().collect::<Vec<_>>(),
+        [1, 2, 3, 4, 5, 10, 25]
+    );
+    let f = f64::from(chips) / f64::from(antes);
+    assert!((0.45..=0.55).contains(&f), "{chips} of {antes}");
+    // A table whose maximum is 5 minimums: antes of 1 to 5 minimums, no finding.
+    let mut table = PokerSemDescarteEngine::example_table(GAME);
+    table.max_bet_cents = Some(5_000);
+    let mut t = Table::with(table);
+    let mut sizes = std::collections::BTreeSet::new();
+    for _ in 0..300 {
+        let (r, a) = t.play(&mut rng, None);
+        assert!(findings(&a).is_empty(), "{:?}", findings(&a));
+        sizes.extend(
+            r.bets()
+                .filter(|(_, b)| b.bet_type == "ante")
+                .map(|(_, b)| b.amount_cents),
+        );
+    }
+    assert_eq!(
+        sizes.into_iter().collect::<Vec<_>>(),
+        [1_000, 2_000, 3_000, 4_000, 5_000]
+    );
+}
+
+/// r.17 at the honest table: each pass is followed by the collection of that ante; after the
+/// bank is revealed the losing bets are collected (once) and the winning ones paid, a jackpot
+/// prize in full (the chip is not returned).
+#[test]
+fn collections_and_payments_follow_the_settlement() {
+    let mut t = Table::new(GAME);
+    let mut rng = SimRng::new(4);
+    let mut passes = 0;
+    for _ in 0..500 {
+        let (r, a) = t.play(&mut rng, None);
+        let ante_of = |seat: u8| {
+            r.bets()
+                .find(|(_, b)| b.bet_type == "ante" && b.seat == Some(seat))
+                .map(|(_, b)| b.id.clone())
+                .unwrap()
+        };
+        let mut collected = Vec::new();
+        let mut paid = BTreeMap::new();
+        for (i, e) in r.events.iter().enumerate() {
+            match &e.kind {
+                EventKind::Decision(d) => {
+                    passes += 1;
+                    assert_eq!(
+                        r.events[i + 1].kind,
+                        EventKind::Collect {
+                            bet_ids: vec![ante_of(d.seat.unwrap())]
+                        }
+                    );
+                }
+                EventKind::Collect { bet_ids } => collected.extend(bet_ids.iter().cloned()),
+                EventKind::Pay {
+                    bet_id,
+                    amount_cents,
+                } => {
+                    assert!(paid.insert(bet_id.clone(), *amount_cents).is_none());
+                }
+                _ => {}
+            }
+        }
+        let mut losers: Vec<Id> = a
+            .bets
+            .iter()
+            .filter(|b| b.due_net_cents < 0)
+            .map(|b| b.bet_id.clone())
+            .collect();
+        losers.sort();
+        collected.sort();
+        assert_eq!(collected, losers, "{}", json(&r));
+        let winners: BTreeMap<Id, i64> = a
+            .bets
+            .iter()
+            .filter(|b| b.due_net_cents > 0)
+            .map(|b| {
+                let prize = a
+                    .jackpot_wins
+                    .iter()
+                    .find(|w| w.bet_id == b.bet_id)
+                    .map_or(b.due_net_cents, |w| w.prize_cents);
+                (b.bet_id.clone(), prize)
+            })
+            .collect();
+        assert_eq!(paid, winners, "{}", json(&r));
+    }
+    assert!(passes > 100);
+}
+
+/// The mistakes are steered (module doc): `pass_paid` and `misdeal_settled` make a player pass
+/// and `paid_multiple_on_non_qualifying_bank` makes one call whatever his cards, so at a
+/// one-box table the forced choice shows on any hand (the policy alone would call with every
+/// pair above fives and pass nearly every hand below ace-king).
+#[test]
+fn mistakes_force_the_choice_they_need() {
+    let mut table = PokerSemDescarteEngine::example_table(GAME);
+    table.seats = Some(1);
+    let mut t = Table::with(table);
+    let mut rng = SimRng::new(8);
+    for id in ["pass_paid", "misdeal_settled"] {
+        let mut strong_passed = 0;
+        for _ in 0..60 {
+            let (r, _) = t.play(&mut rng, Some(id));
+            let (cards, called) = &hands_and_calls(&r)[&1];
+            assert!(!called, "{id}: {}", json(&r));
+            let k = eval::rank(&cards.clone().try_into().unwrap());
+            if k.category > Category::Pair || (k.category == Category::Pair && k.key[0] > 5) {
+                strong_passed += 1;
+            }
+        }
+        assert!(strong_passed >= 10, "{id}: {strong_passed}");
+    }
+    let mut weak_called = 0;
+    for _ in 0..60 {
+        let (r, _) = t.play(&mut rng, Some("paid_multiple_on_non_qualifying_bank"));
+        let (cards, called) = &hands_and_calls(&r)[&1];
+        assert!(called, "{}", json(&r));
+        let k = eval::rank(&cards.clone().try_into().unwrap());
+        if k.category == Category::HighCard && k.key[0] < 14 {
+            weak_called += 1;
+        }
+    }
+    assert!(weak_called >= 10, "{weak_called}");
 }
