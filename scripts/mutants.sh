@@ -12,6 +12,10 @@
 #
 # Anything after `--` goes to cargo-mutants (e.g. `-- --iterate`, `-- --list`). Runs at
 # `nice -n ${MUTANTS_NICE:-10}` with `-j ${MUTANTS_JOBS:-1}`: this is a shared 2-core machine.
+# MUTANTS_OPT_LEVEL=0 builds PKG's code unoptimised in crate and file mode: a rule crate's tests
+# are optimised (opt-level 2) for their exhaustive checks, and that rebuild is most of a mutant's
+# time (docs/testing.md). `K/N -- --iterate` re-tests another slice (cargo-mutants shards what is
+# left after dropping the caught): re-test a shard's missed mutants by name (`-- --re ...`).
 # Results: target/mutants/<run>/mutants.out/{caught,missed,timeout,unviable}.txt.
 # Exit status: cargo-mutants' own (0 all caught, 2 some missed, 3 timeouts, 4 baseline failed).
 set -euo pipefail
@@ -98,6 +102,13 @@ file)
     usage
     ;;
 esac
+if [ -n "${MUTANTS_OPT_LEVEL:-}" ] && [ -n "${pkg:-}" ]; then
+    [[ $MUTANTS_OPT_LEVEL =~ ^[0-3sz]$ ]] || {
+        echo "MUTANTS_OPT_LEVEL: 0-3, s or z, not $MUTANTS_OPT_LEVEL" >&2
+        exit 64
+    }
+    select+=("--cargo-arg=--config=profile.mutants.package.$pkg.opt-level=$MUTANTS_OPT_LEVEL")
+fi
 
 set +e
 nice -n "${MUTANTS_NICE:-10}" cargo mutants -j "${MUTANTS_JOBS:-1}" -o "$out/$name" \
